@@ -1,0 +1,14 @@
+"""``none``: no rebalancing, owners and data stay where they are (MinEX paper Table 4's baseline)."""
+from harness import Algorithm, hookimpl
+
+
+@hookimpl
+def register_algorithms(register):
+    register(Algorithm("none", family="baseline", roles=("balance",), accepts=("graph", "boxes", "array"),
+                       description="no load balancing: the previous owners stay"))
+
+
+@hookimpl
+def balance(algorithm, ctx, state):
+    if algorithm == "none":
+        return state

@@ -1,0 +1,226 @@
+"""Virtual processors on MPI in bulk-synchronous supersteps (DESIGN.md, "Engine").
+
+P vprocs are spread over the R ranks of a communicator in contiguous blocks.
+Each local vproc posts messages with :meth:`Engine.post`; one
+:meth:`Engine.exchange` delivers them (one ``alltoall`` over MPI when R > 1,
+plain hand-over in one process). Every message is counted per superstep, per
+vproc pair and per kind (``balance``, ``migration``, ``application``), and
+modelled time follows the Machine: ``latency + bytes / bandwidth`` per
+message, scaled by Conn between the two processors' clusters.
+
+Reductions gather all P values in vproc order before combining, so results are
+bit-identical for every R.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import time
+from collections import defaultdict
+
+import numpy as np
+
+from .model import Machine
+
+KINDS = ("balance", "migration", "application")
+_MPI_ENV = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK")
+
+
+def world():
+    """MPI.COMM_WORLD when launched by mpiexec, else None (no MPI initialised)."""
+    if not any(k in os.environ for k in _MPI_ENV):
+        return None
+    from mpi4py import MPI
+
+    return MPI.COMM_WORLD
+
+
+def payload_bytes(payload) -> int:
+    if isinstance(payload, np.ndarray):
+        return int(payload.nbytes)
+    if isinstance(payload, (bytes, bytearray, memoryview)):
+        return len(payload)
+    return len(pickle.dumps(payload, protocol=5))
+
+
+class Engine:
+    """P virtual processors on the ranks of ``comm`` (None: one process)."""
+
+    def __init__(self, P: int, machine: Machine | None = None, comm="world"):
+        self.comm = world() if comm == "world" else comm
+        self.R = 1 if self.comm is None else self.comm.Get_size()
+        self.rank = 0 if self.comm is None else self.comm.Get_rank()
+        if P < 1:
+            raise ValueError(f"P must be >= 1, got {P}")
+        if self.R > P:
+            raise ValueError(f"{self.R} MPI ranks cannot host only P = {P} virtual processors")
+        self.P = P
+        self.machine = machine or Machine.uniform(P)
+        if self.machine.P != P:
+            raise ValueError(f"machine has P = {self.machine.P}, engine P = {P}")
+        self.starts = (np.arange(self.R + 1) * P) // self.R
+        self.local = range(int(self.starts[self.rank]), int(self.starts[self.rank + 1]))
+        self.superstep = 0
+        self._outbox: list = []
+        # local counters: (kind) -> {(src, dst): [messages, bytes]}; per-superstep modelled times
+        self._pairs: dict = {k: defaultdict(lambda: [0, 0]) for k in KINDS}
+        self._steps: list = []  # (superstep, kind, {src: modelled seconds})
+
+    # ----------------------------------------------------------------- layout
+    def rank_of(self, vp) -> np.ndarray:
+        return np.searchsorted(self.starts, vp, side="right") - 1
+
+    @property
+    def is_root(self) -> bool:
+        return self.rank == 0
+
+    # --------------------------------------------------------------- messages
+    def post(self, src: int, dst: int, payload, kind: str = "balance") -> None:
+        """Queue a message from local vproc ``src`` to vproc ``dst`` for the next exchange."""
+        if src not in self.local:
+            raise ValueError(f"vproc {src} is not local to rank {self.rank}")
+        if not 0 <= dst < self.P:
+            raise ValueError(f"destination vproc {dst} out of range for P = {self.P}")
+        if kind not in KINDS:
+            raise ValueError(f"unknown message kind {kind!r}")
+        self._outbox.append((src, dst, kind, payload))
+
+    def exchange(self) -> dict[int, list]:
+        """Deliver every posted message; return ``{local dst: [(src, kind, payload), ...]}`` in (src, post) order."""
+        out, self._outbox = self._outbox, []
+        m = self.machine
+        step_time: dict = {}
+        for src, dst, kind, payload in out:
+            nb = payload_bytes(payload)
+            c = self._pairs[kind][(src, dst)]
+            c[0] += 1
+            c[1] += nb
+            if src != dst:
+                t = (m.latency + nb / m.bandwidth) * m.conn[m.cluster[src], m.cluster[dst]]
+                key = (kind, src)
+                step_time[key] = step_time.get(key, 0.0) + t
+        if step_time:
+            self._steps.append((self.superstep, step_time))
+        self.superstep += 1
+        if self.R == 1:
+            received = out
+        else:
+            send = [[] for _ in range(self.R)]
+            ranks = self.rank_of(np.fromiter((d for _, d, _, _ in out), dtype=np.int64, count=len(out)))
+            for msg, r in zip(out, ranks):
+                send[r].append(msg)
+            received = [msg for part in self.comm.alltoall(send) for msg in part]
+        inbox: dict[int, list] = {v: [] for v in self.local}
+        # stable sort by src keeps each sender's post order
+        for src, dst, kind, payload in sorted(received, key=lambda x: x[0]):
+            inbox[dst].append((src, kind, payload))
+        return inbox
+
+    def migrate(self, home_before: np.ndarray, home_after: np.ndarray, weight: np.ndarray,
+                bytes_per_unit: int = 8) -> None:
+        """Move data for real: each local vproc sends one payload per destination, sized by the moved weight."""
+        moved = home_before != home_after
+        src, dst, w = home_before[moved], home_after[moved], weight[moved]
+        key = src * self.P + dst
+        pairs, inv = np.unique(key, return_inverse=True)
+        tot = np.bincount(inv, weights=w).astype(np.int64)
+        for k, units in zip(pairs.tolist(), tot.tolist()):
+            s, d = divmod(k, self.P)
+            if s in self.local:
+                self.post(s, d, np.zeros(units * bytes_per_unit // 8, np.int64), kind="migration")
+        self.exchange()
+
+    # ------------------------------------------------------------- collectives
+    def allgather(self, local: dict) -> list:
+        """All P vprocs' values, in vproc order, on every rank (``local`` maps local vproc -> value)."""
+        mine = [local[v] for v in self.local]
+        if self.R == 1:
+            return mine
+        return [x for part in self.comm.allgather(mine) for x in part]
+
+    def reduce(self, local: dict, op: str = "sum"):
+        """Combine one value per vproc (numbers or arrays) with ``sum``, ``max`` or ``min``."""
+        stacked = np.asarray(self.allgather(local))
+        return {"sum": np.sum, "max": np.max, "min": np.min}[op](stacked, axis=0)
+
+    def bcast(self, obj, root: int = 0):
+        """``obj`` from the rank hosting vproc ``root`` to every rank."""
+        if self.R == 1:
+            return obj
+        return self.comm.bcast(obj, root=int(self.rank_of(root)))
+
+    def rank_max(self, value: float) -> float:
+        """Max of a per-rank number (timings) over all ranks."""
+        if self.R == 1:
+            return value
+        return self.comm.allreduce(value, op=_mpi_max())
+
+    def barrier(self) -> None:
+        if self.comm is not None:
+            self.comm.Barrier()
+
+    # --------------------------------------------------------------- counters
+    def totals(self) -> dict:
+        """Messages, bytes and modelled seconds per kind, over all ranks and supersteps."""
+        local = {}
+        for kind in KINDS:
+            vals = np.array(list(self._pairs[kind].values()), dtype=np.int64).reshape(-1, 2)
+            local[kind] = vals.sum(axis=0)
+        per_step = {}
+        for step, times in self._steps:
+            for (kind, src), t in times.items():
+                per_step.setdefault((step, kind), {})[src] = t
+        gathered = [local] if self.R == 1 else self.comm.allgather(local)
+        steps = [per_step] if self.R == 1 else self.comm.allgather(per_step)
+        merged: dict = {}
+        for part in steps:
+            for key, times in part.items():
+                merged.setdefault(key, {}).update(times)
+        out = {}
+        for kind in KINDS:
+            msgs, nbytes = np.sum([g[kind] for g in gathered], axis=0)
+            secs = sum(max(times.values()) for (s, k), times in sorted(merged.items()) if k == kind)
+            out[kind] = {"messages": int(msgs), "bytes": int(nbytes), "modelled_s": float(secs)}
+        return out
+
+    def pair_matrix(self, kind: str, what: str = "bytes") -> np.ndarray:
+        """P x P matrix of messages or bytes sent from vproc i to j (summed over supersteps)."""
+        col = {"messages": 0, "bytes": 1}[what]
+        mat = np.zeros((self.P, self.P), np.int64)
+        for (s, d), c in self._pairs[kind].items():
+            mat[s, d] += c[col]
+        if self.R > 1:
+            mat = self.comm.allreduce(mat)
+        return mat
+
+    def reset_counters(self) -> None:
+        self._pairs = {k: defaultdict(lambda: [0, 0]) for k in KINDS}
+        self._steps = []
+        self.superstep = 0
+
+
+def _mpi_max():
+    from mpi4py import MPI
+
+    return MPI.MAX
+
+
+class Timer:
+    """Accumulates wall time per category (``with timer("balance"): ...``)."""
+
+    def __init__(self):
+        self.seconds: dict = defaultdict(float)
+        self._cat = None
+
+    def __call__(self, category: str):
+        self._cat = category
+        return self
+
+    def __enter__(self):
+        self._start = time.perf_counter()
+        self._entered = self._cat
+        return self
+
+    def __exit__(self, *exc):
+        self.seconds[self._entered] += time.perf_counter() - self._start
+        return False

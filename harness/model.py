@@ -1,0 +1,327 @@
+"""The data model shared by the harness and every plugin (DESIGN.md, "Data model").
+
+All arrays are numpy; every class validates on construction and raises
+``ValueError`` naming the problem.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+IDX = np.int64
+
+
+def _as_int_array(name: str, values, length: int | None = None, *, nonneg: bool = True) -> np.ndarray:
+    arr = np.ascontiguousarray(np.asarray(values))
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        if not np.all(np.equal(np.mod(arr, 1), 0)):
+            raise ValueError(f"{name} must hold integers")
+    arr = arr.astype(IDX, copy=False)
+    if length is not None and arr.size != length:
+        raise ValueError(f"{name} has length {arr.size}, expected {length}")
+    if nonneg and arr.size and arr.min() < 0:
+        raise ValueError(f"{name} has negative entries (first at index {int(np.argmax(arr < 0))})")
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class Graph:
+    """A weighted dual graph in CSR form (DESIGN.md: pwgt, rwgt, cwgt, coords).
+
+    ``pwgt[v]``  processing weight: leaf elements of v's refinement tree.
+    ``rwgt[v]``  redistribution weight: all elements of v's refinement tree.
+    ``cwgt[e]``  communication weight of adjacency entry e (symmetric).
+    """
+
+    xadj: np.ndarray
+    adjncy: np.ndarray
+    pwgt: np.ndarray | None = None
+    rwgt: np.ndarray | None = None
+    cwgt: np.ndarray | None = None
+    coords: np.ndarray | None = None
+    name: str = ""
+
+    def __post_init__(self):
+        xadj = _as_int_array("xadj", self.xadj)
+        if xadj.size == 0 or xadj[0] != 0 or np.any(np.diff(xadj) < 0):
+            raise ValueError("xadj must start at 0 and be non-decreasing")
+        n = xadj.size - 1
+        m2 = int(xadj[-1])
+        adjncy = _as_int_array("adjncy", self.adjncy, m2)
+        if m2 and adjncy.max() >= n:
+            raise ValueError(f"adjncy refers to vertex {int(adjncy.max())} but the graph has {n} vertices")
+        pwgt = _as_int_array("pwgt", np.ones(n, IDX) if self.pwgt is None else self.pwgt, n)
+        rwgt = _as_int_array("rwgt", pwgt if self.rwgt is None else self.rwgt, n)
+        cwgt = _as_int_array("cwgt", np.ones(m2, IDX) if self.cwgt is None else self.cwgt, m2)
+        src = np.repeat(np.arange(n, dtype=IDX), np.diff(xadj))
+        if np.any(src == adjncy):
+            v = int(src[np.argmax(src == adjncy)])
+            raise ValueError(f"self loop at vertex {v}")
+        # symmetry of adjacency and of cwgt: the sorted (u, v, w) triples equal the sorted (v, u, w) ones
+        fwd = np.lexsort((cwgt, adjncy, src))
+        bwd = np.lexsort((cwgt, src, adjncy))
+        if not (np.array_equal(src[fwd], adjncy[bwd]) and np.array_equal(adjncy[fwd], src[bwd])):
+            raise ValueError("adjacency is not symmetric")
+        if not np.array_equal(cwgt[fwd], cwgt[bwd]):
+            raise ValueError("cwgt is not symmetric")
+        coords = self.coords
+        if coords is not None:
+            coords = np.ascontiguousarray(coords, dtype=float)
+            if coords.ndim != 2 or coords.shape[0] != n:
+                raise ValueError(f"coords must have shape (n, dim) with n = {n}, got {coords.shape}")
+            coords.setflags(write=False)
+        for k, v in dict(xadj=xadj, adjncy=adjncy, pwgt=pwgt, rwgt=rwgt, cwgt=cwgt, coords=coords).items():
+            object.__setattr__(self, k, v)
+
+    @property
+    def n(self) -> int:
+        return self.xadj.size - 1
+
+    @property
+    def nedges(self) -> int:
+        """Number of undirected edges (each adjacency pair once)."""
+        return int(self.xadj[-1]) // 2
+
+    @property
+    def src(self) -> np.ndarray:
+        """For each adjacency entry e, the vertex it starts at (CSR row index)."""
+        return np.repeat(np.arange(self.n, dtype=IDX), np.diff(self.xadj))
+
+    def neighbours(self, v: int) -> np.ndarray:
+        return self.adjncy[self.xadj[v]:self.xadj[v + 1]]
+
+    @classmethod
+    def from_edges(cls, n: int, u, v, w=None, **kw) -> "Graph":
+        """Build from an undirected edge list (each edge once)."""
+        u = np.asarray(u, IDX)
+        v = np.asarray(v, IDX)
+        w = np.ones(u.size, IDX) if w is None else np.asarray(w, IDX)
+        src = np.concatenate([u, v])
+        dst = np.concatenate([v, u])
+        ww = np.concatenate([w, w])
+        order = np.lexsort((dst, src))
+        xadj = np.zeros(n + 1, IDX)
+        np.cumsum(np.bincount(src, minlength=n), out=xadj[1:])
+        return cls(xadj, dst[order], cwgt=ww[order], **kw)
+
+
+@dataclass(frozen=True, eq=False)
+class Boxes:
+    """An AMR grid hierarchy (AMR paper §2): one row per box.
+
+    ``level[b]``, ``lo[b]``/``hi[b]`` (inclusive cell indices in the box's own
+    level index space), ``parent[b]`` (-1 on the base level) and the refinement
+    ratio between consecutive levels. Work of a box = cells x time-step factor
+    ratio**level (finer levels take more, smaller steps).
+    """
+
+    level: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    parent: np.ndarray
+    ratio: int = 2
+
+    def __post_init__(self):
+        level = _as_int_array("level", self.level)
+        nb = level.size
+        lo = np.asarray(self.lo, IDX).reshape(nb, -1)
+        hi = np.asarray(self.hi, IDX).reshape(nb, -1)
+        if lo.shape != hi.shape:
+            raise ValueError("lo and hi must have the same shape")
+        if np.any(hi < lo):
+            raise ValueError("a box has hi < lo")
+        parent = _as_int_array("parent", self.parent, nb, nonneg=False)
+        if np.any((parent < -1) | (parent >= nb)):
+            raise ValueError("parent out of range")
+        if np.any((parent >= 0) != (level > 0)):
+            raise ValueError("boxes above level 0 need a parent, level-0 boxes must have none")
+        if self.ratio < 2:
+            raise ValueError("refinement ratio must be >= 2")
+        lo.setflags(write=False)
+        hi.setflags(write=False)
+        for k, v in dict(level=level, lo=lo, hi=hi, parent=parent).items():
+            object.__setattr__(self, k, v)
+
+    @property
+    def n(self) -> int:
+        return self.level.size
+
+    @property
+    def cells(self) -> np.ndarray:
+        return np.prod(self.hi - self.lo + 1, axis=1)
+
+    @property
+    def work(self) -> np.ndarray:
+        return self.cells * self.ratio ** self.level
+
+
+@dataclass(frozen=True, eq=False)
+class LoadArray:
+    """An n-dimensional array of non-negative integer loads (MLB paper's interface)."""
+
+    load: np.ndarray
+
+    def __post_init__(self):
+        a = np.asarray(self.load)
+        if a.size and not np.issubdtype(a.dtype, np.integer):
+            raise ValueError("load must hold integers")
+        a = np.ascontiguousarray(a, dtype=IDX)
+        if a.size and a.min() < 0:
+            raise ValueError("load has negative entries")
+        a.setflags(write=False)
+        object.__setattr__(self, "load", a)
+
+    @property
+    def n(self) -> int:
+        return self.load.size
+
+
+@dataclass(frozen=True, eq=False)
+class Machine:
+    """P processors in C clusters (MinEX paper §2.2-2.3).
+
+    ``proc[c] >= 1`` processing slowdown of cluster c; ``conn[c, d] >= 1``
+    interconnect slowdown (intra-cluster on the diagonal); ``latency`` in
+    seconds and ``bandwidth`` in bytes/s for modelled time. Processors are
+    divided among clusters as evenly as possible, in contiguous blocks.
+    """
+
+    P: int
+    proc: np.ndarray = field(default_factory=lambda: np.ones(1))
+    conn: np.ndarray = field(default_factory=lambda: np.ones((1, 1)))
+    latency: float = 40e-6
+    bandwidth: float = 36e6
+    name: str = "uniform"
+
+    def __post_init__(self):
+        if int(self.P) != self.P or self.P < 1:
+            raise ValueError(f"P must be a positive integer, got {self.P}")
+        proc = np.asarray(self.proc, float).reshape(-1)
+        conn = np.asarray(self.conn, float)
+        C = proc.size
+        if conn.shape != (C, C):
+            raise ValueError(f"conn must be {C}x{C} for {C} clusters, got shape {conn.shape}")
+        if not np.allclose(conn, conn.T):
+            raise ValueError("conn must be symmetric")
+        if proc.min() < 1 or conn.min() < 1:
+            raise ValueError("slowdowns Proc and Conn must be >= 1")
+        if C > self.P:
+            raise ValueError(f"{C} clusters need at least {C} processors, got P = {self.P}")
+        if self.latency < 0 or self.bandwidth <= 0:
+            raise ValueError("latency must be >= 0 and bandwidth > 0")
+        proc.setflags(write=False)
+        conn.setflags(write=False)
+        object.__setattr__(self, "P", int(self.P))
+        object.__setattr__(self, "proc", proc)
+        object.__setattr__(self, "conn", conn)
+        cluster = (np.arange(self.P, dtype=IDX) * C) // self.P
+        cluster.setflags(write=False)
+        object.__setattr__(self, "cluster", cluster)
+
+    @property
+    def C(self) -> int:
+        return self.proc.size
+
+    @property
+    def proc_of(self) -> np.ndarray:
+        """Processing slowdown per processor."""
+        return self.proc[self.cluster]
+
+    @property
+    def conn_pp(self) -> np.ndarray:
+        """P x P interconnect slowdown between processors (cached)."""
+        m = self.__dict__.get("_conn_pp")
+        if m is None:
+            m = self.conn[np.ix_(self.cluster, self.cluster)]
+            m.setflags(write=False)
+            object.__setattr__(self, "_conn_pp", m)
+        return m
+
+    def slowdown(self, p, q) -> np.ndarray:
+        """Conn between processors p and q (arrays broadcast)."""
+        return self.conn[self.cluster[p], self.cluster[q]]
+
+    @classmethod
+    def uniform(cls, P: int) -> "Machine":
+        return cls(P, name="uniform")
+
+    @classmethod
+    def sp2(cls, P: int) -> "Machine":
+        """The wide-node IBM SP2 of the SBN paper §5.4: 40 µs latency, 36 MB/s."""
+        return cls(P, latency=40e-6, bandwidth=36e6, name="sp2")
+
+    @classmethod
+    def grid(cls, P: int, C: int, I: float) -> "Machine":
+        """MinEX's C clusters with inter-cluster slowdown I (intra-cluster 1)."""
+        conn = np.full((C, C), float(I))
+        np.fill_diagonal(conn, 1.0)
+        return cls(P, proc=np.ones(C), conn=conn, name=f"grid:{C}:{I:g}")
+
+    @classmethod
+    def parse(cls, spec: str, P: int) -> "Machine":
+        """``uniform``, ``sp2`` or ``grid:C:I``."""
+        parts = spec.split(":")
+        if parts == ["uniform"]:
+            return cls.uniform(P)
+        if parts == ["sp2"]:
+            return cls.sp2(P)
+        if parts[0] == "grid" and len(parts) == 3:
+            try:
+                C, I = int(parts[1]), float(parts[2])
+            except ValueError:
+                raise ValueError(f"machine {spec!r}: grid takes grid:C:I with integer C and number I") from None
+            if C < 1 or not math.isfinite(I):
+                raise ValueError(f"machine {spec!r}: C must be >= 1 and I finite")
+            return cls.grid(P, C, I)
+        raise ValueError(f"unknown machine {spec!r} (use uniform, sp2 or grid:C:I)")
+
+
+@dataclass(frozen=True, eq=False)
+class State:
+    """Where each vertex is computed (``owner``) and where its data lives (``home``)."""
+
+    owner: np.ndarray
+    home: np.ndarray
+    P: int
+
+    def __post_init__(self):
+        owner = _as_int_array("owner", self.owner)
+        home = _as_int_array("home", self.home, owner.size)
+        for name, a in (("owner", owner), ("home", home)):
+            if a.size and a.max() >= self.P:
+                raise ValueError(f"{name} has processor {int(a.max())} out of range for P = {self.P}")
+        object.__setattr__(self, "owner", owner)
+        object.__setattr__(self, "home", home)
+
+    @classmethod
+    def settled(cls, owner, P: int) -> "State":
+        """A state whose data already lives where it is computed."""
+        owner = np.asarray(owner)
+        return cls(owner, owner, P)
+
+    def with_owner(self, owner) -> "State":
+        return State(owner, self.home, self.P)
+
+    def migrated(self) -> "State":
+        """All data moved to its owner (eager migration, as PLUM does)."""
+        return State(self.owner, self.owner, self.P)
+
+
+@dataclass(frozen=True)
+class Level:
+    """One adaptation level of a workload."""
+
+    index: int
+    data: Any  # Graph | Boxes | LoadArray
+    parent: np.ndarray | None = None  # parent[v] = vertex of the previous level that v came from
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def form(self) -> str:
+        return {Graph: "graph", Boxes: "boxes", LoadArray: "array"}[type(self.data)]
