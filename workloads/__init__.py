@@ -1,0 +1,1 @@
+"""Standard workload generators, readers for users' files, and the papers' reference values."""
