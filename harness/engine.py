@@ -155,6 +155,10 @@ class Engine:
             return value
         return self.comm.allreduce(value, op=_mpi_max())
 
+    def gather_ranks(self, obj) -> list:
+        """One Python object per rank, in rank order, on every rank."""
+        return [obj] if self.R == 1 else self.comm.allgather(obj)
+
     def barrier(self) -> None:
         if self.comm is not None:
             self.comm.Barrier()
@@ -194,6 +198,7 @@ class Engine:
         return mat
 
     def reset_counters(self) -> None:
+        self._outbox = []
         self._pairs = {k: defaultdict(lambda: [0, 0]) for k in KINDS}
         self._steps = []
         self.superstep = 0

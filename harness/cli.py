@@ -1,0 +1,272 @@
+"""The ``lbbench`` command line. Every error is one line on stderr and exit code 2."""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+import pandas as pd
+
+from . import plugins, reports, workloads
+from .reports import FORMATS, ReportOptions, Table, level_table, render
+from .spec import parse_call
+
+FIRST_COLUMNS = ["workload", "workload_version", "level", "algorithm", "params", "P", "ranks", "machine", "seed",
+                 "status", "pre_exec_cut_pct", "post_exec_cut_pct", "maxsr", "loadimb", "maxqwgt", "moved_weight"]
+
+
+def _rank() -> int:
+    for var in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"):
+        if var in os.environ:
+            return int(os.environ[var])
+    return 0
+
+
+def echo(text: str) -> None:
+    if _rank() == 0:
+        click.echo(text, nl=not text.endswith("\n"))
+
+
+def parse_levels(text: str | None) -> list | None:
+    if not text:
+        return None
+    out = []
+    try:
+        for part in text.split(","):
+            lo, dash, hi = part.partition("-")
+            a, b = int(lo), int(hi) if dash else int(lo)
+            if b < a:
+                raise ValueError
+            out.extend(range(a, b + 1))
+    except ValueError:
+        raise click.BadParameter(f"--levels {text!r}: expected ranges like 1-9 or 1,3,5-7") from None
+    return sorted(set(out))
+
+
+def parse_workload(text: str) -> tuple[str, dict]:
+    call = parse_call(text)
+    return call.name, dict(call.given)
+
+
+def run_options(f):
+    opts = [
+        click.option("--workload", "-w", default="shock", show_default=True,
+                     help="workload name, optionally with parameters: shock[scale=2]"),
+        click.option("--levels", default=None, help="adaptation levels to run, e.g. 1-9 or 1,3,5"),
+        click.option("--machine", default="uniform", show_default=True, help="uniform, sp2 or grid:C:I"),
+        click.option("--out", default=None, help="results directory (default ./lbbench-results)"),
+        click.option("--seed", default=0, show_default=True, type=int),
+        click.option("--timeout", default=None, type=float, help="seconds per cell before it counts as failed"),
+        click.option("--mpi", "mpi", default=None, type=int, help="relaunch under mpiexec -n R"),
+        click.option("--no-cache", is_flag=True, help="recompute cells even if stored"),
+        click.option("--format", "fmt", default="text", type=click.Choice(FORMATS), show_default=True),
+        click.option("--quiet", "-q", is_flag=True, help="no progress bar"),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def relaunch(ranks: int) -> None:
+    """Run this same command under ``mpiexec -n ranks`` and exit with its code."""
+    if ranks < 1:
+        raise click.BadParameter(f"--mpi {ranks}: need at least one rank")
+    from .testing import mpiexec
+
+    args, skip = [], False
+    for a in sys.argv[1:]:
+        if skip:
+            skip = False
+        elif a == "--mpi":
+            skip = True
+        elif not a.startswith("--mpi="):
+            args.append(a)
+    os.execv(mpiexec(), [mpiexec(), "-n", str(ranks), sys.executable, "-m", "harness.cli", *args])
+
+
+def options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, P=None) -> ReportOptions:
+    name, wparams = parse_workload(workload)
+    return ReportOptions(P=P, workload=name, workload_params=wparams, levels=parse_levels(levels),
+                         machine=machine, seed=seed, out=out, timeout=timeout, cache=not no_cache,
+                         progress=not quiet and _rank() == 0)
+
+
+def comparison_tables(df: pd.DataFrame) -> list[Table]:
+    """Per algorithm a block like the SBN paper's Tables 4-7, then one summary row per algorithm."""
+    tables, summary = [], []
+    for alg, rows in df.groupby("algorithm", sort=False):
+        first = rows.iloc[0]
+        tables.append(Table(f"{alg} — {first['workload']}, P = {first['P']}, machine {first['machine']}",
+                            level_table(rows)))
+        ok = rows[rows["status"] == "ok"]
+        summary.append({
+            "Algorithm": alg,
+            "Levels ok": f"{len(ok)}/{len(rows)}",
+            "Pre-Exec Cut%": ok["pre_exec_cut_pct"].mean(),
+            "Post-Exec Cut%": ok["post_exec_cut_pct"].mean(),
+            "MaxSR": ok["maxsr"].mean(),
+            "LoadImb": ok["loadimb"].mean(),
+            "MaxQwgt": ok["maxqwgt"].mean(),
+            "Moved weight": float(ok["moved_weight"].sum()),
+            "Total time (s)": float(rows["time_total_s"].sum()),
+        })
+    tables.append(Table("Summary (averages over levels)", pd.DataFrame(summary)))
+    return tables
+
+
+def long_form(df: pd.DataFrame) -> str:
+    cols = [c for c in FIRST_COLUMNS if c in df] + sorted(c for c in df if c not in FIRST_COLUMNS)
+    return df[cols].to_csv(index=False)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="lbbench")
+def cli():
+    """Benchmark dynamic load balancers for adaptive meshes."""
+
+
+@cli.command("list")
+def list_cmd():
+    """Plugins, their algorithms (family, roles, parameters, accepted forms) and reports."""
+    algs = plugins.algorithms()
+    rows = [[a.plugin, a.version, a.name, a.family, ",".join(a.roles),
+             ", ".join(f"{k}={v}" for k, v in a.params.items()) or "-", ",".join(a.accepts)]
+            for a in algs.values()]
+    text = render([Table("Algorithms", pd.DataFrame(rows, columns=[
+        "Plugin", "Version", "Algorithm", "Family", "Roles", "Parameters (defaults)", "Accepts"]))])
+    reps = plugins.reports()
+    if reps:
+        text += "\n" + render([Table("Reports", pd.DataFrame(
+            [[r.name, r.plugin, r.title] for r in reps.values()], columns=["Report", "Plugin", "Title"]))])
+    for name, why in plugins.broken().items():
+        text += f"\nbroken plugin {name}: {why}"
+    echo(text)
+
+
+@cli.group("workloads", invoke_without_command=True)
+@click.pass_context
+def workloads_cmd(ctx):
+    """List workloads; ``show`` prints per-level statistics, ``plot`` draws one level."""
+    if ctx.invoked_subcommand is None:
+        rows = []
+        for name in workloads.available():
+            wl = workloads.get(name)
+            rows.append([name, wl.version, ",".join(wl.forms),
+                         ", ".join(f"{k}={v}" for k, v in wl.params.items()) or "-", wl.description])
+        echo(render([Table("Workloads", pd.DataFrame(
+            rows, columns=["Workload", "Version", "Forms", "Parameters (defaults)", "Description"]))]))
+
+
+@workloads_cmd.command("show")
+@click.argument("name")
+@click.option("--seed", default=0, type=int)
+@click.option("--format", "fmt", default="text", type=click.Choice(FORMATS))
+def workloads_show(name, seed, fmt):
+    """Per level: vertices, edges, sum of pwgt, rwgt and cwgt."""
+    from .runner import graph_of
+
+    wname, params = parse_workload(name)
+    wl, params, levels = workloads.load(wname, params, seed)
+    rows = []
+    for lv in levels:
+        g = graph_of(lv)
+        rows.append({"level": lv.index, "vertices": g.n, "edges": g.nedges, "sum_pwgt": int(g.pwgt.sum()),
+                     "sum_rwgt": int(g.rwgt.sum()), "sum_cwgt": int(g.cwgt.sum()) // 2})
+    df = pd.DataFrame(rows)
+    echo(df.to_csv(index=False) if fmt == "csv" else render([Table(f"{wl.name} {params}", df)], fmt))
+
+
+@workloads_cmd.command("plot")
+@click.argument("name")
+@click.option("--level", default=1, type=int)
+@click.option("-o", "--output", required=True, help="PNG file to write")
+@click.option("--seed", default=0, type=int)
+def workloads_plot(name, level, output, seed):
+    """Draw one level of a workload to a PNG file."""
+    try:
+        from workloads.plot import plot_level
+    except ImportError:
+        raise click.ClickException("plotting needs the workloads package's plot module") from None
+    wname, params = parse_workload(name)
+    plot_level(wname, level, output, params=params, seed=seed)
+    echo(f"wrote {output}")
+
+
+def _compare(methods, P, opts: ReportOptions, fmt):
+    df = opts.compare(methods, P=P)
+    echo(long_form(df) if fmt == "csv" else render(comparison_tables(df), fmt))
+    failed = df[df["status"] != "ok"]
+    for _, r in failed.iterrows():
+        click.echo(f"lbbench: {r['algorithm']} level {r['level']}: {r['status']}", err=True) if _rank() == 0 else None
+
+
+@cli.command()
+@click.option("--plugins", "methods", required=True, help="comma-separated methods: sbn,plum[partitioner=dmetis],metis/sbn")
+@click.option("-P", "P", default=32, show_default=True, type=int, help="number of processors")
+@run_options
+def compare(methods, P, workload, levels, machine, out, seed, timeout, mpi, no_cache, fmt, quiet):
+    """Run methods side by side through a workload's levels."""
+    if mpi:
+        relaunch(mpi)
+    _compare(methods, P, options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet), fmt)
+
+
+@cli.command()
+@click.argument("method")
+@click.option("-P", "P", default=32, show_default=True, type=int, help="number of processors")
+@run_options
+def run(method, P, workload, levels, machine, out, seed, timeout, mpi, no_cache, fmt, quiet):
+    """Run one method (name[key=value,...] or mapper/balancer) through a workload's levels."""
+    if mpi:
+        relaunch(mpi)
+    from .spec import parse_methods
+
+    if len(parse_methods(method)) != 1:
+        raise click.BadParameter("run takes one method; use compare for several")
+    _compare(method, P, options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet), fmt)
+
+
+@cli.command()
+@click.argument("name")
+@click.option("-P", "P", default=None, help="processor counts, e.g. 2,4,8,16,32 (default: the report's own)")
+@run_options
+def report(name, P, workload, levels, machine, out, seed, timeout, mpi, no_cache, fmt, quiet):
+    """Render a named paper table (``lbbench list`` shows them)."""
+    if mpi:
+        relaunch(mpi)
+    reps = plugins.reports()
+    if name not in reps:
+        raise LookupError(f"unknown report {name!r} (available: {', '.join(reps) or 'none'})")
+    try:
+        Ps = [int(p) for p in P.split(",")] if P else None
+    except ValueError:
+        raise click.BadParameter(f"-P {P!r}: expected integers like 2,4,8") from None
+    opts = options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, P=Ps)
+    echo(render(reps[name].build(opts), fmt))
+
+
+def main(argv=None) -> int:
+    try:
+        cli.main(args=argv, prog_name="lbbench", standalone_mode=False)
+        return 0
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:
+        msg = exc.format_message()
+    except (ValueError, LookupError, OSError) as exc:
+        msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    except KeyboardInterrupt:
+        msg = "interrupted (finished cells are stored; run again to resume)"
+    except click.exceptions.Abort:
+        msg = "interrupted (finished cells are stored; run again to resume)"
+    if _rank() == 0:
+        click.echo(f"lbbench: error: {msg}", err=True)
+    return 2
+
+
+def run_main() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run_main()
