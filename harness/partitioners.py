@@ -21,6 +21,6 @@ def metis_kway(g: Graph, nparts: int, seed: int = 0, vweights=None, eweights=Non
     vw = np.maximum(np.asarray(g.pwgt if vweights is None else vweights, np.int64), 1)
     ew = np.maximum(np.asarray(g.cwgt if eweights is None else eweights, np.int64), 1)
     opts = pymetis.Options(seed=int(seed) % (2**31 - 1), ufactor=int(ufactor))
-    _, parts = pymetis.part_graph(int(nparts), xadj=g.xadj, adjncy=g.adjncy,
-                                  vweights=vw, eweights=ew, options=opts)
+    adj = pymetis.CSRAdjacency(g.xadj, g.adjncy)
+    _, parts = pymetis.part_graph(int(nparts), adj, vweights=vw, eweights=ew, options=opts)
     return np.asarray(parts, np.int64)

@@ -1,0 +1,35 @@
+"""Exercise the engine on P vprocs; rank 0 prints a JSON summary that must not depend on the rank count."""
+import json
+import sys
+
+import numpy as np
+
+from harness import Engine, Machine
+
+P = int(sys.argv[1])
+eng = Engine(P, Machine.parse("grid:2:3", P))
+log = {}
+for step in range(3):
+    for v in eng.local:
+        eng.post(v, (v + 1) % P, np.arange(v + step, dtype=np.int64), kind="balance")
+        eng.post(v, (3 * v + step) % P, {"from": v, "step": step}, kind="application")
+    inbox = eng.exchange()
+    got = {v: [(s, k, p.tolist() if isinstance(p, np.ndarray) else p) for s, k, p in msgs]
+           for v, msgs in inbox.items()}
+    log[step] = {str(v): x for v, x in sorted(
+        (v, x) for part in eng.gather_ranks(got) for v, x in part.items())}
+home_before = np.arange(4 * P) % P
+home_after = (home_before + 1) % P
+eng.migrate(home_before, home_after, np.full(4 * P, 3))
+out = {
+    "inbox": log,
+    "sum": eng.reduce({v: np.array([v, 1]) for v in eng.local}).tolist(),
+    "max": int(eng.reduce({v: v * v for v in eng.local}, "max")),
+    "gather": eng.allgather({v: str(v) for v in eng.local}),
+    "bcast": eng.bcast({"x": list(eng.local)[0]} if eng.is_root else None, root=0),
+    "totals": eng.totals(),
+    "pairs": eng.pair_matrix("migration").tolist(),
+    "supersteps": eng.superstep,
+}
+if eng.is_root:
+    print(json.dumps(out, sort_keys=True))

@@ -1,0 +1,106 @@
+import io
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from harness.testing import mpirun
+
+LBBENCH = [sys.executable, "-m", "harness.cli"]
+METRICS = ["level", "algorithm", "P", "status", "pre_exec_cut_pct", "post_exec_cut_pct", "maxsr", "loadimb",
+           "maxqwgt", "moved_weight", "moved_vertices", "edge_cut", "migration_bytes", "migration_messages"]
+
+
+def lbbench(*args, check=True):
+    res = subprocess.run(LBBENCH + list(args), capture_output=True, text=True, timeout=300)
+    if check:
+        assert res.returncode == 0, res.stderr
+    return res
+
+
+def test_list_shows_plugins_algorithms_and_params():
+    out = lbbench("list").stdout
+    assert "metis" in out and "ufactor=30" in out and "baseline" in out and "lbbench" in out
+
+
+def test_workloads_list_and_show_csv():
+    assert "mini" in lbbench("workloads").stdout
+    df = pd.read_csv(io.StringIO(lbbench("workloads", "show", "mini", "--format", "csv").stdout))
+    assert list(df.columns) == ["level", "vertices", "edges", "sum_pwgt", "sum_rwgt", "sum_cwgt"]
+    assert list(df["level"]) == [1, 2, 3] and (df["sum_rwgt"] >= df["sum_pwgt"]).all()
+
+
+def test_compare_text_blocks_and_summary(tmp_path):
+    out = lbbench("compare", "--plugins", "none,metis", "-P", "8", "--workload", "mini", "--out", str(tmp_path)).stdout
+    for head in ("Adaptation Level", "Pre-Exec Cut%", "Post-Exec Cut%", "MaxSR", "LoadImb", "Average", "Summary"):
+        assert head in out
+    assert out.count("Average") == 2
+    gh = lbbench("compare", "--plugins", "metis", "-P", "8", "-w", "mini", "--out", str(tmp_path),
+                 "--format", "github").stdout
+    assert "| Adaptation Level" in gh
+    tex = lbbench("compare", "--plugins", "metis", "-P", "8", "-w", "mini", "--out", str(tmp_path),
+                  "--format", "latex").stdout
+    assert "\\toprule" in tex
+
+
+def csv_of(res):
+    return pd.read_csv(io.StringIO(res.stdout))
+
+
+@pytest.mark.mpi
+def test_identical_metrics_on_1_2_4_ranks(tmp_path):
+    args = ["compare", "--plugins", "none,metis", "-P", "8", "-w", "mini", "--format", "csv", "--no-cache", "-q",
+            "--out", str(tmp_path)]
+    one = csv_of(lbbench(*args))
+    assert list(one.columns[:10]) == ["workload", "workload_version", "level", "algorithm", "params", "P", "ranks",
+                                      "machine", "seed", "status"]
+    assert (one["status"] == "ok").all() and len(one) == 6
+    for ranks in (2, 4):
+        res = mpirun(ranks, "-m", "harness.cli", *args)
+        assert res.returncode == 0, res.stderr
+        many = csv_of(res)
+        assert (many["ranks"] == ranks).all()
+        pd.testing.assert_frame_equal(one[METRICS], many[METRICS])
+
+
+@pytest.mark.mpi
+def test_mpi_flag_relaunches_with_three_ranks(tmp_path):
+    res = lbbench("compare", "--plugins", "metis", "-P", "8", "-w", "mini", "--levels", "1-2", "--format", "csv",
+                  "-q", "--mpi", "3", "--out", str(tmp_path))
+    assert set(csv_of(res)["ranks"]) == {3}
+
+
+@pytest.mark.parametrize("args, msg", [
+    (["compare", "--plugins", "nosuch", "-w", "mini"], "unknown algorithm 'nosuch'"),
+    (["compare", "--plugins", "none", "-w", "nosuch"], "unknown workload 'nosuch'"),
+    (["compare", "--plugins", "none", "-w", "mini", "-P", "0"], "P must be a positive integer"),
+    (["compare", "--plugins", "none", "-w", "mini", "-P", "100000"], "larger than the graph"),
+    (["compare", "--plugins", "metis[ufactor]", "-w", "mini"], "malformed parameter"),
+    (["compare", "--plugins", "metis[ufactor=x]", "-w", "mini"], "not a valid int"),
+    (["compare", "--plugins", "none", "-w", "mini", "--levels", "3-1"], "--levels"),
+    (["compare", "--plugins", "none", "-w", "mini", "--machine", "cray"], "unknown machine"),
+    (["compare", "--plugins", "none", "-w", "mini[size=3]"], "has no parameter 'size'"),
+    (["report", "nosuch"], "unknown report 'nosuch'"),
+    (["compare", "-w", "mini"], "Missing option"),
+])
+def test_bad_input_is_one_line_exit_2(args, msg, tmp_path):
+    res = lbbench(*args, "--out", str(tmp_path), check=False) if args[0] != "report" else lbbench(*args, check=False)
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("lbbench: error:") and msg in lines[0], res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_unreadable_results_directory(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    res = lbbench("compare", "--plugins", "none", "-w", "mini", "--out", str(blocker), check=False)
+    assert res.returncode == 2 and "results directory" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    bad = tmp_path / "res" / "cells"
+    bad.mkdir(parents=True)
+    (bad / "x.json").write_text("{")
+    (bad / "x.pkl").write_text("garbage")
+    from harness.results import Store
+    with pytest.raises(OSError, match="unreadable cell"):
+        Store(tmp_path / "res").get("x")

@@ -1,0 +1,76 @@
+import time
+
+import numpy as np
+import pytest
+
+from harness import Algorithm, State, hookimpl
+from harness.api import compare
+
+
+class Misbehaving:
+    """One algorithm per way a plugin can fail its cell."""
+
+    NAMES = ("raises", "sleeps", "short", "outofrange", "notastate")
+
+    @hookimpl
+    def register_algorithms(self, register):
+        for n in self.NAMES[:4]:
+            register(Algorithm(n, "test", roles=("partition",)))
+        register(Algorithm("notastate", "test", roles=("balance",)))
+
+    @hookimpl
+    def partition(self, algorithm, ctx):
+        n = ctx.graph.n
+        if algorithm == "raises":
+            if ctx.level.index == 2:
+                raise RuntimeError("boom at level 2")
+            return np.zeros(n, int)
+        if algorithm == "sleeps":
+            time.sleep(5)
+        if algorithm == "short":
+            return np.zeros(n - 1, int)
+        if algorithm == "outofrange":
+            return np.full(n, ctx.P)
+
+    @hookimpl
+    def balance(self, algorithm, ctx, state):
+        if algorithm == "notastate":
+            return state.owner
+
+
+def test_failures_are_recorded_and_the_comparison_goes_on(register, tmp_path):
+    register(Misbehaving(), "misbehaving")
+    df = compare("raises,sleeps,short,outofrange,notastate,metis", workload="mini", P=4, out=tmp_path,
+                 timeout=0.5)
+    status = df.set_index(["algorithm", "level"])["status"]
+    assert status["raises", 1] == "ok" and status["raises", 3] == "ok"
+    assert status["raises", 2] == "failed: RuntimeError: boom at level 2"
+    assert status["sleeps", 1] == "failed: timed out after 0.5 s"
+    assert "partition has shape" in status["short", 1]
+    assert "parts outside [0, 4)" in status["outofrange", 1]
+    assert "not a State" in status["notastate", 1]
+    assert (df[df.algorithm == "metis"]["status"] == "ok").all()
+    # a failed cell keeps the previous state: no data moved, metrics still computed
+    failed = df[(df.algorithm == "raises") & (df.level == 2)].iloc[0]
+    assert failed["moved_weight"] == 0 and failed["loadimb"] > 0
+
+
+def test_home_carries_over_between_levels(tmp_path):
+    df = compare("metis", workload="mini", P=4, out=tmp_path)
+    # pre-execution cut of level L+1 is measured on the state metis left at level L
+    none = compare("none", workload="mini", P=4, out=tmp_path)
+    assert df.iloc[0]["pre_exec_cut_pct"] == none.iloc[0]["pre_exec_cut_pct"]  # same initial distribution
+    assert df.iloc[1]["pre_exec_cut_pct"] != none.iloc[1]["pre_exec_cut_pct"]
+    assert (none["moved_weight"] == 0).all() and (none["maxsr"] == 0).all()
+    assert (df["moved_weight"] > 0).all()
+
+
+def test_levels_subset_and_bad_input(tmp_path):
+    df = compare("none", workload="mini", P=4, levels=[2, 3], out=tmp_path)
+    assert list(df["level"]) == [2, 3]
+    with pytest.raises(ValueError, match="level 7 does not exist"):
+        compare("none", workload="mini", P=4, levels=[7], out=tmp_path)
+    with pytest.raises(ValueError, match="larger than the graph"):
+        compare("none", workload="mini", P=10**6, out=tmp_path)
+    with pytest.raises(LookupError, match="unknown workload 'nope'"):
+        compare("none", workload="nope", P=4, out=tmp_path)
