@@ -36,21 +36,18 @@ class Costs:
         return self.wgt + self.comm + self.remap
 
 
-def _entry_comm(g: Graph, s: State, m: Machine, p: np.ndarray) -> np.ndarray:
-    """Comm contribution of each adjacency entry when its source is computed on p[entry]."""
-    hw = s.home[g.adjncy]
-    cut = hw != p
-    return np.where(cut, g.cwgt * m.slowdown(p, hw), 0.0)
-
-
 def vertex_costs(g: Graph, s: State, m: Machine) -> Costs:
-    """Wgt, Comm and Remap of every vertex under state s (SBN §3.1)."""
+    """Wgt, Comm and Remap of every vertex under state s (SBN §3.1); work only on cut entries."""
     owner = s.owner
     wgt = g.pwgt * m.proc_of[owner]
     src = g.src
-    comm = np.bincount(src, weights=_entry_comm(g, s, m, owner[src]), minlength=g.n)
-    moved = s.home != owner
-    remap = np.where(moved, g.rwgt * m.slowdown(s.home, owner), 0.0)
+    hw = s.home[g.adjncy]
+    cut = np.flatnonzero(hw != owner[src])
+    p, q = owner[src[cut]], hw[cut]
+    comm = np.bincount(src[cut], weights=g.cwgt[cut] * m.slowdown(p, q), minlength=g.n)
+    remap = np.zeros(g.n)
+    moved = np.flatnonzero(s.home != owner)
+    remap[moved] = g.rwgt[moved] * m.slowdown(s.home[moved], owner[moved])
     return Costs(wgt.astype(float), comm, remap)
 
 
@@ -135,8 +132,9 @@ def partition_figures(g: Graph, owner: np.ndarray, P: int) -> dict:
     cut = owner[src] != owner[g.adjncy]
     boundary = np.zeros(g.n, bool)
     boundary[src[cut]] = True
-    pairs = np.unique(owner[src[cut]] * P + owner[g.adjncy[cut]])
-    nbr = np.bincount(pairs // P, minlength=P)
+    adjacent = np.zeros(P * P, bool)
+    adjacent[owner[src[cut]] * P + owner[g.adjncy[cut]]] = True
+    nbr = adjacent.reshape(P, P).sum(axis=1)
     return {
         "boundary_vertices": int(boundary.sum()),
         "max_neighbour_parts": int(nbr.max()) if P else 0,

@@ -90,8 +90,13 @@ class Graph:
 
     @property
     def src(self) -> np.ndarray:
-        """For each adjacency entry e, the vertex it starts at (CSR row index)."""
-        return np.repeat(np.arange(self.n, dtype=IDX), np.diff(self.xadj))
+        """For each adjacency entry e, the vertex it starts at (CSR row index; cached)."""
+        s = self.__dict__.get("_src")
+        if s is None:
+            s = np.repeat(np.arange(self.n, dtype=IDX), np.diff(self.xadj))
+            s.setflags(write=False)
+            object.__setattr__(self, "_src", s)
+        return s
 
     def neighbours(self, v: int) -> np.ndarray:
         return self.adjncy[self.xadj[v]:self.xadj[v + 1]]
@@ -243,8 +248,10 @@ class Machine:
             object.__setattr__(self, "_conn_pp", m)
         return m
 
-    def slowdown(self, p, q) -> np.ndarray:
-        """Conn between processors p and q (arrays broadcast)."""
+    def slowdown(self, p, q):
+        """Conn between processors p and q (arrays broadcast; a plain 1.0 on a one-cluster machine)."""
+        if self.C == 1:
+            return self.conn[0, 0]
         return self.conn[self.cluster[p], self.cluster[q]]
 
     @classmethod

@@ -1,0 +1,58 @@
+"""asv benchmarks of the core: metrics on a 50,000-vertex graph, an engine exchange, one compare cell."""
+import tempfile
+
+import numpy as np
+
+from harness import Engine, Machine, State
+from harness.metrics import core_metrics
+from harness.partitioners import metis_kway
+from harness.workloads import load
+
+
+def graph_50k():
+    """The `mini` generator at about 50,000 tetrahedra (dual vertices)."""
+    return load("mini", {"points": 8300, "levels": 1})[2][0].data
+
+
+class Metrics:
+    """Target: every metric of one level of a 50,000-vertex graph in under 20 ms."""
+
+    def setup(self):
+        self.g = graph_50k()
+        # a realistic level: METIS owners before, 5% of the vertices moved after
+        rng = np.random.default_rng(0)
+        self.before = State.settled(metis_kway(self.g, 32), 32)
+        owner = self.before.owner.copy()
+        moved = rng.random(self.g.n) < 0.05
+        owner[moved] = rng.integers(0, 32, moved.sum())
+        self.after = State(owner, self.before.home, 32)
+        self.m = Machine.parse("grid:4:3", 32)
+
+    def time_core_metrics(self):
+        core_metrics(self.g, self.before, self.after, self.m)
+
+
+class Exchange:
+    """Target: one empty exchange among 32 vprocs on one rank in under 1 ms."""
+
+    def setup(self):
+        self.eng = Engine(32, comm=None)
+
+    def time_empty_exchange(self):
+        self.eng.exchange()
+
+    def time_ring_exchange(self):
+        for v in range(32):
+            self.eng.post(v, (v + 1) % 32, b"x" * 64)
+        self.eng.exchange()
+
+
+class CompareCell:
+    def setup(self):
+        load("mini")
+        self.out = tempfile.mkdtemp()
+
+    def time_metis_cell(self):
+        from harness.api import compare
+
+        compare("metis", workload="mini", P=32, levels=[1], out=self.out, cache=False)

@@ -1,0 +1,238 @@
+"""Adapters between the three forms of a workload level (DESIGN.md "Data model").
+
+Every algorithm declares the forms it accepts (``graph``, ``boxes``, ``array``);
+the runner calls :func:`as_form` to hand it the level in one of them, and
+``as_form(level.data, "graph")`` for the metrics, which are always computed on
+the graph form.
+
+- ``Boxes -> graph``: one vertex per box; an edge between two boxes of the same
+  AMR level whose cell ranges touch across a face, weighted by the number of
+  cell faces they share, and an edge between a box and its parent, weighted by
+  the child's boundary faces that lie inside the parent's region (the coarse-fine
+  interface whose ghost values the parent supplies; AMR paper §2-3). pwgt =
+  work (cells x time-step factor ``ratio**level``), rwgt = cells (the data that
+  moves), coords = box centres in base-level cell units.
+- ``graph -> array``: a graph with coordinates becomes a 1-D :class:`LoadArray`
+  of its pwgt in Hilbert-curve order of the coordinates (cell i holds vertex
+  ``cell_vertices(...)[i]``), the interface of MLB (MLB paper §2).
+- ``array -> graph``: the grid graph of the cells (C order), edges between
+  face-adjacent cells with weight 1, pwgt = rwgt = load, coords = cell indices.
+- ``boxes -> array``: boxes -> graph -> array.
+- Same form: the data itself. Anything else raises ``ValueError``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .model import IDX, Boxes, Graph, LoadArray
+
+FORMS = ("graph", "boxes", "array")
+
+
+def form_of(data) -> str:
+    if isinstance(data, Graph):
+        return "graph"
+    if isinstance(data, Boxes):
+        return "boxes"
+    if isinstance(data, LoadArray):
+        return "array"
+    raise ValueError(f"not a workload level: {type(data).__name__} (expected Graph, Boxes or LoadArray)")
+
+
+def as_form(data, form: str):
+    """``data`` (Graph, Boxes or LoadArray) converted to ``form``; ValueError when impossible."""
+    if form not in FORMS:
+        raise ValueError(f"unknown form {form!r} (forms: {', '.join(FORMS)})")
+    have = form_of(data)
+    if have == form:
+        return data
+    if form == "graph":
+        return boxes_to_graph(data) if have == "boxes" else array_to_graph(data)
+    if form == "array":
+        g = boxes_to_graph(data) if have == "boxes" else data
+        return graph_to_array(g)
+    raise ValueError(f"cannot convert a {have} level to boxes: an AMR box hierarchy cannot be "
+                     f"recovered from a {'graph' if have == 'graph' else 'load array'}")
+
+
+def cell_vertices(data, form: str) -> np.ndarray:
+    """For each item (vertex / cell / box) of ``as_form(data, form)``, the vertex of the graph form it is.
+
+    The identity except for ``form == "array"`` from a graph or boxes, where
+    cell i of the Hilbert-ordered array is graph vertex ``result[i]``: a
+    partition ``parts_cells`` of the array is ``parts[result] = parts_cells`` on
+    the graph.
+    """
+    have = form_of(data)
+    if form == "array" and have != "array":
+        g = boxes_to_graph(data) if have == "boxes" else data
+        return hilbert_order(_require_coords(g))
+    n = as_form(data, form).n
+    return np.arange(n, dtype=IDX)
+
+
+# ---------------------------------------------------------------- Hilbert curve
+
+def hilbert_index(q: np.ndarray, bits: int) -> np.ndarray:
+    """Hilbert index of integer points ``q`` (shape (n, d), entries in [0, 2**bits)).
+
+    Skilling's transpose algorithm ("Programming the Hilbert curve", AIP Conf.
+    Proc. 707, 2004), vectorized over the points; d * bits <= 63.
+    """
+    x = np.array(q, dtype=np.uint64, copy=True)
+    n, d = x.shape
+    if d * bits > 63:
+        raise ValueError(f"{d} dimensions x {bits} bits do not fit a 64-bit Hilbert index")
+    if n == 0:
+        return np.zeros(0, np.uint64)
+    one = np.uint64(1)
+    m = one << np.uint64(bits - 1)
+    # inverse undo excess work
+    qb = m
+    while qb > one:
+        p = qb - one
+        for i in range(d):
+            hi = (x[:, i] & qb) != 0
+            # where set: invert low bits of x[0]; else exchange low bits of x[0] and x[i]
+            x[hi, 0] ^= p
+            t = (x[~hi, 0] ^ x[~hi, i]) & p
+            x[~hi, 0] ^= t
+            x[~hi, i] ^= t
+        qb >>= one
+    # Gray encode
+    for i in range(1, d):
+        x[:, i] ^= x[:, i - 1]
+    t = np.zeros(n, np.uint64)
+    qb = m
+    while qb > one:
+        sel = (x[:, d - 1] & qb) != 0
+        t[sel] ^= qb - one
+        qb >>= one
+    x ^= t[:, None]
+    # interleave the transposed bits: most significant bit of x[0] first
+    h = np.zeros(n, np.uint64)
+    for b in range(bits - 1, -1, -1):
+        for i in range(d):
+            h = (h << one) | ((x[:, i] >> np.uint64(b)) & one)
+    return h
+
+
+def hilbert_order(coords: np.ndarray, bits: int | None = None) -> np.ndarray:
+    """Vertex order along a Hilbert curve through the bounding box of ``coords`` (ties by vertex id)."""
+    c = np.asarray(coords, float)
+    if c.ndim != 2 or c.shape[1] < 1:
+        raise ValueError(f"coordinates must have shape (n, d), got {c.shape}")
+    n, d = c.shape
+    if n == 0:
+        return np.zeros(0, IDX)
+    if d == 1:
+        return np.argsort(c[:, 0], kind="stable").astype(IDX)
+    bits = bits or min(21, 63 // d)
+    lo, hi = c.min(axis=0), c.max(axis=0)
+    span = np.where(hi > lo, hi - lo, 1.0)
+    q = np.minimum(((c - lo) / span * (1 << bits)).astype(np.int64), (1 << bits) - 1)
+    h = hilbert_index(q, bits)
+    return np.lexsort((np.arange(n), h)).astype(IDX)
+
+
+def _require_coords(g: Graph) -> np.ndarray:
+    if g.coords is None:
+        raise ValueError("cannot lay a graph without coordinates along a space-filling curve "
+                         "(graph -> array needs vertex coordinates)")
+    return g.coords
+
+
+def graph_to_array(g: Graph) -> LoadArray:
+    """The graph's pwgt as a 1-D load array in Hilbert order of its coordinates."""
+    order = hilbert_order(_require_coords(g))
+    return LoadArray(g.pwgt[order])
+
+
+# ---------------------------------------------------------------- arrays
+
+def array_to_graph(a: LoadArray) -> Graph:
+    """Grid graph of the cells of an n-D load array (C order), face-adjacent cells joined."""
+    load = a.load
+    shape = load.shape if load.ndim else (1,)
+    n = int(np.prod(shape))
+    ids = np.arange(n, dtype=IDX).reshape(shape)
+    us, vs = [], []
+    for ax in range(len(shape)):
+        lo = [slice(None)] * len(shape)
+        hi = [slice(None)] * len(shape)
+        lo[ax], hi[ax] = slice(0, -1), slice(1, None)
+        us.append(ids[tuple(lo)].ravel())
+        vs.append(ids[tuple(hi)].ravel())
+    u = np.concatenate(us) if us else np.zeros(0, IDX)
+    v = np.concatenate(vs) if vs else np.zeros(0, IDX)
+    coords = np.stack(np.unravel_index(np.arange(n), shape), axis=1).astype(float)
+    w = load.reshape(-1)
+    return Graph.from_edges(n, u, v, pwgt=w, rwgt=w, coords=coords, name="array")
+
+
+# ---------------------------------------------------------------- boxes
+
+def _overlap(lo_a, hi_a, lo_b, hi_b):
+    """Per dimension, the length of the overlap of inclusive ranges (<= 0 when disjoint)."""
+    return np.minimum(hi_a, hi_b) - np.maximum(lo_a, lo_b) + 1
+
+
+def _face_neighbours(lo: np.ndarray, hi: np.ndarray, block: int = 2048):
+    """Pairs (i < j) of boxes on one level that touch across a face, and the faces they share."""
+    nb, d = lo.shape
+    I, J, W = [], [], []
+    for s in range(0, nb, block):
+        a = np.arange(s, min(nb, s + block))
+        ov = _overlap(lo[a, None, :], hi[a, None, :], lo[None, :, :], hi[None, :, :])  # (|a|, nb, d)
+        touch_lo = hi[a, None, :] + 1 == lo[None, :, :]  # a's high side meets b's low side
+        for k in range(d):
+            other = np.delete(ov, k, axis=2)
+            ok = touch_lo[:, :, k] & np.all(other > 0, axis=2)
+            ia, jb = np.nonzero(ok)
+            if ia.size:
+                I.append(a[ia])
+                J.append(jb)
+                W.append(np.prod(other[ia, jb], axis=1) if d > 1 else np.ones(ia.size, IDX))
+    if not I:
+        return np.zeros(0, IDX), np.zeros(0, IDX), np.zeros(0, IDX)
+    i, j, w = np.concatenate(I), np.concatenate(J), np.concatenate(W)
+    return np.minimum(i, j).astype(IDX), np.maximum(i, j).astype(IDX), w.astype(IDX)
+
+
+def _parent_faces(b: Boxes) -> np.ndarray:
+    """Per box with a parent: its boundary cell faces inside the parent's refined region."""
+    r = b.ratio
+    kids = np.nonzero(b.parent >= 0)[0]
+    p = b.parent[kids]
+    plo, phi = b.lo[p] * r, (b.hi[p] + 1) * r - 1  # parent's region in the child's index space
+    lo, hi = b.lo[kids], b.hi[kids]
+    ext = hi - lo + 1
+    d = lo.shape[1]
+    faces = np.zeros(kids.size, IDX)
+    for k in range(d):
+        side = np.prod(np.delete(ext, k, axis=1), axis=1)
+        faces += side * (lo[:, k] > plo[:, k])  # the low face has parent cells beyond it
+        faces += side * (hi[:, k] < phi[:, k])
+    return np.maximum(faces, 1)
+
+
+def boxes_to_graph(b: Boxes) -> Graph:
+    """Boxes as vertices; same-level face neighbours and parent-child edges weighted by shared faces."""
+    us, vs, ws = [], [], []
+    for lev in np.unique(b.level):
+        idx = np.nonzero(b.level == lev)[0]
+        i, j, w = _face_neighbours(b.lo[idx], b.hi[idx])
+        us.append(idx[i])
+        vs.append(idx[j])
+        ws.append(w)
+    kids = np.nonzero(b.parent >= 0)[0]
+    if kids.size:
+        us.append(b.parent[kids])
+        vs.append(kids)
+        ws.append(_parent_faces(b))
+    u = np.concatenate(us) if us else np.zeros(0, IDX)
+    v = np.concatenate(vs) if vs else np.zeros(0, IDX)
+    w = np.concatenate(ws) if ws else np.zeros(0, IDX)
+    scale = float(b.ratio) ** b.level[:, None].astype(float)
+    centre = (b.lo + b.hi + 1) / 2.0 / scale
+    return Graph.from_edges(b.n, u, v, w, pwgt=b.work, rwgt=b.cells, coords=centre, name="boxes")
