@@ -229,8 +229,9 @@ def run(method, P, workload, levels, machine, out, seed, timeout, mpi, no_cache,
 @cli.command()
 @click.argument("name")
 @click.option("-P", "P", default=None, help="processor counts, e.g. 2,4,8,16,32 (default: the report's own)")
+@click.option("--plugins", "methods", default=None, help="methods, for reports that take them (e.g. levels)")
 @run_options
-def report(name, P, workload, levels, machine, out, seed, timeout, mpi, no_cache, fmt, quiet):
+def report(name, P, methods, workload, levels, machine, out, seed, timeout, mpi, no_cache, fmt, quiet):
     """Render a named paper table (``lbbench list`` shows them)."""
     if mpi:
         relaunch(mpi)
@@ -242,7 +243,24 @@ def report(name, P, workload, levels, machine, out, seed, timeout, mpi, no_cache
     except ValueError:
         raise click.BadParameter(f"-P {P!r}: expected integers like 2,4,8") from None
     opts = options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, P=Ps)
+    opts.methods = methods
     echo(render(reps[name].build(opts), fmt))
+
+
+@cli.command("test")
+@click.argument("name")
+@click.option("--workload", "-w", default="mini", show_default=True)
+@click.option("-P", "P", default=4, show_default=True, type=int)
+@click.option("--ranks", default=2, show_default=True, type=int, help="MPI ranks for the identity check (0: skip)")
+def test_cmd(name, workload, P, ranks):
+    """Conformance checks for one algorithm (a new plugin proves itself here)."""
+    from .conformance import check_algorithm
+
+    rows = check_algorithm(name, workload, P, ranks)
+    echo(render([Table(f"Conformance of {name}", pd.DataFrame(
+        [[t, "PASS" if ok else "FAIL", d] for t, ok, d in rows], columns=["Check", "Result", "Detail"]))]))
+    if not all(ok for _, ok, _ in rows):
+        raise click.exceptions.Exit(1)
 
 
 def main(argv=None) -> int:

@@ -8,7 +8,7 @@ runs (or loads from the results store) the cells a table needs.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -37,6 +37,7 @@ class ReportOptions:
     """What the command line passes to a report; ``P`` None means the report's own list."""
 
     P: list | None = None
+    methods: str | None = None
     workload: str = "shock"
     workload_params: dict = field(default_factory=dict)
     levels: list | None = None

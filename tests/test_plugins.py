@@ -69,3 +69,25 @@ def test_composition_uses_mapper_then_balancer(register, tmp_path):
         compare("none/metis", workload="mini", P=2, out=tmp_path)
     with pytest.raises(LookupError, match="unknown algorithm 'nope'"):
         compare("nope", workload="mini", P=2, out=tmp_path)
+
+
+def test_conformance_suite_passes_builtins_and_catches_a_bad_plugin(register):
+    from harness.conformance import check_algorithm
+
+    for name in ("none", "metis"):
+        rows = check_algorithm(name, ranks=2 if name == "metis" else 0)
+        assert all(ok for _, ok, _ in rows), rows
+
+    class Flaky:
+        @hookimpl
+        def register_algorithms(self, register):
+            register(Algorithm("flaky", "test", params={"bad": [1]}))
+
+        @hookimpl
+        def partition(self, algorithm, ctx):
+            if algorithm == "flaky":
+                return np.random.default_rng().integers(0, ctx.P, ctx.graph.n)  # unseeded: not reproducible
+
+    register(Flaky(), "flaky")
+    failed = {t for t, ok, _ in check_algorithm("flaky", ranks=0) if not ok}
+    assert failed == {"declaration is well-formed", "a second run gives identical figures"}
