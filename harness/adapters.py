@@ -7,9 +7,11 @@ the graph form.
 
 - ``Boxes -> graph``: one vertex per box; an edge between two boxes of the same
   AMR level whose cell ranges touch across a face, weighted by the number of
-  cell faces they share, and an edge between a box and its parent, weighted by
-  the child's boundary faces that lie inside the parent's region (the coarse-fine
-  interface whose ghost values the parent supplies; AMR paper §2-3). pwgt =
+  cell faces they share, and an edge between a box and every box of the next
+  coarser level its region overlaps (its parent and any other), weighted by the
+  fine box's boundary cell faces that lie over that coarse box (the coarse-fine
+  interface whose ghost values it supplies), at least 1 (the overlap alone means
+  restriction / prolongation traffic; AMR paper §2). pwgt =
   work (cells x time-step factor ``ratio**level``), rwgt = cells (the data that
   moves), coords = box centres in base-level cell units.
 - ``graph -> array``: a graph with coordinates becomes a 1-D :class:`LoadArray`
@@ -177,47 +179,106 @@ def _overlap(lo_a, hi_a, lo_b, hi_b):
     return np.minimum(hi_a, hi_b) - np.maximum(lo_a, lo_b) + 1
 
 
-def _face_neighbours(lo: np.ndarray, hi: np.ndarray, block: int = 2048):
-    """Pairs (i < j) of boxes on one level that touch across a face, and the faces they share."""
+def _pairs_equal(ka: np.ndarray, kb: np.ndarray):
+    """All index pairs (i, j) with ka[i] == kb[j] (a sort-merge join)."""
+    ob = np.argsort(kb, kind="stable")
+    sb = kb[ob]
+    left = np.searchsorted(sb, ka, "left")
+    right = np.searchsorted(sb, ka, "right")
+    cnt = right - left
+    i = np.repeat(np.arange(ka.size), cnt)
+    start = np.repeat(left - np.cumsum(np.r_[0, cnt[:-1]]), cnt)
+    j = ob[np.arange(i.size) + start]
+    return i, j
+
+
+def _face_neighbours(lo: np.ndarray, hi: np.ndarray):
+    """Pairs (i < j) of boxes on one level that touch across a face, and the cell faces they share."""
     nb, d = lo.shape
     I, J, W = [], [], []
-    for s in range(0, nb, block):
-        a = np.arange(s, min(nb, s + block))
-        ov = _overlap(lo[a, None, :], hi[a, None, :], lo[None, :, :], hi[None, :, :])  # (|a|, nb, d)
-        touch_lo = hi[a, None, :] + 1 == lo[None, :, :]  # a's high side meets b's low side
-        for k in range(d):
-            other = np.delete(ov, k, axis=2)
-            ok = touch_lo[:, :, k] & np.all(other > 0, axis=2)
-            ia, jb = np.nonzero(ok)
-            if ia.size:
-                I.append(a[ia])
-                J.append(jb)
-                W.append(np.prod(other[ia, jb], axis=1) if d > 1 else np.ones(ia.size, IDX))
-    if not I:
-        return np.zeros(0, IDX), np.zeros(0, IDX), np.zeros(0, IDX)
+    for k in range(d):
+        i, j = _pairs_equal(hi[:, k] + 1, lo[:, k])  # i's high face meets j's low face
+        other = [x for x in range(d) if x != k]
+        ov = _overlap(lo[i][:, other], hi[i][:, other], lo[j][:, other], hi[j][:, other])
+        ok = np.all(ov > 0, axis=1)
+        I.append(i[ok])
+        J.append(j[ok])
+        W.append(np.prod(ov[ok], axis=1) if other else np.ones(int(ok.sum()), IDX))
     i, j, w = np.concatenate(I), np.concatenate(J), np.concatenate(W)
     return np.minimum(i, j).astype(IDX), np.maximum(i, j).astype(IDX), w.astype(IDX)
 
 
-def _parent_faces(b: Boxes) -> np.ndarray:
-    """Per box with a parent: its boundary cell faces inside the parent's refined region."""
+def overlap_pairs(alo, ahi, blo, bhi):
+    """All pairs (i, j) of boxes a[i] and b[j] (inclusive integer corners) that overlap, with the overlap
+    volume. Candidates come from a uniform grid of buckets (side: the 90th percentile of the box
+    extents), so the cost follows the number of nearby pairs, not len(a) * len(b)."""
+    alo, ahi, blo, bhi = (np.asarray(x, IDX) for x in (alo, ahi, blo, bhi))
+    empty = np.zeros(0, IDX)
+    if not len(alo) or not len(blo):
+        return empty, empty, empty
+    size = max(1, int(np.percentile(np.vstack([ahi - alo, bhi - blo]) + 1, 90)))
+    top = int(max(ahi.max(), bhi.max())) // size + 2
+
+    def entries(lo, hi):
+        """(bucket key, box) for every bucket each box touches."""
+        b0, b1 = lo // size, hi // size
+        span = b1 - b0 + 1
+        n = np.prod(span, axis=1)
+        box = np.repeat(np.arange(len(lo)), n)
+        k = np.arange(box.size) - np.repeat(np.cumsum(np.r_[0, n[:-1]]), n)
+        key = np.zeros(box.size, IDX)
+        cells = []
+        for d in range(lo.shape[1] - 1, -1, -1):
+            cells.append(b0[box, d] + k % span[box, d])
+            k = k // span[box, d]
+        for c in reversed(cells):
+            key = key * top + c
+        return key, box
+
+    ka, ia = entries(alo, ahi)
+    kb, ib = entries(blo, bhi)
+    i, j = _pairs_equal(ka, kb)
+    pair = np.unique(ia[i] * len(blo) + ib[j])
+    i, j = pair // len(blo), pair % len(blo)
+    ov = np.minimum(ahi[i], bhi[j]) - np.maximum(alo[i], blo[j]) + 1
+    ok = np.all(ov > 0, axis=1)
+    return i[ok].astype(IDX), j[ok].astype(IDX), np.prod(ov[ok], axis=1).astype(IDX)
+
+
+def _coarse_overlaps(b: Boxes):
+    """Pairs (coarse box, fine box) on consecutive levels whose regions overlap, with the fine box's
+    boundary cell faces that lie over the coarse box (at least 1: the overlap alone already means
+    restriction / prolongation traffic)."""
     r = b.ratio
-    kids = np.nonzero(b.parent >= 0)[0]
-    p = b.parent[kids]
-    plo, phi = b.lo[p] * r, (b.hi[p] + 1) * r - 1  # parent's region in the child's index space
-    lo, hi = b.lo[kids], b.hi[kids]
-    ext = hi - lo + 1
-    d = lo.shape[1]
-    faces = np.zeros(kids.size, IDX)
-    for k in range(d):
-        side = np.prod(np.delete(ext, k, axis=1), axis=1)
-        faces += side * (lo[:, k] > plo[:, k])  # the low face has parent cells beyond it
-        faces += side * (hi[:, k] < phi[:, k])
-    return np.maximum(faces, 1)
+    U, V, Wt = [], [], []
+    levels = np.unique(b.level)
+    for lev in levels[1:]:
+        fine = np.nonzero(b.level == lev)[0]
+        coarse = np.nonzero(b.level == lev - 1)[0]
+        if not fine.size or not coarse.size:
+            continue
+        flo, fhi = b.lo[fine], b.hi[fine]
+        clo, chi = b.lo[coarse] * r, (b.hi[coarse] + 1) * r - 1  # coarse regions in fine index space
+        fi, ci, _ = overlap_pairs(flo, fhi, clo, chi)
+        lo, hi = flo[fi], fhi[fi]
+        plo, phi = clo[ci], chi[ci]
+        span_all = np.clip(np.minimum(hi, phi) - np.maximum(lo, plo) + 1, 0, None)
+        faces = np.zeros(fi.size, IDX)
+        for k in range(lo.shape[1]):
+            # the fine box's low and high face cells that lie over the coarse box
+            span = np.prod(np.delete(span_all, k, axis=1), axis=1)
+            faces += span * ((lo[:, k] >= plo[:, k]) & (lo[:, k] <= phi[:, k]))
+            faces += span * ((hi[:, k] >= plo[:, k]) & (hi[:, k] <= phi[:, k]))
+        U.append(coarse[ci])
+        V.append(fine[fi])
+        Wt.append(np.maximum(faces, 1))
+    if not U:
+        return np.zeros(0, IDX), np.zeros(0, IDX), np.zeros(0, IDX)
+    return np.concatenate(U), np.concatenate(V), np.concatenate(Wt)
 
 
 def boxes_to_graph(b: Boxes) -> Graph:
-    """Boxes as vertices; same-level face neighbours and parent-child edges weighted by shared faces."""
+    """Boxes as vertices; same-level face neighbours and coarse-fine edges weighted by shared faces."""
     us, vs, ws = [], [], []
     for lev in np.unique(b.level):
         idx = np.nonzero(b.level == lev)[0]
@@ -225,14 +286,13 @@ def boxes_to_graph(b: Boxes) -> Graph:
         us.append(idx[i])
         vs.append(idx[j])
         ws.append(w)
-    kids = np.nonzero(b.parent >= 0)[0]
-    if kids.size:
-        us.append(b.parent[kids])
-        vs.append(kids)
-        ws.append(_parent_faces(b))
-    u = np.concatenate(us) if us else np.zeros(0, IDX)
-    v = np.concatenate(vs) if vs else np.zeros(0, IDX)
-    w = np.concatenate(ws) if ws else np.zeros(0, IDX)
+    u, v, w = _coarse_overlaps(b)
+    us.append(u)
+    vs.append(v)
+    ws.append(w)
+    u = np.concatenate(us)
+    v = np.concatenate(vs)
+    w = np.concatenate(ws)
     scale = float(b.ratio) ** b.level[:, None].astype(float)
     centre = (b.lo + b.hi + 1) / 2.0 / scale
     return Graph.from_edges(b.n, u, v, w, pwgt=b.work, rwgt=b.cells, coords=centre, name="boxes")

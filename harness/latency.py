@@ -82,6 +82,7 @@ def overlap(fraction: float) -> LatencyModel:
         return w + x - f * (w if w < x else x)
 
     model.__name__ = f"overlap_{f:g}"
+    model.fraction = f
     return model
 
 
@@ -124,8 +125,10 @@ def processor_costs(g: Graph, m: Machine, owner, home_before, home_during=None):
 
     ``home_during`` defaults to ``owner`` (data migrated eagerly to where it is computed).
     """
-    owner = np.asarray(owner)
-    home_during = owner if home_during is None else np.asarray(home_during)
+    # copies: harness.model.State freezes the int64 arrays it is given (setflags(write=False)) in place
+    owner = np.array(owner, dtype=np.int64)
+    home_before = np.array(home_before, dtype=np.int64)
+    home_during = owner if home_during is None else np.array(home_during, dtype=np.int64)
     run = vertex_costs(g, State(owner, home_during, m.P), m)  # Wgt and Comm during the level
     moved = vertex_costs(g, State(home_during, home_before, m.P), m)  # Remap: data moved home_before -> home_during
     P = m.P

@@ -1,0 +1,73 @@
+"""pluggy hook implementations: the ``minex`` algorithm, latency figures, the MinEX reports."""
+from __future__ import annotations
+
+from harness import Algorithm, hookimpl
+from harness import latency as lt
+from harness.plugins import Report
+
+from . import __version__
+from .minex import minex
+
+PARAMS = {
+    "throttle": 64.0,  # ThroTtle of §3.3 (inf allowed)
+    "latency": "none",  # latency model of §3.2: none, max, overlap:f, module:function
+    "coarse": 8,  # contract to at most coarse * P vertices (§3.5)
+    "sample": 1,  # active vertices drawn for each contraction's random set of pairs (§3.5)
+    "passes": 8,  # sweeps over the contracted graph's border vertices (§3.6)
+    "normalize": "total",  # loads in the ThroTtle gate: fractions of QwgtTot (total), of the mean, or raw
+    "impl": "auto",  # c, python or auto
+}
+
+
+@hookimpl
+def register_algorithms(register):
+    register(Algorithm(
+        "minex", family="diffusive multilevel", params=dict(PARAMS), accepts=("graph",), roles=("partition",),
+        description="MinEX (Das, Harvey, Biswas 2002): latency-tolerant diffusive multilevel partitioner "
+                    "minimizing MaxQwgt = max(Wgt + Comm + Remap) on a machine of clusters"))
+
+
+@hookimpl
+def partition(algorithm, ctx):
+    if algorithm != "minex":
+        return None
+    p = ctx.params
+    seed = int(ctx.rng("contract").integers(0, 2**63 - 1))
+    parts, stats = minex(ctx.graph, ctx.state.owner, ctx.state.home, ctx.machine, seed,
+                         throttle=float(p["throttle"]), latency=p["latency"], coarse=int(p["coarse"]),
+                         sample=int(p["sample"]), passes=int(p["passes"]), normalize=p["normalize"],
+                         impl=p["impl"])
+    ctx.record.update({
+        "minex_coarse_vertices": stats.coarse_vertices,
+        "minex_merges": stats.merges,
+        "minex_coarse_moves": stats.coarse_moves,
+        "minex_expand_moves": stats.expand_moves,
+        "minex_passes": stats.passes,
+        "minex_kernel_c": int(stats.impl == "c"),
+    })
+    return parts
+
+
+@hookimpl
+def metrics(ctx, before, after):
+    """MinEX §2.3 figures of the level under both latency extremes, for every algorithm (Tables 2-4 need
+    the ``none`` baseline's too): ``lt_none_*`` and ``lt_max_*`` with maxqwgt, minqwgt, qwgttot, loadimb.
+
+    A minex run with a latency model that is neither extreme also gets ``lt_model_*`` for its own model.
+    """
+    figs = lt.level_figures(ctx.graph, before, after, ctx.machine)
+    if ctx.algorithm == "minex" and str(ctx.params.get("latency", "none")) not in ("none", "max"):
+        own = lt.level_figures(ctx.graph, before, after, ctx.machine, models=(lt.get(ctx.params["latency"]),))
+        figs.update({"lt_model_" + k.split("_", 2)[2]: v for k, v in own.items()})
+    return figs
+
+
+@hookimpl
+def register_reports(register):
+    from . import reports
+
+    for name, (build, title, desc) in reports.REPORTS.items():
+        register(Report(name, build, title=title, description=desc))
+
+
+__all__ = ["PARAMS", "__version__"]

@@ -1,0 +1,134 @@
+"""MinEX §3.3 criteria, checked move by move against harness.latency / harness.metrics, and the C kernel
+against the Python reference."""
+import math
+
+import numpy as np
+import pytest
+
+from harness import Machine
+from harness import latency as lt
+from harness.builtin.mini import generate
+from harness.runner import initial_state
+from lbbench_minex import minex as mx
+
+
+@pytest.fixture(scope="module")
+def mini():
+    levels = generate(seed=0, points=900, levels=3)
+    return levels, initial_state(levels[0].data, 8, 0)
+
+
+def minvar(q):
+    return float(((q - q.min()) ** 2).sum())
+
+
+def replay(g, m, owner, home, trace, latency):
+    """Re-apply each traced move at the fine level; return (brute gain, brute ΔMinVar, QwgtTot0, record) per move."""
+    cur = np.array(owner, copy=True)
+    q0 = lt.qwgt(*lt.processor_costs(g, m, cur, home), latency)
+    out = []
+    tot0 = q0.sum()
+    for rec in trace:
+        assert np.all(cur[rec["members"]] == rec["p"])
+        before = lt.qwgt(*lt.processor_costs(g, m, cur, home), latency)
+        cur[rec["members"]] = rec["q"]
+        after = lt.qwgt(*lt.processor_costs(g, m, cur, home), latency)
+        out.append((after.sum() - before.sum(), minvar(after) - minvar(before), tot0, rec))
+    return out, cur
+
+
+@pytest.mark.parametrize("latency", ["none", "max"])
+@pytest.mark.parametrize("machine", ["uniform", "grid:2:3"])
+def test_each_move_lowers_minvar_and_respects_throttle(mini, latency, machine):
+    levels, start = mini
+    P = 8
+    m = Machine.parse(machine, P)
+    g = levels[1].data
+    home = start.owner.copy()
+    home[::11] = (home[::11] + 1) % P  # some data held elsewhere, so Remap matters
+    T = 4.0
+    trace = []
+    parts, stats = mx.minex(g, start.owner, home, m, seed=3, throttle=T, latency=latency, impl="python",
+                            trace=trace)
+    assert stats.coarse_moves + stats.expand_moves == len(trace) > 10
+    moves, final = replay(g, m, start.owner, home, trace, latency)
+    assert np.array_equal(final, parts)
+    for gain, dmv, tot0, rec in moves:
+        assert gain == pytest.approx(rec["gain"], abs=1e-6 * tot0)
+        assert dmv == pytest.approx(rec["dminvar"], rel=1e-9, abs=1e-6 * tot0)
+        assert dmv < 0, "an accepted move must lower MinVar"
+        assert -gain / dmv * tot0 < T * (1 + 1e-9), "ThroTtle gate -Gain/ΔMinVar < ThroTtle (loads / QwgtTot0)"
+
+
+def test_throttle_zero_never_raises_qwgttot(mini):
+    levels, start = mini
+    P = 8
+    m = Machine.parse("grid:2:3", P)
+    g = levels[2].data
+    trace = []
+    parts, _ = mx.minex(g, start.owner, start.owner, m, seed=1, throttle=0.0, impl="python", trace=trace)
+    moves, _ = replay(g, m, start.owner, start.owner, trace, "none")
+    assert moves, "with ThroTtle = 0 MinEX still takes moves that lower QwgtTot"
+    assert all(gain < 0 for gain, *_ in moves)
+    before = lt.qwgt(*lt.processor_costs(g, m, start.owner, start.owner), "none").sum()
+    after = lt.qwgt(*lt.processor_costs(g, m, parts, start.owner), "none").sum()
+    assert after < before
+
+
+def test_throttle_trend(mini):
+    """Table 1's trend: a larger ThroTtle admits more QwgtTot for a better balance (lower MaxQwgt)."""
+    levels, start = mini
+    m = Machine.parse("uniform", 8)
+    g = levels[1].data
+    res = {}
+    for T in (0.0, math.inf):
+        parts, _ = mx.minex(g, start.owner, start.owner, m, seed=0, throttle=T)
+        q = lt.qwgt(*lt.processor_costs(g, m, parts, start.owner), "none")
+        res[T] = (q.max(), q.sum())
+    assert res[math.inf][0] < res[0.0][0] and res[math.inf][1] > res[0.0][1]
+
+
+@pytest.mark.skipif(mx._kernel is None, reason="C kernel not built")
+@pytest.mark.parametrize("machine,latency,T", [("uniform", "none", 16.0), ("grid:4:3", "max", 64.0),
+                                               ("grid:3:10", "overlap:0.5", math.inf), ("grid:2:3", "none", 0.0)])
+def test_c_kernel_equals_python_reference(mini, machine, latency, T):
+    levels, _ = mini
+    P = 16
+    m = Machine.parse(machine, P)
+    start = initial_state(levels[0].data, P, 0)
+    g = levels[2].data
+    home = start.owner.copy()
+    home[::5] = (home[::5] + 3) % P
+    a, sa = mx.minex(g, start.owner, home, m, seed=99, throttle=T, latency=latency, impl="python")
+    b, sb = mx.minex(g, start.owner, home, m, seed=99, throttle=T, latency=latency, impl="c")
+    assert sa.impl == "python" and sb.impl == "c"
+    assert np.array_equal(a, b)
+    assert (sa.merges, sa.coarse_moves, sa.expand_moves, sa.passes) == \
+        (sb.merges, sb.coarse_moves, sb.expand_moves, sb.passes)
+
+
+def test_contraction_respects_processors_and_target(mini):
+    levels, start = mini
+    g = levels[0].data
+    from lbbench_minex.contract import contract
+    from lbbench_minex.mesh import Mesh
+    mesh = Mesh(g.xadj, g.adjncy, g.cwgt, g.pwgt, g.rwgt, start.owner, start.owner)
+    contract(mesh, 8 * 8, seed=5, sample=2)
+    assert mesh.nactive <= 64
+    for v, w in mesh.stack:  # only same-processor pairs are merged (§3.5)
+        assert mesh.owner[v] == mesh.owner[w]
+    fine = mesh.fine_owner()
+    assert np.array_equal(fine, start.owner)
+    assert sum(mesh.pwgt[v] for v in mesh.vmap) == int(g.pwgt.sum())
+
+
+def test_bad_parameters(mini):
+    levels, start = mini
+    m = Machine.uniform(8)
+    g = levels[0].data
+    for kw in ({"throttle": -1.0}, {"coarse": 0}, {"sample": 0}, {"normalize": "x"}, {"impl": "fortran"},
+               {"latency": "nonsense"}):
+        with pytest.raises(ValueError):
+            mx.minex(g, start.owner, start.owner, m, seed=0, **kw)
+    with pytest.raises(ValueError):
+        mx.minex(g, start.owner, start.owner, m, seed=0, latency="harness.latency:no_tolerance_x")

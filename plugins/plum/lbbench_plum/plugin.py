@@ -1,0 +1,209 @@
+"""lbbench hooks for PLUM (SBN paper §4; MinEX paper §1): ``plum``, ``plum-pmetis``, ``plum-dmetis``.
+
+One level (roles partition, remap, accept; the runner then migrates eagerly,
+as PLUM does):
+
+1. partition (§4.2): PMeTiS (global, from scratch) or DMeTiS (diffusive, from
+   the current partition) into F*P partitions, computed on the host rank and
+   broadcast;
+2. remap (§4.3): the similarity matrix S is gathered on the engine from every
+   vproc's row, the host maps partitions to processors (PLUM's heuristic or the
+   optimal assignment) and sends the mapping to every vproc;
+3. accept (§4.4): gain = (MaxQwgt before - MaxQwgt after) x iterations x
+   work_s against cost = gamma x MaxSR + O; rejected -> the old assignment stays;
+4. metrics hook: after the runner's real migration, the (MaxSR, migration
+   time) pair is stored in ``ctx.memory`` for the least-squares fit of gamma
+   and O at later levels.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness import Algorithm, hookimpl
+from harness.metrics import maxsr, qwgt, vertex_costs
+
+from . import costmodel, partitioners, reassign, similarity
+
+DEFAULTS = {
+    "partitioner": "pmetis",   # pmetis | dmetis
+    "remapper": "heuristic",   # heuristic | optimal
+    "F": 1,                    # partitions per processor (§4.3, Fig. 7 uses 2)
+    "iterations": 10,          # solver iterations until the next adaptation (accept rule)
+    "work_s": 1e-6,            # seconds per unit of QWgt per solver iteration
+    "gamma": -1.0,             # seconds per unit of MaxSR; < 0: least-squares fit
+    "overhead": -1.0,          # O in seconds; < 0: least-squares fit
+    "timing": "modelled",      # time fitted: engine's modelled migration time, or wall
+    "ufactor": 30,             # METIS load-imbalance tolerance (PMeTiS), thousandths
+    "emrat": 1.0,              # Scotch migration cost per unit rwgt relative to edge cut (DMeTiS)
+}
+FIXED = {"plum-pmetis": "pmetis", "plum-dmetis": "dmetis"}
+NAMES = ("plum", *FIXED)
+CHOICES = {"partitioner": ("pmetis", "dmetis"), "remapper": tuple(reassign.REMAPPERS),
+           "timing": ("modelled", "wall")}
+
+
+@hookimpl
+def register_algorithms(register):
+    roles = ("partition", "remap", "accept")
+    register(Algorithm("plum", family="global", params=dict(DEFAULTS), roles=roles,
+                       description="PLUM: repartition (PMeTiS or DMeTiS), similarity-matrix processor "
+                                   "reassignment, remap only when the gain exceeds gamma*MaxSR+O"))
+    short = {k: v for k, v in DEFAULTS.items() if k not in ("partitioner", "ufactor", "emrat")}
+    register(Algorithm("plum-pmetis", family="global", params={**short, "ufactor": DEFAULTS["ufactor"]}, roles=roles,
+                       description="PLUM with PMeTiS (METIS k-way from scratch), SBN paper Table 6"))
+    register(Algorithm("plum-dmetis", family="global", params={**short, "emrat": DEFAULTS["emrat"]}, roles=roles,
+                       description="PLUM with DMeTiS (diffusive repartitioning, Scotch with migration "
+                                   "cost), SBN paper Table 7"))
+
+
+def settings(algorithm: str, params: dict) -> dict:
+    """The algorithm's parameters, checked; ``partitioner`` fixed by the short names."""
+    p = {**DEFAULTS, **params}
+    p["partitioner"] = FIXED.get(algorithm, p["partitioner"])
+    for key, allowed in CHOICES.items():
+        if p[key] not in allowed:
+            raise ValueError(f"{algorithm}: {key}={p[key]!r} is not one of {', '.join(allowed)}")
+    if int(p["F"]) != p["F"] or p["F"] < 1:
+        raise ValueError(f"{algorithm}: F must be a positive integer, got {p['F']}")
+    if p["iterations"] < 0 or p["work_s"] < 0:
+        raise ValueError(f"{algorithm}: iterations and work_s must be >= 0")
+    if (p["gamma"] < 0) != (p["overhead"] < 0):
+        raise ValueError(f"{algorithm}: give both gamma and overhead (>= 0), or neither (fit them)")
+    if p["emrat"] < 0 or p["ufactor"] < 1:
+        raise ValueError(f"{algorithm}: emrat must be >= 0 and ufactor >= 1")
+    return p
+
+
+def current_labels(ctx, F: int) -> tuple[np.ndarray, np.ndarray]:
+    """The current distribution as F*P partition labels and their processors (``proc[labels] == owner``).
+
+    With F = 1 the owner itself. With F > 1 the previous level's partitions
+    (carried to this level's vertices through ``level.parent``) while they still
+    describe the owners; otherwise each processor's vertices are split, in
+    vertex order, into F consecutive pieces of about equal pwgt.
+    """
+    owner = np.asarray(ctx.state.owner, np.int64)
+    if F == 1:
+        return owner, np.arange(ctx.P)
+    labels, lproc = ctx.memory.get("plum_labels"), ctx.memory.get("plum_proc")
+    if labels is not None and ctx.level.parent is not None:
+        labels = labels[np.asarray(ctx.level.parent)]
+    if (labels is not None and labels.size == owner.size and lproc.size == F * ctx.P
+            and np.array_equal(lproc[labels], owner)):
+        return labels, lproc
+    g = ctx.graph
+    order = np.argsort(owner, kind="stable")
+    w = np.maximum(g.pwgt[order], 1).astype(float)
+    csum = np.cumsum(w)
+    starts = np.searchsorted(owner[order], np.arange(ctx.P + 1))
+    base = np.concatenate([[0.0], csum])[starts[:-1]]          # weight before each processor's block
+    tot = np.bincount(owner, weights=w, minlength=ctx.P)
+    o = owner[order]
+    frac = (csum - w - base[o]) / np.maximum(tot[o], 1e-300)  # weight fraction before the vertex
+    out = np.empty_like(owner)
+    out[order] = o * F + np.minimum((frac * F).astype(np.int64), F - 1)
+    return out, np.arange(F * ctx.P) // F
+
+
+def _seed(ctx) -> int:
+    return int(ctx.rng("partition").integers(2**31 - 1))
+
+
+@hookimpl
+def partition(algorithm, ctx):
+    if algorithm not in NAMES:
+        return None
+    p = settings(algorithm, ctx.params)
+    F, eng, g = int(p["F"]), ctx.engine, ctx.graph
+    nparts = F * ctx.P
+    labels, lproc = current_labels(ctx, F)
+    parts = None
+    if eng.is_root:
+        if p["partitioner"] == "pmetis":
+            parts = partitioners.pmetis(g, nparts, _seed(ctx), ufactor=int(p["ufactor"]))
+        else:
+            parts = partitioners.dmetis(g, labels, nparts, _seed(ctx), emrat=float(p["emrat"]))
+    parts = eng.bcast(parts, root=0)
+    ctx.memory["_plum_step"] = {"labels": labels, "labels_proc": lproc}
+    return parts
+
+
+@hookimpl
+def remap(algorithm, ctx, parts):
+    if algorithm not in NAMES:
+        return None
+    p = settings(algorithm, ctx.params)
+    F, eng = int(p["F"]), ctx.engine
+    parts = np.asarray(parts, np.int64)
+    S = similarity.gather_similarity(eng, ctx.state.home, parts, ctx.graph.rwgt, F * ctx.P)
+    proc = summary = None
+    if S is not None:
+        proc = reassign.REMAPPERS[p["remapper"]](S, F)
+        summary = {"plum_kept": reassign.kept(S, proc), "plum_kept_identity": reassign.kept(S, np.arange(S.shape[1]) // F),
+                   "plum_maxsr_similarity": reassign.maxsr_from_similarity(S, proc)}
+    proc = similarity.scatter_mapping(eng, proc)
+    ctx.record.update(eng.bcast(summary, root=similarity.HOST))
+    step = ctx.memory.setdefault("_plum_step", dict(zip(("labels", "labels_proc"), current_labels(ctx, F))))
+    step.update(parts=parts, proc=proc)
+    return proc
+
+
+def cost_model(ctx, p: dict) -> costmodel.CostModel:
+    if p["gamma"] >= 0:
+        return costmodel.CostModel(float(p["gamma"]), float(p["overhead"]), "given")
+    return costmodel.fit(ctx.memory.get("plum_pairs", []), ctx.machine)
+
+
+@hookimpl
+def accept(algorithm, ctx, proposed):
+    if algorithm not in NAMES:
+        return None
+    p = settings(algorithm, ctx.params)
+    g, m, before = ctx.graph, ctx.machine, ctx.state
+    after = proposed.migrated()
+    q_before = float(qwgt(vertex_costs(g, before, m), before.owner, ctx.P).max())
+    q_after = float(qwgt(vertex_costs(g, after, m), after.owner, ctx.P).max())
+    msr = maxsr(g, before, after, m)["maxsr"]
+    model = cost_model(ctx, p)
+    gain_s = costmodel.gain(q_before, q_after, int(p["iterations"]), float(p["work_s"]))
+    cost_s = model.cost(msr)
+    ok = costmodel.decide(gain_s, cost_s)
+    step = ctx.memory.pop("_plum_step", None) or {}
+    if int(p["F"]) == 1:  # the owners are the labels; nothing to remember
+        step = {}
+    if ok and "parts" in step:  # the labels that describe the distribution the next level starts from
+        ctx.memory["plum_labels"], ctx.memory["plum_proc"] = step["parts"], step["proc"]
+    elif "labels" in step:
+        ctx.memory["plum_labels"], ctx.memory["plum_proc"] = step["labels"], step["labels_proc"]
+    ctx.record.update({
+        "plum_accepted": bool(ok), "plum_gain_s": gain_s, "plum_cost_s": cost_s,
+        "plum_gamma": model.gamma, "plum_overhead_s": model.overhead, "plum_model": model.source,
+        "plum_maxsr_proposed": msr, "plum_maxqwgt_before": q_before, "plum_maxqwgt_proposed": q_after,
+    })
+    ctx.memory["_plum_timing"] = p["timing"]
+    return ok
+
+
+@hookimpl
+def metrics(ctx, before, after):
+    """After the runner's real migration: store the (MaxSR, time) pair PLUM's cost model is fitted to."""
+    if "plum_accepted" not in ctx.record:
+        return {}
+    timing = ctx.memory.pop("_plum_timing", "modelled")
+    if not ctx.record["plum_accepted"]:
+        return {}
+    msr = maxsr(ctx.graph, before, after, ctx.machine)["maxsr"]
+    if timing == "wall":
+        secs = float(ctx.engine.rank_max(ctx.timer.seconds.get("migration", 0.0)))
+    else:
+        secs = float(ctx.engine.totals()["migration"]["modelled_s"])
+    if msr > 0:
+        ctx.memory.setdefault("plum_pairs", []).append((msr, secs))
+    return {"plum_migration_s": secs}
+
+
+@hookimpl
+def register_reports(register):
+    from .reports import register as add_reports
+
+    add_reports(register)

@@ -1,0 +1,1 @@
+"""SBN dynamic load balancer (Das, Harvey & Biswas) as an lbbench plugin."""

@@ -1,0 +1,114 @@
+"""lbbench hooks for ``sbn``: the SBN pre-partitioner (role ``partition``) and balancer (role ``balance``).
+
+``sbn[prepartition=true]`` runs the §3.7 pre-partitioner before each level
+(SBN paper Table 4); ``sbn`` (default ``prepartition=false``) starts from the
+carried assignment (Table 5). In a composition ``metis/sbn`` the mapper's
+partition is the starting point and only the balancer is SBN's.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from harness import Algorithm, State, hookimpl
+from harness.metrics import cut_pct, vertex_costs
+
+from .balancer import LevelRun, Params
+from .prepartition import prepartition
+from .topology import Trees
+
+DEFAULTS = {
+    "prepartition": False,
+    "checks": 400,
+    "f": 60.0,
+    "const_s": 0.1,
+    "minth": "const",
+    "maxth": "exp",
+    "subset": 8,
+    "fetch_adjacent": True,
+    "carry_thresholds": True,
+    "itnum": 4,
+    "kl_threshold": 1.75,
+}
+
+TIMERS = ("balance", "migration", "selection", "processing")
+
+
+@lru_cache(maxsize=8)
+def trees(P: int) -> Trees:
+    return Trees(P)
+
+
+def _params(ctx) -> Params:
+    p = ctx.params
+    return Params(checks=int(p["checks"]), f=float(p["f"]), const_s=float(p["const_s"]), minth=str(p["minth"]),
+                  maxth=str(p["maxth"]), subset=int(p["subset"]), fetch_adjacent=bool(p["fetch_adjacent"]))
+
+
+def projected_cut(g, owner, m) -> float:
+    """Cut% (harness.metrics.cut_pct) of an assignment once every vertex's data is on its owner."""
+    return cut_pct(g, vertex_costs(g, State.settled(np.asarray(owner), m.P), m))
+
+
+@hookimpl
+def register_algorithms(register):
+    register(Algorithm(
+        "sbn", family="dynamic", params=dict(DEFAULTS), accepts=("graph",), roles=("partition", "balance"),
+        description="SBN: symmetric-broadcast-network dynamic balancer with lazy redistribution "
+                    "(Das, Harvey, Biswas); prepartition=true adds the §3.7 QWgt pre-partitioner"))
+
+
+@hookimpl
+def partition(algorithm, ctx):
+    if algorithm != "sbn":
+        return None
+    if not ctx.params["prepartition"]:
+        return np.asarray(ctx.state.owner).copy()
+    itnum, klt = int(ctx.params["itnum"]), float(ctx.params["kl_threshold"])
+    if itnum < 1 or klt <= 0:
+        raise ValueError("sbn: itnum must be >= 1 and kl_threshold > 0")
+    owner, figs = prepartition(ctx.graph, ctx.state, ctx.machine, ctx.rng("prepartition"), itnum=itnum,
+                               kl_threshold=klt, subset=int(ctx.params["subset"]))
+    ctx.record.update(figs)
+    return owner
+
+
+@hookimpl
+def balance(algorithm, ctx, state):
+    if algorithm != "sbn":
+        return None
+    g, m = ctx.graph, ctx.machine
+    prm = _params(ctx)
+    ctx.record["pre_part_cut_pct"] = projected_cut(g, ctx.state.owner, m)
+    ctx.record["sbn_pre_exec_cut_pct"] = projected_cut(g, state.owner, m)
+    # the balancer runs "forever" (Fig. 4): thresholds carry over from the previous level
+    carried = ctx.memory.get("sbn_thresholds") if ctx.params["carry_thresholds"] else None
+    if carried is not None and len(carried) != m.P:
+        carried = None
+    run = LevelRun(g, m, ctx.engine, state, prm, lambda p: ctx.rng(f"vp{p}"), trees=trees(m.P),
+                   init_thresholds=carried)
+    after = run.run()
+    ctx.memory["sbn_thresholds"] = run.thresholds()
+    figs = run.figures()
+    ctx.record.update(figs)
+    tot = ctx.engine.totals()
+    span = max(figs["sbn_makespan_s"], 1e-12)
+    for kind in ("balance", "migration"):
+        ctx.record[f"sbn_{kind}_bw_pct"] = 100.0 * tot[kind]["bytes"] / (m.bandwidth * span)
+    nlocal = max(len(ctx.engine.local), 1)
+    for cat in TIMERS:
+        secs = ctx.engine.rank_max(run.timer.seconds.get(cat, 0.0))
+        ctx.record[f"time_sbn_{cat}_s"] = secs
+        # Table 9: wall seconds per processor as a share of the level's modelled execution time
+        per_proc = ctx.engine.rank_max(run.timer.seconds.get(cat, 0.0) / nlocal)
+        ctx.record[f"sbn_{cat}_overhead_pct"] = 100.0 * per_proc / span
+    return after
+
+
+@hookimpl
+def register_reports(register):
+    from .reports import REPORTS
+
+    for rep in REPORTS:
+        register(rep)

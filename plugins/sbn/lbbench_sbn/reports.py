@@ -1,0 +1,169 @@
+"""The SBN paper's tables as lbbench reports (with the paper's values beside ours).
+
+* ``sbn-table2``, ``sbn-table3``: the §3.6 example (workload ``sbn-example``):
+  QWgt per processor, ΔCut of P3's vertices towards P1, and the balancing
+  operation our balancer runs on it.
+* ``sbn-table4`` / ``sbn-table5``: SBN with / without the pre-partitioner, one
+  table per P, shaped like the paper's (Adaptation Level rows + Average).
+  LoadImb is max / WSysLL of the QWgt each processor actually processed
+  (Wgt + Comm + Remap at processing time, §3.1), the figure the SBN balancer
+  balances; the harness's settled ``loadimb`` stays in the results.
+* ``sbn-table8``: bytes of balancing and migration messages over all levels and
+  their share of the Machine's bandwidth over the modelled execution time.
+* ``sbn-table9``: wall time per processor spent in balancing, migration
+  (data requests, data, locate messages) and vertex selection (the priority
+  queue), as a percentage of the modelled execution time.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from harness import Engine, Machine, State, metrics, workloads
+from harness.plugins import Report
+from harness.reference import paper_values
+from harness.reports import Table, level_table, with_paper
+
+PS = [2, 4, 8, 16, 32]
+
+T4 = {"Pre-Part Cut%": "pre_part_cut_pct", "Pre-Exec Cut%": "sbn_pre_exec_cut_pct",
+      "Post-Exec Cut%": "post_exec_cut_pct", "MaxSR": "maxsr", "LoadImb": "sbn_processed_loadimb"}
+T5 = {"Pre-Exec Cut%": "pre_exec_cut_pct", "Post-Exec Cut%": "post_exec_cut_pct", "MaxSR": "maxsr",
+      "LoadImb": "sbn_processed_loadimb"}
+
+
+def _paper(table: str, P=None) -> pd.DataFrame:
+    df = paper_values("sbn", table)
+    if P is not None:
+        df = df[df["P"].astype(float) == P]
+    return df
+
+
+def _example():
+    _, _, levels = workloads.load("sbn-example", {}, 0)
+    lv = levels[0]
+    g = lv.data
+    P = int(lv.meta["P"])
+    state = State(np.asarray(lv.meta["owner"]), np.asarray(lv.meta["home"]), P)
+    return g, state, Machine.uniform(P), lv.meta
+
+
+def example_balance(trace: bool = False):
+    """Run the SBN balancer on the §3.6 example with MinTh = Const = 10 and no processing.
+
+    Returns (state after, the LevelRun). Processor 1 (QWgt 3 < MinTh) starts a
+    balancing operation; the balance message goes 1 -> 3 -> {0, 2} (T_1 of SBN(2)).
+    """
+    from .balancer import LevelRun, Params
+    from . import thresholds as th
+
+    g, state, m, meta = _example()
+    minth = float(meta["minth"])
+    run = LevelRun(g, m, Engine(m.P, m, comm=None), state, Params(subset=16),
+                   lambda p: np.random.default_rng([0, p]), process=False,
+                   init_thresholds=th.Thresholds(None, minth, float("inf")), const=minth, trace=trace)
+    return run.run(), run
+
+
+def table2(opts) -> list[Table]:
+    g, s, m, _ = _example()
+    c = metrics.vertex_costs(g, s, m)
+    rows = []
+    for p in range(m.P):
+        on = s.owner == p
+        rows.append({"p": f"P{p}", "Wgt": c.wgt[on].sum(), "Comm": c.comm[on].sum(), "Remap": c.remap[on].sum(),
+                     "QWgt": c.total[on].sum()})
+    q = metrics.qwgt(c, s.owner, m.P)
+    rows.append({"p": "WSysLL", "Wgt": np.nan, "Comm": np.nan, "Remap": np.nan, "QWgt": float(metrics.wsysll(q))})
+    ours = pd.DataFrame(rows)
+    return [Table("SBN Table 2: weighted queue length of each processor (§3.6 example)",
+                  with_paper(ours, _paper("2"), key="p"),
+                  "harness.metrics on the sbn-example workload (Fig. 5 reconstructed from Tables 1-3).")]
+
+
+def table3(opts) -> list[Table]:
+    g, s, m, _ = _example()
+    v = np.flatnonzero(s.owner == 3)
+    on1 = metrics.costs_if_on(g, s, m, v, 1)
+    on3 = metrics.costs_if_on(g, s, m, v, 3)
+    ours = pd.DataFrame({"v": [str(x + 1) for x in v], "Remap P1": on1.remap, "Remap P3": on3.remap,
+                         "Comm P1": on1.comm, "Comm P3": on3.comm,
+                         "ΔCut": metrics.delta_cut(on3, on1, normalize=False)})
+    after, run = example_balance()
+    c = metrics.vertex_costs(g, after, m)
+    q = metrics.qwgt(c, after.owner, m.P)
+    moved = [int(x) + 1 for x in np.flatnonzero(after.owner != s.owner)]
+    note = (f"SBN balancer on the example (MinTh = 10): P1 starts a balancing operation (T_1: 1 -> 3 -> 0, 2); "
+            f"vertices moved: {moved} (paper: [7]); QWgt = {q.astype(int).tolist()} "
+            f"(paper: QWgt(P3) = 23, QWgt(P1) = 18); WSysLL = {metrics.wsysll(q)} (paper: 22). "
+            f"ΔCut shown without the Wgt normalization, as the paper's table.")
+    return [Table("SBN Table 3: differential edge cut of P3's vertices if migrated to P1",
+                  with_paper(ours, _paper("3"), key="v"), note)]
+
+
+def _levels(opts, method: str, table: str, columns: dict, title: str) -> list[Table]:
+    out = []
+    for P in opts.P or PS:
+        df = opts.compare(method, P=P)
+        ours = level_table(df, columns)
+        out.append(Table(f"SBN Table {table}: {title}, P = {P} ({method} on {opts.workload})",
+                         with_paper(ours, _paper(table, P))))
+    return out
+
+
+def table4(opts) -> list[Table]:
+    return _levels(opts, "sbn[prepartition=true]", "4", T4, "SBN load balancer with pre-partitioning")
+
+
+def table5(opts) -> list[Table]:
+    return _levels(opts, "sbn", "5", T5, "SBN load balancer without pre-partitioning")
+
+
+def _per_P(opts, build) -> pd.DataFrame:
+    rows = []
+    for P in opts.P or PS:
+        df = opts.compare("sbn", P=P)
+        ok = df[df["status"] == "ok"]
+        rows.append({"P": str(P), **build(ok, Machine.parse(opts.machine, P))})
+    return pd.DataFrame(rows)
+
+
+def table8(opts) -> list[Table]:
+    def build(ok, m):
+        span = ok["sbn_makespan_s"].sum()
+        bb, mb = float(ok["balance_bytes"].sum()), float(ok["migration_bytes"].sum())
+        return {"Balancing Messages (bytes)": bb, "Balancing Bandwidth (%)": 100 * bb / (m.bandwidth * span),
+                "Migration Messages (bytes)": mb, "Migration Bandwidth (%)": 100 * mb / (m.bandwidth * span)}
+
+    ours = _per_P(opts, build)
+    return [Table("SBN Table 8: communication overhead of the SBN load balancer",
+                  with_paper(ours, _paper("8"), key="P"),
+                  "Bytes over all levels (engine counts); bandwidth % = bytes / (Machine bandwidth x modelled "
+                  "execution time of all levels).")]
+
+
+def table9(opts) -> list[Table]:
+    def build(ok, m):
+        span = ok["sbn_makespan_s"]
+        out = {}
+        for title, cat in (("Balancing Activity", "balance"), ("Migration Activity", "migration"),
+                           ("Vertex Selection", "selection")):
+            per_proc = ok[f"sbn_{cat}_overhead_pct"] * span / 100
+            out[title] = 100 * per_proc.sum() / span.sum()
+        return out
+
+    ours = _per_P(opts, build)
+    return [Table("SBN Table 9: percentage overhead of the SBN load balancer",
+                  with_paper(ours, _paper("9"), key="P"),
+                  "Wall seconds per processor in each activity (real timers) as a percentage of the modelled "
+                  "execution time; the processing itself is simulated.")]
+
+
+REPORTS = [
+    Report("sbn-table2", table2, "SBN Table 2", "QWgt per processor in the §3.6 example"),
+    Report("sbn-table3", table3, "SBN Table 3", "ΔCut of P3's vertices towards P1 and the example balancing"),
+    Report("sbn-table4", table4, "SBN Table 4", "SBN with pre-partitioning per level, P = 2..32"),
+    Report("sbn-table5", table5, "SBN Table 5", "SBN without pre-partitioning per level, P = 2..32"),
+    Report("sbn-table8", table8, "SBN Table 8", "bytes of balancing and migration messages, bandwidth share"),
+    Report("sbn-table9", table9, "SBN Table 9", "time overhead of balancing, migration and vertex selection"),
+]

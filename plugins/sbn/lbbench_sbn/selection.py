@@ -1,0 +1,141 @@
+"""Vertex selection for migration (SBN paper §3.4).
+
+Processor p that has to hand load to q picks a random subset of the vertices
+queued locally, computes the differential edge cut ΔCut of each (normalized by
+Wgt when positive; :func:`harness.metrics.delta_cut`) and takes MinV, the one
+with the smallest ΔCut. It then searches breadth-first over the vertices
+adjacent to MinV that are still queued at p, adding them until enough load has
+been found or no adjacent queued vertex remains; if more load is still needed
+a new random subset is drawn and the procedure repeats.
+
+The random subset is drawn from the queued vertices adjacent to data held by q
+when there are any (``near_q``, our reading: the paper draws from all queued
+vertices, but a subset of |R| = 8 out of thousands almost never contains one of
+the vertices with the negative ΔCut that §3.4 wants to favour, and every
+transfer then lands as an island inside q's neighbour's region), otherwise
+from all of them.
+
+The search is vectorized by BFS layer: a layer is every still-available
+neighbour of the previous layer, in vertex order; the prefix of the layer that
+fits is taken. A vertex is only added while (i) q has not yet received
+``amount`` (priced on q: Wgt + Comm_q + Remap_q), (ii) p has not yet shed
+``cap_p`` (priced on p) and (iii) q would not end heavier than p (the move
+never worsens the pair's balance, §4.5).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.metrics import Costs, costs_if_on, delta_cut
+
+
+def _neighbours(g, verts: np.ndarray) -> np.ndarray:
+    if verts.size == 0:
+        return verts
+    starts, ends = g.xadj[verts], g.xadj[verts + 1]
+    deg = ends - starts
+    idx = np.repeat(starts - np.cumsum(deg) + deg, deg) + np.arange(deg.sum())
+    return g.adjncy[idx]
+
+
+def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, q: int, amount: float,
+           load_p: float, base_q: float, rng: np.random.Generator, subset: int = 8, max_rounds: int = 64,
+           cap_p: float = np.inf, near_q: bool = True):
+    """Choose vertices of ``queue`` (those with ``avail``) to move from p to q.
+
+    ``cost`` holds Wgt/Comm/Remap on p for every vertex (indexed by vertex);
+    ``view`` is the State whose ``home`` is p's view of data locations.
+    ``load_p`` is QWgt(p) now, ``base_q`` what q is believed to hold.
+    Returns (vertices in selection order, their total cost on p, their total cost on q).
+    ``avail`` is updated in place (selected vertices become unavailable).
+    """
+    chosen: list[np.ndarray] = []
+    sent_p = sent_q = 0.0
+    total_p = cost.total
+    for _ in range(max_rounds):
+        if sent_q >= amount or sent_p >= cap_p:
+            break
+        pool = queue[avail[queue]]
+        if pool.size == 0:
+            break
+        if near_q:
+            # prefer vertices next to data held by q (our reading of §3.4, see module doc)
+            deg = np.diff(g.xadj)[pool]
+            touch = np.zeros(pool.size, bool)
+            hit = view.home[_neighbours(g, pool)] == q
+            np.logical_or.at(touch, np.repeat(np.arange(pool.size), deg), hit)
+            if touch.any():
+                pool = pool[touch]
+        R = pool if pool.size <= subset else rng.choice(pool, size=subset, replace=False)
+        on_q = costs_if_on(g, view, machine, R, q)
+        on_p = Costs(cost.wgt[R], cost.comm[R], cost.remap[R])
+        dc = delta_cut(on_p, on_q)
+        i = int(np.argmin(dc))
+        layer = R[i:i + 1]
+        cq = on_q.total[i:i + 1]
+        while layer.size:
+            cp = total_p[layer]
+            before_p = sent_p + np.concatenate(([0.0], np.cumsum(cp)[:-1]))
+            after_p = sent_p + np.cumsum(cp)
+            after_q = sent_q + np.cumsum(cq)
+            before_q = after_q - cq
+            ok = (before_q < amount) & (before_p < cap_p) & (base_q + after_q <= load_p - after_p)
+            k = int(np.argmin(ok)) if not ok.all() else ok.size
+            if k:
+                take = layer[:k]
+                avail[take] = False
+                chosen.append(take)
+                sent_p = float(after_p[k - 1])
+                sent_q = float(after_q[k - 1])
+            if k < layer.size:
+                # enough load found, or q would become heavier than p: stop
+                return _finish(chosen, sent_p, sent_q)
+            nb = np.unique(_neighbours(g, take))
+            layer = nb[avail[nb]]
+            if layer.size:
+                cq = costs_if_on(g, view, machine, layer, q).total
+        # the search ran out of adjacent queued vertices: draw a new subset
+    return _finish(chosen, sent_p, sent_q)
+
+
+def _finish(chosen, sent_p, sent_q):
+    verts = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
+    return verts, sent_p, sent_q
+
+
+def carve(g, ids: np.ndarray, cost: np.ndarray, amount: float) -> tuple[np.ndarray, np.ndarray]:
+    """Split ``ids`` into a connected-as-possible piece of about ``amount`` load and the rest.
+
+    Breadth-first region growing inside the set, from its first vertex (and from the
+    next remaining one whenever a component is used up); a vertex is taken while the
+    load taken before it is below ``amount``. Used to split the jobs of a distribution
+    message among a node and its successors without scattering them.
+    """
+    if amount <= 0 or ids.size == 0:
+        return ids[:0], ids
+    member = np.zeros(g.n, bool)
+    member[ids] = True
+    price = np.zeros(g.n)
+    price[ids] = cost
+    taken: list[np.ndarray] = []
+    got = 0.0
+    rest_order = ids
+    while got < amount:
+        rest_order = rest_order[member[rest_order]]
+        if rest_order.size == 0:
+            break
+        layer = rest_order[:1]
+        while layer.size and got < amount:
+            c = price[layer]
+            before = got + np.cumsum(c) - c
+            k = int(np.searchsorted(before, amount, side="left"))
+            take = layer[:k]
+            member[take] = False
+            taken.append(take)
+            got += float(c[:k].sum())
+            if k < layer.size:
+                break
+            nb = np.unique(_neighbours(g, take))
+            layer = nb[member[nb]]
+    out = np.concatenate(taken) if taken else ids[:0]
+    return out, ids[member[ids]]

@@ -1,0 +1,160 @@
+"""Symmetric broadcast networks (SBN paper §2).
+
+``network(d)`` builds SBN(d) by the recursive construction of Definition 1:
+(d + 1) stages of P = 2**d nodes; SBN(d) is two SBN(d - 1)s (nodes 0..P/2-1 and
+P/2..P-1) moved to stages 1..d, plus a new stage 0 in which node i is joined to
+node j = (i + P/2) mod P of stage 1, and node j of stage 1 is joined to the
+stage-2 node that was the stage-0 successor of node i in its SBN(d - 1).
+
+``tree(d, x)`` is the broadcast tree T_x: everything reachable from node x of
+stage 0. Lemma 1 says T_x = T_0 XOR x; Lemma 2 gives predecessor and
+successors in T_0 arithmetically; Lemma 3 gives the same tree shape in the
+one-dimensional array (heap) numbering of a full binary tree.
+
+Lemma 2 as printed reads ``Predecessor = (n - 2**(d-s)) OR 2**(d-s-1)``; that
+exponent is negative at s = d and does not match the construction. The
+construction gives ``(n - 2**(d-s)) OR 2**(d-s+1)`` for s >= 2 and 0 for
+s = 1 (:func:`lemma2_pred`); the successors are as printed.
+
+P not a power of two (the paper's future work, §6): we use SBN(ceil(log2 P))
+and skip the absent nodes x >= P. In the tree T_x (x < P, so the root is
+present) every absent node is removed and its successors are attached to its
+nearest present ancestor (:class:`Trees`). Every present node is then reached
+exactly once, and a message never waits on a node that does not exist.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+
+def dimension(P: int) -> int:
+    """d = ceil(log2 P): the SBN that hosts P processors."""
+    if P < 1:
+        raise ValueError(f"P must be >= 1, got {P}")
+    return int(math.ceil(math.log2(P))) if P > 1 else 0
+
+
+@lru_cache(maxsize=None)
+def network(d: int) -> tuple:
+    """SBN(d) by Definition 1: a tuple over stages s = 0..d-1 of dicts node -> tuple of stage-(s+1) successors."""
+    if d < 0:
+        raise ValueError("d must be >= 0")
+    if d == 0:
+        return ()
+    half = 1 << (d - 1)
+    P = 2 * half
+    sub = network(d - 1)
+    stages = [dict() for _ in range(d)]
+    for off in (0, half):  # the two copies, shifted one stage right
+        for s, succ in enumerate(sub):
+            for n, nxt in succ.items():
+                stages[s + 1].setdefault(n + off, []).extend(m + off for m in nxt)
+    for i in range(P):
+        j = (i + half) % P
+        stages[0][i] = [j]
+        if d >= 2:  # j (stage 1) adopts the old stage-0 successor of i (stage 2)
+            stages[1].setdefault(j, []).extend(m + (i // half) * half for m in sub[0][i % half])
+    return tuple({n: tuple(sorted(v)) for n, v in st.items()} for st in stages)
+
+
+def tree(d: int, x: int) -> list[list[tuple[int, int]]]:
+    """T_x of SBN(d) as a list of stages, each a list of (node, predecessor) (root: predecessor -1)."""
+    net = network(d)
+    P = 1 << d
+    if not 0 <= x < P:
+        raise ValueError(f"root {x} outside SBN({d})")
+    levels = [[(x, -1)]]
+    for s in range(d):
+        levels.append([(m, n) for n, _ in levels[-1] for m in net[s].get(n, ())])
+    return levels
+
+
+def lemma2_pred(d: int, s: int, n: int) -> int:
+    """Predecessor of node n at stage s >= 1 of T_0 (Lemma 2, exponent corrected, see module doc)."""
+    if s == 1:
+        return 0
+    return (n - (1 << (d - s))) | (1 << (d - s + 1))
+
+
+def lemma2_succ(d: int, s: int, n: int) -> tuple[int, ...]:
+    """Successors of node n at stage s of T_0 (Lemma 2)."""
+    if s >= d:
+        return ()
+    step = 1 << (d - s - 1)
+    return (n + step,) if s == 0 else (n + step, n - step)
+
+
+def lemma3_pred(s: int, h: int) -> int:
+    """Lemma 3 (array numbering): predecessor floor(h / 2) for s > 0."""
+    return h // 2
+
+
+def lemma3_succ(d: int, s: int, h: int) -> tuple[int, ...]:
+    """Lemma 3: successor 1 of the root, 2h and 2h + 1 for 1 <= s < d."""
+    if s >= d:
+        return ()
+    if s == 0:
+        return (1,)
+    return (2 * h, 2 * h + 1)
+
+
+def lemma3_to_lemma2(d: int) -> np.ndarray:
+    """The relabelling phi: array index h -> node of T_0, following successor 1 / successor 2 in both lemmas."""
+    P = 1 << d
+    phi = np.full(P, -1, np.int64)
+    phi[0] = 0
+    frontier = [(0, 0)]  # (h, stage)
+    while frontier:
+        nxt = []
+        for h, s in frontier:
+            for hc, nc in zip(lemma3_succ(d, s, h), lemma2_succ(d, s, int(phi[h]))):
+                phi[hc] = nc
+                nxt.append((hc, s + 1))
+        frontier = nxt
+    return phi
+
+
+class Trees:
+    """The broadcast trees of P processors (P any positive integer), precomputed.
+
+    ``pred[x, n]``: n's predecessor in T_x (-1 at the root); ``children(x, n)``:
+    its successors; ``stage[x, n]``: its depth. For P not a power of two the
+    absent nodes of SBN(ceil log2 P) are skipped (module doc).
+    """
+
+    def __init__(self, P: int):
+        self.P = P
+        self.d = d = dimension(P)
+        self.pred = np.full((P, P), -1, np.int64)
+        self.stage = np.zeros((P, P), np.int64)
+        self._children: list[dict] = []
+        for x in range(P):
+            parent_of: dict[int, int] = {}
+            depth: dict[int, int] = {x: 0}
+            for s, level in enumerate(tree(d, x)):
+                for n, p in level:
+                    if p < 0:
+                        continue
+                    # nearest present ancestor
+                    q = p
+                    while q >= P:
+                        q = parent_of[q]
+                    parent_of[n] = q
+                    if n < P:
+                        depth[n] = depth[q] + 1
+            kids: dict[int, list] = {n: [] for n in range(P)}
+            for n in range(P):
+                if n != x:
+                    self.pred[x, n] = parent_of[n]
+                    self.stage[x, n] = depth[n]
+                    kids[parent_of[n]].append(n)
+            self._children.append({n: tuple(v) for n, v in kids.items()})
+
+    def children(self, x: int, n: int) -> tuple:
+        return self._children[x][n]
+
+    def subtree_size(self, x: int, n: int) -> int:
+        return 1 + sum(self.subtree_size(x, c) for c in self._children[x][n])

@@ -1,0 +1,406 @@
+"""``shock``: the simulated shock-wave workload of the SBN and MinEX papers (the default workload).
+
+SBN paper §5.1 / MinEX paper §2.1: an initial tetrahedral mesh of 50,000
+elements is processed through nine adaptations by moving a cylindrical volume
+left to right across the domain at constant velocity; elements inside it are
+refined, previously refined elements are coarsened in its wake; the mesh grows
+from 50,000 to 1,833,730 elements. The load-balancing graph is the dual of the
+initial mesh at every level (PLUM, SBN paper §4.1; MinEX §2.2) with
+pwgt = leaf elements, rwgt = all elements of the vertex's refinement tree and
+cwgt = leaf faces across the shared face.
+
+How it is made (every choice the papers leave open is documented in
+workloads/README.md):
+
+* Mesh (:func:`initial_mesh`): a jittered lattice in the box [0,2]x[0,1]x[0,1]
+  (points moved by up to 0.3 lattice spacings, boundary points only within their
+  face or edge, so the domain stays the box), tetrahedralized by
+  scipy.spatial.Delaunay. About 50,000 x ``scale`` tetrahedra.
+* Refinement (:func:`depth_history`): a pointwise refinement-depth field. At
+  adaptation t the cylinder (axis parallel to z through y = 0.5, radius
+  ``radius``) is centred at x = ``start`` + (t - 1) * ``speed``. Each adaptation
+  refines once more (1:8) inside the cylinder, up to ``max_depth``, and coarsens
+  one level (undoes the last 1:8 split) outside it: D_t = min(D_{t-1} + 1, max)
+  inside, max(D_{t-1} - 1, 0) outside.
+* Trees (:func:`tree_counts`): every original tetrahedron carries the 1:8 tree
+  of Bey's red refinement; a tree node of depth k is split iff the depth field
+  exceeds k somewhere in it (sampled at the centroids of its depth-``max_depth``
+  descendants). With R split nodes: pwgt = 1 + 7R, rwgt = 1 + 8R.
+* Faces (:func:`face_counts`): the shared face of two original tetrahedra carries
+  the union of the two trees' red triangle refinements (a sub-triangle is split
+  if the tree on either side splits the sub-tetrahedron it bounds; the union is
+  what a conforming closure must resolve); cwgt = 1 + 3 * (split face nodes).
+* Closure (``closure=True``, :func:`closure`): 3D_TAG's rules as PLUM uses
+  them (MinEX §2.2: "two, four, or eight subelements"), applied to the original
+  elements: every edge of a split element is bisected; an unsplit element with
+  one bisected edge is split 1:2 (pwgt 2, rwgt 3), with two or three on one face
+  1:4 (pwgt 4, rwgt 5), otherwise upgraded to 1:8; repeated to a fixpoint. A
+  face between two unsplit elements carries 1 + (its bisected edges) leaf
+  faces. Transitions inside a refined element's tree are not closed (their
+  hanging nodes are counted in cwgt through the union of the face trees).
+
+Level t (t = 1..9) is the mesh after the t-th adaptation; the initial mesh
+(sum pwgt = number of elements, about 50,000) is the state before level 1 and
+is recorded in each level's ``meta["initial_elements"]``; ``initial=True``
+prepends it as level 0.
+"""
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+
+import numpy as np
+from scipy.spatial import Delaunay
+
+from harness import Graph, Level, Workload
+from harness.mesh import dual_edges
+
+BOX = np.array([2.0, 1.0, 1.0])
+ELEMENTS = 50_000
+TETS_PER_CELL = 6.705  # Delaunay tetrahedra per lattice cell of the jittered lattice (measured)
+JITTER = 0.3
+AXIS_Y = 0.5
+PAPER_ELEMENTS = (50_000, 1_833_730)  # SBN paper §5.1, MinEX paper §2.1: initial and after nine levels
+VERSION = "4"
+
+DEFAULTS = {
+    "scale": 1.0,        # K-times larger mesh, same adaptation
+    "levels": 9,         # adaptation levels
+    "radius": 0.298,     # cylinder radius (calibrated: level 9 sum pwgt ~ 1,833,730)
+    "speed": 0.15,       # cylinder displacement per adaptation level
+    "start": 0.4,        # cylinder axis x at level 1
+    "max_depth": 3,      # deepest 1:8 refinement
+    "closure": True,     # 3D_TAG's 1:2 / 1:4 closure (and 1:8 upgrades) of the original elements
+    "initial": False,    # prepend the unadapted mesh as level 0
+}
+
+
+# ------------------------------------------------------------------ mesh
+
+def lattice_dims(elements: float) -> tuple[int, int, int]:
+    """Lattice cells (nx, ny, nz) of the box whose Delaunay mesh has about ``elements`` tetrahedra."""
+    cells = elements / TETS_PER_CELL
+    h = (BOX.prod() / cells) ** (1 / 3)
+    base = np.maximum(1, np.round(BOX / h)).astype(int)
+    best = None
+    for d in itertools.product((-1, 0, 1), repeat=3):
+        dims = np.maximum(1, base + d)
+        aspect = np.abs(np.log((BOX / dims) / h)).max()
+        err = abs(dims.prod() - cells) / cells
+        key = (err > 0.004, err + 0.01 * aspect)
+        if best is None or key < best[0]:
+            best = (key, tuple(int(x) for x in dims))
+    return best[1]
+
+
+def initial_mesh(scale: float = 1.0, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Points and tetrahedra of the initial mesh (jittered lattice + Delaunay)."""
+    nx, ny, nz = lattice_dims(ELEMENTS * scale)
+    n = np.array([nx, ny, nz])
+    idx = np.stack(np.meshgrid(*(np.arange(k + 1) for k in n), indexing="ij"), -1).reshape(-1, 3)
+    rng = np.random.default_rng([seed, 0x5C0C])
+    jit = rng.uniform(-JITTER, JITTER, idx.shape)
+    inner = (idx > 0) & (idx < n)  # boundary points move only within their face/edge
+    pts = (idx + np.where(inner, jit, 0.0)) / n * BOX
+    tets = Delaunay(pts).simplices.astype(np.int64)
+    # a canonical numbering independent of qhull's output order: vertices ascending per tet, tets sorted
+    tets.sort(axis=1)
+    tets = tets[np.lexsort(tets.T[::-1])]
+    return pts, tets
+
+
+# ------------------------------------------------------------------ red refinement tables
+
+# Bey's red refinement: children of tet (x0, x1, x2, x3) in terms of vertices and edge midpoints,
+# interior octahedron cut along the diagonal x02-x13.
+_CHILDREN = [
+    ("0", "01", "02", "03"), ("01", "1", "12", "13"), ("02", "12", "2", "23"), ("03", "13", "23", "3"),
+    ("01", "02", "03", "13"), ("01", "02", "12", "13"), ("02", "03", "13", "23"), ("02", "12", "13", "23"),
+]
+
+
+def _bary(label: str) -> np.ndarray:
+    v = np.zeros(4)
+    for ch in label:
+        v[int(ch)] += 1.0 / len(label)
+    return v
+
+
+CHILD = np.array([[_bary(l) for l in c] for c in _CHILDREN])  # (8, 4, 4): child vertex rows as bary of parent
+
+
+@lru_cache(maxsize=None)
+def tet_nodes(depth: int) -> np.ndarray:
+    """Vertex barycentrics (8**depth, 4, 4) of the tree nodes of one depth, index = child path in base 8."""
+    B = np.eye(4)[None]
+    for _ in range(depth):
+        B = np.einsum("cij,njk->ncik", CHILD, B).reshape(-1, 4, 4)
+    return B
+
+
+def _tri_children(T: np.ndarray) -> np.ndarray:
+    """Red refinement of triangles T (n, 3, 4) given by ordered vertex barycentrics: (n*4, 3, 4)."""
+    p0, p1, p2 = T[:, 0], T[:, 1], T[:, 2]
+    m01, m02, m12 = (p0 + p1) / 2, (p0 + p2) / 2, (p1 + p2) / 2
+    kids = np.stack([np.stack(k, 1) for k in ((p0, m01, m02), (m01, p1, m12), (m02, m12, p2), (m12, m02, m01))], 1)
+    return kids.reshape(-1, 3, 4)
+
+
+def _key(points: np.ndarray, depth: int) -> np.ndarray:
+    """Integer keys of barycentric centroids (exact: denominators divide 3 * 2**depth)."""
+    q = np.rint(points * 3 * 2 ** depth).astype(np.int64)
+    base = 3 * 2 ** depth + 1
+    return ((q[..., 0] * base + q[..., 1]) * base + q[..., 2]) * base + q[..., 3]
+
+
+@lru_cache(maxsize=None)
+def face_tables(depth: int) -> np.ndarray:
+    """FT[a, b, c, s]: the depth-``depth`` tree node owning sub-triangle s of the face (a, b, c).
+
+    The face of the root tet with local vertices a, b, c, listed in the order
+    that defines its canonical red refinement (p0, p1, p2) = (a, b, c); s is the
+    sub-triangle's path index in base 4. Entries for repeated vertices are -1.
+    """
+    nodes = tet_nodes(depth)  # (N, 4, 4)
+    N = nodes.shape[0]
+    owner = {}
+    for f in range(4):  # node faces: drop vertex f
+        face = np.delete(nodes, f, axis=1).mean(axis=1)  # centroids (N, 4)
+        for node, k in enumerate(_key(face, depth)):
+            owner.setdefault(int(k), []).append(node)
+    FT = np.full((4, 4, 4, 4 ** depth), -1, np.int64)
+    eye = np.eye(4)
+    for a, b, c in itertools.permutations(range(4), 3):
+        T = eye[[a, b, c]][None]
+        for _ in range(depth):
+            T = _tri_children(T)
+        keys = _key(T.mean(axis=1), depth)
+        for s, k in enumerate(keys):
+            cand = owner[int(k)]
+            # the owner lies on this side: exactly one node of this root has the sub-triangle as a face
+            if len(cand) != 1:
+                raise AssertionError("red refinement tables are inconsistent")
+            FT[a, b, c, s] = cand[0]
+    assert FT.max() < N
+    return FT
+
+
+@lru_cache(maxsize=None)
+def sample_weights(depth: int) -> np.ndarray:
+    """Barycentric centroids (8**depth, 4) of the depth-``depth`` descendants, in tree order."""
+    return tet_nodes(depth).mean(axis=1)
+
+
+# ------------------------------------------------------------------ refinement
+
+def depth_history(xy: np.ndarray, centres, radius: float, max_depth: int) -> np.ndarray:
+    """The refinement-depth field at points ``xy`` (..., 2) after each adaptation: (T, ...) int8.
+
+    D_t = min(D_{t-1} + 1, max_depth) inside the cylinder of adaptation t,
+    max(D_{t-1} - 1, 0) outside (D_0 = 0): one refinement or one coarsening
+    per adaptation, as a tag-refine-coarsen step does.
+    """
+    xy = np.asarray(xy, np.float32)
+    # inside the disc of adaptation t  <=>  |x - xc_t| < half-chord at the point's y
+    dy = xy[..., 1] - np.float32(AXIS_Y)
+    h2 = np.float32(radius) ** 2 - dy * dy
+    half = np.where(h2 > 0, np.sqrt(np.maximum(h2, 0)), np.float32(-1))
+    x = xy[..., 0]
+    D = np.zeros(x.shape, np.int8)
+    out = np.empty((len(centres),) + D.shape, np.int8)
+    top = np.int8(max_depth)
+    for t, xc in enumerate(centres):
+        step = (np.abs(x - np.float32(xc)) < half).view(np.int8) * np.int8(2) - np.int8(1)  # +1 in, -1 out
+        D += step
+        np.maximum(D, 0, out=D)
+        np.minimum(D, top, out=D)
+        out[t] = D
+    return out
+
+
+def split_bits(D: np.ndarray, max_depth: int) -> list[np.ndarray]:
+    """From the field at the descendants' samples (m, 8**max_depth): per depth k, split[k] (m, 8**k) bool.
+
+    A node of depth k is split iff the field exceeds k at one of its samples.
+    """
+    m = D.shape[0]
+    red = D.reshape(m, -1)
+    out = [None] * max_depth
+    for k in range(max_depth - 1, -1, -1):
+        for _ in range(3):  # field max over each depth-k node's 8 children, by halves
+            red = np.maximum(red[:, 0::2], red[:, 1::2])
+        out[k] = red > k
+    return out
+
+
+def active_elements(cent_xy, reach, centres, radius) -> np.ndarray:
+    """Elements that some cylinder position may touch (all others stay unrefined)."""
+    x0, x1 = min(centres), max(centres)
+    dx = np.maximum(0.0, np.maximum(x0 - cent_xy[:, 0], cent_xy[:, 0] - x1))
+    dist = np.hypot(dx, cent_xy[:, 1] - AXIS_Y)
+    return dist < radius + reach * 1.000001
+
+
+def generate(seed: int = 0, **params):
+    p = {**DEFAULTS, **params}
+    scale, L, R, D = float(p["scale"]), int(p["levels"]), float(p["radius"]), int(p["max_depth"])
+    if scale <= 0 or L < 1 or R <= 0 or not 1 <= D <= 4:
+        raise ValueError("shock: need scale > 0, levels >= 1, radius > 0 and 1 <= max_depth <= 4")
+    centres = [float(p["start"]) + t * float(p["speed"]) for t in range(L)]
+    pts, tets = initial_mesh(scale, seed)
+    return build_levels(pts, tets, centres, R, D, initial=bool(p["initial"]), closure=bool(p["closure"]),
+                        meta={"radius": R, "speed": float(p["speed"]), "max_depth": D, "scale": scale})
+
+
+def build_levels(pts, tets, centres, radius, max_depth, initial=False, meta=None, closure=True,
+                 chunk: int = 4096) -> list[Level]:
+    n = tets.shape[0]
+    P = pts[tets]  # (n, 4, 3)
+    cent = P.mean(axis=1)
+    reach = np.sqrt(((P[:, :, :2] - cent[:, None, :2]) ** 2).sum(-1)).max(axis=1)
+    act = np.nonzero(active_elements(cent[:, :2], reach, centres, radius))[0]
+    T = len(centres)
+    W = sample_weights(max_depth)  # (S, 4)
+    # split bits of active elements per level and depth
+    bits = [[np.zeros((act.size, 8 ** k), bool) for k in range(max_depth)] for _ in range(T)]
+    for s in range(0, act.size, chunk):
+        e = act[s:s + chunk]
+        Pe = P[e][:, :, :2].transpose(1, 0, 2).reshape(4, -1)  # (4, |e| * 2)
+        xy = (W @ Pe).reshape(W.shape[0], e.size, 2).transpose(1, 0, 2).astype(np.float32)
+        hist = depth_history(xy, centres, radius, max_depth)
+        for t in range(T):
+            for k, b in enumerate(split_bits(hist[t], max_depth)):
+                bits[t][k][s:s + e.size] = b
+    a, b = dual_edges(tets)
+    ctx = _face_context(tets, a, b, act, n)
+    cctx = _edge_context(tets, a, b) if closure else None
+    base_meta = dict(meta or {}, initial_elements=int(n), paper_elements=PAPER_ELEMENTS)
+    levels = []
+    if initial:
+        ones = np.ones(n, np.int64)
+        g = Graph.from_edges(n, a, b, np.ones(a.size, np.int64), pwgt=ones, rwgt=ones, coords=cent,
+                             name="shock-0")
+        levels.append(Level(0, g, meta=dict(base_meta, cylinder_x=None)))
+    for t in range(T):
+        pw, rw, cw = weights(bits[t], ctx, act, n, max_depth, cctx)
+        g = Graph.from_edges(n, a, b, cw, pwgt=pw, rwgt=rw, coords=cent, name=f"shock-{t + 1}")
+        levels.append(Level(t + 1, g, meta=dict(base_meta, cylinder_x=centres[t])))
+    return levels
+
+
+def _face_context(tets, a, b, act, n):
+    """Per dual edge: the local vertex order of the shared face on both sides, and active positions."""
+    pos = np.full(n, -1, np.int64)
+    pos[act] = np.arange(act.size)
+    sel = np.nonzero((pos[a] >= 0) | (pos[b] >= 0))[0]
+    A, B = tets[a[sel]], tets[b[sel]]
+    inA = (A[:, :, None] == B[:, None, :]).any(axis=2)  # (E, 4) A's vertices on the face
+    inB = (B[:, :, None] == A[:, None, :]).any(axis=2)
+
+    def order(V, on):
+        # local indices of the face's vertices, in ascending global id (the canonical p0, p1, p2)
+        g = np.where(on, V, np.iinfo(np.int64).max)
+        loc = np.argsort(g, axis=1, kind="stable")[:, :3]
+        return loc
+
+    return {"sel": sel, "pa": pos[a[sel]], "pb": pos[b[sel]], "la": order(A, inA), "lb": order(B, inB),
+            "a": a, "b": b}
+
+
+LOCAL_EDGES = np.array([(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)])
+FACE_EDGES = np.array([[e for e, (p, q) in enumerate(LOCAL_EDGES) if i not in (p, q)] for i in range(4)])
+
+
+def _edge_context(tets, a, b):
+    """Global edge ids per tetrahedron (n, 6) and, per dual edge, the global edges of the shared face (E, 3)."""
+    pairs = np.sort(tets[:, LOCAL_EDGES], axis=2).reshape(-1, 2)
+    _, inv = np.unique(pairs, axis=0, return_inverse=True)
+    etet = inv.reshape(-1, 6).astype(np.int64)
+    A, B = tets[a], tets[b]
+    alone = ~(A[:, :, None] == B[:, None, :]).any(axis=2)  # a's vertex opposite the shared face
+    ia = np.argmax(alone, axis=1)
+    return etet, np.take_along_axis(etet[a], FACE_EDGES[ia], axis=1), int(inv.max()) + 1
+
+
+def closure(split0: np.ndarray, etet: np.ndarray, nedges: int):
+    """3D_TAG's closure on the original elements (Biswas & Strawn; PLUM, SBN paper §4; MinEX §2.2).
+
+    Every edge of a split (1:8) element is bisected. An unsplit element with
+    one bisected edge is split 1:2; with two or three bisected edges on one face
+    1:4 (which bisects the face's third edge too); with any other pattern it is
+    upgraded to 1:8. Repeated until nothing changes (bisections only grow, so
+    it ends). Returns the final 1:8 flags, the closure kind per element (0, 2
+    or 4 children) and the bisected edges.
+    """
+    split = split0.copy()
+    forced = np.zeros(nedges, bool)  # third edges bisected by 1:4 closures
+    while True:
+        marked = forced.copy()
+        marked[etet[split].ravel()] = True
+        me = marked[etet]  # (n, 6)
+        c = me.sum(axis=1)
+        on_face = me[:, FACE_EDGES].sum(axis=2) == c[:, None]  # (n, 4): all bisected edges on that face
+        quad = ~split & (c >= 2) & on_face.any(axis=1)
+        upgrade = ~split & (c >= 2) & ~on_face.any(axis=1)
+        face = np.argmax(on_face, axis=1)
+        third = np.take_along_axis(etet, FACE_EDGES[face], axis=1)[quad].ravel()
+        if not upgrade.any() and marked[third].all():
+            kind = np.zeros(split.size, np.int8)
+            kind[~split & (c == 1)] = 2
+            kind[quad] = 4
+            return split, kind, marked
+        split = split | upgrade
+        forced[third] = True
+
+
+def weights(bits, ctx, act, n, max_depth, closure_ctx=None):
+    """pwgt, rwgt per vertex and cwgt per dual edge from the split bits of the active elements.
+
+    Field refinement: R split nodes give pwgt = 1 + 7R, rwgt = 1 + 8R; a shared
+    face carries 1 + 3 * (split face nodes of the union of both trees). With
+    ``closure_ctx`` the original elements are closed as 3D_TAG does
+    (:func:`closure`): a 1:2 element has pwgt 2, rwgt 3; a 1:4 one pwgt 4, rwgt 5;
+    an upgraded one is a 1:8 split (pwgt 8, rwgt 9); a face between two unsplit
+    elements carries 1 + (its bisected edges) triangles (1, 2 or 4).
+    """
+    m = act.size
+    R = np.zeros(n, np.int64)
+    split0 = np.zeros(n, bool)
+    if m:
+        R[act] = sum(b.sum(axis=1) for b in bits)
+        split0[act] = bits[0][:, 0]
+    kind = np.zeros(n, np.int8)
+    if closure_ctx is not None:
+        etet, _, nedges = closure_ctx
+        split_all, kind, marked = closure(split0, etet, nedges)
+        R[split_all & ~split0] = 1  # upgraded to 1:8
+    else:
+        split_all = split0
+    pw = 1 + 7 * R
+    rw = 1 + 8 * R
+    pw[kind == 2], rw[kind == 2] = 2, 3
+    pw[kind == 4], rw[kind == 4] = 4, 5
+    # faces: depth 0 over all dual edges, deeper depths where an active element is involved
+    a, b = ctx["a"], ctx["b"]
+    face_split = (split_all[a] | split_all[b]).astype(np.int64)
+    sel, pa, pb, la, lb = ctx["sel"], ctx["pa"], ctx["pb"], ctx["la"], ctx["lb"]
+    ia = np.where(pa >= 0, pa, m)
+    ib = np.where(pb >= 0, pb, m)
+    for k in range(1, max_depth):
+        FT = face_tables(k)
+        bk = np.concatenate([bits[k], np.zeros((1, 8 ** k), bool)])  # row m = inactive (never split)
+        na = FT[la[:, 0], la[:, 1], la[:, 2]]  # (E, 4**k) node of side a owning canonical sub-triangle s
+        nb = FT[lb[:, 0], lb[:, 1], lb[:, 2]]
+        sa = np.take_along_axis(bk[ia], na, axis=1)
+        sb = np.take_along_axis(bk[ib], nb, axis=1)
+        face_split[sel] += (sa | sb).sum(axis=1)
+    cw = 1 + 3 * face_split
+    if closure_ctx is not None:
+        flat = face_split == 0
+        cw[flat] = 1 + marked[closure_ctx[1][flat]].sum(axis=1)
+    return pw, rw, cw
+
+
+WORKLOAD = Workload(
+    "shock", generate, version=VERSION, params=dict(DEFAULTS),
+    description="SBN/MinEX shock: ~50,000-tet Delaunay mesh, 9 levels, moving refined cylinder, PLUM weights")
