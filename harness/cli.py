@@ -106,7 +106,7 @@ def comparison_tables(df: pd.DataFrame) -> list[Table]:
             "Post-Exec Cut%": ok["post_exec_cut_pct"].mean(),
             "MaxSR": ok["maxsr"].mean(),
             "LoadImb": ok["loadimb"].mean(),
-            "MaxQwgt": ok["maxqwgt"].mean(),
+            "MaxQwgt": ok["lt_none_maxqwgt"].mean(),  # per-level Qwgt with Remap (MinEX §2.3)
             "Moved weight": float(ok["moved_weight"].sum()),
             "Total time (s)": float(rows["time_total_s"].sum()),
         })

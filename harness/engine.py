@@ -17,6 +17,7 @@ import os
 import pickle
 import time
 from collections import defaultdict
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -211,21 +212,15 @@ def _mpi_max():
 
 
 class Timer:
-    """Accumulates wall time per category (``with timer("balance"): ...``)."""
+    """Accumulates wall time per category (``with timer("balance"): ...``); nested uses are fine."""
 
     def __init__(self):
         self.seconds: dict = defaultdict(float)
-        self._cat = None
 
+    @contextmanager
     def __call__(self, category: str):
-        self._cat = category
-        return self
-
-    def __enter__(self):
-        self._start = time.perf_counter()
-        self._entered = self._cat
-        return self
-
-    def __exit__(self, *exc):
-        self.seconds[self._entered] += time.perf_counter() - self._start
-        return False
+        start = time.perf_counter()
+        try:
+            yield self
+        finally:
+            self.seconds[category] += time.perf_counter() - start

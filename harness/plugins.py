@@ -110,5 +110,8 @@ def reports() -> dict[str, Report]:
     found: dict[str, Report] = {}
     for impl in pm.hook.register_reports.get_hookimpls():
         dist = _dists.get(impl.plugin_name, (impl.plugin_name, ""))[0]
-        impl.function(register=lambda r, dist=dist: found.setdefault(r.name, replace(r, plugin=dist)))
+        try:
+            impl.function(register=lambda r, dist=dist: found.setdefault(r.name, replace(r, plugin=dist)))
+        except Exception as exc:  # one plugin's broken reports must not hide the others'
+            _broken[impl.plugin_name] = f"register_reports: {type(exc).__name__}: {exc}"
     return dict(sorted(found.items()))

@@ -119,7 +119,7 @@ def _check_state(state, n: int, P: int, who: str) -> State:
 def run_level(roles: dict[str, Step], ctx: Context, before: State) -> State:
     """One level through the hooks; returns the state after balancing."""
     hook, g, P, timer = plugins.hook(), ctx.graph, ctx.P, ctx.timer
-    state = before
+    state, original = before, ctx.level.data
 
     def enter(step: Step):
         ctx.algorithm, ctx.params = step.name, dict(step.params)
@@ -131,6 +131,12 @@ def run_level(roles: dict[str, Step], ctx: Context, before: State) -> State:
         name = enter(roles["partition"])
         with timer("partition"):
             parts = hook.partition(algorithm=name, ctx=ctx)
+        if parts is not None and ctx.level.form != adapters.form_of(original):
+            # an array-form algorithm partitions cells in Hilbert order: back to graph vertices
+            order = adapters.cell_vertices(original, ctx.level.form)
+            cells = _check_parts(parts, order.size, P, name)
+            parts = np.empty(g.n, np.int64)
+            parts[order] = cells
         proc = np.arange(P)
         if "remap" in roles:
             with timer("remap"):

@@ -1,5 +1,6 @@
 """The core metrics (DESIGN.md "Metrics") and the generic per-level report, as hook implementations."""
 from harness import hookimpl
+from harness.latency import level_figures
 from harness.metrics import core_metrics
 from harness.plugins import Report
 from harness.reports import Table, level_table
@@ -7,7 +8,10 @@ from harness.reports import Table, level_table
 
 @hookimpl
 def metrics(ctx, before, after):
-    return core_metrics(ctx.graph, before, after, ctx.machine)
+    figs = core_metrics(ctx.graph, before, after, ctx.machine)
+    # MinEX §2.3 per-level Qwgt with the redistribution cost, under both latency extremes
+    figs.update(level_figures(ctx.graph, before, after, ctx.machine))
+    return figs
 
 
 def levels_report(opts):
