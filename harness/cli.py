@@ -7,7 +7,7 @@ import sys
 import click
 import pandas as pd
 
-from . import plugins, reports, workloads
+from . import plugins, workloads
 from .reports import FORMATS, ReportOptions, Table, level_table, render
 from .spec import parse_call
 
@@ -195,9 +195,9 @@ def workloads_plot(name, level, output, seed):
 def _compare(methods, P, opts: ReportOptions, fmt):
     df = opts.compare(methods, P=P)
     echo(long_form(df) if fmt == "csv" else render(comparison_tables(df), fmt))
-    failed = df[df["status"] != "ok"]
-    for _, r in failed.iterrows():
-        click.echo(f"lbbench: {r['algorithm']} level {r['level']}: {r['status']}", err=True) if _rank() == 0 else None
+    if _rank() == 0:
+        for _, r in df[df["status"] != "ok"].iterrows():
+            click.echo(f"lbbench: {r['algorithm']} level {r['level']}: {r['status']}", err=True)
 
 
 @cli.command()
