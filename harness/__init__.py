@@ -1,10 +1,37 @@
-"""lbbench core: the public names plugins build on."""
-from .context import Context
-from .engine import Engine, Timer
-from .hookspecs import hookimpl
-from .model import Boxes, Graph, Level, LoadArray, Machine, State
-from .plugins import Algorithm
-from .workloads import Workload
+"""lbbench core: the public names plugins build on (docs/plugins.md).
 
-__all__ = ["Algorithm", "Boxes", "Context", "Engine", "Graph", "Level", "LoadArray", "Machine",
-           "State", "Timer", "Workload", "hookimpl"]
+Plugins import from here only (tests may also use ``harness.testing``).
+"""
+from .adapters import as_form, boxes_to_graph, cell_vertices, hilbert_index, hilbert_order, overlap_pairs
+from .columns import SCHEMA
+from .context import Context
+from .engine import KINDS, Engine, Timer
+from .hookspecs import hookimpl
+from .latency import level_figures as latency_figures
+from .latency import get as latency_model
+from .latency import max_tolerance, no_tolerance, processor_costs
+from .latency import qwgt as latency_qwgt
+from .mesh import dual_edges
+from .metrics import (Costs, core_metrics, costs_if_on, cut_pct, delta_cut, load_figures, loadimb, maxsr, qwgt,
+                      vertex_costs, work_loadimb, wsysll)
+from .model import IDX, Boxes, Graph, Level, LoadArray, Machine, State
+from .partitioners import metis_kway
+from .pieces import BoxPieces
+from .plugins import Algorithm, Report, implements
+from .plugins import algorithms as available_algorithms
+from .reference import paper_values
+from .reports import ReportOptions, Table, level_table, render, with_paper
+from .runner import BYTES_PER_UNIT, block_owner, carry, graph_of, initial_state
+from .workloads import Workload
+from .workloads import available as available_workloads
+from .workloads import load as load_workload
+
+__all__ = [
+    "Algorithm", "BYTES_PER_UNIT", "BoxPieces", "available_algorithms", "available_workloads", "Boxes", "Context", "Costs", "Engine", "Graph", "IDX", "KINDS", "Level",
+    "LoadArray", "Machine", "Report", "ReportOptions", "SCHEMA", "State", "Table", "Timer", "Workload", "as_form",
+    "block_owner", "boxes_to_graph", "carry", "cell_vertices", "core_metrics", "costs_if_on", "cut_pct", "delta_cut",
+    "dual_edges", "graph_of", "hilbert_index", "hilbert_order", "hookimpl", "implements", "initial_state",
+    "latency_figures", "latency_model", "latency_qwgt", "level_table", "load_figures", "load_workload", "loadimb",
+    "max_tolerance", "maxsr", "metis_kway", "no_tolerance", "overlap_pairs", "paper_values", "processor_costs",
+    "qwgt", "render", "vertex_costs", "with_paper", "work_loadimb", "wsysll",
+]

@@ -9,8 +9,8 @@ import pandas as pd
 from . import plugins, workloads
 from .engine import Engine
 from .model import Machine
-from .results import Store, git_commit, versions
-from .runner import carry, graph_of, initial_state, params_json, plan, run_cell
+from .results import Store, git_commit, source_hash, versions
+from .runner import INITIAL, RunMemory, carry, graph_of, initial_state, plan, run_cell
 from .spec import Method, parse_methods
 
 
@@ -44,9 +44,13 @@ def select(levels: list, wanted: list | None) -> list:
 def compare(methods, workload: str = "shock", P: int = 32, levels: list | None = None,
             machine: str = "uniform", seed: int = 0, out: str | None = None, timeout: float | None = None,
             cache: bool = True, progress: bool = False, workload_params: dict | None = None,
-            engine: Engine | None = None) -> pd.DataFrame:
+            engine: Engine | None = None, initial: str = "metis", reuse_failed: bool = False,
+            show_traceback: bool = False) -> pd.DataFrame:
     """Run every method through the workload's levels at P processors; resume from ``out`` when possible.
 
+    Every method starts its first level from the same ``initial`` distribution
+    (``metis``, ``block``, ``root`` or a partitioning algorithm's name). Stored
+    cells are reused; failed ones are recomputed unless ``reuse_failed``.
     Returns one row per (method, level) on every rank. Bad input raises
     ValueError, LookupError or OSError with a one-line message.
     """
@@ -56,7 +60,9 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
     P = int(P)
     mach = Machine.parse(machine, P)
     known = plugins.algorithms()
-    plans = [(m, plan(m, known)) for m in methods]
+    plans = [plan(m, known) for m in methods]
+    if initial not in INITIAL:
+        plan(parse_methods(initial)[0], known)  # an unknown or broken algorithm is a one-line error now
     eng = engine or Engine(P, mach)
     store = Store(out, writer=eng.is_root)
     wl, wparams, all_levels = load_levels(eng, workload, workload_params, seed)
@@ -65,7 +71,7 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
     graphs = [graph_of(lv) for lv in run_levels]
     if P > graphs[0].n:
         raise ValueError(f"P = {P} is larger than the graph ({graphs[0].n} vertices)")
-    start = initial_state(graphs[0], P, seed)
+    start = initial_state(run_levels[0], P, seed, initial, eng, known)
 
     bar = None
     if progress and eng.is_root:
@@ -73,26 +79,36 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
 
         bar = tqdm(total=len(plans) * len(run_levels), file=sys.stderr, unit="cell", leave=False)
     rows = []
-    for method, roles in plans:
-        state, memory = start, {}
-        pversions = {s.algorithm.plugin: s.algorithm.version for s in roles.values()}
+    for pl in plans:
+        state, memory, previous = start, pl.new_memory(), None
+        pversions = {s.algorithm.plugin: [s.algorithm.version, source_hash(s.algorithm.plugin)] for s in pl.steps}
         base = dict(workload=wl.name, workload_version=wl.version, workload_params=json.dumps(wparams, sort_keys=True),
-                    algorithm=str(method), params=params_json(roles), P=P, machine=mach.name, seed=seed)
+                    algorithm=str(pl.method), params=pl.params_json(), P=P, machine=mach.name, initial=initial,
+                    seed=seed)
         for lv, g in zip(run_levels, graphs):
             before = carry(state, lv)
+            first = lv is run_levels[0]
             key = Store.key({**base, "first_level": run_levels[0].index, "level": lv.index,
                              "plugins": pversions, "timeout": timeout})
-            found = store.get(key) if cache and eng.is_root else None
+            found = store.get(key, RunMemory) if cache and eng.is_root else None
+            if found and found[0].get("status") != "ok" and not reuse_failed:
+                found = None
             found = eng.bcast(found) if eng.R > 1 else found
             if bar:
-                bar.set_description(f"{method} level {lv.index}")
+                bar.set_description(f"{pl.method} level {lv.index}")
             if found:
-                row, state, memory = found
+                row, state, memory = found[0], found[1], pl.unpack(found[2])
             else:
-                figs, state = run_cell(roles, lv, g, before, mach, eng, seed, memory, timeout)
+                figs, state = run_cell(pl.roles(first), lv, g, before, mach, eng, seed, memory, timeout,
+                                       previous, show_traceback)
                 row = {**base, "level": lv.index, "ranks": eng.R, **figs, "git_commit": git_commit(),
                        "versions": versions()}
-                store.put(key, row, state, memory)
+                try:
+                    store.put(key, row, state, pl.pack(memory))
+                except TypeError as exc:  # a memory that is not data: the cell cannot be stored or resumed
+                    row["status"] = f"failed: {exc}"
+                    store.put(key, row, state, RunMemory())
+            previous = row
             if lv.index in shown:
                 rows.append(row)
             if bar:

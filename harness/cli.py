@@ -11,8 +11,8 @@ from . import plugins, workloads
 from .reports import FORMATS, ReportOptions, Table, level_table, render
 from .spec import parse_call
 
-FIRST_COLUMNS = ["workload", "workload_version", "level", "algorithm", "params", "P", "ranks", "machine", "seed",
-                 "status", "pre_exec_cut_pct", "post_exec_cut_pct", "maxsr", "loadimb", "maxqwgt", "moved_weight"]
+FIRST_COLUMNS = ["workload", "workload_version", "level", "algorithm", "params", "P", "ranks", "machine", "initial",
+                 "seed", "status", "pre_exec_cut_pct", "post_exec_cut_pct", "maxsr", "loadimb", "maxqwgt", "moved_weight"]
 
 
 def _rank() -> int:
@@ -56,9 +56,13 @@ def run_options(f):
         click.option("--machine", default="uniform", show_default=True, help="uniform, sp2 or grid:C:I"),
         click.option("--out", default=None, help="results directory (default ./lbbench-results)"),
         click.option("--seed", default=0, show_default=True, type=int),
+        click.option("--initial", default="metis", show_default=True,
+                     help="level-1 start: metis, block, root or a partitioning algorithm"),
         click.option("--timeout", default=None, type=float, help="seconds per cell before it counts as failed"),
         click.option("--mpi", "mpi", default=None, type=int, help="relaunch under mpiexec -n R"),
         click.option("--no-cache", is_flag=True, help="recompute cells even if stored"),
+        click.option("--reuse-failed", is_flag=True, help="reuse stored failed cells instead of retrying them"),
+        click.option("--traceback", "show_traceback", is_flag=True, help="print the whole trace of a failing plugin"),
         click.option("--format", "fmt", default="text", type=click.Choice(FORMATS), show_default=True),
         click.option("--quiet", "-q", is_flag=True, help="no progress bar"),
     ]
@@ -84,11 +88,13 @@ def relaunch(ranks: int) -> None:
     os.execv(mpiexec(), [mpiexec(), "-n", str(ranks), sys.executable, "-m", "harness.cli", *args])
 
 
-def options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, P=None) -> ReportOptions:
+def options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, initial="metis",
+                 reuse_failed=False, show_traceback=False, P=None) -> ReportOptions:
     name, wparams = parse_workload(workload)
     return ReportOptions(P=P, workload=name, workload_params=wparams, levels=parse_levels(levels),
                          machine=machine, seed=seed, out=out, timeout=timeout, cache=not no_cache,
-                         progress=not quiet and _rank() == 0)
+                         progress=not quiet and _rank() == 0, initial=initial, reuse_failed=reuse_failed,
+                         show_traceback=show_traceback)
 
 
 def comparison_tables(df: pd.DataFrame) -> list[Table]:
@@ -183,39 +189,46 @@ def workloads_show(name, seed, fmt):
 @click.option("--seed", default=0, type=int)
 def workloads_plot(name, level, output, seed):
     """Draw one level of a workload to a PNG file."""
-    try:
-        from workloads.plot import plot_level
-    except ImportError:
-        raise click.ClickException("plotting needs the workloads package's plot module") from None
     wname, params = parse_workload(name)
-    plot_level(wname, level, output, params=params, seed=seed)
+    wl = workloads.get(wname)
+    if wl.plot is None:
+        raise click.ClickException(f"workload {wname!r} does not draw pictures")
+    wl.plot(wname, level, output, params=params, seed=seed)
     echo(f"wrote {output}")
 
 
-def _compare(methods, P, opts: ReportOptions, fmt):
+def _compare(methods, P, opts: ReportOptions, fmt) -> int:
     df = opts.compare(methods, P=P)
     echo(long_form(df) if fmt == "csv" else render(comparison_tables(df), fmt))
+    bad = df[df["status"] != "ok"]
     if _rank() == 0:
-        for _, r in df[df["status"] != "ok"].iterrows():
+        for _, r in bad.iterrows():
             click.echo(f"lbbench: {r['algorithm']} level {r['level']}: {r['status']}", err=True)
+        if len(bad):
+            click.echo(f"lbbench: {len(bad)} of {len(df)} cells failed; see status", err=True)
+    return 1 if len(bad) else 0
 
 
 @cli.command()
 @click.option("--plugins", "methods", required=True, help="comma-separated methods: sbn,plum[partitioner=dmetis],metis/sbn")
 @click.option("-P", "P", default=32, show_default=True, type=int, help="number of processors")
 @run_options
-def compare(methods, P, workload, levels, machine, out, seed, timeout, mpi, no_cache, fmt, quiet):
-    """Run methods side by side through a workload's levels."""
+def compare(methods, P, workload, levels, machine, initial, out, seed, timeout, mpi, no_cache, reuse_failed,
+            show_traceback, fmt, quiet):
+    """Run methods side by side through a workload's levels (exit 1 if a cell failed)."""
     if mpi:
         relaunch(mpi)
-    _compare(methods, P, options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet), fmt)
+    opts = options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, initial, reuse_failed,
+                        show_traceback)
+    raise click.exceptions.Exit(_compare(methods, P, opts, fmt))
 
 
 @cli.command()
 @click.argument("method")
 @click.option("-P", "P", default=32, show_default=True, type=int, help="number of processors")
 @run_options
-def run(method, P, workload, levels, machine, out, seed, timeout, mpi, no_cache, fmt, quiet):
+def run(method, P, workload, levels, machine, initial, out, seed, timeout, mpi, no_cache, reuse_failed,
+        show_traceback, fmt, quiet):
     """Run one method (name[key=value,...] or mapper/balancer) through a workload's levels."""
     if mpi:
         relaunch(mpi)
@@ -223,7 +236,9 @@ def run(method, P, workload, levels, machine, out, seed, timeout, mpi, no_cache,
 
     if len(parse_methods(method)) != 1:
         raise click.BadParameter("run takes one method; use compare for several")
-    _compare(method, P, options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet), fmt)
+    opts = options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, initial, reuse_failed,
+                        show_traceback)
+    raise click.exceptions.Exit(_compare(method, P, opts, fmt))
 
 
 @cli.command()
@@ -231,7 +246,8 @@ def run(method, P, workload, levels, machine, out, seed, timeout, mpi, no_cache,
 @click.option("-P", "P", default=None, help="processor counts, e.g. 2,4,8,16,32 (default: the report's own)")
 @click.option("--plugins", "methods", default=None, help="methods, for reports that take them (e.g. levels)")
 @run_options
-def report(name, P, methods, workload, levels, machine, out, seed, timeout, mpi, no_cache, fmt, quiet):
+def report(name, P, methods, workload, levels, machine, initial, out, seed, timeout, mpi, no_cache, reuse_failed,
+           show_traceback, fmt, quiet):
     """Render a named paper table (``lbbench list`` shows them)."""
     if mpi:
         relaunch(mpi)
@@ -242,31 +258,53 @@ def report(name, P, methods, workload, levels, machine, out, seed, timeout, mpi,
         Ps = [int(p) for p in P.split(",")] if P else None
     except ValueError:
         raise click.BadParameter(f"-P {P!r}: expected integers like 2,4,8") from None
-    opts = options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, P=Ps)
+    opts = options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, initial, reuse_failed,
+                        show_traceback, P=Ps)
     opts.methods = methods
     echo(render(reps[name].build(opts), fmt))
 
 
 @cli.command("test")
 @click.argument("name")
-@click.option("--workload", "-w", default="mini", show_default=True)
+@click.option("--workload", "-w", default=None, help="default: a small workload of the form the algorithm accepts")
 @click.option("-P", "P", default=4, show_default=True, type=int)
 @click.option("--ranks", default=2, show_default=True, type=int, help="MPI ranks for the identity check (0: skip)")
-def test_cmd(name, workload, P, ranks):
-    """Conformance checks for one algorithm (a new plugin proves itself here)."""
-    from .conformance import check_algorithm
+@click.option("--timeout", default=60.0, show_default=True, type=float, help="seconds per cell")
+def test_cmd(name, workload, P, ranks, timeout):
+    """Conformance checks for one algorithm (a new plugin proves itself here); exit 1 on a failed check."""
+    from .conformance import FAIL, check_algorithm
 
-    rows = check_algorithm(name, workload, P, ranks)
-    echo(render([Table(f"Conformance of {name}", pd.DataFrame(
-        [[t, "PASS" if ok else "FAIL", d] for t, ok, d in rows], columns=["Check", "Result", "Detail"]))]))
-    if not all(ok for _, ok, _ in rows):
+    rows = check_algorithm(name, workload, P, ranks, timeout)
+    echo(render([Table(f"Conformance of {name}", pd.DataFrame(rows, columns=["Check", "Result", "Detail"]))]))
+    if any(r == FAIL for _, r, _ in rows):
         raise click.exceptions.Exit(1)
+
+
+@cli.command("columns")
+@click.option("--format", "fmt", default="text", type=click.Choice(FORMATS))
+def columns_cmd(fmt):
+    """The core result columns: name, definition and unit (harness.columns)."""
+    from .columns import SCHEMA
+
+    df = pd.DataFrame([[k, d, u] for k, (d, u) in SCHEMA.items()], columns=["Column", "Definition", "Unit"])
+    echo(render([Table("Core result columns", df)], fmt))
+
+
+@cli.command("new-plugin")
+@click.argument("name")
+@click.option("--dir", "directory", default=None, help="where to write it (default: ./NAME)")
+def new_plugin(name, directory):
+    """Scaffold an installable plugin distribution: a balancer and a conformance test."""
+    from .scaffold import scaffold
+
+    path = scaffold(name, directory)
+    echo(f"wrote {path}: pip install -e {path} && lbbench test {name}")
 
 
 def main(argv=None) -> int:
     try:
-        cli.main(args=argv, prog_name="lbbench", standalone_mode=False)
-        return 0
+        rv = cli.main(args=argv, prog_name="lbbench", standalone_mode=False)
+        return rv if isinstance(rv, int) else 0
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:

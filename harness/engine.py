@@ -66,6 +66,7 @@ class Engine:
         # local counters: (kind) -> {(src, dst): [messages, bytes]}; per-superstep modelled times
         self._pairs: dict = {k: defaultdict(lambda: [0, 0]) for k in KINDS}
         self._steps: list = []  # (superstep, kind, {src: modelled seconds})
+        self._stats: list = []  # (superstep, kind, {src: sent}, {dst: received}, bytes)
 
     # ----------------------------------------------------------------- layout
     def rank_of(self, vp) -> np.ndarray:
@@ -86,22 +87,33 @@ class Engine:
             raise ValueError(f"unknown message kind {kind!r}")
         self._outbox.append((src, dst, kind, payload))
 
+    def pending(self) -> int:
+        """Messages posted on this rank and not yet delivered."""
+        return len(self._outbox)
+
     def exchange(self) -> dict[int, list]:
         """Deliver every posted message; return ``{local dst: [(src, kind, payload), ...]}`` in (src, post) order."""
         out, self._outbox = self._outbox, []
         m = self.machine
         step_time: dict = {}
+        counts: dict = {}
         for src, dst, kind, payload in out:
             nb = payload_bytes(payload)
             c = self._pairs[kind][(src, dst)]
             c[0] += 1
             c[1] += nb
+            sent, recv, nbytes = counts.setdefault(kind, ({}, {}, [0]))
+            sent[src] = sent.get(src, 0) + 1
+            recv[dst] = recv.get(dst, 0) + 1
+            nbytes[0] += nb
             if src != dst:
                 t = (m.latency + nb / m.bandwidth) * m.conn[m.cluster[src], m.cluster[dst]]
                 key = (kind, src)
                 step_time[key] = step_time.get(key, 0.0) + t
         if step_time:
             self._steps.append((self.superstep, step_time))
+        for kind, (sent, recv, nbytes) in counts.items():
+            self._stats.append((self.superstep, kind, sent, recv, nbytes[0]))
         self.superstep += 1
         if self.R == 1:
             received = out
@@ -188,6 +200,36 @@ class Engine:
             out[kind] = {"messages": int(msgs), "bytes": int(nbytes), "modelled_s": float(secs)}
         return out
 
+    def step_stats(self, kind: str, since: int = 0) -> dict:
+        """Superstep statistics of one message kind over this cell (from superstep ``since`` on), all ranks.
+
+        ``supersteps``: exchanges that carried a message of the kind;
+        ``max_msgs_per_vproc``: most messages one vproc sent in one superstep;
+        ``max_recv_per_vproc``: most one vproc received in one superstep;
+        ``messages`` and ``bytes``: totals. Complexity claims are read here,
+        not from a plugin's own counters.
+        """
+        if kind not in KINDS:
+            raise ValueError(f"unknown message kind {kind!r}")
+        mine = [(st, sent, recv, nb) for st, k, sent, recv, nb in self._stats if k == kind and st >= since]
+        parts = [mine] if self.R == 1 else self.comm.allgather(mine)
+        steps: dict = {}
+        for part in parts:
+            for st, sent, recv, nb in part:
+                agg = steps.setdefault(st, [0, {}, 0, 0])
+                agg[0] = max(agg[0], max(sent.values()))
+                for d, c in recv.items():
+                    agg[1][d] = agg[1].get(d, 0) + c
+                agg[2] += sum(sent.values())
+                agg[3] += nb
+        return {
+            "supersteps": len(steps),
+            "max_msgs_per_vproc": max((a[0] for a in steps.values()), default=0),
+            "max_recv_per_vproc": max((max(a[1].values()) for a in steps.values()), default=0),
+            "messages": sum(a[2] for a in steps.values()),
+            "bytes": sum(a[3] for a in steps.values()),
+        }
+
     def pair_matrix(self, kind: str, what: str = "bytes") -> np.ndarray:
         """P x P matrix of messages or bytes sent from vproc i to j (summed over supersteps)."""
         col = {"messages": 0, "bytes": 1}[what]
@@ -202,6 +244,7 @@ class Engine:
         self._outbox = []
         self._pairs = {k: defaultdict(lambda: [0, 0]) for k in KINDS}
         self._steps = []
+        self._stats = []
         self.superstep = 0
 
 

@@ -41,7 +41,8 @@ neighbours' data lives during the level (``home_during``; equal to the owner
 after eager migration). Its redistribution cost is charged when v's data
 moves this level (``home_before[v] != home_during[v]``). Everything is done
 by :func:`harness.metrics.vertex_costs`. :func:`level_figures` turns the
-totals into MaxQwgt, MinQwgt, QwgtTot and LoadImb under each model.
+totals into MaxQwgt, MinQwgt, QwgtTot and LoadImb under each model, with
+the one definition of :func:`harness.metrics.load_figures`.
 """
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ from typing import Callable
 
 import numpy as np
 
-from .metrics import vertex_costs
+from .metrics import load_figures, vertex_costs
 from .model import Graph, Machine, State
 
 LatencyModel = Callable  # f(wgt, comm, remap) -> qwgt, element-wise
@@ -143,13 +144,6 @@ def qwgt(W, C, R, model="none") -> np.ndarray:
     return np.asarray(get(model)(np.asarray(W, float), np.asarray(C, float), np.asarray(R, float)), float)
 
 
-def figures(q: np.ndarray) -> dict:
-    """MaxQwgt, MinQwgt, QwgtTot and LoadImb = P * MaxQwgt / QwgtTot (MinEX §2.3)."""
-    tot = float(q.sum())
-    return {"maxqwgt": float(q.max()), "minqwgt": float(q.min()), "qwgttot": tot,
-            "loadimb": float(q.size * q.max() / tot) if tot > 0 else 1.0}
-
-
 def level_figures(g: Graph, before: State, after: State, m: Machine, models=("none", "max")) -> dict:
     """MinEX §2.3 figures of one level under each latency model, keys ``lt_<model>_<figure>``.
 
@@ -160,6 +154,7 @@ def level_figures(g: Graph, before: State, after: State, m: Machine, models=("no
     for name in models:
         label = name if isinstance(name, str) else getattr(name, "__name__", "model")
         label = label.replace(":", "_").replace(".", "_")
-        for k, v in figures(qwgt(W, C, R, name)).items():
-            out[f"lt_{label}_{k}"] = v
+        figs = load_figures(qwgt(W, C, R, name), f"lt_{label}_")
+        for k in ("maxqwgt", "minqwgt", "qwgttot", "loadimb"):
+            out[f"lt_{label}_{k}"] = figs[f"lt_{label}_{k}"]
     return out

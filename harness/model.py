@@ -101,6 +101,16 @@ class Graph:
     def neighbours(self, v: int) -> np.ndarray:
         return self.adjncy[self.xadj[v]:self.xadj[v + 1]]
 
+    def neighbours_of(self, verts) -> np.ndarray:
+        """The neighbours of every vertex in ``verts``, concatenated in CSR order (repeats kept)."""
+        verts = np.asarray(verts, IDX)
+        if verts.size == 0:
+            return verts
+        starts = self.xadj[verts]
+        deg = self.xadj[verts + 1] - starts
+        idx = np.repeat(starts - np.cumsum(deg) + deg, deg) + np.arange(deg.sum())
+        return self.adjncy[idx]
+
     @classmethod
     def from_edges(cls, n: int, u, v, w=None, **kw) -> "Graph":
         """Build from an undirected edge list (each edge once)."""
@@ -291,11 +301,16 @@ class Machine:
 
 @dataclass(frozen=True, eq=False)
 class State:
-    """Where each vertex is computed (``owner``) and where its data lives (``home``)."""
+    """Where each vertex is computed (``owner``) and where its data lives (``home``).
+
+    ``pieces`` (a :class:`harness.pieces.BoxPieces`) is set on boxes levels:
+    the sub-boxes and their owners, which ``owner`` summarises per box.
+    """
 
     owner: np.ndarray
     home: np.ndarray
     P: int
+    pieces: Any = None
 
     def __post_init__(self):
         owner = _as_int_array("owner", self.owner)
@@ -307,17 +322,17 @@ class State:
         object.__setattr__(self, "home", home)
 
     @classmethod
-    def settled(cls, owner, P: int) -> "State":
+    def settled(cls, owner, P: int, pieces=None) -> "State":
         """A state whose data already lives where it is computed."""
         owner = np.asarray(owner)
-        return cls(owner, owner, P)
+        return cls(owner, owner, P, pieces)
 
     def with_owner(self, owner) -> "State":
         return State(owner, self.home, self.P)
 
     def migrated(self) -> "State":
         """All data moved to its owner (eager migration, as PLUM does)."""
-        return State(self.owner, self.owner, self.P)
+        return State(self.owner, self.owner, self.P, self.pieces)
 
 
 @dataclass(frozen=True)

@@ -1,26 +1,36 @@
 """The plugin manager: every plugin, built-in or not, comes through the entry-point group ``lbbench``.
 
-A plugin whose module fails to import, or that implements a hook that does
-not exist (a misspelled ``@hookimpl``), is rejected and listed in
-:func:`broken` with the reason; the others keep working.
+A plugin whose module fails to import, that implements a hook that does not
+exist (a misspelled ``@hookimpl``), whose registration hook raises, or that
+registers an algorithm name another plugin already has, is rejected: it is
+unregistered and listed in :func:`broken` with the reason; the others keep
+working. Built-in plugins (distribution ``lbbench``) register first, so a
+third-party plugin cannot shadow them.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from importlib import metadata
+from pathlib import Path
+from typing import Callable
 
 import pluggy
 
 from . import hookspecs
 
+hookimpl = hookspecs.hookimpl
+
 
 @dataclass(frozen=True)
 class Algorithm:
-    """What a plugin declares about one algorithm.
+    """What a plugin declares about one algorithm (docs/plugins.md, "Algorithm").
 
-    ``roles`` names the hooks it implements (``partition``, ``remap``,
-    ``accept``, ``balance``); ``accepts`` the workload forms (``graph``,
-    ``boxes``, ``array``) it takes; ``params`` the parameters with defaults.
+    ``roles``: the hooks it implements (``partition``, ``remap``, ``accept``,
+    ``balance``); ``accepts``: the level forms it takes (``graph``, ``boxes``,
+    ``array``); ``params``: the parameters with their defaults;
+    ``validate(params)`` raises ValueError for a bad value; ``memory``: the
+    class of its per-run state (``ctx.memory``); ``mapper``: ``"first"`` on a
+    balancer makes ``M/this`` run the mapper only at the first level.
     """
 
     name: str
@@ -29,6 +39,9 @@ class Algorithm:
     accepts: tuple = ("graph",)
     roles: tuple = ("partition",)
     description: str = ""
+    memory: type | None = None
+    mapper: str = "each"
+    validate: Callable | None = None
     plugin: str = ""
     version: str = ""
 
@@ -38,33 +51,73 @@ class Report:
     """A named report (a paper's table): ``build(options) -> list[Table]`` (see harness.reports)."""
 
     name: str
-    build: object
+    build: Callable
     title: str = ""
     description: str = ""
     plugin: str = ""
 
 
+_SIGNATURES = {"partition": ("ctx",), "remap": ("ctx", "parts"), "accept": ("ctx", "proposed"),
+               "balance": ("ctx", "state")}
+
+
+def implements(*names: str):
+    """Decorate ``partition(ctx)``, ``remap(ctx, parts)``, ``accept(ctx, proposed)`` or ``balance(ctx, state)``:
+    the hook (named by the function) is answered only for the algorithms ``names``."""
+    wanted = frozenset(names)
+    if not wanted:
+        raise TypeError("implements() needs at least one algorithm name")
+
+    def decorate(fn):
+        hook = fn.__name__
+        if hook not in _SIGNATURES:
+            raise TypeError(f"implements: {hook!r} is not one of {', '.join(_SIGNATURES)}")
+        if hook == "partition":
+            def impl(algorithm, ctx):
+                return fn(ctx) if algorithm in wanted else None
+        elif hook == "remap":
+            def impl(algorithm, ctx, parts):
+                return fn(ctx, parts) if algorithm in wanted else None
+        elif hook == "accept":
+            def impl(algorithm, ctx, proposed):
+                return fn(ctx, proposed) if algorithm in wanted else None
+        else:
+            def impl(algorithm, ctx, state):
+                return fn(ctx, state) if algorithm in wanted else None
+        impl.__name__, impl.__qualname__, impl.__doc__ = hook, fn.__qualname__, fn.__doc__
+        impl.__module__ = fn.__module__
+        impl.implementation = fn
+        return hookimpl(impl)
+
+    return decorate
+
+
 _pm: pluggy.PluginManager | None = None
-_dists: dict = {}
-_broken: dict = {}
+_dists: dict = {}     # plugin name -> (distribution, version)
+_broken: dict = {}    # plugin name -> reason
 
 
 def manager() -> pluggy.PluginManager:
-    """The plugin manager, loading the entry points on first use."""
+    """The plugin manager, loading the entry points on first use (built-ins first)."""
     global _pm
     if _pm is None:
         pm = pluggy.PluginManager("lbbench")
         pm.add_hookspecs(hookspecs)
-        for ep in sorted(metadata.entry_points(group="lbbench"), key=lambda e: e.name):
+        eps = metadata.entry_points(group="lbbench")
+        for ep in sorted(eps, key=lambda e: (_dist_name(e) != "lbbench", e.name)):
             if pm.has_plugin(ep.name):
                 continue
-            dist = (ep.dist.name, ep.dist.version) if ep.dist else (ep.name, "")
+            dist = (_dist_name(ep), ep.dist.version if ep.dist else "")
             try:
                 add(ep.load(), ep.name, dist, pm)
             except Exception as exc:  # a broken third-party plugin must not take the others down
                 _broken[ep.name] = f"{type(exc).__name__}: {exc}"
         _pm = pm
     return _pm
+
+
+def _dist_name(ep) -> str:
+    return ep.dist.name if ep.dist else ep.name
 
 
 def add(plugin, name: str, dist: tuple = ("", ""), pm: pluggy.PluginManager | None = None) -> None:
@@ -80,8 +133,17 @@ def add(plugin, name: str, dist: tuple = ("", ""), pm: pluggy.PluginManager | No
     _dists[name] = dist
 
 
+def reject(name: str, why: str) -> None:
+    """Mark a registered plugin broken and unregister it (its hooks no longer answer)."""
+    _broken[name] = why
+    pm = manager()
+    if pm.has_plugin(name):
+        pm.unregister(name=name)
+
+
 def broken() -> dict[str, str]:
     manager()
+    _collect()
     return dict(_broken)
 
 
@@ -89,29 +151,113 @@ def hook():
     return manager().hook
 
 
+def dist_of(plugin_name: str) -> tuple[str, str]:
+    return _dists.get(plugin_name, (plugin_name, ""))
+
+
+def _ordered_impls(caller) -> list:
+    # built-in plugins first, then third-party ones in name order: a duplicate is the later one's fault
+    return sorted(caller.get_hookimpls(), key=lambda i: (dist_of(i.plugin_name)[0] != "lbbench", i.plugin_name))
+
+
+def _gather(hook_name: str, key: Callable, what: str) -> dict:
+    """Call one ``register_*`` hook of every plugin; a plugin that raises or registers a taken name is rejected."""
+    found: dict = {}
+    owner: dict = {}
+    for impl in _ordered_impls(getattr(manager().hook, hook_name)):
+        dist, version = dist_of(impl.plugin_name)
+        mine: dict = {}
+
+        def register(*obj, _dist=dist, _version=version):
+            item = obj[0] if len(obj) == 1 else obj
+            mine[key(item)] = _stamp(item, _dist, _version)
+
+        try:
+            impl.function(register=register)
+        except Exception as exc:  # one plugin's broken registration must not hide the others'
+            reject(impl.plugin_name, f"{hook_name}: {type(exc).__name__}: {exc}")
+            continue
+        taken = sorted(set(mine) & set(found))
+        if taken:
+            reject(impl.plugin_name, f"registers {what} {taken[0]!r}, which {owner[taken[0]]} already provides")
+            continue
+        found.update(mine)
+        owner.update(dict.fromkeys(mine, dist))
+    return found
+
+
+def _stamp(item, dist: str, version: str):
+    if isinstance(item, Algorithm):
+        return replace(item, plugin=dist, version=version)
+    if isinstance(item, Report):
+        return replace(item, plugin=dist)
+    return item
+
+
+_cache: dict = {}
+
+
+def _collect() -> dict:
+    """Every registration, computed once per set of registered plugins."""
+    pm = manager()
+    stamp = tuple(sorted(name for name, _ in pm.list_name_plugin()))
+    if _cache.get("stamp") != stamp:
+        _cache.clear()
+        algs = _gather("register_algorithms", lambda a: a.name, "algorithm")
+        _cache.update(
+            algorithms=dict(sorted(algs.items())),
+            reports=dict(sorted(_gather("register_reports", lambda r: r.name, "report").items())),
+            workloads=dict(sorted(_gather("register_workloads", lambda w: w.name, "workload").items())),
+            latency=_gather("register_latency_models", lambda t: t[0], "latency model"),
+            references=_gather("register_references", lambda p: str(p), "reference file"),
+        )
+        _cache["stamp"] = tuple(sorted(name for name, _ in pm.list_name_plugin()))
+    return _cache
+
+
 def algorithms() -> dict[str, Algorithm]:
     """Every registered algorithm by name, with the distribution that provides it."""
-    pm = manager()
-    found: dict[str, Algorithm] = {}
-    for impl in pm.hook.register_algorithms.get_hookimpls():
-        dist, version = _dists.get(impl.plugin_name, (impl.plugin_name, ""))
-
-        def register(alg: Algorithm, dist=dist, version=version):
-            if alg.name in found:
-                raise ValueError(f"algorithm {alg.name!r} registered twice ({found[alg.name].plugin} and {dist})")
-            found[alg.name] = replace(alg, plugin=dist, version=version)
-
-        impl.function(register=register)
-    return dict(sorted(found.items()))
+    return dict(_collect()["algorithms"])
 
 
 def reports() -> dict[str, Report]:
-    pm = manager()
-    found: dict[str, Report] = {}
-    for impl in pm.hook.register_reports.get_hookimpls():
-        dist = _dists.get(impl.plugin_name, (impl.plugin_name, ""))[0]
-        try:
-            impl.function(register=lambda r, dist=dist: found.setdefault(r.name, replace(r, plugin=dist)))
-        except Exception as exc:  # one plugin's broken reports must not hide the others'
-            _broken[impl.plugin_name] = f"register_reports: {type(exc).__name__}: {exc}"
-    return dict(sorted(found.items()))
+    return dict(_collect()["reports"])
+
+
+def workloads() -> dict:
+    return dict(_collect()["workloads"])
+
+
+def latency_models() -> dict:
+    return {name: fn for name, fn in _collect()["latency"].values()}
+
+
+def references() -> list[Path]:
+    return [Path(p) for p in _collect()["references"]]
+
+
+def explain_unknown(name: str) -> str:
+    """The one-line error for an algorithm name that is not available: the breakage if a broken plugin has it."""
+    for plugin, why in broken().items():
+        if name == plugin or name in _declared_by_entry_point(plugin):
+            return f"algorithm {name!r} belongs to the broken plugin {plugin!r}: {why}"
+    known = ", ".join(algorithms()) or "none"
+    return f"unknown algorithm {name!r} (available: {known})"
+
+
+def _declared_by_entry_point(plugin: str) -> list:
+    for ep in metadata.entry_points(group="lbbench"):
+        if ep.name == plugin:
+            try:
+                module = ep.load()
+            except Exception:  # noqa: BLE001 - the import error is the breakage already shown
+                return []
+            reg = getattr(module, "register_algorithms", None)
+            names: list = []
+            try:
+                if reg:
+                    reg(register=lambda a: names.append(a.name))
+            except Exception:  # noqa: BLE001
+                pass
+            return names
+    return []

@@ -1,4 +1,5 @@
-"""The papers' own numbers, transcribed once into ``workloads/reference/*.csv``.
+"""The papers' own numbers, transcribed once into CSV files that plugins register
+(``register_references``; the standard ones are ``workloads/reference/*.csv``).
 
 Every file has the long-form columns ``paper, table, P, row, column, value``
 (``row`` is the adaptation level, ``Average`` or another row label such as a
@@ -15,15 +16,19 @@ import pandas as pd
 COLUMNS = ["paper", "table", "P", "row", "column", "value"]
 
 
-def reference_dir() -> Path:
-    import workloads
+def reference_files() -> list[Path]:
+    """Every registered CSV (a registered directory contributes its ``*.csv``)."""
+    from . import plugins
 
-    return Path(workloads.__file__).parent / "reference"
+    files: list[Path] = []
+    for p in plugins.references():
+        files.extend(sorted(p.glob("*.csv")) if p.is_dir() else [p])
+    return sorted(set(files))
 
 
 @lru_cache(maxsize=None)
 def _all() -> pd.DataFrame:
-    files = sorted(reference_dir().glob("*.csv"))
+    files = reference_files()
     frames = [pd.read_csv(f, dtype={"row": str, "table": str}) for f in files]
     for f, df in zip(files, frames):
         if list(df.columns) != COLUMNS:

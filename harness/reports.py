@@ -8,7 +8,9 @@ runs (or loads from the results store) the cells a table needs.
 from __future__ import annotations
 
 import io
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -27,9 +29,12 @@ LEVEL_COLUMNS = {
 
 @dataclass
 class Table:
+    """One rendered table: a title, a DataFrame, a note, and the pictures drawn for it (paths)."""
+
     title: str
     frame: pd.DataFrame
     note: str = ""
+    figures: list = field(default_factory=list)
 
 
 @dataclass
@@ -47,15 +52,27 @@ class ReportOptions:
     timeout: float | None = None
     cache: bool = True
     progress: bool = True
+    initial: str = "metis"
+    reuse_failed: bool = False
+    show_traceback: bool = False
 
     def compare(self, methods, P=None, **overrides) -> pd.DataFrame:
         from .api import compare
 
         kw = dict(workload=self.workload, workload_params=self.workload_params, levels=self.levels,
                   machine=self.machine, seed=self.seed, out=self.out, timeout=self.timeout,
-                  cache=self.cache, progress=self.progress)
+                  cache=self.cache, progress=self.progress, initial=self.initial,
+                  reuse_failed=self.reuse_failed, show_traceback=self.show_traceback)
         kw.update(overrides)
         return compare(methods, P=P if P is not None else (self.P or [32])[0], **kw)
+
+    def figure_path(self, name: str) -> Path:
+        """Where a report saves a picture: ``<results dir>/figures/<name>`` (the directory is created)."""
+        from .results import DEFAULT_DIR
+
+        d = Path(self.out or os.environ.get("LBBENCH_RESULTS", DEFAULT_DIR)) / "figures"
+        d.mkdir(parents=True, exist_ok=True)
+        return d / name
 
 
 def level_table(rows: pd.DataFrame, columns: dict = LEVEL_COLUMNS) -> pd.DataFrame:
@@ -113,5 +130,6 @@ def render(tables: list[Table], fmt: str = "text") -> str:
                         headers=list(t.frame.columns), tablefmt=tablefmt, disable_numparse=True)
         head = {"text": f"{t.title}\n", "github": f"### {t.title}\n\n", "latex": f"% {t.title}\n"}[fmt]
         tail = f"\n{t.note}" if t.note else ""
+        tail += "".join(f"\nfigure: {f}" for f in t.figures)
         parts.append(head + body + tail)
     return "\n\n".join(parts) + "\n"

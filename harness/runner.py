@@ -1,30 +1,38 @@
-"""The per-level protocol (DESIGN.md "Hooks"): one method through the levels of one workload.
+"""The per-level protocol (docs/architecture.md): one method through the levels of one workload.
 
 For each level: ``home`` and ``owner`` carry over (new vertices inherit their
-parent's) -> pre-execution metrics -> partition -> remap -> accept -> balance
--> (eager migration when the method has no balancer) -> metrics hook -> one
-row. A plugin that raises, runs past the timeout or returns an invalid
-assignment fails its cell: the row says why, the state stays as it was, and
-the run goes on with the next level.
+parent's) -> partition -> remap -> accept -> balance -> the runner's
+accounting of the data movement (derived from the homes before and after;
+the runner sends the migration messages a method did not send) -> metrics
+hook -> one row. A plugin that raises, runs past the timeout, returns an
+invalid assignment or computes different owners on different ranks fails
+its cell: the row says why, the state stays as it was, and the run goes on.
 """
 from __future__ import annotations
 
 import json
 import signal
+import sys
 import time
+import traceback
+import zlib
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
 
 import numpy as np
 
 from . import adapters, plugins
 from .context import Context
 from .engine import Engine, Timer
-from .model import Graph, Level, Machine, State
+from .model import Boxes, Graph, Level, Machine, State
 from .partitioners import metis_kway
-from .spec import Method, resolve
+from .spec import Method, parse_method, resolve
 
 ROLES = ("partition", "remap", "accept", "balance")
+BYTES_PER_UNIT = 8  # migration bytes per unit of rwgt
+BYTES_PER_CELL = 8  # migration bytes per cell of a box piece
+INITIAL = ("metis", "block", "root")
 
 
 class CellFailed(Exception):
@@ -33,49 +41,143 @@ class CellFailed(Exception):
 
 @dataclass(frozen=True)
 class Step:
-    """Who plays one role: the algorithm's name, its resolved parameters, its declaration."""
+    """Who plays a role: the algorithm's name, its resolved parameters, its declaration."""
 
     name: str
     params: dict
     algorithm: plugins.Algorithm
 
 
-def plan(method: Method, known: dict) -> dict[str, Step]:
-    """Map each role to the algorithm that plays it (``mapper/balancer`` splits the roles)."""
+@dataclass(frozen=True)
+class Plan:
+    """Which algorithm plays each role, at the first level of a run and at the later ones."""
+
+    method: Method
+    first: dict
+    rest: dict
+
+    def roles(self, first: bool) -> dict[str, Step]:
+        return self.first if first else self.rest
+
+    @property
+    def steps(self) -> list[Step]:
+        seen: dict = {}
+        for step in (*self.first.values(), *self.rest.values()):
+            seen.setdefault(step.name, step)
+        return list(seen.values())
+
+    def params_json(self) -> str:
+        return json.dumps({s.name: s.params for s in self.steps}, sort_keys=True, default=str)
+
+    def new_memory(self) -> dict:
+        """A fresh per-run state for every algorithm that declares one."""
+        return {s.name: s.algorithm.memory() for s in self.steps if s.algorithm.memory is not None}
+
+    def pack(self, memory: dict) -> "RunMemory":
+        """The run's memories as data for the result store (each dataclass as its fields)."""
+        return RunMemory({name: {f.name: getattr(m, f.name) for f in fields(m)} for name, m in memory.items()})
+
+    def unpack(self, stored: "RunMemory | None") -> dict:
+        classes = {s.name: s.algorithm.memory for s in self.steps if s.algorithm.memory is not None}
+        got = stored.algorithms if stored is not None else {}
+        return {name: cls(**got[name]) if name in got else cls() for name, cls in classes.items()}
+
+
+@dataclass
+class RunMemory:
+    """What one run's algorithms keep across levels, by algorithm name, as plain fields (stored as data)."""
+
+    algorithms: dict = field(default_factory=dict)
+
+
+def plan(method: Method, known: dict) -> Plan:
+    """Map each role to its algorithm (``mapper/balancer`` splits the roles); validate the parameters."""
     steps = []
     for call in method.calls:
         if call.name not in known:
-            raise LookupError(f"unknown algorithm {call.name!r} (available: {', '.join(known) or 'none'})")
+            raise LookupError(plugins.explain_unknown(call.name))
         alg = known[call.name]
-        steps.append(Step(call.name, resolve(call, alg.params), alg))
+        params = resolve(call, alg.params)
+        if alg.validate is not None:
+            alg.validate(params)
+        steps.append(Step(call.name, params, alg))
     if len(steps) == 1:
-        return {role: steps[0] for role in ROLES if role in steps[0].algorithm.roles}
+        roles = {role: steps[0] for role in ROLES if role in steps[0].algorithm.roles}
+        return Plan(method, roles, roles)
     mapper, balancer = steps
     if "balance" not in balancer.algorithm.roles:
         raise ValueError(f"{method}: {balancer.name} has no balance role and cannot follow '/'")
-    roles = {role: mapper for role in ROLES[:3] if role in mapper.algorithm.roles}
-    if "partition" not in roles:
+    mapped = {role: mapper for role in ROLES[:3] if role in mapper.algorithm.roles}
+    if "partition" not in mapped:
         raise ValueError(f"{method}: {mapper.name} has no partition role and cannot precede '/'")
-    roles["balance"] = balancer
-    return roles
+    if balancer.algorithm.mapper == "first":  # the tree paper's AE/ORB/MCSTLB: map once, then balance
+        return Plan(method, mapped, {"balance": balancer})
+    both = {**mapped, "balance": balancer}
+    return Plan(method, both, both)
 
 
 def graph_of(level: Level) -> Graph:
+    """The level as a graph (the form every metric is computed on)."""
     return adapters.as_form(level.data, "graph")
 
 
-def initial_state(g: Graph, P: int, seed: int) -> State:
-    """The distribution every method starts from: METIS on the first level's graph with unit weights."""
-    ones = np.ones(g.n, np.int64)
-    return State.settled(metis_kway(g, P, seed=seed, vweights=ones, eweights=np.ones_like(g.cwgt)), P)
+def block_owner(level: Level, P: int) -> np.ndarray:
+    """Contiguous blocks of nearly equal item count along the array order (C order, or Hilbert order of a graph)."""
+    order = adapters.cell_vertices(level.data, "array") if adapters.form_of(level.data) != "graph" or \
+        graph_of(level).coords is not None else np.arange(graph_of(level).n)
+    owner = np.empty(order.size, np.int64)
+    owner[order] = (np.arange(order.size) * P) // max(order.size, 1)
+    return owner
+
+
+def initial_state(level: Level, P: int, seed: int, how: str = "metis", engine: Engine | None = None,
+                  known: dict | None = None) -> State:
+    """The distribution every method starts from at its first level.
+
+    ``metis``: METIS k-way on the level's graph with unit weights (the mesh as
+    partitioned before adaptation); ``block``: contiguous blocks along the
+    array order; ``root``: everything on processor 0; any other name: that
+    algorithm's ``partition`` from the ``root`` start.
+    """
+    g = graph_of(level)
+    if how == "metis":
+        ones = np.ones(g.n, np.int64)
+        owner = metis_kway(g, P, seed=seed, vweights=ones, eweights=np.ones_like(g.cwgt))
+    elif how == "block":
+        owner = block_owner(level, P)
+    elif how == "root":
+        owner = np.zeros(g.n, np.int64)
+    else:
+        roles = plan(parse_method(how), known if known is not None else plugins.algorithms()).first
+        if "partition" not in roles:
+            raise ValueError(f"--initial {how}: {how} has no partition role")
+        root = State.settled(np.zeros(g.n, np.int64), P)
+        ctx = Context(level=level, graph=g, state=root, machine=(engine.machine if engine else Machine.uniform(P)),
+                      engine=engine or Engine(P, comm=None), params={}, seed=seed, original=level.data)
+        owner = partition_state(roles, ctx, root).owner
+    return with_pieces(State.settled(owner, P), level)
+
+
+def with_pieces(state: State, level: Level, before: State | None = None) -> State:
+    """On a boxes level, make sure ``state.pieces`` tiles this level's boxes (one piece per box by default)."""
+    if not isinstance(level.data, Boxes):
+        return state
+    if state.pieces is not None and (before is None or state.pieces is not before.pieces):
+        return state
+    from .pieces import BoxPieces
+
+    return State(state.owner, state.home, state.P, BoxPieces.whole(level.data, state.owner))
 
 
 def carry(state: State, level: Level) -> State:
-    """The previous level's state on this level's vertices (a new vertex inherits its parent's)."""
+    """The previous level's state on this level's vertices (a new vertex inherits its parent's).
+
+    Box pieces are geometric and carried as they are: ``before.pieces`` are the previous step's.
+    """
     if level.parent is None:
         return state
     parent = np.asarray(level.parent)
-    return State(state.owner[parent], state.home[parent], state.P)
+    return State(state.owner[parent], state.home[parent], state.P, state.pieces)
 
 
 @contextmanager
@@ -96,13 +198,16 @@ def deadline(seconds: float | None):
         signal.signal(signal.SIGALRM, old)
 
 
-def _check_parts(parts, n: int, nparts: int, who: str) -> np.ndarray:
+def check_parts(parts, n: int, nparts: int, who: str) -> np.ndarray:
+    """An assignment as int64, or CellFailed naming what is wrong (None, shape, dtype, range)."""
     if parts is None:
         raise CellFailed(f"{who}: no plugin returned a partition")
     a = np.asarray(parts)
     if a.shape != (n,):
         raise CellFailed(f"{who}: partition has shape {a.shape}, expected ({n},)")
-    if a.size and (not np.issubdtype(a.dtype, np.integer) or a.min() < 0 or a.max() >= nparts):
+    if a.size and not np.issubdtype(a.dtype, np.integer):
+        raise CellFailed(f"{who}: partition has dtype {a.dtype}, expected integers")
+    if a.size and (a.min() < 0 or a.max() >= nparts):
         raise CellFailed(f"{who}: partition has parts outside [0, {nparts})")
     return a.astype(np.int64)
 
@@ -116,56 +221,97 @@ def _check_state(state, n: int, P: int, who: str) -> State:
     return state
 
 
-def run_level(roles: dict[str, Step], ctx: Context, before: State) -> State:
-    """One level through the hooks; returns the state after balancing."""
-    hook, g, P, timer = plugins.hook(), ctx.graph, ctx.P, ctx.timer
-    state, original = before, ctx.level.data
+def _enter(ctx: Context, step: Step, memory: dict) -> str:
+    """Point ``ctx`` at one algorithm: its name, parameters, memory and the level in its form."""
+    ctx.algorithm, ctx.params, ctx.memory = step.name, dict(step.params), memory.get(step.name)
+    accepts = step.algorithm.accepts
+    form = ctx.level.form if adapters.form_of(ctx.original) in accepts else accepts[0]
+    ctx.level = Level(ctx.level.index, adapters.as_form(ctx.original, form), ctx.level.parent, ctx.level.meta)
+    return step.name
 
-    def enter(step: Step):
-        ctx.algorithm, ctx.params = step.name, dict(step.params)
-        ctx.level = Level(ctx.level.index, adapters.as_form(ctx.level.data, _form(step, ctx.level)),
-                          ctx.level.parent, ctx.level.meta)
-        return step.name
 
-    if "partition" in roles:
-        name = enter(roles["partition"])
-        with timer("partition"):
-            parts = hook.partition(algorithm=name, ctx=ctx)
-        if parts is not None and ctx.level.form != adapters.form_of(original):
-            # an array-form algorithm partitions cells in Hilbert order: back to graph vertices
-            order = adapters.cell_vertices(original, ctx.level.form)
-            cells = _check_parts(parts, order.size, P, name)
-            parts = np.empty(g.n, np.int64)
-            parts[order] = cells
-        proc = np.arange(P)
-        if "remap" in roles:
-            with timer("remap"):
-                mapped = hook.remap(algorithm=name, ctx=ctx, parts=parts)
-            if mapped is not None:
-                proc = np.asarray(mapped)
-                if proc.ndim != 1 or (proc.size and (proc.min() < 0 or proc.max() >= P)):
-                    raise CellFailed(f"{name}: remap returned processors outside [0, {P})")
-        parts = _check_parts(parts, g.n, proc.size, name)
-        state = State(proc[parts], before.home, P)
-        if "accept" in roles:
-            with timer("accept"):
-                if hook.accept(algorithm=name, ctx=ctx, proposed=state) is False:
-                    state = before
-    if "balance" in roles:
-        name = enter(roles["balance"])
-        with timer("balance"):
-            state = _check_state(hook.balance(algorithm=name, ctx=ctx, state=state), g.n, P, name)
-    elif not np.array_equal(state.owner, before.home):
-        with timer("migration"):
-            ctx.engine.migrate(before.home, state.owner, g.rwgt)
-        state = state.migrated()
+def partition_state(roles: dict, ctx: Context, before: State, memory: dict | None = None) -> State:
+    """partition -> remap -> accept: the proposed state (homes unchanged) or ``before`` if rejected."""
+    hook, P = plugins.hook(), ctx.P
+    name = _enter(ctx, roles["partition"], memory or {})
+    with ctx.timer("partition"):
+        parts = hook.partition(algorithm=name, ctx=ctx)
+    pieces = None
+    if _is_pieces(parts):
+        if not isinstance(ctx.original, Boxes):
+            raise CellFailed(f"{name}: returned box pieces for a {ctx.level.form} level")
+        try:
+            parts.check(ctx.original, P if "remap" not in roles else np.iinfo(np.int64).max)
+        except ValueError as exc:
+            raise CellFailed(f"{name}: invalid box pieces: {exc}") from None
+        pieces, parts = parts, parts.box_owner(ctx.original.n)
+    elif parts is not None and ctx.level.form != adapters.form_of(ctx.original):
+        # an array-form algorithm partitions cells in Hilbert order: back to graph vertices
+        order = ctx.cells()
+        cells = check_parts(parts, order.size, np.iinfo(np.int64).max, name)
+        parts = np.empty(ctx.graph.n, np.int64)
+        parts[order] = cells
+    proc = np.arange(P)
+    if "remap" in roles:
+        with ctx.timer("remap"):
+            mapped = hook.remap(algorithm=name, ctx=ctx, parts=parts)
+        if mapped is not None:
+            proc = check_parts(mapped, np.asarray(mapped).size, P, f"{name} (remap)")
+    parts = check_parts(parts, ctx.graph.n, proc.size, name)
+    if pieces is not None:
+        pieces = replace(pieces, owner=proc[pieces.owner])
+    state = State(proc[parts], before.home, P, pieces)
+    if "accept" in roles:
+        with ctx.timer("accept"):
+            if hook.accept(algorithm=name, ctx=ctx, proposed=state) is False:
+                state = before
     return state
 
 
-def _form(step: Step, level: Level) -> str:
-    form = level.form
-    accepts = step.algorithm.accepts
-    return form if form in accepts else accepts[0]
+def _is_pieces(obj) -> bool:
+    return type(obj).__name__ == "BoxPieces" and hasattr(obj, "box_owner")
+
+
+def run_level(roles: dict, ctx: Context, before: State, memory: dict) -> State:
+    """One level through the hooks; returns the state after it, data movement included."""
+    state = before
+    if "partition" in roles:
+        state = partition_state(roles, ctx, before, memory)
+    if "balance" in roles:
+        name = _enter(ctx, roles["balance"], memory)
+        with ctx.timer("balance"):
+            state = _check_state(plugins.hook().balance(algorithm=name, ctx=ctx, state=state),
+                                 ctx.graph.n, ctx.P, name)
+    else:
+        state = state.migrated()  # eager migration, as PLUM does
+    return with_pieces(state, ctx.level, before)
+
+
+def movement(g: Graph, before: State, after: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(src, dst, bytes) per processor pair of the data that moved, derived from the homes (or the pieces)."""
+    if before.pieces is not None and after.pieces is not None:
+        from .pieces import moved_cells
+
+        src, dst, cells = moved_cells(before.pieces, after.pieces)
+        return src, dst, np.asarray(cells, np.int64) * BYTES_PER_CELL
+    moved = before.home != after.home
+    key = before.home[moved] * after.P + after.home[moved]
+    pairs, inv = np.unique(key, return_inverse=True)
+    units = np.bincount(inv, weights=g.rwgt[moved], minlength=pairs.size).astype(np.int64)
+    return pairs // after.P, pairs % after.P, units * BYTES_PER_UNIT
+
+
+def account(ctx: Context, before: State, after: State) -> dict:
+    """The runner's own accounting of the data movement; sends what the method did not send itself."""
+    src, dst, nbytes = movement(ctx.graph, before, after)
+    eng = ctx.engine
+    if src.size and eng.step_stats("migration")["messages"] == 0:
+        with ctx.timer("migration"):
+            for s, d, b in zip(src.tolist(), dst.tolist(), nbytes.tolist()):
+                if s in eng.local:
+                    eng.post(s, d, np.zeros(b // 8, np.int64), kind="migration")
+            eng.exchange()
+    return {"migration_bytes": int(nbytes.sum()), "migration_messages": int(src.size)}
 
 
 def metrics_row(ctx: Context, before: State, after: State) -> dict:
@@ -179,47 +325,74 @@ def metrics_row(ctx: Context, before: State, after: State) -> dict:
 def engine_row(engine: Engine) -> dict:
     out = {}
     for kind, t in engine.totals().items():
-        out[f"{kind}_messages"] = t["messages"]
-        out[f"{kind}_bytes"] = t["bytes"]
+        prefix = "wire_" if kind == "migration" else ""
+        out[f"{prefix}{kind}_messages"] = t["messages"]
+        out[f"{prefix}{kind}_bytes"] = t["bytes"]
         out[f"modelled_{kind}_s"] = t["modelled_s"]
+    for kind in ("balance", "migration"):
+        out[f"{kind}_supersteps"] = engine.step_stats(kind)["supersteps"]
     return out
 
 
 def timing_row(engine: Engine, timer: Timer, total: float) -> dict:
-    """Wall time per category, max over ranks."""
+    """Wall time per category, max over ranks; T_exec of the tree paper's Eq. 6."""
     per_rank = engine.gather_ranks({**timer.seconds, "total": total})
     cats = sorted({k for d in per_rank for k in d})
     return {f"time_{c}_s": max(d.get(c, 0.0) for d in per_rank) for c in cats}
 
 
-def run_cell(roles, level: Level, g: Graph, before: State, machine: Machine, engine: Engine,
-             seed: int, memory: dict, timeout: float | None) -> tuple[dict, State]:
+def texec(row: dict) -> dict:
+    model = row.get("modelled_balance_s", 0.0) + row.get("modelled_migration_s", 0.0)
+    wall = sum(row.get(f"time_{c}_s", 0.0) for c in ("partition", "remap", "balance"))
+    return {"texec_s": wall + model, "texec_model_s": model}
+
+
+def owners_hash(owner: np.ndarray) -> str:
+    return f"{zlib.crc32(np.ascontiguousarray(owner, np.int64).tobytes()):08x}"
+
+
+def failure(exc: BaseException, who: str) -> str:
+    """One line naming the algorithm, the error and where it was raised (innermost file:line)."""
+    if isinstance(exc, CellFailed):
+        return " ".join(str(exc).split())[:400]
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return " ".join(f"{who}: {type(exc).__name__}: {exc}{where}".split())[:400]
+
+
+def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machine, engine: Engine,
+             seed: int, memory: dict, timeout: float | None, previous: dict | None = None,
+             show_traceback: bool = False) -> tuple[dict, State]:
     """One (method, level) cell: the row's figures and the state after it. Never raises for a plugin's fault."""
     engine.reset_counters()
     ctx = Context(level=level, graph=g, state=before, machine=machine, engine=engine, params={},
-                  seed=seed, memory=memory)
+                  seed=seed, original=level.data, previous=previous)
     t0 = time.perf_counter()
-    status = "ok"
+    status, after, moved = "ok", before, {}
     try:
         with deadline(timeout):
-            after = run_level(roles, ctx, before)
-            row = metrics_row(ctx, before, after)
+            after = run_level(roles, ctx, before, memory)
+            moved = account(ctx, before, after)
     except Exception as exc:  # the plugin's fault: record it, keep the old state, go on
-        msg = str(exc) if isinstance(exc, CellFailed) else f"{type(exc).__name__}: {exc}"
-        status = "failed: " + " ".join(msg.split())[:300]
+        status = "failed: " + failure(exc, ctx.algorithm or str(roles))
+        if show_traceback:
+            traceback.print_exception(exc, file=sys.stderr)
+    statuses = engine.gather_ranks(status)
+    hashes = engine.gather_ranks(owners_hash(after.owner))
+    if status == "ok" and any(s != "ok" for s in statuses):
+        status = next(s for s in statuses if s != "ok") + " (on another rank)"
+    elif status == "ok" and len(set(hashes)) > 1:
+        status = "failed: ranks computed different owners (" + ", ".join(hashes) + ")"
+    if status != "ok":
         engine.reset_counters()
-        after = before
+        after, moved, ctx.ran = before, {}, None
         ctx.record.clear()
-        row = metrics_row(ctx, before, before)
+    row = metrics_row(ctx, before, after)
     row.update(ctx.record)
+    row.update(moved or {"migration_bytes": 0, "migration_messages": 0})
     row.update(engine_row(engine))
     row.update(timing_row(engine, ctx.timer, time.perf_counter() - t0))
+    row.update(texec(row))
+    row["owners_hash"] = owners_hash(after.owner)
     row["status"] = status
     return row, after
-
-
-def params_json(roles: dict[str, Step]) -> str:
-    seen = {}
-    for step in roles.values():
-        seen.setdefault(step.name, step.params)
-    return json.dumps(seen, sort_keys=True, default=str)

@@ -7,6 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+try:  # the fixture needs pytest; the mpiexec helpers do not
+    import pytest
+except ImportError:  # pragma: no cover
+    pytest = None
+
 
 def mpiexec() -> str:
     """The mpiexec next to this Python (the mpich wheel's) or on PATH."""
@@ -22,3 +27,21 @@ def mpirun(ranks: int, *args: str, timeout: float = 300, env: dict | None = None
     cmd = [mpiexec(), "-n", str(ranks), sys.executable, *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, **(env or {})})
+
+
+def _conformance():
+    """``conformance(NAME, **options)``: run ``lbbench test NAME``'s checks; fail the test on any FAIL or SKIP."""
+
+    def run(name: str, workload: str | None = None, P: int = 4, ranks: int = 2, timeout: float | None = 120):
+        from .conformance import PASS, check_algorithm
+
+        rows = check_algorithm(name, workload, P, ranks, timeout)
+        bad = [f"{check}: {result} {detail}" for check, result, detail in rows if result != PASS]
+        assert not bad, "conformance of " + name + ":\n" + "\n".join(bad)
+        return rows
+
+    return run
+
+
+if pytest is not None:
+    conformance = pytest.fixture(_conformance, name="conformance")

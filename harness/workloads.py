@@ -1,20 +1,18 @@
-"""Workload registry (entry-point group ``lbbench.workloads``) and the on-disk level cache.
+"""Workloads (registered by plugins through ``register_workloads``) and the on-disk level cache.
 
-A workload entry point names a :class:`Workload`. ``load(name, params, seed)``
-returns its levels, generated once and cached under the cache directory keyed
-by (name, version, params, seed).
+``load(name, params, seed)`` returns a workload's levels, generated once and
+cached under the cache directory keyed by (name, version, params, seed).
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import pickle
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Callable
 
+from . import wlcache
 from .model import Level
 
 
@@ -34,21 +32,20 @@ class Workload:
     forms: tuple = ("graph",)
     description: str = ""
     cache: bool = True
+    plot: Callable | None = None  # plot(name, level, path, params=, seed=) -> path: a picture of one level
 
 
 def available() -> dict[str, Workload]:
-    found = {}
-    for ep in metadata.entry_points(group="lbbench.workloads"):
-        found.setdefault(ep.name, ep)
-    return dict(sorted(found.items()))
+    from . import plugins
+
+    return plugins.workloads()
 
 
 def get(name: str) -> Workload:
-    eps = available()
-    if name not in eps:
-        raise LookupError(f"unknown workload {name!r} (available: {', '.join(eps) or 'none'})")
-    wl = eps[name].load()
-    return wl() if callable(wl) and not isinstance(wl, Workload) else wl
+    found = available()
+    if name not in found:
+        raise LookupError(f"unknown workload {name!r} (available: {', '.join(found) or 'none'})")
+    return found[name]
 
 
 def resolve_params(wl: Workload, given: dict) -> dict:
@@ -72,18 +69,13 @@ def cache_key(wl: Workload, params: dict, seed: int) -> str:
 
 
 def load(name: str, params: dict | None = None, seed: int = 0) -> tuple[Workload, dict, list[Level]]:
-    """The workload, its resolved parameters and its levels (from the cache when present)."""
+    """The workload, its resolved parameters and its levels (from the data-only cache when present)."""
     wl = get(name)
     params = resolve_params(wl, params or {})
-    path = cache_dir() / "workloads" / f"{wl.name}-{cache_key(wl, params, seed)}.pkl"
-    if wl.cache and path.exists():
-        with open(path, "rb") as fh:
-            return wl, params, pickle.load(fh)
-    levels = list(wl.generate(seed=seed, **params))
-    if wl.cache:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        with open(tmp, "wb") as fh:
-            pickle.dump(levels, fh, protocol=5)
-        os.replace(tmp, path)
+    path = cache_dir() / "workloads" / f"{wl.name}-{cache_key(wl, params, seed)}.npz"
+    levels = wlcache.read(path) if wl.cache else None
+    if levels is None:
+        levels = list(wl.generate(seed=seed, **params))
+        if wl.cache:
+            wlcache.write(path, levels)
     return wl, params, levels

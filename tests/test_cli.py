@@ -53,8 +53,8 @@ def test_identical_metrics_on_1_2_4_ranks(tmp_path):
     args = ["compare", "--plugins", "none,metis", "-P", "8", "-w", "mini", "--format", "csv", "--no-cache", "-q",
             "--out", str(tmp_path)]
     one = csv_of(lbbench(*args))
-    assert list(one.columns[:10]) == ["workload", "workload_version", "level", "algorithm", "params", "P", "ranks",
-                                      "machine", "seed", "status"]
+    assert list(one.columns[:11]) == ["workload", "workload_version", "level", "algorithm", "params", "P", "ranks",
+                                      "machine", "initial", "seed", "status"]
     assert (one["status"] == "ok").all() and len(one) == 6
     for ranks in (2, 4):
         res = mpirun(ranks, "-m", "harness.cli", *args)
@@ -95,12 +95,7 @@ def test_bad_input_is_one_line_exit_2(args, msg, tmp_path):
 def test_unreadable_results_directory(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    res = lbbench("compare", "--plugins", "none", "-w", "mini", "--out", str(blocker), check=False)
-    assert res.returncode == 2 and "results directory" in res.stderr and len(res.stderr.strip().splitlines()) == 1
-    bad = tmp_path / "res" / "cells"
-    bad.mkdir(parents=True)
-    (bad / "x.json").write_text("{")
-    (bad / "x.pkl").write_text("garbage")
-    from harness.results import Store
-    with pytest.raises(OSError, match="unreadable cell"):
-        Store(tmp_path / "res").get("x")
+    res = lbbench("compare", "--plugins", "none", "-w", "mini", "--out", str(blocker), "-q", check=False)
+    # nothing can be stored there: one warning line, and the comparison still runs and prints
+    warnings = [line for line in res.stderr.splitlines() if "results directory" in line]
+    assert res.returncode == 0 and len(warnings) == 1 and "Summary" in res.stdout

@@ -44,7 +44,8 @@ def test_failures_are_recorded_and_the_comparison_goes_on(register, tmp_path):
                  timeout=0.5)
     status = df.set_index(["algorithm", "level"])["status"]
     assert status["raises", 1] == "ok" and status["raises", 3] == "ok"
-    assert status["raises", 2] == "failed: RuntimeError: boom at level 2"
+    # the status names the algorithm, the error and the file:line it was raised at
+    assert status["raises", 2] == "failed: raises: RuntimeError: boom at level 2 (test_runner.py:26)"
     assert status["sleeps", 1] == "failed: timed out after 0.5 s"
     assert "partition has shape" in status["short", 1]
     assert "parts outside [0, 4)" in status["outofrange", 1]

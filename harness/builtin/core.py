@@ -1,16 +1,12 @@
-"""The core metrics (DESIGN.md "Metrics") and the generic per-level report, as hook implementations."""
-from harness import hookimpl
-from harness.latency import level_figures
-from harness.metrics import core_metrics
-from harness.plugins import Report
-from harness.reports import Table, level_table
+"""The core metrics (harness.metrics, harness.latency) and the generic per-level report, as hook implementations."""
+from harness import Report, Table, core_metrics, hookimpl, latency_figures, level_table
 
 
 @hookimpl
 def metrics(ctx, before, after):
-    figs = core_metrics(ctx.graph, before, after, ctx.machine)
+    figs = core_metrics(ctx.graph, before, after, ctx.machine, executed=ctx.ran)
     # MinEX §2.3 per-level Qwgt with the redistribution cost, under both latency extremes
-    figs.update(level_figures(ctx.graph, before, after, ctx.machine))
+    figs.update(latency_figures(ctx.graph, before, after, ctx.machine))
     return figs
 
 

@@ -11,7 +11,7 @@ elements of the tree, cwgt = 4**max(d_v, d_w) leaf faces across the shared face.
 import numpy as np
 from scipy.spatial import Delaunay
 
-from harness import Graph, Level, Workload
+from harness import Graph, Level, Workload, hookimpl
 from harness.mesh import dual_edges
 
 
@@ -36,3 +36,8 @@ def generate(seed: int = 0, points: int = 900, levels: int = 3):
 
 WORKLOAD = Workload("mini", generate, version="1", params={"points": 900, "levels": 3},
                     description="small Delaunay tetrahedral mesh, 3 levels, a moving refined sphere (core tests)")
+
+
+@hookimpl
+def register_workloads(register):
+    register(WORKLOAD)

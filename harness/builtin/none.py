@@ -1,5 +1,5 @@
 """``none``: no rebalancing, owners and data stay where they are (MinEX paper Table 4's baseline)."""
-from harness import Algorithm, hookimpl
+from harness import Algorithm, hookimpl, implements
 
 
 @hookimpl
@@ -8,7 +8,6 @@ def register_algorithms(register):
                        description="no load balancing: the previous owners stay"))
 
 
-@hookimpl
-def balance(algorithm, ctx, state):
-    if algorithm == "none":
-        return state
+@implements("none")
+def balance(ctx, state):
+    return state

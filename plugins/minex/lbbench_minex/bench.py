@@ -3,10 +3,7 @@ from __future__ import annotations
 
 import time
 
-from harness import Machine
-from harness.partitioners import metis_kway
-from harness.runner import initial_state
-from harness.workloads import load
+from harness import Machine, initial_state, load_workload, metis_kway
 
 from .minex import minex
 
@@ -17,10 +14,10 @@ def last_level_case(P: int = 32, workload: str = "shock", params: dict | None = 
     MinEX runs diffusively through the earlier levels from the harness's initial distribution,
     so the last level starts from a realistic MinEX state (as in a full run).
     """
-    levels = load(workload, params or {}, 0)[2]
+    levels = load_workload(workload, params or {}, 0)[2]
     m = Machine.uniform(P)
     T = float(2 * P if throttle is None else throttle)
-    owner = initial_state(levels[0].data, P, 0).owner
+    owner = initial_state(levels[0], P, 0).owner
     for lv in levels[:-1]:
         owner, _ = minex(lv.data, owner, owner, m, seed=lv.index, throttle=T)
     return levels[-1].data, owner, m, T

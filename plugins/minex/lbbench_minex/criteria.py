@@ -43,7 +43,7 @@ import math
 
 import numpy as np
 
-from harness import latency as lt
+from harness import latency_model, no_tolerance, processor_costs
 
 NORMALIZE = ("total", "mean", "none")
 
@@ -57,8 +57,8 @@ class Loads:
         if not throttle >= 0:
             raise ValueError(f"minex: ThroTtle must be >= 0 (inf allowed), got {throttle}")
         self.P = machine.P
-        self.model = lt.get(latency)
-        W, C, R = lt.processor_costs(graph, machine, owner, home)
+        self.model = latency_model(latency)
+        W, C, R = processor_costs(graph, machine, owner, home)
         self.W, self.C, self.R = W.tolist(), C.tolist(), R.tolist()
         self.Q = [float(self.model(w, c, r)) for w, c, r in zip(self.W, self.C, self.R)]
         self.S1 = math.fsum(self.Q)
@@ -78,7 +78,7 @@ class Criteria:
         self.mesh = mesh
         self.P = machine.P
         self.model = loads.model
-        self.linear = self.model is lt.no_tolerance
+        self.linear = self.model is no_tolerance
         self.W, self.C, self.R, self.Q = list(loads.W), list(loads.C), list(loads.R), list(loads.Q)
         self.S1 = loads.S1
         self.Q0 = loads.Q0

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from harness import latency as lt
+from harness import max_tolerance, no_tolerance
 
 from .contract import contract
 from .criteria import Criteria, Loads
@@ -107,9 +107,9 @@ def initial_border(xadj, adjncy, owner) -> np.ndarray:
 
 def _model_code(model):
     """(code, fraction) of a latency model the C kernel knows, or None."""
-    if model is lt.no_tolerance:
+    if model is no_tolerance:
         return 0, 0.0
-    if model is lt.max_tolerance:
+    if model is max_tolerance:
         return 1, 1.0
     if hasattr(model, "fraction"):
         return 2, float(model.fraction)

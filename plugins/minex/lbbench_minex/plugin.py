@@ -1,9 +1,7 @@
 """pluggy hook implementations: the ``minex`` algorithm, latency figures, the MinEX reports."""
 from __future__ import annotations
 
-from harness import Algorithm, hookimpl
-from harness import latency as lt
-from harness.plugins import Report
+from harness import Algorithm, Report, hookimpl, implements, latency_figures, latency_model
 
 from . import __version__
 from .minex import minex
@@ -27,10 +25,8 @@ def register_algorithms(register):
                     "minimizing MaxQwgt = max(Wgt + Comm + Remap) on a machine of clusters"))
 
 
-@hookimpl
-def partition(algorithm, ctx):
-    if algorithm != "minex":
-        return None
+@implements("minex")
+def partition(ctx):
     p = ctx.params
     seed = int(ctx.rng("contract").integers(0, 2**63 - 1))
     parts, stats = minex(ctx.graph, ctx.state.owner, ctx.state.home, ctx.machine, seed,
@@ -53,7 +49,7 @@ def metrics(ctx, before, after):
     """For a minex run with a latency model that is neither extreme, ``lt_model_*`` under its own model
     (the core metrics already give ``lt_none_*`` and ``lt_max_*`` for every algorithm, MinEX §2.3)."""
     if ctx.algorithm == "minex" and str(ctx.params.get("latency", "none")) not in ("none", "max"):
-        own = lt.level_figures(ctx.graph, before, after, ctx.machine, models=(lt.get(ctx.params["latency"]),))
+        own = latency_figures(ctx.graph, before, after, ctx.machine, models=(latency_model(ctx.params["latency"]),))
         return {"lt_model_" + k.split("_", 2)[2]: v for k, v in own.items()}
 
 

@@ -26,9 +26,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from harness import plugins
-from harness.reference import paper_values
-from harness.reports import Table, with_paper
+from harness import Table, available_algorithms, paper_values, with_paper
 
 THROTTLES = [0, 1, 4, 16, 32, 64, 128, math.inf]
 CLUSTERS = list(range(1, 9))
@@ -156,7 +154,7 @@ COMPARE = {"PLUM": "plum", "SBN": "sbn", "MinEX": "minex"}
 def compare(opts) -> list[Table]:
     """Edge cut and elements moved at P = 32 for PLUM, SBN and MinEX (MinEX paper §1)."""
     P = _one_p(opts, 32)
-    known = plugins.algorithms()
+    known = available_algorithms()
     missing = [name for name in COMPARE.values() if name not in known]
     if missing:
         raise ValueError(f"minex-compare needs the algorithms {', '.join(missing)}: install their plugins")

@@ -11,39 +11,35 @@ import time
 
 import numpy as np
 
-from harness import Context, Engine, Machine, State, plugins
-from harness.metrics import core_metrics
-from harness.partitioners import metis_kway
-from harness.runner import carry, graph_of
-from harness.workloads import load
+from harness import (Context, Engine, Machine, State, available_algorithms, available_workloads, carry,
+                     core_metrics, graph_of, load_workload, metis_kway)
 
 from . import plugin
 
 
 def available_workload(preferred: str = "shock") -> str:
-    from harness.workloads import available
-
-    return preferred if preferred in available() else "mini"
+    return preferred if preferred in available_workloads() else "mini"
 
 
 def last_level_context(workload: str = "shock", P: int = 32, algorithm: str = "plum-pmetis", **params) -> Context:
     """A Context for the workload's last level; home = a METIS partition of the level before, carried over."""
-    _, _, levels = load(workload, None, 0)
+    _, _, levels = load_workload(workload, None, 0)
     prev, last = levels[-2], levels[-1]
     state = carry(State.settled(metis_kway(graph_of(prev), P, seed=0), P), last)
     m = Machine.uniform(P)
-    alg = plugins.algorithms()[algorithm]
+    alg = available_algorithms()[algorithm]
     return Context(level=last, graph=graph_of(last), state=state, machine=m, engine=Engine(P, m, comm=None),
-                   params={**alg.params, **params}, seed=0, algorithm=algorithm)
+                   params={**alg.params, **params}, seed=0, algorithm=algorithm, original=last.data,
+                   memory=alg.memory())
 
 
 def plum_step(ctx: Context) -> dict:
     """Partition, similarity matrix + reassignment, accept, core metrics: one PLUM level without the migration."""
     ctx.engine.reset_counters()
-    parts = plugin.partition(ctx.algorithm, ctx)
-    proc = plugin.remap(ctx.algorithm, ctx, parts)
+    parts = plugin.partition.implementation(ctx)
+    proc = plugin.remap.implementation(ctx, parts)
     proposed = State(proc[parts], ctx.state.home, ctx.P)
-    after = proposed.migrated() if plugin.accept(ctx.algorithm, ctx, proposed) else ctx.state
+    after = proposed.migrated() if plugin.accept.implementation(ctx, proposed) else ctx.state
     return core_metrics(ctx.graph, ctx.state, after, ctx.machine)
 
 

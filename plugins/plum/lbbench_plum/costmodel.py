@@ -19,16 +19,12 @@ assignment is accepted only when gain > cost.
 """
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import nnls
 
-from harness.engine import Engine
-from harness.model import Machine
-
-BYTES_PER_UNIT = inspect.signature(Engine.migrate).parameters["bytes_per_unit"].default
+from harness import BYTES_PER_UNIT, Machine
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """PLUM's two repartitioners (SBN paper §4.2).
 
 * PMeTiS: a global multilevel k-way partition from scratch (real METIS through
-  pymetis, ``harness.partitioners.metis_kway``), vertex weights Wgt (pwgt) and
+  pymetis, ``harness.metis_kway``), vertex weights Wgt (pwgt) and
   edge weights Comm (cwgt); it ignores the current distribution.
 * DMeTiS: a diffusive repartitioner that starts from the current partition and
   weighs migration. ParMETIS' diffusion (the Schloegel/Karypis/Kumar scheme the
@@ -27,8 +27,7 @@ import os
 
 import numpy as np
 
-from harness.model import Graph
-from harness.partitioners import metis_kway
+from harness import Graph, metis_kway
 
 
 def pmetis(g: Graph, nparts: int, seed: int, ufactor: int = 30) -> np.ndarray:

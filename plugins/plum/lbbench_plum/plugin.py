@@ -10,19 +10,36 @@ as PLUM does):
    vproc's row, the host maps partitions to processors (PLUM's heuristic or the
    optimal assignment) and sends the mapping to every vproc;
 3. accept (§4.4): gain = (MaxQwgt before - MaxQwgt after) x iterations x
-   work_s against cost = gamma x MaxSR + O; rejected -> the old assignment stays;
-4. metrics hook: after the runner's real migration, the (MaxSR, migration
-   time) pair is stored in ``ctx.memory`` for the least-squares fit of gamma
-   and O at later levels.
+   work_s against cost = gamma x MaxSR + O, with gamma and O fitted to the
+   (MaxSR, migration time) pairs of the run's earlier accepted levels
+   (``ctx.previous``); rejected -> the old assignment stays.
+
+What crosses hooks and levels is the typed :class:`PlumMemory`.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
-from harness import Algorithm, hookimpl
-from harness.metrics import maxsr, qwgt, vertex_costs
+from harness import Algorithm, hookimpl, implements, maxsr, qwgt, vertex_costs
 
 from . import costmodel, partitioners, reassign, similarity
+
+
+@dataclass
+class PlumMemory:
+    """PLUM's per-run state: the F*P partition labels of the current distribution, the cost-model pairs,
+    and this level's proposal on its way from partition to accept."""
+
+    labels: np.ndarray | None = None       # labels describing the distribution the level starts from
+    labels_proc: np.ndarray | None = None  # their processors (labels_proc[labels] == owner)
+    pairs: list = field(default_factory=list)  # (MaxSR, seconds) of the earlier accepted migrations
+    cur_labels: np.ndarray | None = None
+    cur_labels_proc: np.ndarray | None = None
+    parts: np.ndarray | None = None
+    proc: np.ndarray | None = None
+
 
 DEFAULTS = {
     "partitioner": "pmetis",   # pmetis | dmetis
@@ -45,13 +62,16 @@ CHOICES = {"partitioner": ("pmetis", "dmetis"), "remapper": tuple(reassign.REMAP
 @hookimpl
 def register_algorithms(register):
     roles = ("partition", "remap", "accept")
-    register(Algorithm("plum", family="global", params=dict(DEFAULTS), roles=roles,
+    kw = dict(family="global", roles=roles, memory=PlumMemory)
+    register(Algorithm("plum", params=dict(DEFAULTS), validate=lambda p: settings("plum", p), **kw,
                        description="PLUM: repartition (PMeTiS or DMeTiS), similarity-matrix processor "
                                    "reassignment, remap only when the gain exceeds gamma*MaxSR+O"))
     short = {k: v for k, v in DEFAULTS.items() if k not in ("partitioner", "ufactor", "emrat")}
-    register(Algorithm("plum-pmetis", family="global", params={**short, "ufactor": DEFAULTS["ufactor"]}, roles=roles,
+    register(Algorithm("plum-pmetis", params={**short, "ufactor": DEFAULTS["ufactor"]}, **kw,
+                       validate=lambda p: settings("plum-pmetis", p),
                        description="PLUM with PMeTiS (METIS k-way from scratch), SBN paper Table 6"))
-    register(Algorithm("plum-dmetis", family="global", params={**short, "emrat": DEFAULTS["emrat"]}, roles=roles,
+    register(Algorithm("plum-dmetis", params={**short, "emrat": DEFAULTS["emrat"]}, **kw,
+                       validate=lambda p: settings("plum-dmetis", p),
                        description="PLUM with DMeTiS (diffusive repartitioning, Scotch with migration "
                                    "cost), SBN paper Table 7"))
 
@@ -85,7 +105,7 @@ def current_labels(ctx, F: int) -> tuple[np.ndarray, np.ndarray]:
     owner = np.asarray(ctx.state.owner, np.int64)
     if F == 1:
         return owner, np.arange(ctx.P)
-    labels, lproc = ctx.memory.get("plum_labels"), ctx.memory.get("plum_proc")
+    labels, lproc = ctx.memory.labels, ctx.memory.labels_proc
     if labels is not None and ctx.level.parent is not None:
         labels = labels[np.asarray(ctx.level.parent)]
     if (labels is not None and labels.size == owner.size and lproc.size == F * ctx.P
@@ -109,31 +129,25 @@ def _seed(ctx) -> int:
     return int(ctx.rng("partition").integers(2**31 - 1))
 
 
-@hookimpl
-def partition(algorithm, ctx):
-    if algorithm not in NAMES:
-        return None
-    p = settings(algorithm, ctx.params)
-    F, eng, g = int(p["F"]), ctx.engine, ctx.graph
+@implements(*NAMES)
+def partition(ctx):
+    p = settings(ctx.algorithm, ctx.params)
+    F, eng, g, mem = int(p["F"]), ctx.engine, ctx.graph, ctx.memory
     nparts = F * ctx.P
-    labels, lproc = current_labels(ctx, F)
+    mem.cur_labels, mem.cur_labels_proc = current_labels(ctx, F)
     parts = None
     if eng.is_root:
         if p["partitioner"] == "pmetis":
             parts = partitioners.pmetis(g, nparts, _seed(ctx), ufactor=int(p["ufactor"]))
         else:
-            parts = partitioners.dmetis(g, labels, nparts, _seed(ctx), emrat=float(p["emrat"]))
-    parts = eng.bcast(parts, root=0)
-    ctx.memory["_plum_step"] = {"labels": labels, "labels_proc": lproc}
-    return parts
+            parts = partitioners.dmetis(g, mem.cur_labels, nparts, _seed(ctx), emrat=float(p["emrat"]))
+    return eng.bcast(parts, root=0)
 
 
-@hookimpl
-def remap(algorithm, ctx, parts):
-    if algorithm not in NAMES:
-        return None
-    p = settings(algorithm, ctx.params)
-    F, eng = int(p["F"]), ctx.engine
+@implements(*NAMES)
+def remap(ctx, parts):
+    p = settings(ctx.algorithm, ctx.params)
+    F, eng, mem = int(p["F"]), ctx.engine, ctx.memory
     parts = np.asarray(parts, np.int64)
     S = similarity.gather_similarity(eng, ctx.state.home, parts, ctx.graph.rwgt, F * ctx.P)
     proc = summary = None
@@ -143,23 +157,31 @@ def remap(algorithm, ctx, parts):
                    "plum_maxsr_similarity": reassign.maxsr_from_similarity(S, proc)}
     proc = similarity.scatter_mapping(eng, proc)
     ctx.record.update(eng.bcast(summary, root=similarity.HOST))
-    step = ctx.memory.setdefault("_plum_step", dict(zip(("labels", "labels_proc"), current_labels(ctx, F))))
-    step.update(parts=parts, proc=proc)
+    mem.parts, mem.proc = parts, proc
     return proc
+
+
+def learn(mem: PlumMemory, previous: dict | None, timing: str) -> None:
+    """Add the previous level's (MaxSR, migration seconds) pair when PLUM remapped there (§4.4's fit)."""
+    if not previous or not previous.get("plum_accepted") or previous.get("status") != "ok":
+        return
+    msr = float(previous.get("maxsr", 0.0))
+    secs = float(previous.get("time_migration_s" if timing == "wall" else "modelled_migration_s", 0.0))
+    if msr > 0:
+        mem.pairs.append((msr, secs))
 
 
 def cost_model(ctx, p: dict) -> costmodel.CostModel:
     if p["gamma"] >= 0:
         return costmodel.CostModel(float(p["gamma"]), float(p["overhead"]), "given")
-    return costmodel.fit(ctx.memory.get("plum_pairs", []), ctx.machine)
+    return costmodel.fit(ctx.memory.pairs, ctx.machine)
 
 
-@hookimpl
-def accept(algorithm, ctx, proposed):
-    if algorithm not in NAMES:
-        return None
-    p = settings(algorithm, ctx.params)
-    g, m, before = ctx.graph, ctx.machine, ctx.state
+@implements(*NAMES)
+def accept(ctx, proposed):
+    p = settings(ctx.algorithm, ctx.params)
+    g, m, before, mem = ctx.graph, ctx.machine, ctx.state, ctx.memory
+    learn(mem, ctx.previous, p["timing"])
     after = proposed.migrated()
     q_before = float(qwgt(vertex_costs(g, before, m), before.owner, ctx.P).max())
     q_after = float(qwgt(vertex_costs(g, after, m), after.owner, ctx.P).max())
@@ -168,38 +190,16 @@ def accept(algorithm, ctx, proposed):
     gain_s = costmodel.gain(q_before, q_after, int(p["iterations"]), float(p["work_s"]))
     cost_s = model.cost(msr)
     ok = costmodel.decide(gain_s, cost_s)
-    step = ctx.memory.pop("_plum_step", None) or {}
-    if int(p["F"]) == 1:  # the owners are the labels; nothing to remember
-        step = {}
-    if ok and "parts" in step:  # the labels that describe the distribution the next level starts from
-        ctx.memory["plum_labels"], ctx.memory["plum_proc"] = step["parts"], step["proc"]
-    elif "labels" in step:
-        ctx.memory["plum_labels"], ctx.memory["plum_proc"] = step["labels"], step["labels_proc"]
+    if int(p["F"]) > 1:  # the labels that describe the distribution the next level starts from
+        keep = (mem.parts, mem.proc) if ok and mem.parts is not None else (mem.cur_labels, mem.cur_labels_proc)
+        mem.labels, mem.labels_proc = keep
+    mem.cur_labels = mem.cur_labels_proc = mem.parts = mem.proc = None
     ctx.record.update({
         "plum_accepted": bool(ok), "plum_gain_s": gain_s, "plum_cost_s": cost_s,
         "plum_gamma": model.gamma, "plum_overhead_s": model.overhead, "plum_model": model.source,
         "plum_maxsr_proposed": msr, "plum_maxqwgt_before": q_before, "plum_maxqwgt_proposed": q_after,
     })
-    ctx.memory["_plum_timing"] = p["timing"]
     return ok
-
-
-@hookimpl
-def metrics(ctx, before, after):
-    """After the runner's real migration: store the (MaxSR, time) pair PLUM's cost model is fitted to."""
-    if "plum_accepted" not in ctx.record:
-        return {}
-    timing = ctx.memory.pop("_plum_timing", "modelled")
-    if not ctx.record["plum_accepted"]:
-        return {}
-    msr = maxsr(ctx.graph, before, after, ctx.machine)["maxsr"]
-    if timing == "wall":
-        secs = float(ctx.engine.rank_max(ctx.timer.seconds.get("migration", 0.0)))
-    else:
-        secs = float(ctx.engine.totals()["migration"]["modelled_s"])
-    if msr > 0:
-        ctx.memory.setdefault("plum_pairs", []).append((msr, secs))
-    return {"plum_migration_s": secs}
 
 
 @hookimpl

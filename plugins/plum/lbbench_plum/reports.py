@@ -8,9 +8,7 @@ Table 7). The paper's values, transcribed once in
 """
 from __future__ import annotations
 
-from harness.plugins import Report
-from harness.reference import paper_values
-from harness.reports import Table, level_table, with_paper
+from harness import Report, Table, level_table, paper_values, with_paper
 
 DEFAULT_P = [2, 4, 8, 16, 32]
 TABLES = {"6": ("plum-pmetis", "PMeTiS"), "7": ("plum-dmetis", "DMeTiS")}

@@ -7,12 +7,12 @@ partition is the starting point and only the balancer is SBN's.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from harness import Algorithm, State, hookimpl
-from harness.metrics import cut_pct, vertex_costs
+from harness import Algorithm, State, cut_pct, hookimpl, implements, vertex_costs
 
 from .balancer import LevelRun, Params
 from .prepartition import prepartition
@@ -35,13 +35,26 @@ DEFAULTS = {
 TIMERS = ("balance", "migration", "selection", "processing")
 
 
+@dataclass
+class SbnMemory:
+    """What the balancer carries from level to level: it runs "forever" (Fig. 4), so every processor's
+    (WSysLL, MinTh, MaxTh) at the end of a level is where the next level starts."""
+
+    thresholds: list | None = None
+
+
+def _validate(p: dict) -> None:
+    _params(p).validate()
+    if int(p["itnum"]) < 1 or float(p["kl_threshold"]) <= 0:
+        raise ValueError("sbn: itnum must be >= 1 and kl_threshold > 0")
+
+
 @lru_cache(maxsize=8)
 def trees(P: int) -> Trees:
     return Trees(P)
 
 
-def _params(ctx) -> Params:
-    p = ctx.params
+def _params(p: dict) -> Params:
     return Params(checks=int(p["checks"]), f=float(p["f"]), const_s=float(p["const_s"]), minth=str(p["minth"]),
                   maxth=str(p["maxth"]), subset=int(p["subset"]), fetch_adjacent=bool(p["fetch_adjacent"]))
 
@@ -55,41 +68,37 @@ def projected_cut(g, owner, m) -> float:
 def register_algorithms(register):
     register(Algorithm(
         "sbn", family="dynamic", params=dict(DEFAULTS), accepts=("graph",), roles=("partition", "balance"),
+        memory=SbnMemory, validate=_validate,
         description="SBN: symmetric-broadcast-network dynamic balancer with lazy redistribution "
                     "(Das, Harvey, Biswas); prepartition=true adds the §3.7 QWgt pre-partitioner"))
 
 
-@hookimpl
-def partition(algorithm, ctx):
-    if algorithm != "sbn":
-        return None
+@implements("sbn")
+def partition(ctx):
     if not ctx.params["prepartition"]:
         return np.asarray(ctx.state.owner).copy()
     itnum, klt = int(ctx.params["itnum"]), float(ctx.params["kl_threshold"])
-    if itnum < 1 or klt <= 0:
-        raise ValueError("sbn: itnum must be >= 1 and kl_threshold > 0")
     owner, figs = prepartition(ctx.graph, ctx.state, ctx.machine, ctx.rng("prepartition"), itnum=itnum,
                                kl_threshold=klt, subset=int(ctx.params["subset"]))
     ctx.record.update(figs)
     return owner
 
 
-@hookimpl
-def balance(algorithm, ctx, state):
-    if algorithm != "sbn":
-        return None
+@implements("sbn")
+def balance(ctx, state):
     g, m = ctx.graph, ctx.machine
-    prm = _params(ctx)
+    prm = _params(ctx.params)
     ctx.record["pre_part_cut_pct"] = projected_cut(g, ctx.state.owner, m)
     ctx.record["sbn_pre_exec_cut_pct"] = projected_cut(g, state.owner, m)
     # the balancer runs "forever" (Fig. 4): thresholds carry over from the previous level
-    carried = ctx.memory.get("sbn_thresholds") if ctx.params["carry_thresholds"] else None
+    carried = ctx.memory.thresholds if ctx.params["carry_thresholds"] else None
     if carried is not None and len(carried) != m.P:
         carried = None
     run = LevelRun(g, m, ctx.engine, state, prm, lambda p: ctx.rng(f"vp{p}"), trees=trees(m.P),
                    init_thresholds=carried)
     after = run.run()
-    ctx.memory["sbn_thresholds"] = run.thresholds()
+    ctx.memory.thresholds = run.thresholds()
+    ctx.executed(*run.executed())  # LoadImb of what each processor processed (§5.2)
     figs = run.figures()
     ctx.record.update(figs)
     tot = ctx.engine.totals()

@@ -34,10 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.metrics import Costs, costs_if_on, delta_cut, wsysll
-from harness.model import State
-
-from .selection import _neighbours
+from harness import Costs, State, costs_if_on, delta_cut, wsysll
 
 
 class _Costs:
@@ -67,7 +64,7 @@ class _Costs:
     def move(self, verts, q):
         if verts.size == 0:
             return
-        aff = np.unique(np.concatenate([verts, _neighbours(self.g, verts)]))
+        aff = np.unique(np.concatenate([verts, self.g.neighbours_of(verts)]))
         self.qw -= np.bincount(self.owner[aff], weights=self.t[aff], minlength=self.P)
         self.owner[verts] = q
         self.t[aff] = self.on(aff, self.owner[aff]).total
@@ -106,7 +103,7 @@ def _iteration(C: _Costs, rng, subset: int) -> int:
             skipped[q] = True
             continue
         R = border if border.size <= subset else rng.choice(border, size=subset, replace=False)
-        cand = np.unique(_neighbours(g, R))
+        cand = np.unique(g.neighbours_of(R))
         cand = cand[src_ok[own[cand]] & ~moved[cand] & (own[cand] != q)]
         if cand.size == 0:
             skipped[q] = True
@@ -146,7 +143,7 @@ def _iteration(C: _Costs, rng, subset: int) -> int:
             np.add.at(loss, s[:k], cp[:k])
             if k < layer.size:
                 break
-            nb = np.unique(_neighbours(g, pick))
+            nb = np.unique(g.neighbours_of(pick))
             layer = nb[src_ok[own[nb]] & ~moved[nb] & ~inset[nb] & (own[nb] != q)]
         if not take:
             skipped[q] = True

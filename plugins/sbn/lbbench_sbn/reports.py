@@ -5,9 +5,9 @@
   operation our balancer runs on it.
 * ``sbn-table4`` / ``sbn-table5``: SBN with / without the pre-partitioner, one
   table per P, shaped like the paper's (Adaptation Level rows + Average).
-  LoadImb is max / WSysLL of the QWgt each processor actually processed
-  (Wgt + Comm + Remap at processing time, §3.1), the figure the SBN balancer
-  balances; the harness's settled ``loadimb`` stays in the results.
+  LoadImb is the core ``loadimb``: max / WSysLL of the QWgt each processor
+  actually processed (Wgt + Comm + Remap at processing time, §3.1, declared
+  through ``ctx.executed``); ``settled_loadimb`` stays in the results.
 * ``sbn-table8``: bytes of balancing and migration messages over all levels and
   their share of the Machine's bandwidth over the modelled execution time.
 * ``sbn-table9``: wall time per processor spent in balancing, migration
@@ -19,17 +19,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness import Engine, Machine, State, metrics, workloads
-from harness.plugins import Report
-from harness.reference import paper_values
-from harness.reports import Table, level_table, with_paper
+from harness import (Engine, Machine, Report, State, Table, costs_if_on, delta_cut, level_table, load_workload,
+                     paper_values, qwgt, vertex_costs, with_paper, wsysll)
 
 PS = [2, 4, 8, 16, 32]
 
 T4 = {"Pre-Part Cut%": "pre_part_cut_pct", "Pre-Exec Cut%": "sbn_pre_exec_cut_pct",
-      "Post-Exec Cut%": "post_exec_cut_pct", "MaxSR": "maxsr", "LoadImb": "sbn_processed_loadimb"}
+      "Post-Exec Cut%": "post_exec_cut_pct", "MaxSR": "maxsr", "LoadImb": "loadimb"}
 T5 = {"Pre-Exec Cut%": "pre_exec_cut_pct", "Post-Exec Cut%": "post_exec_cut_pct", "MaxSR": "maxsr",
-      "LoadImb": "sbn_processed_loadimb"}
+      "LoadImb": "loadimb"}
 
 
 def _paper(table: str, P=None) -> pd.DataFrame:
@@ -40,7 +38,7 @@ def _paper(table: str, P=None) -> pd.DataFrame:
 
 
 def _example():
-    _, _, levels = workloads.load("sbn-example", {}, 0)
+    _, _, levels = load_workload("sbn-example", {}, 0)
     lv = levels[0]
     g = lv.data
     P = int(lv.meta["P"])
@@ -67,14 +65,14 @@ def example_balance(trace: bool = False):
 
 def table2(opts) -> list[Table]:
     g, s, m, _ = _example()
-    c = metrics.vertex_costs(g, s, m)
+    c = vertex_costs(g, s, m)
     rows = []
     for p in range(m.P):
         on = s.owner == p
         rows.append({"p": f"P{p}", "Wgt": c.wgt[on].sum(), "Comm": c.comm[on].sum(), "Remap": c.remap[on].sum(),
                      "QWgt": c.total[on].sum()})
-    q = metrics.qwgt(c, s.owner, m.P)
-    rows.append({"p": "WSysLL", "Wgt": np.nan, "Comm": np.nan, "Remap": np.nan, "QWgt": float(metrics.wsysll(q))})
+    q = qwgt(c, s.owner, m.P)
+    rows.append({"p": "WSysLL", "Wgt": np.nan, "Comm": np.nan, "Remap": np.nan, "QWgt": float(wsysll(q))})
     ours = pd.DataFrame(rows)
     return [Table("SBN Table 2: weighted queue length of each processor (§3.6 example)",
                   with_paper(ours, _paper("2"), key="p"),
@@ -84,18 +82,18 @@ def table2(opts) -> list[Table]:
 def table3(opts) -> list[Table]:
     g, s, m, _ = _example()
     v = np.flatnonzero(s.owner == 3)
-    on1 = metrics.costs_if_on(g, s, m, v, 1)
-    on3 = metrics.costs_if_on(g, s, m, v, 3)
+    on1 = costs_if_on(g, s, m, v, 1)
+    on3 = costs_if_on(g, s, m, v, 3)
     ours = pd.DataFrame({"v": [str(x + 1) for x in v], "Remap P1": on1.remap, "Remap P3": on3.remap,
                          "Comm P1": on1.comm, "Comm P3": on3.comm,
-                         "ΔCut": metrics.delta_cut(on3, on1, normalize=False)})
+                         "ΔCut": delta_cut(on3, on1, normalize=False)})
     after, run = example_balance()
-    c = metrics.vertex_costs(g, after, m)
-    q = metrics.qwgt(c, after.owner, m.P)
+    c = vertex_costs(g, after, m)
+    q = qwgt(c, after.owner, m.P)
     moved = [int(x) + 1 for x in np.flatnonzero(after.owner != s.owner)]
     note = (f"SBN balancer on the example (MinTh = 10): P1 starts a balancing operation (T_1: 1 -> 3 -> 0, 2); "
             f"vertices moved: {moved} (paper: [7]); QWgt = {q.astype(int).tolist()} "
-            f"(paper: QWgt(P3) = 23, QWgt(P1) = 18); WSysLL = {metrics.wsysll(q)} (paper: 22). "
+            f"(paper: QWgt(P3) = 23, QWgt(P1) = 18); WSysLL = {wsysll(q)} (paper: 22). "
             f"ΔCut shown without the Wgt normalization, as the paper's table.")
     return [Table("SBN Table 3: differential edge cut of P3's vertices if migrated to P1",
                   with_paper(ours, _paper("3"), key="v"), note)]

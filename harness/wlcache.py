@@ -1,0 +1,131 @@
+"""The workload level cache: a workload's generated levels as one data-only ``.npz`` file.
+
+``write(path, levels)`` stores every level's data (Graph: xadj, adjncy, pwgt,
+rwgt, cwgt, coords, name; Boxes: level, lo, hi, parent, ratio; LoadArray:
+load), its ``parent`` map and its ``meta`` (JSON values, numpy scalars and
+arrays), atomically (temporary file + rename, removed on any error).
+``read(path)`` rebuilds the levels, validating them through the model's
+constructors; it loads with ``allow_pickle=False`` and never unpickles, so a
+planted pickle cannot run. A missing file is ``None``; a corrupt one is
+``None`` with one warning line on stderr (and is removed), so the workload is
+regenerated.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .model import Boxes, Graph, Level, LoadArray
+from .results import from_data, remove_stale, to_data, warn, why
+
+FORMAT = 1
+_GRAPH = ("xadj", "adjncy", "pwgt", "rwgt", "cwgt")
+_BOXES = ("level", "lo", "hi", "parent")
+
+
+def write(path: str | os.PathLike, levels: list[Level]) -> bool:
+    """Cache ``levels`` at ``path``; True when written.
+
+    A meta value that is not data is ``ValueError`` naming the level and key
+    (nothing is written); an error while writing (disk full, read-only
+    directory) removes the temporary file, warns once and returns False.
+    """
+    path = Path(path)
+    arrays: dict[str, np.ndarray] = {}
+    head = []
+    for i, lv in enumerate(levels):
+        p = f"{i}."
+        d = lv.data
+        entry = {"index": int(lv.index), "parent": lv.parent is not None}
+        if isinstance(d, Graph):
+            entry.update(form="graph", name=d.name, coords=d.coords is not None)
+            for k in _GRAPH + (("coords",) if d.coords is not None else ()):
+                arrays[p + k] = np.asarray(getattr(d, k))
+        elif isinstance(d, Boxes):
+            entry.update(form="boxes", ratio=int(d.ratio))
+            for k in _BOXES:
+                arrays[p + k] = np.asarray(getattr(d, k))
+        elif isinstance(d, LoadArray):
+            entry.update(form="array")
+            arrays[p + "load"] = np.asarray(d.load)
+        else:
+            raise ValueError(f"level {lv.index}: cannot cache data of type {type(d).__name__}")
+        if lv.parent is not None:
+            arrays[p + "parent_map"] = np.asarray(lv.parent)
+        if not isinstance(lv.meta, dict):
+            raise ValueError(f"level {lv.index}: meta is a {type(lv.meta).__name__}, not a dict")
+        try:
+            entry["meta"] = to_data(lv.meta, arrays, p + "meta", f"level {lv.index} meta")
+        except TypeError as exc:
+            raise ValueError(str(exc)) from None
+        head.append(entry)
+    arrays["levels.json"] = np.frombuffer(json.dumps({"format": FORMAT, "levels": head}).encode(), np.uint8)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale(path.parent, f".{path.name}.*.tmp")
+        with open(tmp, "wb") as fh:
+            np.savez(fh, **arrays)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if not isinstance(exc, OSError):
+            raise
+        warn(f"workload cache {path}: cannot write ({exc.strerror or exc}); levels are not cached")
+        return False
+    return True
+
+
+def read(path: str | os.PathLike) -> list[Level] | None:
+    """The cached levels, or None when the file is missing or corrupt (corrupt: one warning line, removed)."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    try:
+        return _levels(path)
+    except Exception as exc:  # any failure to read means the cache is unusable: regenerate
+        warn(f"workload cache {path} is unreadable ({why(exc)}); regenerating it")
+        try:
+            path.unlink()
+        except OSError:
+            pass
+        return None
+
+
+def _levels(path: Path) -> list[Level]:
+    with np.load(path, allow_pickle=False) as npz:  # a .npy file is no context manager: TypeError
+        arrays = {k: npz[k] for k in npz.files}
+    raw = arrays.pop("levels.json")
+    if raw.dtype != np.uint8 or raw.ndim != 1:
+        raise ValueError("bad header")
+    head = json.loads(raw.tobytes().decode())
+    if not isinstance(head, dict) or head.get("format") != FORMAT or not isinstance(head.get("levels"), list):
+        raise ValueError("bad header")
+    out = []
+    for i, e in enumerate(head["levels"]):
+        p = f"{i}."
+        form = e["form"]
+        if form == "graph":
+            coords = arrays[p + "coords"] if e["coords"] else None
+            name = e["name"]
+            if not isinstance(name, str):
+                raise ValueError("graph name is not a string")
+            data = Graph(*(arrays[p + k] for k in _GRAPH), coords=coords, name=name)
+        elif form == "boxes":
+            data = Boxes(*(arrays[p + k] for k in _BOXES), ratio=int(e["ratio"]))
+        elif form == "array":
+            data = LoadArray(arrays[p + "load"])
+        else:
+            raise ValueError(f"unknown level form {form!r}")
+        parent = arrays[p + "parent_map"] if e["parent"] else None
+        meta = from_data(e["meta"], arrays)
+        if not isinstance(meta, dict) or not isinstance(e["index"], int):
+            raise ValueError("bad level entry")
+        out.append(Level(e["index"], data, parent=parent, meta=meta))
+    return out

@@ -1,0 +1,163 @@
+"""The workload level cache: data-only (npz, never a pickle), exact round trip, corrupt caches regenerated."""
+import errno
+import math
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+from harness import Boxes, Graph, Level, LoadArray
+from harness import wlcache
+
+
+class Boom:
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def levels():
+    g = Graph.from_edges(4, [0, 1, 2], [1, 2, 3], [2, 3, 4], pwgt=[1, 8, 8, 1], rwgt=[1, 9, 9, 1],
+                         coords=np.arange(8.0).reshape(4, 2), name="path")
+    g2 = Graph.from_edges(3, [0, 1], [1, 2])  # default weights, no coords, no name
+    boxes = Boxes(level=[0, 1, 1], lo=[[0, 0], [0, 0], [4, 4]], hi=[[7, 7], [3, 3], [9, 9]], parent=[-1, 0, 0],
+                  ratio=4)
+    arr = LoadArray(np.arange(12).reshape(3, 4))
+    meta = {"x": 0.5, "n": 3, "s": "a", "none": None, "flag": False, "nan": float("nan"),
+            "tri": np.arange(6, dtype=np.int32).reshape(2, 3), "np_scalar": np.float32(1.5),
+            "nested": [{"a": (1, 2)}, [np.array([1.0])]], "by_level": {0: "base", 1: "fine"}}
+    return [Level(0, g, meta=meta), Level(1, g2, parent=np.array([0, 0, 1])), Level(2, boxes, meta={"front": 3}),
+            Level(5, arr)]
+
+
+def same(a, b) -> bool:
+    if isinstance(a, (np.ndarray, np.generic)):
+        return type(a) is type(b) and a.dtype == b.dtype and np.array_equal(a, b)
+    if isinstance(a, (list, tuple)):
+        return isinstance(b, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, float) and math.isnan(a):
+        return isinstance(b, float) and math.isnan(b)
+    return type(a) is type(b) and a == b
+
+
+FIELDS = {Graph: ("xadj", "adjncy", "pwgt", "rwgt", "cwgt", "coords", "name"),
+          Boxes: ("level", "lo", "hi", "parent", "ratio"), LoadArray: ("load",)}
+
+
+def assert_same_levels(got, want):
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        assert a.index == b.index and type(a.data) is type(b.data)
+        for f in FIELDS[type(b.data)]:
+            x, y = getattr(a.data, f), getattr(b.data, f)
+            assert (x is None and y is None) or same(y, x), f
+        assert (a.parent is None) == (b.parent is None)
+        assert a.parent is None or np.array_equal(a.parent, b.parent)
+        assert same(b.meta, a.meta)
+
+
+def test_round_trip(tmp_path, capsys):
+    path = tmp_path / "wl" / "x.npz"
+    want = levels()
+    assert wlcache.write(path, want)
+    got = wlcache.read(path)
+    assert_same_levels(got, want)
+    assert got[0].meta["nested"][0]["a"] == [1, 2]  # tuples come back as lists
+    assert got[3].data.load.shape == (3, 4) and got[2].data.ratio == 4
+    assert capsys.readouterr().err == ""
+    assert [f.name for f in path.parent.iterdir()] == ["x.npz"]
+
+
+def test_round_trip_of_a_generated_workload(tmp_path):
+    from harness.builtin.mini import generate
+
+    want = generate(points=300)
+    wlcache.write(tmp_path / "mini.npz", want)
+    assert_same_levels(wlcache.read(tmp_path / "mini.npz"), want)
+
+
+def test_missing_cache_is_none_quietly(tmp_path, capsys):
+    assert wlcache.read(tmp_path / "absent.npz") is None
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("damage", ["truncate", "empty", "garbage", "pickle", "object-array", "bad-graph", "npy"])
+def test_corrupt_cache_is_regenerated_with_a_warning(tmp_path, capsys, damage):
+    path = tmp_path / "x.npz"
+    marker = tmp_path / "pwned"
+    wlcache.write(path, levels())
+    data = path.read_bytes()
+    if damage == "truncate":
+        path.write_bytes(data[: len(data) // 2])
+    elif damage == "empty":
+        path.write_bytes(b"")
+    elif damage == "garbage":
+        path.write_bytes(os.urandom(500))
+    elif damage == "pickle":
+        path.write_bytes(pickle.dumps(Boom(marker)))
+    elif damage == "npy":
+        with open(path, "wb") as fh:
+            np.save(fh, np.arange(3))
+    else:
+        with np.load(path) as npz:
+            arrays = dict(npz)
+        if damage == "object-array":
+            arrays["0.meta.tri"] = np.array([Boom(marker)], dtype=object)
+        else:
+            arrays["0.adjncy"] = arrays["0.adjncy"] + 100  # refers to vertices that do not exist
+        np.savez(path, **arrays)
+    assert wlcache.read(path) is None
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and "regenerating" in err[0]
+    assert not path.exists() and not marker.exists()
+    assert wlcache.write(path, levels()) and wlcache.read(path) is not None
+
+
+def test_meta_that_is_not_data_is_refused(tmp_path):
+    lv = Level(3, LoadArray([1, 2]), meta={"ok": 1, "fn": print})
+    with pytest.raises(ValueError, match=r"level 3 meta\['fn'\]"):
+        wlcache.write(tmp_path / "x.npz", [lv])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_error_leaves_no_temporary_file_and_keeps_the_old_cache(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "x.npz"
+    old = levels()[:1]
+    wlcache.write(path, old)
+    real = np.savez
+
+    def disk_full(fh, **arrays):
+        real(fh, **arrays)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(np, "savez", disk_full)
+    assert wlcache.write(path, levels()) is False
+    monkeypatch.undo()
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and "No space left" in err[0]
+    assert [f.name for f in tmp_path.iterdir()] == ["x.npz"]
+    assert_same_levels(wlcache.read(path), old)
+
+
+def test_interrupted_write_leaves_no_temporary_file(tmp_path, monkeypatch):
+    def interrupt(fh, **arrays):
+        fh.write(b"partial")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np, "savez", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        wlcache.write(tmp_path / "x.npz", levels())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_temporary_file_of_a_killed_writer_is_removed(tmp_path):
+    stale = tmp_path / ".x.npz.99999.tmp"
+    stale.write_bytes(b"x")
+    os.utime(stale, (1, 1))
+    wlcache.write(tmp_path / "x.npz", levels())
+    assert [f.name for f in tmp_path.iterdir()] == ["x.npz"]
