@@ -279,10 +279,12 @@ def _coarse_overlaps(b: Boxes):
 
 def boxes_to_graph(b: Boxes) -> Graph:
     """Boxes as vertices; same-level face neighbours and coarse-fine edges weighted by shared faces."""
+    from .amrmetrics import face_pairs  # bucketed face-slab join: linear in the boxes, not per plane
+
     us, vs, ws = [], [], []
     for lev in np.unique(b.level):
         idx = np.nonzero(b.level == lev)[0]
-        i, j, w = _face_neighbours(b.lo[idx], b.hi[idx])
+        i, j, w = face_pairs(b.lo[idx], b.hi[idx])
         us.append(idx[i])
         vs.append(idx[j])
         ws.append(w)

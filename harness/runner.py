@@ -155,18 +155,18 @@ def initial_state(level: Level, P: int, seed: int, how: str = "metis", engine: E
         ctx = Context(level=level, graph=g, state=root, machine=(engine.machine if engine else Machine.uniform(P)),
                       engine=engine or Engine(P, comm=None), params={}, seed=seed, original=level.data)
         owner = partition_state(roles, ctx, root).owner
-    return with_pieces(State.settled(owner, P), level)
+    return with_pieces(State.settled(owner, P), level.data)
 
 
-def with_pieces(state: State, level: Level, before: State | None = None) -> State:
-    """On a boxes level, make sure ``state.pieces`` tiles this level's boxes (one piece per box by default)."""
-    if not isinstance(level.data, Boxes):
+def with_pieces(state: State, data, before: State | None = None) -> State:
+    """On a boxes level (``data``), make sure ``state.pieces`` tiles its boxes (one piece per box by default)."""
+    if not isinstance(data, Boxes):
         return state
     if state.pieces is not None and (before is None or state.pieces is not before.pieces):
         return state
     from .pieces import BoxPieces
 
-    return State(state.owner, state.home, state.P, BoxPieces.whole(level.data, state.owner))
+    return State(state.owner, state.home, state.P, BoxPieces.whole(data, state.owner))
 
 
 def carry(state: State, level: Level) -> State:
@@ -284,7 +284,7 @@ def run_level(roles: dict, ctx: Context, before: State, memory: dict) -> State:
                                  ctx.graph.n, ctx.P, name)
     else:
         state = state.migrated()  # eager migration, as PLUM does
-    return with_pieces(state, ctx.level, before)
+    return with_pieces(state, ctx.original, before)
 
 
 def movement(g: Graph, before: State, after: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

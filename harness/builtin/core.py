@@ -1,5 +1,6 @@
 """The core metrics (harness.metrics, harness.latency) and the generic per-level report, as hook implementations."""
-from harness import Report, Table, core_metrics, hookimpl, latency_figures, level_table
+from harness import (Boxes, Report, Table, amr_figures, app_figures, core_metrics, hookimpl, latency_figures,
+                     level_table)
 
 
 @hookimpl
@@ -7,6 +8,10 @@ def metrics(ctx, before, after):
     figs = core_metrics(ctx.graph, before, after, ctx.machine, executed=ctx.ran)
     # MinEX §2.3 per-level Qwgt with the redistribution cost, under both latency extremes
     figs.update(latency_figures(ctx.graph, before, after, ctx.machine))
+    # the tree paper's application cost model (Eqs. 1-5) of the distribution after the level
+    figs.update(app_figures(ctx.graph, after, ctx.machine))
+    if isinstance(ctx.original, Boxes) and after.pieces is not None:  # the AMR paper's §5 metrics
+        figs.update(amr_figures(ctx.original, before.pieces, after.pieces, ctx.P, ctx.level.meta))
     return figs
 
 

@@ -8,14 +8,14 @@ import pytest
 from harness import Machine
 from harness import latency as lt
 from harness.builtin.mini import generate
-from harness.runner import initial_state
+from harness import initial_state
 from lbbench_minex import minex as mx
 
 
 @pytest.fixture(scope="module")
 def mini():
     levels = generate(seed=0, points=900, levels=3)
-    return levels, initial_state(levels[0].data, 8, 0)
+    return levels, initial_state(levels[0], 8, 0)
 
 
 def minvar(q):
@@ -95,7 +95,7 @@ def test_c_kernel_equals_python_reference(mini, machine, latency, T):
     levels, _ = mini
     P = 16
     m = Machine.parse(machine, P)
-    start = initial_state(levels[0].data, P, 0)
+    start = initial_state(levels[0], P, 0)
     g = levels[2].data
     home = start.owner.copy()
     home[::5] = (home[::5] + 3) % P

@@ -61,10 +61,9 @@ def test_cost_model_is_fitted_from_the_engine_migrations(tmp_path):
     seen = set()
     for name, runs in df.groupby("algorithm"):
         assert runs.plum_model.tolist() == ["prior", "prior", "fit"]  # two distinct (MaxSR, time) pairs by level 3
-        # the migration time the model sees is the engine's modelled time of the real migration
-        assert np.allclose(runs.plum_migration_s, runs.modelled_migration_s)
-        # level 3's model is the non-negative least-squares line through levels 1 and 2
-        x, y = runs.maxsr.to_numpy()[:2], runs.plum_migration_s.to_numpy()[:2]
+        # level 3's model is the non-negative least-squares line through levels 1 and 2's (MaxSR, modelled
+        # time of the runner's real migration), read from the previous rows
+        x, y = runs.maxsr.to_numpy()[:2], runs.modelled_migration_s.to_numpy()[:2]
         slope = (y[1] - y[0]) / (x[1] - x[0])
         intercept = y[0] - slope * x[0]
         if slope >= 0 and intercept >= 0:
@@ -79,14 +78,14 @@ def test_cost_model_is_fitted_from_the_engine_migrations(tmp_path):
     assert seen == {"line", "origin"}  # both cases are exercised on mini at P = 8
 
 
-def test_bad_parameters_fail_the_cell_with_one_line(tmp_path):
-    df = compare("plum[partitioner=chaco],plum[gamma=1.0]", workload="mini", P=4, levels=[1], out=tmp_path)
-    assert "partitioner='chaco' is not one of pmetis, dmetis" in df.status.iloc[0]
-    assert "give both gamma and overhead" in df.status.iloc[1]
+def test_bad_parameters_are_refused_before_any_cell_runs(tmp_path):
+    with pytest.raises(ValueError, match="partitioner='chaco' is not one of pmetis, dmetis"):
+        compare("plum[partitioner=chaco]", workload="mini", P=4, levels=[1], out=tmp_path)
+    with pytest.raises(ValueError, match="give both gamma and overhead"):
+        compare("plum[gamma=1.0]", workload="mini", P=4, levels=[1], out=tmp_path)
 
 
 def test_wall_timing_fits_the_measured_migration_time(tmp_path):
     df = compare("plum[timing=wall]", workload="mini", P=4, out=tmp_path)
-    assert (df.plum_migration_s > 0).all()
-    assert np.allclose(df.plum_migration_s, df.time_migration_s)  # the runner's timed migration, max over ranks
+    assert (df.time_migration_s > 0).all()  # the runner's timed migration, max over ranks, is what is fitted
     assert df.plum_model.iloc[-1] == "fit"

@@ -2,25 +2,24 @@
 import numpy as np
 import pytest
 
-from harness import Engine, Machine, plugins
+from harness import (Engine, Machine, available_algorithms, carry, graph_of, initial_state, load_workload, maxsr)
 from harness.api import compare
-from harness.metrics import maxsr
-from harness.runner import carry, graph_of, initial_state, plan, run_cell
+from harness.runner import plan, run_cell
 from harness.spec import parse_method
-from harness.workloads import load
 
 
 def run_levels(method, P, machine="uniform"):
     m = Machine.parse(machine, P)
     eng = Engine(P, m, comm=None)
-    roles = plan(parse_method(method), plugins.algorithms())
-    _, _, levels = load("mini", None, 0)
+    pl = plan(parse_method(method), available_algorithms())
+    _, _, levels = load_workload("mini", None, 0)
     graphs = [graph_of(lv) for lv in levels]
-    state, memory, out = initial_state(graphs[0], P, 0), {}, []
+    state, memory, out = initial_state(levels[0], P, 0), pl.new_memory(), []
     for lv, g in zip(levels, graphs):
         before = carry(state, lv)
-        row, state = run_cell(roles, lv, g, before, m, eng, 0, memory, None)
-        out.append((g, before, state, row, dict(memory)))
+        row, state = run_cell(pl.roles(lv is levels[0]), lv, g, before, m, eng, 0, memory, None)
+        mem = next(iter(memory.values()))
+        out.append((g, before, state, row, {"labels": mem.labels, "proc": mem.labels_proc}))
     return out
 
 
@@ -49,7 +48,7 @@ def test_maxsr_equals_a_recomputation_from_the_states(method, machine):
 def test_f2_labels_carry_over_between_levels():
     runs = run_levels("plum-dmetis[F=2]", 4)
     for g, before, after, row, memory in runs:
-        labels, proc = memory["plum_labels"], memory["plum_proc"]
+        labels, proc = memory["labels"], memory["proc"]
         assert labels.max() < 8 and np.array_equal(proc[labels], after.owner)
         assert sorted(np.bincount(proc, minlength=4).tolist()) == [2, 2, 2, 2]
 
