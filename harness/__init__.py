@@ -17,7 +17,7 @@ from .mesh import dual_edges
 from .metrics import (Costs, core_metrics, costs_if_on, cut_pct, delta_cut, load_figures, loadimb, maxsr, qwgt,
                       vertex_costs, work_loadimb, wsysll)
 from .model import IDX, Boxes, Graph, Level, LoadArray, Machine, State
-from .partitioners import metis_kway
+from .partitioners import metis_kway, quiet_native
 from .pieces import BoxPieces
 from .plugins import Algorithm, Report, implements
 from .plugins import algorithms as available_algorithms
@@ -35,6 +35,6 @@ __all__ = [
     "block_owner", "boxes_to_graph", "carry", "cell_vertices", "core_metrics", "costs_if_on", "cut_pct", "delta_cut",
     "dual_edges", "graph_of", "hilbert_index", "hilbert_order", "hookimpl", "implements", "initial_state",
     "latency_figures", "latency_model", "latency_qwgt", "level_table", "load_figures", "load_workload", "loadimb",
-    "max_tolerance", "maxsr", "metis_kway", "no_tolerance", "overlap_pairs", "paper_values", "processor_costs",
+    "max_tolerance", "maxsr", "metis_kway", "no_tolerance", "overlap_pairs", "paper_values", "processor_costs", "quiet_native",
     "qwgt", "render", "vertex_costs", "with_paper", "work_loadimb", "wsysll",
 ]

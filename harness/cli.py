@@ -1,6 +1,7 @@
 """The ``lbbench`` command line. Every error is one line on stderr and exit code 2."""
 from __future__ import annotations
 
+import math
 import os
 import sys
 
@@ -27,20 +28,30 @@ def echo(text: str) -> None:
         click.echo(text, nl=not text.endswith("\n"))
 
 
+MAX_LEVELS = 100_000
+
+
 def parse_levels(text: str | None) -> list | None:
     if not text:
         return None
-    out = []
+    out: set = set()
     try:
         for part in text.split(","):
             lo, dash, hi = part.partition("-")
             a, b = int(lo), int(hi) if dash else int(lo)
-            if b < a:
+            if b < a or a < 0:
                 raise ValueError
-            out.extend(range(a, b + 1))
+            if b - a + len(out) >= MAX_LEVELS:
+                raise click.BadParameter(f"--levels {text!r}: more than {MAX_LEVELS} levels")
+            out.update(range(a, b + 1))
     except ValueError:
         raise click.BadParameter(f"--levels {text!r}: expected ranges like 1-9 or 1,3,5-7") from None
-    return sorted(set(out))
+    return sorted(out)
+
+
+def check_timeout(timeout: float | None) -> None:
+    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+        raise click.BadParameter(f"--timeout {timeout}: must be a positive number of seconds")
 
 
 def parse_workload(text: str) -> tuple[str, dict]:
@@ -71,10 +82,12 @@ def run_options(f):
     return f
 
 
-def relaunch(ranks: int) -> None:
+def relaunch(ranks: int, P: int | None = None) -> None:
     """Run this same command under ``mpiexec -n ranks`` and exit with its code."""
     if ranks < 1:
         raise click.BadParameter(f"--mpi {ranks}: need at least one rank")
+    if P is not None and ranks > P:
+        raise click.BadParameter(f"--mpi {ranks}: more ranks than the P = {P} virtual processors")
     from .testing import mpiexec
 
     args, skip = [], False
@@ -90,6 +103,7 @@ def relaunch(ranks: int) -> None:
 
 def options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, initial="metis",
                  reuse_failed=False, show_traceback=False, P=None) -> ReportOptions:
+    check_timeout(timeout)
     name, wparams = parse_workload(workload)
     return ReportOptions(P=P, workload=name, workload_params=wparams, levels=parse_levels(levels),
                          machine=machine, seed=seed, out=out, timeout=timeout, cache=not no_cache,
@@ -216,8 +230,8 @@ def _compare(methods, P, opts: ReportOptions, fmt) -> int:
 def compare(methods, P, workload, levels, machine, initial, out, seed, timeout, mpi, no_cache, reuse_failed,
             show_traceback, fmt, quiet):
     """Run methods side by side through a workload's levels (exit 1 if a cell failed)."""
-    if mpi:
-        relaunch(mpi)
+    if mpi is not None:
+        relaunch(mpi, P)
     opts = options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, initial, reuse_failed,
                         show_traceback)
     raise click.exceptions.Exit(_compare(methods, P, opts, fmt))
@@ -230,8 +244,8 @@ def compare(methods, P, workload, levels, machine, initial, out, seed, timeout, 
 def run(method, P, workload, levels, machine, initial, out, seed, timeout, mpi, no_cache, reuse_failed,
         show_traceback, fmt, quiet):
     """Run one method (name[key=value,...] or mapper/balancer) through a workload's levels."""
-    if mpi:
-        relaunch(mpi)
+    if mpi is not None:
+        relaunch(mpi, P)
     from .spec import parse_methods
 
     if len(parse_methods(method)) != 1:
@@ -249,7 +263,7 @@ def run(method, P, workload, levels, machine, initial, out, seed, timeout, mpi, 
 def report(name, P, methods, workload, levels, machine, initial, out, seed, timeout, mpi, no_cache, reuse_failed,
            show_traceback, fmt, quiet):
     """Render a named paper table (``lbbench list`` shows them)."""
-    if mpi:
+    if mpi is not None:
         relaunch(mpi)
     reps = plugins.reports()
     if name not in reps:

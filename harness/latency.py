@@ -104,6 +104,11 @@ def get(spec) -> LatencyModel:
     spec = str(spec)
     if spec in MODELS:
         return MODELS[spec]
+    from .plugins import latency_models  # registered through the register_latency_models hook
+
+    registered = latency_models()
+    if spec in registered:
+        return registered[spec]
     head, sep, tail = spec.partition(":")
     if sep and head == "overlap":
         try:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 IDX = np.int64
+MAX_SLOWDOWN = 1e6  # the largest Proc / Conn slowdown a Machine takes (MinEX's tables go to 1000)
 
 
 def _as_int_array(name: str, values, length: int | None = None, *, nonneg: bool = True) -> np.ndarray:
@@ -224,8 +225,9 @@ class Machine:
             raise ValueError(f"conn must be {C}x{C} for {C} clusters, got shape {conn.shape}")
         if not np.allclose(conn, conn.T):
             raise ValueError("conn must be symmetric")
-        if proc.min() < 1 or conn.min() < 1:
-            raise ValueError("slowdowns Proc and Conn must be >= 1")
+        if not (np.all(proc >= 1) and np.all(conn >= 1) and proc.max() <= MAX_SLOWDOWN
+                and conn.max() <= MAX_SLOWDOWN):
+            raise ValueError(f"slowdowns Proc and Conn must be in [1, {MAX_SLOWDOWN:g}]")
         if C > self.P:
             raise ValueError(f"{C} clusters need at least {C} processors, got P = {self.P}")
         if self.latency < 0 or self.bandwidth <= 0:
@@ -293,8 +295,8 @@ class Machine:
                 C, I = int(parts[1]), float(parts[2])
             except ValueError:
                 raise ValueError(f"machine {spec!r}: grid takes grid:C:I with integer C and number I") from None
-            if C < 1 or not math.isfinite(I):
-                raise ValueError(f"machine {spec!r}: C must be >= 1 and I finite")
+            if not 1 <= C <= P or not 1 <= I <= MAX_SLOWDOWN:
+                raise ValueError(f"machine {spec!r}: C must be in [1, P = {P}] and I in [1, {MAX_SLOWDOWN:g}]")
             return cls.grid(P, C, I)
         raise ValueError(f"unknown machine {spec!r} (use uniform, sp2 or grid:C:I)")
 

@@ -75,7 +75,15 @@ def load(name: str, params: dict | None = None, seed: int = 0) -> tuple[Workload
     path = cache_dir() / "workloads" / f"{wl.name}-{cache_key(wl, params, seed)}.npz"
     levels = wlcache.read(path) if wl.cache else None
     if levels is None:
-        levels = list(wl.generate(seed=seed, **params))
+        try:
+            levels = list(wl.generate(seed=seed, **params))
+        except (ValueError, LookupError, OSError):
+            raise
+        except Exception as exc:  # a generator that breaks on its parameters: one line, not a traceback
+            raise ValueError(f"workload {wl.name} {params}: {type(exc).__name__}: "
+                             f"{' '.join(str(exc).split())[:200]}") from None
+        if not levels:
+            raise ValueError(f"workload {wl.name} {params} has no levels")
         if wl.cache:
             wlcache.write(path, levels)
     return wl, params, levels

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from harness import max_tolerance, no_tolerance
+from harness import latency_model, max_tolerance, no_tolerance
 
 from .contract import contract
-from .criteria import Criteria, Loads
+from .criteria import NORMALIZE, Criteria, Loads
 from .heap import GainHeap
 from .mesh import Mesh
 
@@ -178,6 +178,23 @@ def minex_c(graph, machine, owner, home, border, loads: Loads, seed: int, target
     return np.frombuffer(parts, dtype=i64).copy()
 
 
+def check_params(throttle, latency, coarse, sample, passes, normalize, impl) -> None:
+    """ValueError (one line) for a parameter MinEX cannot run with."""
+    if impl not in IMPLS:
+        raise ValueError(f"minex: impl must be one of {', '.join(IMPLS)}, got {impl!r}")
+    if coarse < 1:
+        raise ValueError(f"minex: coarse must be >= 1 (vertices per processor after contraction), got {coarse}")
+    if sample < 1:
+        raise ValueError(f"minex: sample must be >= 1, got {sample}")
+    if passes < 0:
+        raise ValueError(f"minex: passes must be >= 0, got {passes}")
+    if not throttle >= 0:
+        raise ValueError(f"minex: ThroTtle must be >= 0 (inf allowed), got {throttle}")
+    if normalize not in NORMALIZE:
+        raise ValueError(f"minex: normalize must be one of {', '.join(NORMALIZE)}, got {normalize!r}")
+    latency_model(latency)  # an unknown latency model is a one-line ValueError
+
+
 def minex(graph, owner, home, machine, seed: int, throttle: float = 64.0, latency="none", coarse: int = 8,
           sample: int = 1, passes: int = 8, normalize: str = "total", max_moves: int | None = None,
           impl: str = "auto", trace: list | None = None) -> tuple[np.ndarray, Stats]:
@@ -195,14 +212,7 @@ def minex(graph, owner, home, machine, seed: int, throttle: float = 64.0, latenc
     owner = np.asarray(owner, np.int64)
     home = np.asarray(home, np.int64)
     n = graph.n
-    if impl not in IMPLS:
-        raise ValueError(f"minex: impl must be one of {', '.join(IMPLS)}, got {impl!r}")
-    if coarse < 1:
-        raise ValueError(f"minex: coarse must be >= 1 (vertices per processor after contraction), got {coarse}")
-    if sample < 1:
-        raise ValueError(f"minex: sample must be >= 1, got {sample}")
-    if passes < 0:
-        raise ValueError(f"minex: passes must be >= 0, got {passes}")
+    check_params(throttle, latency, coarse, sample, passes, normalize, impl)
     if owner.shape != (n,) or home.shape != (n,):
         raise ValueError(f"minex: owner and home must have one entry per vertex ({n})")
     stats = Stats()

@@ -4,7 +4,7 @@ from __future__ import annotations
 from harness import Algorithm, Report, hookimpl, implements, latency_figures, latency_model
 
 from . import __version__
-from .minex import minex
+from .minex import check_params, minex
 
 PARAMS = {
     "throttle": 64.0,  # ThroTtle of §3.3 (inf allowed)
@@ -21,6 +21,8 @@ PARAMS = {
 def register_algorithms(register):
     register(Algorithm(
         "minex", family="diffusive multilevel", params=dict(PARAMS), accepts=("graph",), roles=("partition",),
+        validate=lambda p: check_params(float(p["throttle"]), p["latency"], p["coarse"], p["sample"], p["passes"],
+                                        p["normalize"], p["impl"]),
         description="MinEX (Das, Harvey, Biswas 2002): latency-tolerant diffusive multilevel partitioner "
                     "minimizing MaxQwgt = max(Wgt + Comm + Remap) on a machine of clusters"))
 
