@@ -29,7 +29,11 @@ this generator rebuilds one the same way an AMR code (GrACE/DAGH) would:
   overlaps it most on the nearest coarser level).
 
 Level k = regrid step k (1..66); Boxes use each level's own index space,
-ratio 2; work = cells x 2**level (time-step factor).
+ratio 2; work = cells x 2**level (time-step factor). Every level's meta holds
+``time_step``, ``front``, ``boxes_per_level``, ``regrid_every`` (coarse time
+steps between regrids: AMR level l advances ``regrid_every * ratio**l`` steps
+per regrid interval), ``dims`` (the base grid, level-0 cells per axis) and
+``ratio``. ``SMALL`` is a fast variant for tests (``bl[base=9,levels=3,steps=4,min_size=2]``).
 """
 from __future__ import annotations
 
@@ -40,9 +44,10 @@ from harness import Boxes, Level, Workload
 from harness.adapters import overlap_pairs
 from harness.model import IDX
 
-VERSION = "1"
+VERSION = "2"  # 2: regrid_every, dims, ratio in every level's meta
 DEFAULTS = {"base": 33, "levels": 5, "steps": 66, "regrid_every": 4, "efficiency": 0.7, "buffer": 2,
             "min_size": 4, "start": 0.15, "end": 0.85}
+SMALL = {"base": 9, "levels": 3, "steps": 4, "min_size": 2}  # a few hundred boxes, well under a second
 
 
 # ------------------------------------------------------------------ Berger-Rigoutsos
@@ -244,7 +249,8 @@ def generate(seed: int = 0, **params):
         lv = regrid(n0, L, s, int(p["buffer"]), float(p["efficiency"]), int(p["min_size"]))
         b = to_boxes(lv)
         parent = step_parents(prev, b) if prev is not None else None
-        meta = {"time_step": n, "front": s, "boxes_per_level": [int(x[0].shape[0]) for x in lv]}
+        meta = {"time_step": n, "front": s, "boxes_per_level": [int(x[0].shape[0]) for x in lv],
+                "regrid_every": every, "dims": [n0] * 3, "ratio": int(b.ratio)}
         out.append(Level(k + 1, b, parent=parent, meta=meta))
         prev = b
     return out

@@ -5,22 +5,25 @@ processed in bulk-synchronous supersteps. One superstep is one "check for load
 balancing activity" of §5.4 (``f`` checks per modelled second) and one hop of a
 message. In each superstep every processor, in the order of Fig. 4's main line:
 
-1. applies the locate messages received (§3.5: every processor keeps the
-   location of every data set) and re-prices the queued vertices they affect;
-2. handles the messages received: data arriving (lazy migration), data requests
-   it must serve, jobs sent to it, and the balance / gather / distribution
-   messages of the balancing operations passing through it (GetBalance,
-   GetDistribute);
-3. processes the chunk it selected two supersteps earlier (one superstep for
-   the data request to reach the data's home, one for the data to come back),
-   then selects the next chunk from its priority queue: vertices in increasing
+1. handles the messages received: locate messages (§3.5, applied first), data
+   arriving (lazy migration), data requests it must serve, jobs sent to it, and
+   the balance / gather / distribution messages of the balancing operations
+   passing through it (GetBalance, GetDistribute); then re-prices the queued
+   vertices whose own or neighbours' data moved in its view;
+2. processes the chunk it selected two supersteps earlier (one superstep for
+   the data request to reach the data, one for the data to come back), then
+   selects the next chunk from its priority queue: vertices in increasing
    (Comm + Remap) / Wgt (§3.3, interior vertices first), as much load as one
    check's worth of processing (debt carries over so a large vertex is not
    starved). For every chosen vertex whose data is elsewhere, and for the
    adjacent vertices queued at the same processor (§3.5), it requests the data;
-4. checks its weighted queue length QWgt(p) (§3.1): above MaxTh it distributes
+3. checks its weighted queue length QWgt(p) (§3.1): above MaxTh it distributes
    its excess (Distribute), below MinTh it starts a balancing operation
    (Balance), unless a balancing operation is still passing through it.
+
+Steps 2 and 3 run for all local processors at once (numpy over the processors;
+a processor's queue stays sorted between changes); only processors with
+messages, or whose main line acts, are visited one by one.
 
 Balancing operation rooted at x (receiver-initiated, the 3 log P stages of §5.4):
 the balance message goes down the broadcast tree T_x (topology.Trees), the
@@ -32,6 +35,17 @@ The plan travels down T_x in distribution messages; every node updates its
 thresholds (UpdateLoad) and sends the jobs the plan asks of it, chosen by ΔCut
 and breadth-first search (selection.py), directly to their receivers.
 
+Simultaneous operations (§3: "a node does not initiate additional load
+balancing activity until all the previous messages that have passed through the
+node have been completely processed"; O(log² P) for simultaneous ones) are
+combined: operations are ordered by (start superstep, root). A node already in
+an earlier operation answers a later one's balance message with a refusal
+(``NAK``) instead of forwarding it; a node that joins an earlier operation after
+a later one reports ``NAK`` in the later one's gather. A root whose gather holds
+a refusal abandons its operation (``ABORT`` down the nodes that joined it); the
+earliest operation is never refused, so it completes and balances everyone it
+reached, the abandoned roots included.
+
 Distribution (sender-initiated, QWgt(p) > MaxTh): p sends its excess down its
 own tree T_p; every node keeps what brings it to WSysLL and passes the rest to
 its successors in proportion to their subtree sizes; a node of the last stage
@@ -40,26 +54,30 @@ instead of distributing further (the thrashing guard of §3).
 
 Jobs move as vertex ids (kind ``balance``); the data of a vertex moves only
 when the processor that will compute it requests it (kind ``migration``,
-payload sized by rwgt, 8 bytes per unit), followed by a locate message to every
-other processor (kind ``migration``). All decisions of a processor use its own
-queue, what it received, and the replicated data-location view; random numbers
-come from a per-processor stream of ``ctx.rng``: results are identical for any
-number of MPI ranks.
+payload sized by rwgt, 8 bytes per unit). Data location without broadcasts
+(README "Message costs"): every processor's view of where data is starts from
+the home processors of the level (where the data is at its start) and records
+what it learned: data it received or sent, and locate messages, which go only
+to the processors holding data adjacent to the moved vertices and to the
+vertices' home processors. A request sent to a processor the data has left is
+forwarded along the pointer that processor kept. All decisions of a processor
+use its own queue, what it received and its own view; random numbers come from
+a per-processor stream of ``ctx.rng``: results are identical for any number of
+MPI ranks.
 """
 from __future__ import annotations
 
 import math
+import time
 from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from harness import Timer
-from harness.metrics import Costs, costs_if_on, vertex_costs, qwgt as qwgt_of, wsysll
-from harness.model import State
+from harness import Costs, State, Timer, costs_if_on, qwgt as qwgt_of, vertex_costs, wsysll
 
 from . import thresholds as th
-from .selection import _neighbours, carve, select
+from .selection import carve, select
 from .topology import Trees
 
 BYTES_PER_UNIT = 8
@@ -105,30 +123,37 @@ class Params:
 
 @dataclass
 class VProc:
-    """One processor's private state."""
+    """One processor's private state (the scalars the vectorized steps read live in LevelRun's arrays, at ``i``)."""
 
     p: int
+    i: int                                          # index among the rank's processors
     rng: np.random.Generator
-    thr: th.Thresholds
-    Q: np.ndarray                                   # queued vertices (not yet chosen for processing)
-    staged: deque = field(default_factory=deque)    # (due step, vertices, cost)
-    credit: float = 0.0
-    busy: int = 0                                   # balancing operations passing through
-    ops: dict = field(default_factory=dict)         # op -> {"pending": set, "entries": list}
+    Q: np.ndarray                                   # queued vertices (not yet chosen), in priority order when clean
+    dirty: bool = True                              # Q's membership or prices changed since the last sort
+    bef: np.ndarray | None = None                   # clean Q: exclusive prefix sums of Wgt+Comm+Remap in Q order
+    kk: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # location view: vertices p learned
+    kv: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # ... and where their data is
+    fwd: dict = field(default_factory=dict)         # vertex -> processor p last sent its data to
+    changed: list = field(default_factory=list)     # vertices whose location p learned this superstep
+    arrived: list = field(default_factory=list)     # data arrived this superstep (locates to send)
+    servers: set = field(default_factory=set)       # processors that sent p data this superstep
+    backlog: deque = field(default_factory=deque)   # chunks due but waiting for forwarded data: (vertices, cost)
+    ops: dict = field(default_factory=dict)         # op -> gather state {"pending", "entries", "nak", "joined"}
+    active: dict = field(default_factory=dict)     # op -> successors that joined it (awaiting DIST or ABORT)
+    lost: set = field(default_factory=set)          # ops p joined before an earlier op reached it
     seq: int = 0
-    want_balance: bool = False
-    cooldown: int = -1                              # step until which a Distribute is in flight
-    hold: int = -1                                  # step until which planned jobs are still on their way
     promised: tuple | None = None                   # the operation p offered its deficit to
-    promised_until: int = -1
-    arrived: list = field(default_factory=list)     # data arrived this step (locates to send)
-    processed: list = field(default_factory=list)
-    processed_cost: float = 0.0
-    busy_steps: int = 0
-    last_busy: int = -1
     n_balance: int = 0
+    n_aborted: int = 0
     n_distribute: int = 0
     n_guard: int = 0
+    run: object = field(default=None, repr=False)
+
+    @property
+    def thr(self) -> th.Thresholds:
+        """p's (WSysLL, MinTh, MaxTh)."""
+        r = self.run
+        return th.Thresholds(r._wsysll(self.i), float(r.minth[self.i]), float(r.maxth[self.i]))
 
 
 class LevelRun:
@@ -145,13 +170,13 @@ class LevelRun:
         self.timer = Timer()
         self.step = 0
         self.trace = [] if trace else None
-        self.home = np.array(state.home, dtype=np.int64)            # replicated data-location view
-        self._view = None
-        self.data_at = self.home.copy()                              # where data physically is (local vprocs)
+        self.home0 = np.array(state.home, dtype=np.int64)           # home processor: data location at level start
+        self.data_at = self.home0.copy()                             # where data physically is (local vprocs)
         self.requested = np.zeros(n, bool)                           # data request in flight
         self.holder = np.full(n, -1, np.int64)                       # local vproc holding v (queued or staged)
         self.queued = np.zeros(n, bool)                              # in a local queue, not staged
         self.pinned = np.zeros(n, bool)                              # not selectable for migration
+        self.done_by = np.full(n, -1, np.int64)                      # local vproc that processed v
         c0 = vertex_costs(g, state, machine)
         self.depth = boundary_depth(g, np.asarray(state.owner))
         self.cw, self.cc, self.cr = c0.wgt.copy(), c0.comm.copy(), c0.remap.copy()
@@ -162,44 +187,139 @@ class LevelRun:
         self.const = const if const is not None else max(params.const_s * j_avg, 1e-9)
         self.floor_minth = th.minth_bound(P, j_avg, params.f) if params.minth == "analysis" else 0.0
         owner = np.asarray(state.owner)
+        local = engine.local
+        self.p0, L = local.start, len(local)
+        # per-processor scalars, as arrays over the rank's processors (index p - p0)
+        self.credit = np.zeros(L)
+        self.qs = np.zeros(L)               # QWgt of the queue (clean)
+        self.qlen = np.zeros(L, np.int64)   # its length (clean)
+        self.WINDOW = 32                    # head of each queue looked at first when choosing a chunk
+        self.stg = np.zeros(L)              # QWgt of the chunks chosen but not yet processed
+        self.nstaged = np.zeros(L, np.int64)  # how many such chunks
+        self.busy = np.zeros(L, np.int64)   # balancing operations passing through
+        self.hold = np.full(L, -1, np.int64)      # until which planned jobs are still on their way
+        self.cooldown = np.full(L, -1, np.int64)  # until which a Distribute is in flight
+        self.prom_until = np.full(L, -1, np.int64)
+        self.want = np.zeros(L, bool)       # thrashing guard: balance at the next main line
+        self.prom = np.zeros(L, bool)       # promised to an operation
+        self.w = np.full(L, np.nan)         # WSysLL (nan: none yet)
+        self.minth = np.zeros(L)
+        self.maxth = np.zeros(L)
+        self.proc_cost = np.zeros(L)
+        self.busy_steps = np.zeros(L, np.int64)
+        self.last_busy = np.full(L, -1, np.int64)
+        order = np.argsort(owner, kind="stable")
+        bounds = np.searchsorted(owner[order], [local.start, local.stop])
+        self.holder[order[bounds[0]:bounds[1]]] = owner[order[bounds[0]:bounds[1]]]
+        self.queued[self.holder >= 0] = True
         self.vp: dict[int, VProc] = {}
-        for p in engine.local:
-            Q = np.flatnonzero(owner == p)
-            self.holder[Q] = p
-            self.queued[Q] = True
+        cuts = np.searchsorted(owner[order], np.arange(local.start, local.stop + 1))
+        for i, p in enumerate(local):
             if isinstance(init_thresholds, (list, tuple)):  # one (WSysLL, MinTh, MaxTh) per processor
                 thr = th.Thresholds(*init_thresholds[p])
             else:
                 thr = init_thresholds or th.initial(self.const, self.floor_minth)
-            self.vp[p] = VProc(p, rng_for(p), th.Thresholds(thr.wsysll, thr.minth, thr.maxth), Q)
+            self._set_thr(i, thr)
+            self.vp[p] = VProc(p, i, rng_for(p), np.sort(order[cuts[i]:cuts[i + 1]]), run=self)
+        self.vlist = list(self.vp.values())
+        self.dirty = set(range(L))
         self.process = process
         self.in_transit = 0
-        self.locates_own: list = []
+        self.due: dict = {}                 # step -> (vertices, their processors, per-processor cost)
+        self.stalled: set = set()           # local indices with a backlog
         d = self.trees.d
         self.cooldown_steps = 3 * d + 1
         self.max_steps = params.max_steps or (50 * params.checks + 200 * (d + 1) + 1000)
 
-    # ------------------------------------------------------------------ views and costs
-    @property
-    def view(self) -> State:
-        if self._view is None:
-            self._view = State(np.zeros(self.n, np.int64), self.home.copy(), self.P)
-        return self._view
+    # ------------------------------------------------------------------ thresholds
+    def _set_thr(self, i: int, t: th.Thresholds) -> None:
+        self.w[i] = np.nan if t.wsysll is None else t.wsysll
+        self.minth[i], self.maxth[i] = t.minth, t.maxth
 
-    def _price(self, verts: np.ndarray, p) -> None:
-        """Wgt, Comm, Remap of ``verts`` if computed on p (scalar or per vertex), from the location view."""
+    def _wsysll(self, i: int):
+        return None if np.isnan(self.w[i]) else float(self.w[i])
+
+    # ------------------------------------------------------------------ timing (Table 9 categories)
+    def _tick(self, cat: str, t0: float) -> float:
+        t = time.perf_counter()
+        self.timer.seconds[cat] += t - t0
+        return t
+
+    # ------------------------------------------------------------------ location view (§3.5)
+    def loc(self, v: VProc, verts: np.ndarray) -> np.ndarray:
+        """p's view of where the data of ``verts`` is: the home processor unless p learned otherwise."""
+        out = self.home0[verts]
+        if v.kk.size and out.size:
+            i = np.searchsorted(v.kk, verts)
+            i[i == v.kk.size] = 0
+            hit = v.kk[i] == verts
+            out[hit] = v.kv[i[hit]]
+        return out
+
+    def _learn(self, v: VProc, ids: np.ndarray, where) -> None:
+        """Record in p's view that the data of ``ids`` is at ``where`` (later entries win)."""
+        if ids.size == 0:
+            return
+        vals = np.broadcast_to(np.asarray(where, np.int64), ids.shape)
+        u, last = np.unique(ids[::-1], return_index=True)  # the last entry of a repeated vertex wins
+        val = vals[::-1][last]
+        pos = np.searchsorted(v.kk, u)
+        old = pos < v.kk.size
+        old[old] = v.kk[pos[old]] == u[old]
+        if old.any():
+            v.kv = v.kv.copy()
+            v.kv[pos[old]] = val[old]
+        if not old.all():
+            v.kk, v.kv = np.insert(v.kk, pos[~old], u[~old]), np.insert(v.kv, pos[~old], val[~old])
+        v.changed.append(ids)
+
+    def view(self, v: VProc) -> "_View":
+        return _View(self, v)
+
+    # ------------------------------------------------------------------ costs and the priority queue (§3.1, §3.3)
+    def _price(self, v: VProc, verts: np.ndarray) -> None:
+        """Wgt, Comm, Remap of ``verts`` if computed on p, from p's location view."""
         if verts.size:
-            c = costs_if_on(self.g, self.view, self.m, verts, p)
+            c = costs_if_on(self.g, self.view(v), self.m, verts, v.p)
             self.cw[verts], self.cc[verts], self.cr[verts] = c.wgt, c.comm, c.remap
+            self._touch(v)
+
+    def _touch(self, v: VProc) -> None:
+        v.dirty = True
+        self.dirty.add(v.i)
+
+    def _sort(self, v: VProc) -> None:
+        """The priority min-queue of §3.3: (Comm + Remap) / Wgt ascending, deeper vertices first, then by number.
+
+        Kept sorted between changes (jobs in or out, re-priced vertices): choosing the next chunk is then a
+        prefix of Q, found by binary search in the prefix sums of the load.
+        """
+        Q = v.Q
+        cw, cc, cr = self.cw[Q], self.cc[Q], self.cr[Q]
+        order = np.lexsort((Q, -self.depth[Q], (cc + cr) / np.maximum(cw, 1e-12)))
+        tot = (cw + cc + cr)[order]
+        v.Q = Q[order]
+        cum = np.cumsum(tot)
+        v.bef = cum - tot
+        self.qs[v.i] = float(cum[-1]) if cum.size else 0.0
+        self.qlen[v.i] = Q.size
+        v.dirty = False
+
+    def _clean(self) -> None:
+        for i in sorted(self.dirty):
+            v = self.vlist[i]
+            if v.dirty:
+                self._sort(v)
+        self.dirty.clear()
 
     def costs(self, verts) -> Costs:
         return Costs(self.cw[verts], self.cc[verts], self.cr[verts])
 
     def qwgt(self, v: VProc) -> float:
-        """QWgt(p) (§3.1): Wgt + Comm + Remap of everything queued at p, staged chunks included."""
-        Q = v.Q
-        tot = float(np.sum(self.cw[Q] + self.cc[Q] + self.cr[Q]))
-        return tot + sum(c for _, _, c in v.staged)
+        """QWgt(p) (§3.1): Wgt + Comm + Remap of everything queued at p, chosen chunks included."""
+        if v.dirty:
+            self._sort(v)
+        return float(self.qs[v.i] + self.stg[v.i])
 
     # ------------------------------------------------------------------ run
     def run(self) -> State:
@@ -208,18 +328,19 @@ class LevelRun:
         first = next(iter(self.vp))
         while True:
             inbox = eng.exchange()
-            self._apply_locates(inbox)
-            for p, v in self.vp.items():
-                self._receive(v, inbox.get(p, ()))
-            for v in self.vp.values():
-                self._process_and_select(v)
-            with self.timer("balance"):
-                for v in self.vp.values():
-                    self._mainline(v)
+            for p, msgs in inbox.items():
+                if msgs:
+                    self._receive(self.vp[p], msgs)
+            self._process_all()
+            if self.process:
+                self._select_all()
+            t0 = time.perf_counter()
+            self._mainline_all()
+            self._tick("balance", t0)
             if self.process:  # work left: queued, chosen, or jobs on their way
-                active = self.in_transit + sum(v.Q.size + len(v.staged) for v in self.vp.values())
+                active = self.in_transit + int(np.count_nonzero(self.holder >= 0))
             else:  # balancing only: messages on their way or operations open
-                active = len(eng._outbox) + sum(v.busy for v in self.vp.values())
+                active = eng.pending() + int(self.busy.sum())
             self.in_transit = 0
             total = eng.reduce({p: (active if p == first else 0) for p in self.vp}, "sum")
             self.step += 1
@@ -230,39 +351,26 @@ class LevelRun:
         eng.exchange()  # deliver (and count) the last locate messages
         return self._final_state()
 
+    def _gather_vertex_array(self, a: np.ndarray) -> np.ndarray:
+        """Combine a per-rank vertex array (-1 where not local) into the global one, on every rank."""
+        first = next(iter(self.vp))
+        idx = np.flatnonzero(a >= 0)
+        parts = self.eng.allgather({p: ((idx, a[idx]) if p == first else None) for p in self.vp})
+        out = np.full(self.n, -1, np.int64)
+        for part in parts:
+            if part is not None:
+                out[part[0]] = part[1]
+        return out
+
     def _final_state(self) -> State:
-        owner = np.full(self.n, -1, np.int64)
         if not self.process:  # balancing only (tests, the §3.6 example): the queues are the result
-            held = {p: np.flatnonzero(self.holder == p) for p in self.vp}
-            for p, verts in enumerate(self.eng.allgather(held)):
-                owner[verts] = p
-            return State(owner, self.home.copy(), self.P)
-        done = {p: (np.concatenate(v.processed) if v.processed else np.zeros(0, np.int64)) for p, v in self.vp.items()}
-        for p, verts in enumerate(self.eng.allgather(done)):
-            owner[verts] = p
+            owner = self._gather_vertex_array(self.holder)
+            return State(owner, self.home0.copy(), self.P)
+        owner = self._gather_vertex_array(self.done_by)
         if np.any(owner < 0):
             raise RuntimeError("sbn: some vertices were never processed")
         # lazy redistribution: a vertex's data is where it was computed
         return State(owner, owner.copy(), self.P)
-
-    # ------------------------------------------------------------------ locate messages (§3.5)
-    def _apply_locates(self, inbox) -> None:
-        """Update the replicated location view from the locate messages of the last superstep."""
-        with self.timer("migration"):
-            first = next(iter(self.vp))
-            # a locate message is a bare int64 array [processor, vertex, vertex, ...]
-            locs = [(_own(pl[1:]), int(pl[0])) for _, _, pl in inbox.get(first, ()) if isinstance(pl, np.ndarray)]
-            locs += self.locates_own  # the first local vproc's own locates (never sent to itself)
-            self.locates_own = []
-            if not locs:
-                return
-            verts = np.concatenate([ids for ids, _ in locs])
-            self.home[verts] = np.concatenate([np.full(ids.size, q, np.int64) for ids, q in locs])
-            self._view = None
-            # re-price the queued vertices whose own data or a neighbour's data moved
-            aff = np.unique(np.concatenate([verts, _neighbours(self.g, verts)]))
-            aff = aff[self.queued[aff]]  # a staged chunk keeps the price it was chosen at
-            self._price(aff, self.holder[aff])
 
     # ------------------------------------------------------------------ messages
     def _post(self, src: int, dst: int, payload, kind: str) -> None:
@@ -270,46 +378,90 @@ class LevelRun:
 
     def _receive(self, v: VProc, msgs) -> None:
         p = v.p
+        t0 = time.perf_counter()
+        # locate messages first (sent one superstep earlier, §3.5): a bare int64 array [processor, vertex, ...]
+        for _, _, pl in msgs:
+            if isinstance(pl, np.ndarray):
+                ids = _own(pl[1:])
+                self._learn(v, ids[self.data_at[ids] != p], int(pl[0]))
+        t0 = self._tick("migration", t0)
         for src, kind, pl in msgs:
-            if isinstance(pl, np.ndarray):  # locate message, applied in _apply_locates
+            if isinstance(pl, np.ndarray):
                 continue
             tag = pl[0]
             if tag == "DATA":
-                with self.timer("migration"):
-                    ids = _own(pl[1])
-                    self.data_at[ids] = p
-                    self.requested[ids] = False
-                    self.pinned[ids[self.queued[ids]]] = False  # prefetched neighbours become movable again
-                    v.arrived.append(ids)
-                    if self.trace is not None:
-                        self.trace.append(("data", self.step, p, ids, src))
+                ids = _own(pl[1])
+                self.data_at[ids] = p
+                self.requested[ids] = False
+                self.pinned[ids[self.queued[ids]]] = False  # prefetched neighbours become movable again
+                self._learn(v, ids, p)
+                v.arrived.append(ids)
+                v.servers.add(src)
+                if self.trace is not None:
+                    self.trace.append(("data", self.step, p, ids, src))
+                t0 = self._tick("migration", t0)
             elif tag == "FETCH":
-                with self.timer("migration"):
-                    ids = _own(pl[1])
-                    if np.any(self.data_at[ids] != p):
-                        raise RuntimeError(f"sbn: processor {p} asked for data it does not hold")
-                    self.data_at[ids] = -2  # in flight
-                    blob = np.zeros(int(self.g.rwgt[ids].sum()) * BYTES_PER_UNIT // 8, np.int64)
-                    self._post(p, src, ("DATA", ids, blob), "migration")
+                self._serve(v, _own(pl[1]), int(pl[2]))
+                t0 = self._tick("migration", t0)
             elif tag == "JOB":
-                with self.timer("balance"):
-                    self._accept_jobs(v, _own(pl[1]))
+                self._accept_jobs(v, _own(pl[1]))
+                t0 = self._tick("balance", t0)
             elif tag == "DJOB":
-                with self.timer("balance"):
-                    self._get_distribute(v, src, pl)
+                self._get_distribute(v, src, pl)
+                t0 = self._tick("balance", t0)
             else:
-                with self.timer("balance"):
-                    self._get_balance(v, src, pl)
+                self._get_balance(v, src, pl)
+                t0 = self._tick("balance", t0)
         if v.arrived:
-            with self.timer("migration"):
-                ids = np.concatenate(v.arrived)
-                v.arrived = []
-                loc = np.concatenate(([p], ids)).astype(np.int64)
-                for q in range(self.P):
-                    if q != p:
-                        self._post(p, q, loc, "migration")
-                if p == next(iter(self.vp)):
-                    self.locates_own.append((ids, p))
+            self._locate(v, np.concatenate(v.arrived))
+            v.arrived = []
+            v.servers = set()
+        if v.changed:
+            # re-price the queued vertices whose own data or a neighbour's data moved in p's view
+            ch = np.concatenate(v.changed)
+            v.changed = []
+            aff = np.unique(np.concatenate([ch, self.g.neighbours_of(ch)]))
+            aff = aff[self.queued[aff] & (self.holder[aff] == p)]  # a chosen chunk keeps its price
+            self._price(v, aff)
+        self._tick("migration", t0)
+
+    def _serve(self, v: VProc, ids: np.ndarray, requester: int) -> None:
+        """A data request: send the data held here to the requester, forward the rest where it went."""
+        p = v.p
+        here = self.data_at[ids] == p
+        if here.any():
+            mine = ids[here]
+            self.data_at[mine] = -2  # in flight
+            blob = np.zeros(int(self.g.rwgt[mine].sum()) * BYTES_PER_UNIT // 8, np.int64)
+            self._post(p, requester, ("DATA", mine, blob), "migration")
+            v.fwd.update(dict.fromkeys(mine.tolist(), requester))
+            self._learn(v, mine, requester)
+        if not here.all():  # it left since the requester's view was updated: follow the forwarding pointer
+            rest = ids[~here]
+            nxt = np.array([v.fwd.get(int(x), -1) for x in rest], np.int64)
+            if np.any(nxt < 0):
+                raise RuntimeError(f"sbn: processor {p} asked for data it never held")
+            self._post_grouped(p, rest, nxt, lambda part: ("FETCH", part, requester))
+
+    def _post_grouped(self, p: int, ids: np.ndarray, dest: np.ndarray, make) -> None:
+        """One message per destination processor, in processor order."""
+        order = np.argsort(dest, kind="stable")
+        dest, ids = dest[order], ids[order]
+        cuts = np.flatnonzero(np.diff(dest)) + 1
+        for h, part in zip(dest[np.r_[0, cuts]].tolist(), np.split(ids, cuts)):
+            self._post(p, h, make(part), "migration")
+
+    def _locate(self, v: VProc, ids: np.ndarray) -> None:
+        """Locate message (§3.5) to the processors that need it, not to all: those holding data adjacent
+        to the moved vertices (their queues hold the neighbours) and the vertices' home processors (the
+        directory a stale request goes through); never to p itself or to the only processor that sent it."""
+        p = v.p
+        to = np.unique(np.concatenate([self.loc(v, self.g.neighbours_of(ids)), self.home0[ids]]))
+        skip = {p} | (v.servers if len(v.servers) == 1 else set())
+        msg = np.concatenate(([p], ids)).astype(np.int64)
+        for q in to.tolist():
+            if q not in skip:
+                self._post(p, q, msg, "migration")
 
     def _accept_jobs(self, v: VProc, ids: np.ndarray) -> None:
         if ids.size == 0:
@@ -318,205 +470,330 @@ class LevelRun:
         self.queued[ids] = True
         self.pinned[ids] = False
         v.Q = np.concatenate([v.Q, ids])
-        self._price(ids, v.p)
+        self._price(v, ids)
+        self._touch(v)
 
     def _drop(self, v: VProc, ids: np.ndarray) -> None:
         self.holder[ids] = -1
         self.queued[ids] = False
         v.Q = v.Q[self.queued[v.Q]]
+        self._touch(v)
         self.in_transit += int(ids.size)
 
     # ------------------------------------------------------------------ processing (§3.3, §3.5)
-    def _process_and_select(self, v: VProc) -> None:
-        p = v.p
-        with self.timer("processing"):
-            while v.staged and v.staged[0][0] <= self.step:
-                _, chunk, cost = v.staged.popleft()
-                if np.any(self.data_at[chunk] != p):
-                    raise RuntimeError(f"sbn: processor {p} would compute vertices whose data has not arrived")
-                self.holder[chunk] = -1
-                self.pinned[chunk] = False
-                v.processed.append(chunk)
-                v.processed_cost += cost
-                v.busy_steps += 1
-                v.last_busy = self.step
-                if self.trace is not None:
-                    self.trace.append(("proc", self.step, p, chunk, p))
-        if not self.process:
+    def _process_all(self) -> None:
+        """Every processor computes the chunk it chose two supersteps ago (once its data is all there)."""
+        t0 = time.perf_counter()
+        for i in sorted(self.stalled):  # chunks waiting for forwarded data, in order
+            v = self.vlist[i]
+            while v.backlog and np.all(self.data_at[v.backlog[0][0]] == v.p):
+                chunk, cost = v.backlog.popleft()
+                self._done(np.asarray(chunk), np.full(chunk.size, v.p), np.array([i]), np.array([cost]))
+            if not v.backlog:
+                self.stalled.discard(i)
+        batch = self.due.pop(self.step, None)
+        if batch is not None:
+            verts, procs, who, cost = batch
+            bad = self.data_at[verts] != procs
+            wait = set(np.unique(procs[bad] - self.p0).tolist()) | self.stalled
+            if wait:
+                keep = ~np.isin(procs - self.p0, list(wait))
+                for i in sorted(wait & set(who.tolist())):
+                    self.vlist[i].backlog.append((verts[procs - self.p0 == i], float(cost[who == i][0])))
+                self.stalled |= wait & set(who.tolist())
+                sel = ~np.isin(who, list(wait))
+                verts, procs, who, cost = verts[keep], procs[keep], who[sel], cost[sel]
+            self._done(verts, procs, who, cost)
+        self._tick("processing", t0)
+
+    def _done(self, verts, procs, who, cost) -> None:
+        if verts.size == 0:
             return
-        with self.timer("selection"):
-            v.credit = min(v.credit, 0.0) + self.B
-            Q = v.Q
-            if Q.size == 0 or v.credit <= 0:  # nothing queued, or still busy with a large vertex
-                return
-            tot = self.cw[Q] + self.cc[Q] + self.cr[Q]
-            if tot.sum() <= v.credit:
-                k, order = Q.size, np.arange(Q.size)
-            else:
-                prio = (self.cc[Q] + self.cr[Q]) / np.maximum(self.cw[Q], 1e-12)
-                order = np.lexsort((Q, -self.depth[Q], prio))
-                before = np.cumsum(tot[order]) - tot[order]
-                k = int(np.searchsorted(before, v.credit, side="left"))
-            pick = order[:k]
-            chunk = Q[pick]
-            cost = float(tot[pick].sum())
-            keep = np.ones(Q.size, bool)
-            keep[pick] = False
-            v.Q = Q[keep]
-            v.credit -= cost
-            self.queued[chunk] = False
-            self.pinned[chunk] = True
-            v.staged.append((self.step + 2, chunk, cost))
-        with self.timer("migration"):
-            need = chunk[(self.data_at[chunk] != p) & ~self.requested[chunk]]
-            if self.prm.fetch_adjacent:
-                nb = np.unique(_neighbours(self.g, chunk))
-                nb = nb[(self.holder[nb] == p) & self.queued[nb] & (self.data_at[nb] != p) & ~self.requested[nb]]
-                self.pinned[nb] = True
-                if self.trace is not None and nb.size:
-                    self.trace.append(("prefetch", self.step, p, nb, p))
-                need = np.concatenate([need, nb])
-            if need.size:
-                self.requested[need] = True
-                homes = self.home[need]
+        self.holder[verts] = -1
+        self.pinned[verts] = False
+        self.done_by[verts] = procs
+        self.stg[who] -= cost
+        self.nstaged[who] -= 1
+        self.stg[who[self.nstaged[who] == 0]] = 0.0  # exactly: nothing chosen is left
+        self.proc_cost[who] += cost
+        self.busy_steps[who] += 1
+        self.last_busy[who] = self.step
+        if self.trace is not None:
+            for i in who.tolist():
+                p = self.p0 + i
+                self.trace.append(("proc", self.step, p, verts[procs == p], p))
+
+    def _select_all(self) -> None:
+        """Every processor chooses its next chunk: a prefix of its sorted queue worth one check of processing."""
+        t0 = time.perf_counter()
+        self.credit = np.minimum(self.credit, 0.0) + self.B
+        self._clean()
+        act = [self.vlist[i] for i in np.flatnonzero((self.qlen > 0) & (self.credit > 0)).tolist()]
+        if not act:
+            self._tick("selection", t0)
+            return
+        who = np.array([v.i for v in act])
+        full = self.qlen[who]
+        # a window at the head of each queue (widened for the processors that would take all of it)
+        win = np.minimum(full, self.WINDOW)
+        while True:
+            G = np.concatenate([v.Q[:w] for v, w in zip(act, win.tolist())])
+            Bf = np.concatenate([v.bef[:w] for v, w in zip(act, win.tolist())])
+            starts = np.cumsum(win) - win
+            seg = np.repeat(np.arange(win.size), win)
+            # take the vertices whose preceding load (in priority order) is below the credit; the last may overdraw
+            take = Bf < (self.credit[who] + Bf[starts])[seg]
+            k = np.add.reduceat(take, starts)
+            short = (k == win) & (win < full)
+            if not short.any():
+                break
+            win = np.where(short, np.minimum(full, 4 * win), win)
+        after = np.where(k < win, Bf[np.minimum(starts + k, Bf.size - 1)], 0.0)
+        rest = np.where(k < full, self.qs[who] - (after - Bf[starts]), 0.0)
+        cost = self.qs[who] - rest
+        for j, v in enumerate(act):
+            v.Q, v.bef = v.Q[k[j]:], v.bef[k[j]:]
+        self.qs[who] = rest
+        self.qlen[who] -= k
+        self.credit[who] -= cost
+        self.stg[who] += cost
+        self.nstaged[who] += 1
+        chosen = G[take]
+        procs = (who + self.p0)[seg[take]]
+        self.queued[chosen] = False
+        self.pinned[chosen] = True
+        self.due[self.step + 2] = (chosen, procs, who, cost)
+        t0 = self._tick("selection", t0)
+        # §3.5: request the data of the chosen vertices and of the adjacent vertices queued at the same processor
+        need = (self.data_at[chosen] != procs) & ~self.requested[chosen]
+        ids, rq = chosen[need], procs[need]
+        if self.prm.fetch_adjacent:
+            deg = self.g.xadj[chosen + 1] - self.g.xadj[chosen]
+            nb = self.g.neighbours_of(chosen)
+            pr = np.repeat(procs, deg)
+            ok = (self.holder[nb] == pr) & self.queued[nb] & (self.data_at[nb] != pr) & ~self.requested[nb]
+            nb, first = np.unique(nb[ok], return_index=True)
+            pr = pr[ok][first]
+            self.pinned[nb] = True
+            if self.trace is not None:
+                for p in np.unique(pr).tolist():
+                    self.trace.append(("prefetch", self.step, p, nb[pr == p], p))
+            ids, rq = np.concatenate([ids, nb]), np.concatenate([rq, pr])
+        if ids.size:
+            self.requested[ids] = True
+            order = np.argsort(rq, kind="stable")
+            ids, rq = ids[order], rq[order]
+            cuts = np.flatnonzero(np.diff(rq)) + 1
+            for p, part in zip(rq[np.r_[0, cuts]].tolist(), np.split(ids, cuts)):
+                v = self.vp[p]
+                homes = self.loc(v, part)
                 if np.any(homes == p):
                     raise RuntimeError("sbn: location view out of date")
-                order = np.argsort(homes, kind="stable")
-                homes, need = homes[order], need[order]
-                cuts = np.flatnonzero(np.diff(homes)) + 1
-                for h, ids in zip(homes[np.r_[0, cuts]], np.split(need, cuts)):
-                    self._post(p, int(h), ("FETCH", ids), "migration")
+                self._post_grouped(p, part, homes, lambda x, p=p: ("FETCH", x, p))
+        self._tick("migration", t0)
 
     # ------------------------------------------------------------------ main line (Fig. 4)
+    def _mainline_all(self) -> None:
+        """Fig. 4's checks for every processor at once; only those that act are visited."""
+        self._clean()
+        L = self.qs + self.stg
+        s = self.step
+        free = (self.busy == 0) & (s > self.hold) & ~self.prom
+        over = (L > self.maxth) & (s > self.cooldown)
+        for i in np.flatnonzero(free & (self.want | over | (L < self.minth))).tolist():
+            self._mainline(self.vlist[i])
+
     def _mainline(self, v: VProc) -> None:
-        if v.busy or self.step <= v.hold or v.promised is not None:
-            return  # earlier balancing messages through this node are not yet processed
-        if v.want_balance:  # thrashing guard (a last-stage node above MaxTh)
-            v.want_balance = False
+        i = v.i
+        if self.want[i]:  # thrashing guard (a last-stage node above MaxTh)
+            self.want[i] = False
             self._balance(v, overloaded=True)
             return
         L = self.qwgt(v)
-        if L > v.thr.maxth and self.step > v.cooldown:
+        W, maxth = self._wsysll(i), float(self.maxth[i])
+        if L > maxth and self.step > self.cooldown[i]:
             # §3: "a load balancing message will also be broadcast ... if distributing the excess
             # jobs will result in other processors exceeding MaxTh"
-            if v.thr.wsysll + (L - v.thr.wsysll) / max(self.P - 1, 1) > v.thr.maxth:
+            if W + (L - W) / max(self.P - 1, 1) > maxth:
                 self._balance(v, overloaded=True)
             else:
                 self._distribute(v, L)
-        elif L < v.thr.minth:
+        elif L < self.minth[i]:
             self._balance(v)
 
+    def _promise(self, v: VProc, op) -> None:
+        v.promised = op
+        self.prom[v.i] = op is not None
+
     def _entry(self, v: VProc, op) -> tuple:
-        """What p reports in the gather: (p, QWgt, below MinTh, free to receive, neighbour processors).
+        """What p reports in the gather: a row [p, QWgt, flags] (1: below MinTh, 2: free to receive) and, when
+        it may receive, the processors holding data adjacent to its queue (from p's view).
 
         A processor offers itself as a receiver to one operation at a time: once it has
         reported a deficit it is "promised" until the jobs of that operation have arrived,
-        so that concurrent operations (§3: O(log^2 P) for simultaneous ones) do not fill
-        the same deficit twice.
+        so that concurrent operations do not fill the same deficit twice. Only a processor
+        that may receive reports its neighbour processors (the plan's sender preference).
         """
+        i = v.i
         L = self.qwgt(v)
-        free = v.promised is None or v.promised == op
-        free = free and self.step > v.promised_until
-        req = bool(L < v.thr.minth) and free
-        if req or (free and op[2]):  # op[2]: started by an overloaded processor, fills everyone below WSysLL
-            v.promised = op
-        return (v.p, L, req, self._neighbour_procs(v), free and v.promised == op)
+        free = (v.promised is None or v.promised == op) and self.step > self.prom_until[i]
+        req = bool(L < self.minth[i]) and free
+        if req or (free and op[3]):  # op[2]: started by an overloaded processor, fills everyone below WSysLL
+            self._promise(v, op)
+        recv = free and v.promised == op
+        row = np.array([[v.p, L, (1 if req else 0) + (2 if recv else 0)]], float)
+        if not recv:
+            return row, {}
+        procs = np.unique(self.loc(v, self.g.neighbours_of(v.Q)))
+        return row, {v.p: procs[procs != v.p].astype(np.int32)}
 
-    def _neighbour_procs(self, v: VProc) -> int:
-        """Processors holding data adjacent to p's queued vertices (from the location view), as a bit set."""
-        key = (self.step, v.p)
-        if self.__dict__.get("_nbkey") != key:
-            nb = _neighbours(self.g, v.Q)
-            mask = np.zeros(self.P, bool)
-            mask[self.home[nb]] = True
-            mask[v.p] = False
-            # an int, not bytes: pickle memoizes shared bytes objects, so message sizes would
-            # depend on which entries happen to be the same object (different over MPI)
-            self._nbkey, self._nbval = key, int.from_bytes(np.packbits(mask).tobytes(), "little")
-        return self._nbval
-
+    # ------------------------------------------------------------------ balancing operations
     def _balance(self, v: VProc, overloaded: bool = False) -> None:
         """Balance: start a balancing operation rooted at p (balance message down T_p).
 
         An operation started by an overloaded processor fills every processor below
         WSysLL; one started by an underloaded processor fills those below MinTh.
+        Operations are ordered by (start superstep, root) when they meet (module doc).
         """
         p = v.p
         v.seq += 1
         v.n_balance += 1
-        op = (p, v.seq, bool(overloaded))
+        op = (self.step, p, v.seq, bool(overloaded))
         if v.promised is None:
-            v.promised = op
-        v.busy += 1
-        kids = self.trees.children(p, p)
-        if not kids:
-            self._plan(v, op, [self._entry(v, op)])
-            return
-        v.ops[op] = {"pending": set(kids), "entries": []}
+            self._promise(v, op)
+        self._join(v, op, None)
+
+    def _join(self, v: VProc, op, parent) -> None:
+        """p takes part in ``op``: forward the balance message, or (a leaf) start the gather."""
+        p, root = v.p, op[1]
+        self.busy[v.i] += 1
+        for x in v.active:
+            if x > op:  # p was in a later operation: it reports a refusal there, and offers its deficit here
+                v.lost.add(x)
+                if v.promised == x:
+                    self._promise(v, None)
+        v.active[op] = ()
+        kids = self.trees.children(root, p)
+        v.ops[op] = {"pending": set(kids), "rows": [], "nbd": {}, "nak": False, "joined": [], "parent": parent}
         for k in kids:
             self._post(p, k, ("BAL", op), "balance")
+        if not kids:
+            self._gathered(v, op)
+
+    def _gathered(self, v: VProc, op) -> None:
+        """All successors answered: report up (UP with the entries, or NAK), or at the root plan or abandon."""
+        st = v.ops.pop(op)
+        v.active[op] = tuple(st["joined"])
+        nak = st["nak"] or op in v.lost
+        if op[1] == v.p:
+            if nak:
+                v.n_aborted += 1
+                self._abort(v, op)
+            else:
+                rows, nbd = self._rows(v, op, st)
+                gw = float(rows[:, 1].sum())
+                the_plan = plan_rows(rows, nbd, gw, self.P, fill_all=op[3])
+                # when the last jobs for each receiver arrive: one superstep after its last sender is reached
+                arrive: dict = {}
+                for i, sends in the_plan.items():
+                    for j, _, _ in sends:
+                        arrive[j] = max(arrive.get(j, 0), self.trees.depth(op[1], i))
+                self._get_dist(v, op, gw, the_plan, arrive)
+        elif nak:
+            self._post(v.p, st["parent"], ("NAK", op, True), "balance")
+        else:
+            self._post(v.p, st["parent"], ("UP", op, *self._rows(v, op, st)), "balance")
+
+    def _rows(self, v: VProc, op, st) -> tuple:
+        """The gathered rows and neighbour sets of p's subtree, p's own last."""
+        row, nb = self._entry(v, op)
+        st["nbd"].update(nb)
+        return np.concatenate(st["rows"] + [row]), st["nbd"]
+
+    def _leave(self, v: VProc, op) -> tuple:
+        kids = v.active.pop(op)
+        v.lost.discard(op)
+        self.busy[v.i] -= 1
+        return kids
+
+    def _abort(self, v: VProc, op) -> None:
+        """ABORT: release the nodes that joined an abandoned operation."""
+        for k in self._leave(v, op):
+            self._post(v.p, k, ("ABORT", op), "balance")
+        if v.promised == op:
+            self._promise(v, None)
 
     def _get_balance(self, v: VProc, src: int, pl) -> None:
-        """GetBalance: forward balance messages, gather GWLen up the tree, apply distribution messages."""
+        """GetBalance: join or refuse balance messages, gather GWLen up the tree, apply distribution messages."""
         tag, op = pl[0], pl[1]
-        p, root = v.p, op[0]
         if tag == "BAL":
-            v.busy += 1
-            kids = self.trees.children(root, p)
-            if kids:
-                v.ops[op] = {"pending": set(kids), "entries": []}
-                for k in kids:
-                    self._post(p, k, ("BAL", op), "balance")
+            if any(x < op for x in v.active):
+                self._post(v.p, src, ("NAK", op, False), "balance")  # in an earlier operation: refuse
             else:
-                self._post(p, int(self.trees.pred[root, p]), ("UP", op, [self._entry(v, op)]), "balance")
-        elif tag == "UP":
+                self._join(v, op, src)
+        elif tag in ("UP", "NAK"):
             st = v.ops[op]
-            st["entries"].extend(pl[2])
             st["pending"].discard(src)
+            if tag == "UP":
+                st["rows"].append(pl[2])
+                st["nbd"].update(pl[3])
+                st["joined"].append(src)
+            else:
+                st["nak"] = True
+                if pl[2]:
+                    st["joined"].append(src)
             if not st["pending"]:
-                del v.ops[op]
-                entries = st["entries"] + [self._entry(v, op)]
-                if p == root:
-                    self._plan(v, op, entries)
-                else:
-                    self._post(p, int(self.trees.pred[root, p]), ("UP", op, entries), "balance")
+                self._gathered(v, op)
         elif tag == "DIST":
-            self._get_dist(v, op, pl[2], pl[3])
+            self._get_dist(v, op, pl[2], pl[3], pl[4])
+        elif tag == "ABORT":
+            self._abort(v, op)
         else:
             raise RuntimeError(f"sbn: unknown message {tag!r}")
 
-    def _plan(self, v: VProc, op, entries) -> None:
-        """At the root: GWLen, WSysLL and who sends how much to whom; then the distribution messages."""
-        gw = float(sum(e[1] for e in entries))
-        self._get_dist(v, op, gw, plan(entries, gw, self.P, fill_all=op[2]))
-
-    def _get_dist(self, v: VProc, op, gw: float, the_plan: dict) -> None:
-        p, root = v.p, op[0]
-        v.thr = th.update_load(gw, self.P, self.const, self.prm.maxth, self.floor_minth)
+    def _get_dist(self, v: VProc, op, gw: float, the_plan: dict, arrive: dict) -> None:
+        p, root, i = v.p, op[1], v.i
+        self._set_thr(i, th.update_load(gw, self.P, self.const, self.prm.maxth, self.floor_minth))
         for j, amount, base in the_plan.get(p, ()):
             self._send_jobs(v, j, amount, base)
         # jobs planned for p arrive one superstep after their sender gets the distribution message
-        stage = self.trees.stage[root]
-        for i, sends in the_plan.items():
-            if any(j == p for j, _, _ in sends):
-                v.hold = max(v.hold, self.step + int(stage[i] - stage[p]) + 1)
+        if p in arrive:
+            self.hold[i] = max(self.hold[i], self.step + arrive[p] - self.trees.depth(root, p) + 1)
         if v.promised == op:
-            v.promised = None
-            v.promised_until = v.hold
-        for k in self.trees.children(root, p):
-            self._post(p, k, ("DIST", op, gw, the_plan), "balance")
-        v.busy -= 1
+            self._promise(v, None)
+            self.prom_until[i] = self.hold[i]
+        kids = self._leave(v, op)
+        if kids:
+            # each successor gets the part of the plan for its own subtree (senders and receivers in it)
+            part = {k: ({}, {}) for k in kids}
+            for d, m in ((0, the_plan), (1, arrive)):
+                for x, val in m.items():
+                    if x != p:
+                        part[self._branch(root, p, x)][d][x] = val
+            for k in kids:
+                self._post(p, k, ("DIST", op, gw, *part[k]), "balance")
+
+    def _branch(self, root: int, p: int, x: int) -> int:
+        """The successor of p in T_root whose subtree holds x (x below p)."""
+        while True:
+            up = self.trees.parent(root, x)
+            if up == p:
+                return x
+            x = up
 
     def _avail(self, v: VProc) -> np.ndarray:
-        return self.queued & ~self.pinned & (self.holder == v.p)
+        """Which vertices p may hand over: queued at p and not pinned (as a mask over all vertices)."""
+        out = np.zeros(self.n, bool)
+        out[v.Q] = ~self.pinned[v.Q]
+        return out
 
     def _send_jobs(self, v: VProc, j: int, amount: float, base: float) -> None:
         """Send q = j up to ``amount`` of load (priced on j), never more than p's current excess over WSysLL."""
         L = self.qwgt(v)
-        cap = L - v.thr.wsysll
+        cap = L - self.w[v.i]
         if amount <= 0 or cap <= 0 or v.Q.size == 0:
             return
-        verts, _, _ = select(self.g, self.m, self.view, v.Q, self._avail(v), Costs(self.cw, self.cc, self.cr), j,
+        verts, _, _ = select(self.g, self.m, self.view(v), v.Q, self._avail(v), Costs(self.cw, self.cc, self.cr), j,
                              amount, L, base, v.rng, self.prm.subset, cap_p=cap)
         if verts.size:
             self._drop(v, verts)
@@ -526,13 +803,13 @@ class LevelRun:
     def _distribute(self, v: VProc, L: float) -> None:
         """Distribute: route the excess over WSysLL down T_p."""
         p = v.p
-        W = v.thr.wsysll
+        W = self._wsysll(v.i)
         kids = self.trees.children(p, p)
         if W is None or not kids or L <= W or v.Q.size == 0:
             return
-        v.cooldown = self.step + self.cooldown_steps
+        self.cooldown[v.i] = self.step + self.cooldown_steps
         v.n_distribute += 1
-        verts, _, _ = select(self.g, self.m, self.view, v.Q, self._avail(v), Costs(self.cw, self.cc, self.cr),
+        verts, _, _ = select(self.g, self.m, self.view(v), v.Q, self._avail(v), Costs(self.cw, self.cc, self.cr),
                              kids[0], math.inf, L, -math.inf, v.rng, self.prm.subset, cap_p=L - W)
         if verts.size:
             self._drop(v, verts)
@@ -543,8 +820,8 @@ class LevelRun:
         _, origin, ids = pl
         ids = _own(ids)
         p = v.p
-        c = costs_if_on(self.g, self.view, self.m, ids, p).total
-        W = v.thr.wsysll if v.thr.wsysll is not None else 0.0
+        c = costs_if_on(self.g, self.view(v), self.m, ids, p).total
+        W = self._wsysll(v.i) or 0.0
         deficit = W - self.qwgt(v)
         kids = self.trees.children(origin, p)
         if not kids:
@@ -552,42 +829,51 @@ class LevelRun:
         else:
             keep, rest = carve(self.g, ids, c, deficit)
         if rest.size:
-            crest = costs_if_on(self.g, self.view, self.m, rest, p).total
-            sizes = np.array([self._subtree(origin, q) for q in kids], float)
+            crest = costs_if_on(self.g, self.view(v), self.m, rest, p).total
+            sizes = np.array([self.trees.subtree_size(origin, q) for q in kids], float)
             share = sizes / sizes.sum() * crest.sum()
-            for i, q in enumerate(kids):
-                if i == len(kids) - 1:
+            for j, q in enumerate(kids):
+                if j == len(kids) - 1:
                     mine = rest
                 else:
-                    mine, rest = carve(self.g, rest, crest, share[i])
-                    crest = costs_if_on(self.g, self.view, self.m, rest, p).total
+                    mine, rest = carve(self.g, rest, crest, share[j])
+                    crest = costs_if_on(self.g, self.view(v), self.m, rest, p).total
                 if mine.size:
                     self.in_transit += int(mine.size)
                     self._post(p, q, ("DJOB", origin, mine), "balance")
         self._accept_jobs(v, keep)
-        if not kids and self.qwgt(v) > v.thr.maxth:
-            v.want_balance = True  # thrashing guard: balance instead of distributing further
+        if not kids and self.qwgt(v) > self.maxth[v.i]:
+            self.want[v.i] = True  # thrashing guard: balance instead of distributing further
             v.n_guard += 1
 
-    def _subtree(self, x: int, n: int) -> int:
-        key = (x, n)
-        cache = self.__dict__.setdefault("_sizes", {})
-        if key not in cache:
-            cache[key] = self.trees.subtree_size(x, n)
-        return cache[key]
+    # ------------------------------------------------------------------ results
+    def executed(self) -> tuple[np.ndarray, Costs]:
+        """What ran (§3.3): for every vertex the processor that processed it, and its Wgt/Comm/Remap as
+        priced when that processor chose it for processing (identical on every rank)."""
+        if not self.process:
+            raise RuntimeError("sbn: executed() needs a level run with process=True")
+        first = next(iter(self.vp))
+        idx = np.flatnonzero(self.done_by >= 0)
+        mine = (idx, self.done_by[idx], np.stack([self.cw[idx], self.cc[idx], self.cr[idx]]))
+        on = np.full(self.n, -1, np.int64)
+        cost = np.zeros((3, self.n))
+        for part in self.eng.allgather({p: (mine if p == first else None) for p in self.vp}):
+            if part is not None:
+                on[part[0]] = part[1]
+                cost[:, part[0]] = part[2]
+        return on, Costs(cost[0], cost[1], cost[2])
 
     def thresholds(self) -> list:
         """Every processor's (WSysLL, MinTh, MaxTh) at the end of the level, in processor order (all ranks)."""
-        return [tuple(t) for t in self.eng.allgather({p: (v.thr.wsysll, v.thr.minth, v.thr.maxth)
-                                                      for p, v in self.vp.items()})]
+        return [tuple(t) for t in self.eng.allgather({v.p: (self._wsysll(v.i), float(self.minth[v.i]),
+                                                            float(self.maxth[v.i])) for v in self.vlist})]
 
-    # ------------------------------------------------------------------ figures
     def figures(self) -> dict:
         """Per-level figures of the run (identical on every rank, timings aside)."""
-        stats = self.eng.allgather({p: (v.processed_cost, v.busy_steps, v.last_busy, v.n_balance, v.n_distribute,
-                                        v.n_guard) for p, v in self.vp.items()})
+        stats = self.eng.allgather({v.p: (float(self.proc_cost[v.i]), int(self.last_busy[v.i]), v.n_balance,
+                                          v.n_distribute, v.n_guard, v.n_aborted) for v in self.vlist})
         cost = np.array([s[0] for s in stats])
-        last = max(s[2] for s in stats)
+        last = max(s[1] for s in stats)
         steps = last + 1
         tau = 1.0 / self.prm.f
         w = wsysll(cost) if cost.size else 0
@@ -596,10 +882,27 @@ class LevelRun:
             "sbn_supersteps": int(self.step),
             "sbn_idle_pct": float(100.0 * max(0.0, 1 - cost.sum() / (self.P * max(steps, 1) * max(self.B, 1e-300)))),
             "sbn_processed_loadimb": float(cost.max() / w) if w > 0 else 1.0,
-            "sbn_balance_ops": int(sum(s[3] for s in stats)),
-            "sbn_distribute_ops": int(sum(s[4] for s in stats)),
-            "sbn_thrashing_guards": int(sum(s[5] for s in stats)),
+            "sbn_balance_ops": int(sum(s[2] for s in stats)),
+            "sbn_aborted_ops": int(sum(s[5] for s in stats)),
+            "sbn_distribute_ops": int(sum(s[3] for s in stats)),
+            "sbn_thrashing_guards": int(sum(s[4] for s in stats)),
         }
+
+
+class _View:
+    """Processor p's view as the State-like object harness.costs_if_on reads (only ``home`` is used)."""
+
+    def __init__(self, run: LevelRun, v: VProc):
+        self.home = _Lookup(run, v)
+        self.P = run.P
+
+
+class _Lookup:
+    def __init__(self, run: LevelRun, v: VProc):
+        self.run, self.v = run, v
+
+    def __getitem__(self, verts):
+        return self.run.loc(self.v, np.asarray(verts, np.int64))
 
 
 def boundary_depth(g, owner: np.ndarray) -> np.ndarray:
@@ -620,7 +923,7 @@ def boundary_depth(g, owner: np.ndarray) -> np.ndarray:
     depth[front] = 0
     while front.size:
         d += 1
-        nb = np.unique(_neighbours(g, front))
+        nb = np.unique(g.neighbours_of(front))
         nb = nb[depth[nb] < 0]
         depth[nb] = d
         front = nb
@@ -629,34 +932,50 @@ def boundary_depth(g, owner: np.ndarray) -> np.ndarray:
 
 
 def plan(entries, gwlen: float, P: int, fill_all: bool = False) -> dict:
+    """:func:`plan_rows` for entries given as tuples (p, QWgt, below MinTh[, neighbour processors, free])."""
+    rows = np.array([[e[0], e[1], (1 if e[2] else 0) + (2 if (len(e) < 5 or e[4]) else 0)] for e in entries], float)
+    nbd = {e[0]: np.asarray(e[3], np.int64) for e in entries if len(e) > 3}
+    return plan_rows(rows.reshape(-1, 3), nbd, gwlen, P, fill_all)
+
+
+def plan_rows(rows: np.ndarray, nbd: dict, gwlen: float, P: int, fill_all: bool = False) -> dict:
     """The root's distribution plan: {sender: [(receiver, amount, receiver's load so far), ...]}.
 
-    WSysLL = ceil(GWLen / P); senders are the processors above WSysLL, receivers the
-    processors that reported QWgt < MinTh (every processor below WSysLL when
-    ``fill_all``: an operation started by an overloaded processor), filled up to WSysLL. Receivers are served
-    in order of decreasing deficit; each takes first from the senders that are its
-    neighbours in the mesh (they share data-adjacent vertices, so the moved vertices
-    can join the receiver's region instead of forming islands), largest surplus first,
-    then from the others. Ties by processor number.
+    ``rows``: one [p, QWgt, flags] per processor (flags 1: below MinTh, 2: free to receive);
+    ``nbd``: p -> the processors holding data adjacent to p's queue. WSysLL = ceil(GWLen / P);
+    senders are the processors above WSysLL, receivers the processors that reported
+    QWgt < MinTh (every free processor below WSysLL when ``fill_all``: an operation started
+    by an overloaded processor), filled up to WSysLL. Receivers are served in order of
+    decreasing deficit; each takes first from the senders that are its neighbours in the
+    mesh (they share data-adjacent vertices, so the moved vertices can join the receiver's
+    region instead of forming islands), largest surplus first, then from the others. Ties
+    by processor number.
     """
     W = math.ceil(gwlen / P - 1e-9)
-    surplus = {e[0]: e[1] - W for e in entries if e[1] > W}
-    nbytes = (P + 7) // 8
-    adj = {e[0]: np.unpackbits(np.frombuffer(int(e[3]).to_bytes(nbytes, "little"), np.uint8), count=P).astype(bool)
-           if len(e) > 3 else np.zeros(P, bool) for e in entries}
-    recv = sorted(((W - e[1], e[0], e[1]) for e in entries
-                   if (e[2] or (fill_all and (len(e) < 5 or e[4]))) and e[1] < W), key=lambda t: (-t[0], t[1]))
+    ids, L, flags = rows[:, 0].astype(np.int64), rows[:, 1], rows[:, 2].astype(np.int64)
+    s_mask = L > W
+    S, surplus = ids[s_mask], (L - W)[s_mask]
+    o = np.argsort(S)
+    S, surplus = S[o], surplus[o]
+    r_mask = (((flags & 1) > 0) | (fill_all & ((flags & 2) > 0))) & (L < W)
+    R, RL = ids[r_mask], L[r_mask]
+    ro = np.lexsort((R, -(W - RL)))
+    rev: dict = {}  # receiver -> senders that reported it as a neighbour
+    for i in S.tolist():
+        for q in np.asarray(nbd.get(i, ())).tolist():
+            rev.setdefault(q, []).append(i)
     out: dict = {}
-    for need, j, base in recv:
-        order = sorted(surplus, key=lambda i: (not (adj[j][i] or adj[i][j]), -surplus[i], i))
-        for i in order:
+    for j, base in zip(R[ro].tolist(), RL[ro].tolist()):
+        need = W - base
+        adj = np.isin(S, np.asarray(nbd.get(j, ()))) | np.isin(S, rev.get(j, ()))
+        for k in np.lexsort((S, -surplus, ~adj)).tolist():
             if need <= 1e-9:
                 break
-            amt = min(need, surplus[i])
+            amt = min(need, float(surplus[k]))
             if amt <= 1e-9:
                 continue
-            out.setdefault(i, []).append((j, float(amt), float(base)))
-            surplus[i] -= amt
+            out.setdefault(int(S[k]), []).append((j, float(amt), float(base)))
+            surplus[k] -= amt
             need -= amt
             base += amt
     return out

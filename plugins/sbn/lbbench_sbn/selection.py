@@ -26,16 +26,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.metrics import Costs, costs_if_on, delta_cut
+from harness import Costs, costs_if_on, delta_cut
 
 
 def _neighbours(g, verts: np.ndarray) -> np.ndarray:
-    if verts.size == 0:
-        return verts
-    starts, ends = g.xadj[verts], g.xadj[verts + 1]
-    deg = ends - starts
-    idx = np.repeat(starts - np.cumsum(deg) + deg, deg) + np.arange(deg.sum())
-    return g.adjncy[idx]
+    """Deprecated alias of ``g.neighbours_of`` (prepartition.py still imports it)."""
+    return g.neighbours_of(verts)
 
 
 def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, q: int, amount: float,
@@ -51,7 +47,10 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
     """
     chosen: list[np.ndarray] = []
     sent_p = sent_q = 0.0
-    total_p = cost.total
+
+    def total_p(verts):
+        return cost.wgt[verts] + cost.comm[verts] + cost.remap[verts]
+
     for _ in range(max_rounds):
         if sent_q >= amount or sent_p >= cap_p:
             break
@@ -62,7 +61,7 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
             # prefer vertices next to data held by q (our reading of §3.4, see module doc)
             deg = np.diff(g.xadj)[pool]
             touch = np.zeros(pool.size, bool)
-            hit = view.home[_neighbours(g, pool)] == q
+            hit = view.home[g.neighbours_of(pool)] == q
             np.logical_or.at(touch, np.repeat(np.arange(pool.size), deg), hit)
             if touch.any():
                 pool = pool[touch]
@@ -74,7 +73,7 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
         layer = R[i:i + 1]
         cq = on_q.total[i:i + 1]
         while layer.size:
-            cp = total_p[layer]
+            cp = total_p(layer)
             before_p = sent_p + np.concatenate(([0.0], np.cumsum(cp)[:-1]))
             after_p = sent_p + np.cumsum(cp)
             after_q = sent_q + np.cumsum(cq)
@@ -90,7 +89,7 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
             if k < layer.size:
                 # enough load found, or q would become heavier than p: stop
                 return _finish(chosen, sent_p, sent_q)
-            nb = np.unique(_neighbours(g, take))
+            nb = np.unique(g.neighbours_of(take))
             layer = nb[avail[nb]]
             if layer.size:
                 cq = costs_if_on(g, view, machine, layer, q).total
@@ -135,7 +134,7 @@ def carve(g, ids: np.ndarray, cost: np.ndarray, amount: float) -> tuple[np.ndarr
             got += float(c[:k].sum())
             if k < layer.size:
                 break
-            nb = np.unique(_neighbours(g, take))
+            nb = np.unique(g.neighbours_of(take))
             layer = nb[member[nb]]
     out = np.concatenate(taken) if taken else ids[:0]
     return out, ids[member[ids]]

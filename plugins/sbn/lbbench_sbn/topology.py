@@ -25,7 +25,7 @@ exactly once, and a message never waits on a node that does not exist.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -118,43 +118,81 @@ def lemma3_to_lemma2(d: int) -> np.ndarray:
 
 
 class Trees:
-    """The broadcast trees of P processors (P any positive integer), precomputed.
+    """The broadcast trees of P processors (P any positive integer), built on demand.
 
-    ``pred[x, n]``: n's predecessor in T_x (-1 at the root); ``children(x, n)``:
-    its successors; ``stage[x, n]``: its depth. For P not a power of two the
-    absent nodes of SBN(ceil log2 P) are skipped (module doc).
+    ``parent(x, n)``: n's predecessor in T_x (-1 at the root); ``children(x, n)``: its
+    successors (in processor order); ``depth(x, n)``: its stage; ``subtree_size(x, n)``.
+    For P a power of two every tree is T_0 relabelled (Lemma 1: T_x = T_0 XOR x), so only
+    T_0 is stored; otherwise a tree is built the first time its root is used, with the
+    absent nodes of SBN(ceil log2 P) skipped (module doc). ``pred`` and ``stage`` give the
+    full P x P tables (for tests and small P).
     """
 
     def __init__(self, P: int):
         self.P = P
-        self.d = d = dimension(P)
-        self.pred = np.full((P, P), -1, np.int64)
-        self.stage = np.zeros((P, P), np.int64)
-        self._children: list[dict] = []
-        for x in range(P):
-            parent_of: dict[int, int] = {}
-            depth: dict[int, int] = {x: 0}
-            for s, level in enumerate(tree(d, x)):
-                for n, p in level:
-                    if p < 0:
-                        continue
-                    # nearest present ancestor
-                    q = p
-                    while q >= P:
-                        q = parent_of[q]
-                    parent_of[n] = q
-                    if n < P:
-                        depth[n] = depth[q] + 1
-            kids: dict[int, list] = {n: [] for n in range(P)}
-            for n in range(P):
-                if n != x:
-                    self.pred[x, n] = parent_of[n]
-                    self.stage[x, n] = depth[n]
-                    kids[parent_of[n]].append(n)
-            self._children.append({n: tuple(v) for n, v in kids.items()})
+        self.d = dimension(P)
+        self.pow2 = P == 1 << self.d
+        self._roots: dict = {}
+        self._t0 = self._build(0)
+
+    def _build(self, x: int) -> tuple:
+        """(pred, depth, children, subtree sizes) of T_x."""
+        P, d = self.P, self.d
+        parent_of: dict[int, int] = {}
+        depth = np.zeros(P, np.int64)
+        for level in tree(d, x):
+            for n, p in level:
+                if p < 0:
+                    continue
+                q = p  # nearest present ancestor
+                while q >= P:
+                    q = parent_of[q]
+                parent_of[n] = q
+                if n < P:
+                    depth[n] = depth[q] + 1
+        pred = np.full(P, -1, np.int64)
+        kids: list[list] = [[] for _ in range(P)]
+        for n in range(P):
+            if n != x:
+                pred[n] = parent_of[n]
+                kids[parent_of[n]].append(n)
+        sizes = np.ones(P, np.int64)
+        for n in np.argsort(-depth, kind="stable").tolist():  # deepest first
+            if pred[n] >= 0:
+                sizes[pred[n]] += sizes[n]
+        return pred, depth, [tuple(k) for k in kids], sizes
+
+    def _tree(self, x: int) -> tuple:
+        if self.pow2 or x == 0:
+            return self._t0
+        t = self._roots.get(x)
+        if t is None:
+            t = self._roots[x] = self._build(x)
+        return t
 
     def children(self, x: int, n: int) -> tuple:
-        return self._children[x][n]
+        if self.pow2:
+            return tuple(sorted(c ^ x for c in self._t0[2][n ^ x]))
+        return self._tree(x)[2][n]
+
+    def parent(self, x: int, n: int) -> int:
+        if self.pow2:
+            q = int(self._t0[0][n ^ x])
+            return -1 if q < 0 else q ^ x
+        return int(self._tree(x)[0][n])
+
+    def depth(self, x: int, n: int) -> int:
+        return int(self._t0[1][n ^ x]) if self.pow2 else int(self._tree(x)[1][n])
 
     def subtree_size(self, x: int, n: int) -> int:
-        return 1 + sum(self.subtree_size(x, c) for c in self._children[x][n])
+        return int(self._t0[3][n ^ x]) if self.pow2 else int(self._tree(x)[3][n])
+
+    @cached_property
+    def pred(self) -> np.ndarray:
+        """pred[x, n] for every root x (P x P)."""
+        return np.array([[self.parent(x, n) for n in range(self.P)] for x in range(self.P)], np.int64)
+
+    @cached_property
+    def stage(self) -> np.ndarray:
+        """stage[x, n] for every root x (P x P)."""
+        return np.array([[self.depth(x, n) for n in range(self.P)] for x in range(self.P)], np.int64)

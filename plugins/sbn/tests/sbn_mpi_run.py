@@ -6,7 +6,7 @@ from harness.api import compare
 
 method, out = sys.argv[1], sys.argv[2]
 df = compare(method, workload="mini", P=4, levels=[1, 2], cache=False, out=out)
-skip = ("time_", "versions", "git_commit", "ranks")
+skip = ("time_", "texec_s", "versions", "git_commit", "ranks")  # wall-clock columns differ
 cols = [c for c in df.columns if not c.startswith(skip) and not c.endswith("_overhead_pct")]
 from harness.engine import world  # noqa: E402
 

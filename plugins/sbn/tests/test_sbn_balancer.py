@@ -2,17 +2,21 @@
 import numpy as np
 import pytest
 
-from harness import Engine, Machine, State, metrics, workloads
-from harness.runner import initial_state
+from harness import (Engine, Machine, State, initial_state, load_workload, loadimb, qwgt,
+                     vertex_costs)
 from lbbench_sbn.balancer import LevelRun, Params
 from lbbench_sbn.prepartition import _Costs, prepartition
 from lbbench_sbn.selection import select
 from lbbench_sbn import thresholds as th
 
 
+def _loadimb(g, s, m):
+    return loadimb(qwgt(vertex_costs(g, s, m), s.owner, s.P))
+
+
 @pytest.fixture(scope="module")
 def mini():
-    _, _, levels = workloads.load("mini", {}, 0)
+    _, _, levels = load_workload("mini", {}, 0)
     return levels
 
 
@@ -27,15 +31,15 @@ def _run(g, state, P, trace=False, **kw):
 def test_level_processes_every_vertex_once_and_balances(mini, P):
     g = mini[1].data
     m = Machine.uniform(P)
-    before = initial_state(mini[0].data, P, 0)
+    before = initial_state(mini[0], P, 0)
     after, run = _run(g, before, P, trace=True)
     procs = np.concatenate([e[3] for e in run.trace if e[0] == "proc"])
     assert np.sort(procs).tolist() == list(range(g.n))  # each vertex computed exactly once
     assert np.array_equal(after.home, after.owner)
     # §4.5: SBN always improves (or keeps) the load balance
-    lb_before = metrics.state_figures(g, before, m)["loadimb"]
+    lb_before = _loadimb(g, before, m)
     assert lb_before > 1.5
-    assert metrics.state_figures(g, after, m)["loadimb"] < lb_before
+    assert _loadimb(g, after, m) < lb_before
     assert run.figures()["sbn_processed_loadimb"] < lb_before
     assert run.figures()["sbn_balance_ops"] > 0
 
@@ -43,7 +47,7 @@ def test_level_processes_every_vertex_once_and_balances(mini, P):
 @pytest.mark.parametrize("fetch_adjacent", [False, True])
 def test_data_never_moves_before_its_vertex_is_processed(mini, fetch_adjacent):
     g = mini[0].data
-    before = initial_state(g, 4, 0)
+    before = initial_state(mini[0], 4, 0)
     after, run = _run(g, before, 4, trace=True, fetch_adjacent=fetch_adjacent)
     proc_at = {}
     for kind, step, p, ids, _ in run.trace:
@@ -67,8 +71,8 @@ def test_balancing_operation_never_raises_the_maximum(mini):
     g = mini[2].data
     P = 8
     m = Machine.uniform(P)
-    state = initial_state(mini[0].data, P, 0)
-    q0 = metrics.qwgt(metrics.vertex_costs(g, state, m), state.owner, P)
+    state = initial_state(mini[0], P, 0)
+    q0 = qwgt(vertex_costs(g, state, m), state.owner, P)
     minth = float(np.sort(q0)[2]) + 1  # the three lightest processors ask for work
     run = LevelRun(g, m, Engine(P, m, comm=None), state, Params(), lambda p: np.random.default_rng(p),
                    process=False, init_thresholds=th.Thresholds(None, minth, float("inf")), const=minth,
@@ -78,7 +82,7 @@ def test_balancing_operation_never_raises_the_maximum(mini):
         after = run.run()
     except RuntimeError:  # still asking for work after 200 supersteps: look at where it got
         after = State(np.where(run.holder >= 0, run.holder, state.owner), state.home, P)
-    q1 = metrics.qwgt(metrics.vertex_costs(g, after, m), after.owner, P)
+    q1 = qwgt(vertex_costs(g, after, m), after.owner, P)
     assert q1.max() <= q0.max()
     assert q1.min() >= q0.min()
     assert not np.array_equal(after.owner, state.owner)
@@ -87,9 +91,9 @@ def test_balancing_operation_never_raises_the_maximum(mini):
 def test_selection_never_makes_the_receiver_heavier_than_the_sender(mini):
     g = mini[0].data
     m = Machine.uniform(4)
-    s = initial_state(g, 4, 0)
-    c = metrics.vertex_costs(g, s, m)
-    q = metrics.qwgt(c, s.owner, 4)
+    s = initial_state(mini[0], 4, 0)
+    c = vertex_costs(g, s, m)
+    q = qwgt(c, s.owner, 4)
     p, r = int(np.argmax(q)), int(np.argmin(q))
     queue = np.flatnonzero(s.owner == p)
     avail = s.owner == p
@@ -105,10 +109,10 @@ def test_prepartition_balances_projected_load(mini):
     g = mini[1].data
     P = 4
     m = Machine.uniform(P)
-    s = initial_state(mini[0].data, P, 0)
+    s = initial_state(mini[0], P, 0)
     owner, figs = prepartition(g, s, m, np.random.default_rng(0))
     assert owner.shape == (g.n,) and owner.min() >= 0 and owner.max() < P
-    before = metrics.state_figures(g, s, m)["loadimb"]
+    before = _loadimb(g, s, m)
     # QWgt as the pre-partitioner sees it: Comm projected on the owners, Remap on the data homes
     assert _Costs(g, m, owner, s.home, P).qw.max() < _Costs(g, m, s.owner, s.home, P).qw.max()
     assert figs["prepart_loadimb"] < before
