@@ -14,7 +14,7 @@ from .latency import get as latency_model
 from .latency import max_tolerance, no_tolerance, processor_costs
 from .latency import qwgt as latency_qwgt
 from .mesh import dual_edges
-from .metrics import (Costs, core_metrics, costs_if_on, cut_pct, delta_cut, load_figures, loadimb, maxsr, qwgt,
+from .metrics import (Costs, core_metrics, costs_if_on, cut_pct, delta_cut, load_figures, loadimb, loadimb_of, maxsr, qwgt,
                       vertex_costs, work_loadimb, wsysll)
 from .model import IDX, Boxes, Graph, Level, LoadArray, Machine, State
 from .partitioners import metis_kway, quiet_native
@@ -34,7 +34,7 @@ __all__ = [
     "LoadArray", "Machine", "Report", "ReportOptions", "SCHEMA", "State", "Table", "Timer", "Workload", "as_form",
     "block_owner", "boxes_to_graph", "carry", "cell_vertices", "core_metrics", "costs_if_on", "cut_pct", "delta_cut",
     "dual_edges", "graph_of", "hilbert_index", "hilbert_order", "hookimpl", "implements", "initial_state",
-    "latency_figures", "latency_model", "latency_qwgt", "level_table", "load_figures", "load_workload", "loadimb",
+    "latency_figures", "latency_model", "latency_qwgt", "level_table", "load_figures", "load_workload", "loadimb", "loadimb_of",
     "max_tolerance", "maxsr", "metis_kway", "no_tolerance", "overlap_pairs", "paper_values", "processor_costs", "quiet_native",
     "qwgt", "render", "vertex_costs", "with_paper", "work_loadimb", "wsysll",
 ]

@@ -249,6 +249,8 @@ def _coarse_overlaps(b: Boxes):
     """Pairs (coarse box, fine box) on consecutive levels whose regions overlap, with the fine box's
     boundary cell faces that lie over the coarse box (at least 1: the overlap alone already means
     restriction / prolongation traffic)."""
+    from .pieces import overlap_join  # the bucketed join without a global unique (faster boxes_to_graph)
+
     r = b.ratio
     U, V, Wt = [], [], []
     levels = np.unique(b.level)
@@ -259,7 +261,7 @@ def _coarse_overlaps(b: Boxes):
             continue
         flo, fhi = b.lo[fine], b.hi[fine]
         clo, chi = b.lo[coarse] * r, (b.hi[coarse] + 1) * r - 1  # coarse regions in fine index space
-        fi, ci, _ = overlap_pairs(flo, fhi, clo, chi)
+        fi, ci, _ = overlap_join(flo, fhi, clo, chi)
         lo, hi = flo[fi], fhi[fi]
         plo, phi = clo[ci], chi[ci]
         span_all = np.clip(np.minimum(hi, phi) - np.maximum(lo, plo) + 1, 0, None)

@@ -99,13 +99,23 @@ def qwgt(costs: Costs, owner: np.ndarray, P: int) -> np.ndarray:
 
 def wsysll(q: np.ndarray) -> int:
     """Weighted system load level WSysLL = ceil(sum QWgt / P) (SBN §3.2)."""
-    return int(np.ceil(q.sum() / q.size - 1e-9))
+    return wsysll_of(float(q.sum()), q.size)
+
+
+def wsysll_of(total: float, P: int) -> int:
+    """WSysLL from the total load and P."""
+    return int(np.ceil(total / P - 1e-9))
 
 
 def loadimb(q: np.ndarray) -> float:
     """LoadImb = max QWgt / WSysLL (SBN §5.2); 1 when there is no load."""
-    w = wsysll(q)
-    return float(q.max() / w) if w > 0 else 1.0
+    return loadimb_of(float(q.max()), float(q.sum()), q.size)
+
+
+def loadimb_of(maxq: float, total: float, P: int) -> float:
+    """LoadImb from the maximum and the total load (e.g. accumulated over levels, MinEX Table 3)."""
+    w = wsysll_of(total, P)
+    return float(maxq / w) if w > 0 else 1.0
 
 
 def load_figures(q: np.ndarray, prefix: str = "") -> dict:

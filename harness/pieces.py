@@ -36,24 +36,27 @@ def _join_equal(ka: np.ndarray, kb: np.ndarray):
     return i, j
 
 
-def overlap_join(alo, ahi, blo, bhi, size: int | None = None):
+def overlap_join(alo, ahi, blo, bhi, size=None):
     """All pairs (i, j) of boxes a[i], b[j] (inclusive integer corners) that overlap, with the overlap
-    volume, each pair once. Boxes are hashed to the buckets of a uniform grid they touch (side ``size``,
-    default the median extent); a candidate pair found in a bucket is kept only in the bucket holding the
-    low corner of its intersection, so no pair is reported twice (no global unique). Cost follows the
-    number of nearby pairs, never len(a) * len(b)."""
+    volume, each pair once. Boxes are hashed to the buckets of a grid they touch (bucket side per axis
+    ``size``, default the median extent on that axis, doubled while a box touches more than 2^d buckets
+    on average); a candidate pair found in a bucket is kept only in the bucket holding the low corner of
+    its intersection, so no pair is reported twice (no global unique). Cost follows the number of nearby
+    pairs, never len(a) * len(b)."""
     alo, ahi, blo, bhi = (np.asarray(x, IDX) for x in (alo, ahi, blo, bhi))
     e = np.zeros(0, IDX)
     if not len(alo) or not len(blo):
         return e, e, e
     d = alo.shape[1]
-    if size is None:  # the median extent, doubled while a box touches more than 2^d buckets on average
-        ext = np.vstack([ahi - alo, bhi - blo])
-        size = max(1, int(np.median(ext + 1)))
-        while size < ext.max() and np.prod(ext / size + 1, axis=1).mean() > 2 ** d:
-            size *= 2
-    base = int(min(alo.min(), blo.min()))
-    top = (int(max(ahi.max(), bhi.max())) - base) // size + 1
+    if size is None:
+        ext = np.vstack([ahi - alo, bhi - blo]) + 1
+        size = np.maximum(np.median(ext, axis=0).astype(IDX), 1)
+        big = ext.max(axis=0)
+        while np.any(size < big) and np.prod((ext - 1) / size + 1, axis=1).mean() > 2 ** d:
+            size = np.where(size < big, size * 2, size)
+    size = np.broadcast_to(np.asarray(size, IDX), (d,))
+    base = np.minimum(alo.min(axis=0), blo.min(axis=0))
+    top = (np.maximum(ahi.max(axis=0), bhi.max(axis=0)) - base) // size + 1
 
     def entries(lo, hi):
         b0, b1 = (lo - base) // size, (hi - base) // size
@@ -64,7 +67,7 @@ def overlap_join(alo, ahi, blo, bhi, size: int | None = None):
         key = np.zeros(box.size, IDX)
         for a in range(d):
             sp = span[box, a]
-            key = key * top + b0[box, a] + (k % sp)  # row-major digits, axis 0 most significant
+            key = key * top[a] + b0[box, a] + (k % sp)  # row-major bucket number
             k //= sp
         return key, box
 
@@ -78,7 +81,7 @@ def overlap_join(alo, ahi, blo, bhi, size: int | None = None):
     ok = np.all(ov > 0, axis=1)
     own = np.zeros(i.size, IDX)
     for a in range(d):
-        own = own * top + (olo[:, a] - base) // size
+        own = own * top[a] + (olo[:, a] - base[a]) // size[a]
     ok &= own == key
     return i[ok], j[ok], np.prod(ov[ok], axis=1)
 

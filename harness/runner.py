@@ -224,8 +224,8 @@ def _check_state(state, n: int, P: int, who: str) -> State:
 def _enter(ctx: Context, step: Step, memory: dict) -> str:
     """Point ``ctx`` at one algorithm: its name, parameters, memory and the level in its form."""
     ctx.algorithm, ctx.params, ctx.memory = step.name, dict(step.params), memory.get(step.name)
-    accepts = step.algorithm.accepts
-    form = ctx.level.form if adapters.form_of(ctx.original) in accepts else accepts[0]
+    accepts, own = step.algorithm.accepts, adapters.form_of(ctx.original)
+    form = own if own in accepts else accepts[0]
     ctx.level = Level(ctx.level.index, adapters.as_form(ctx.original, form), ctx.level.parent, ctx.level.meta)
     return step.name
 

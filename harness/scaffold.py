@@ -86,8 +86,10 @@ def balance(ctx, state):
     return State.settled(owner, P)
 '''
 
-TEST = '''"""The conformance checks lbbench asks of every algorithm (``lbbench test {name}``)."""
-from harness.testing import conformance  # noqa: F401  (a pytest fixture)
+TEST = '''"""The conformance checks lbbench asks of every algorithm (``lbbench test {name}``).
+
+``conformance`` is a pytest fixture that lbbench installs as a pytest plugin.
+"""
 
 
 def test_{pkg}_conforms(conformance):

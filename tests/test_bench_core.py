@@ -18,6 +18,10 @@ def test_bench_core_metrics_50k(benchmark):
     benchmark(m.time_core_metrics)
 
 
+def test_bench_all_metrics_50k(benchmark):
+    benchmark(_setup(Metrics).time_all_metrics)
+
+
 def test_bench_empty_exchange_32(benchmark):
     benchmark(_setup(Exchange).time_empty_exchange)
 

@@ -1,0 +1,133 @@
+"""The schedule on the engine's virtual processors, counted by the engine (MLB §3.1-§3.4, §4; M1, M2, M3, M5, M9)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from harness import Engine
+
+from lbbench_mlb.execute import run
+from lbbench_mlb.hypercube import Cube
+from lbbench_mlb.phases import desired, destinations
+
+
+class Recording(Engine):
+    """An engine that also notes (superstep, src, dst, kind) of every message posted."""
+
+    def __init__(self, P):
+        super().__init__(P, comm=None)
+        self.log = []
+
+    def post(self, src, dst, payload, kind="balance"):
+        self.log.append((self.superstep, src, dst, kind))
+        super().post(src, dst, payload, kind)
+
+
+def _case(d, n, rng, start):
+    P = 1 << d
+    load = rng.integers(0, 12, n)
+    if start == "block":
+        home = (np.arange(n) * P) // n
+    elif start == "root":
+        home = np.zeros(n, np.int64)
+    else:
+        home = rng.integers(0, P, n)
+    dest = destinations(load, desired(load.sum(), d))
+    return load, home, dest
+
+
+@pytest.mark.parametrize("d", [0, 1, 2, 3, 5, 7])
+@pytest.mark.parametrize("start", ["block", "root", "random"])
+def test_step_counts_from_the_engine(d, start):
+    rng = np.random.default_rng([d, len(start)])
+    P, n = 1 << d, 40 * (1 << d) + 3
+    load, home, dest = _case(d, n, rng, start)
+    eng = Recording(P)
+    cube = Cube((P,))
+    out, steps = run(eng, cube, load, load, home, dest, lambda T: desired(T, d))
+    assert steps["phase1"] == d                    # M2
+    assert steps["phase3"] == d * (d + 1) // 2     # M5 (§3.3's sum)
+    assert steps["phase4"] == d                    # M1/M9: exactly log2 P supersteps
+    assert steps["schedule"] <= d and steps["max_msgs"] <= 1 and steps["max_recv"] <= 1
+    # every Phase 4 message of step s goes to the partner across edge d-1-s
+    first = d + d * (d + 1) // 2  # Phase 4 follows Phases 1 and 3
+    mig = [(s, a, b) for s, a, b, k in eng.log if k == "migration"]
+    assert all(first <= s < first + d for s, _, _ in mig)
+    for s, a, b in mig:
+        assert b == cube.partner(a, d - 1 - (s - first))
+    # Phase 1: one message per vproc per superstep, along edges 0, 1, ..., d-1
+    p1 = [(s, a, b) for s, a, b, k in eng.log if k == "balance" and s < d]
+    assert len(p1) == d * P and all(b == cube.partner(a, s) for s, a, b in p1)
+    assert np.array_equal(out.L, np.bincount(dest, load, P)) and out.T == load.sum()
+    assert np.array_equal(out.loans[0], np.zeros(P)) and np.array_equal(out.loans[-1], out.L - out.D)
+    # pass-through: sent >= moved; the redistribution weight that moved is what the engine carried
+    moved = load[home != dest].sum()
+    assert out.sent_rwgt.sum() >= moved
+    nb = eng.step_stats("migration")["bytes"]
+    assert nb >= 8 * moved
+
+
+def test_phase2_posts_nothing_and_emulation_off():
+    rng = np.random.default_rng(1)
+    load, home, dest = _case(4, 300, rng, "random")
+    eng = Recording(16)
+
+    def D_of(T):
+        before = eng.pending()
+        D = desired(T, 4)
+        assert eng.pending() == before == 0
+        return D
+
+    out, steps = run(eng, Cube((16,)), load, load, home, dest, D_of, emulate=False)
+    assert steps["phase1"] == 0 and steps["phase3"] == 0 and steps["phase4"] == 4
+    assert all(k == "migration" for _, _, _, k in eng.log)
+
+
+def test_example_of_section_1_5_on_the_engine():
+    """8 unit loads on rank 0 of p = 4: {0->3: 4}, then {0->1: 2, 3->2: 2}; final loads 2, 2, 2, 2."""
+    load = np.ones(8, np.int64)
+    dest = destinations(load, desired(8, 2))
+    eng = Engine(4, comm=None)
+    out, steps = run(eng, Cube((4,)), load, load, np.zeros(8, np.int64), dest, lambda T: desired(T, 2))
+    assert out.sent.tolist() == [[4, 0, 0, 0], [2, 0, 0, 2]]
+    assert out.L.tolist() == [2, 2, 2, 2] and steps["schedule"] == 2
+    mat = eng.pair_matrix("migration", "messages")
+    assert {(int(i), int(j)) for i, j in zip(*np.nonzero(mat))} == {(0, 3), (0, 1), (3, 2)}
+    assert out.loans.max() == 0 == out.loans.min()  # unit loads: Phase 4 is Phase 3's schedule
+
+
+def test_nd_cube_routes_axis0_bits_first():
+    from lbbench_mlb.ndim import nd_destinations
+
+    rng = np.random.default_rng(5)
+    load = rng.integers(0, 9, (20, 24))
+    mesh = (4, 4)
+    owner, D, _, _ = nd_destinations(load, mesh)
+    cube = Cube(mesh)
+    home = rng.integers(0, 16, load.size)
+    eng = Recording(16)
+    out, steps = run(eng, cube, load.ravel(), load.ravel(), home, owner.ravel(), lambda T: D)
+    assert steps["phase4"] == 4 and steps["max_msgs"] <= 1
+    first = 4 + 10
+    for s, a, b, k in eng.log:
+        if k == "migration":
+            assert b == cube.partner(a, 3 - (s - first))
+            # the first two steps cross the axis-0 (strip) bits: they change the strip a // 4
+            assert (a // 4 != b // 4) == (s - first < 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), d=st.integers(0, 5), n=st.integers(1, 120))
+def test_random_cases_deliver_everything_in_d_steps(data, d, n):
+    """Any start, any loads (zeros included): d Phase 4 steps, <= 1 message per vproc per step, every cell
+    delivered, rank-ordered intervals, |L - D| <= max element, sent >= moved."""
+    P = 1 << d
+    load = np.array(data.draw(st.lists(st.integers(0, 20), min_size=n, max_size=n)))
+    home = np.array(data.draw(st.lists(st.integers(0, P - 1), min_size=n, max_size=n)))
+    rwgt = np.array(data.draw(st.lists(st.integers(0, 5), min_size=n, max_size=n)))
+    dest = destinations(load, desired(load.sum(), d))
+    eng = Engine(P, comm=None)
+    out, steps = run(eng, Cube((P,)), load, rwgt, home, dest, lambda T: desired(T, d))
+    assert steps["phase4"] == d and steps["max_msgs"] <= 1 and steps["max_recv"] <= 1
+    assert np.all(np.diff(dest) >= 0) and np.abs(out.L - out.D).max() <= max(load.max(), 0)
+    assert out.sent_rwgt.sum() >= rwgt[home != dest].sum()
+    assert eng.step_stats("migration")["bytes"] >= 8 * rwgt[home != dest].sum()
