@@ -171,7 +171,7 @@ def compare(opts) -> list[Table]:
                      "MaxQwgt": accumulated(r, "none", P)[0],
                      "LoadImb": accumulated(r, "none", P)[1]})
     out = with_paper(pd.DataFrame(rows), _paper("compare", 32 if P == 32 else -1), key="Row")
-    note = ("Edge cut %: post-execution Cut% (harness convention, a cut edge counted from both sides), "
+    note = ("Edge cut %: post-execution Cut% (each cut edge counted once, harness.cut_pct), "
             "averaged over levels; Elements moved: dual-graph vertices (initial mesh elements, each with its "
             "refinement tree) whose data moved, summed over levels (our reading: the paper's 63,270 for "
             "PLUM cannot be leaf or tree elements of a 1.8 M-element mesh over 9 levels); Rwgt moved: "

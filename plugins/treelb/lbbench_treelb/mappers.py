@@ -1,0 +1,140 @@
+"""The mapping methods of the paper's experiments (§4): AE/ORB, AE/MC, MLkP.
+
+AE/ORB and AE/MC are not described in the paper (its ref. [6]); these are
+reconstructions (spec §1.7):
+
+* ``ae-orb``: recursive coordinate bisection. A set to be split among k
+  processors is cut perpendicular to its longer extent at the weighted
+  floor(k/2)/k quantile (ties by node id); the pieces get floor(k/2) and
+  ceil(k/2) processors, the lower-numbered ones to the low side.
+* ``ae-mc``: the same recursive bisection, each bisection refined by
+  Fiduccia-Mattheyses min-cut passes (moves keep the halves within one node of
+  their targets; passes repeat until one gains nothing, or ``passes`` times).
+* ``mlkp``: Karypis-Kumar multilevel k-way = METIS k-way (the core's
+  ``metis_kway``, ufactor 30 like the built-in ``metis``).
+"""
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+FM_WINDOW = 64  # default: moves without improvement before a pass stops (METIS-style hill-climbing window)
+
+
+def _split(coords, w, ids, k):
+    """One ORB cut of ``ids`` (k processors): (low ids, high ids, k_low)."""
+    xyz = coords[ids]
+    axis = int(np.argmax(xyz.max(axis=0) - xyz.min(axis=0)))
+    order = ids[np.lexsort((ids, xyz[:, axis]))]
+    kl = k // 2
+    cum = np.cumsum(w[order])
+    target = cum[-1] * kl / k
+    n_low = int(np.argmin(np.abs(cum - target))) + 1
+    return order[:n_low], order[n_low:], kl, float(target)
+
+
+def recursive_bisection(g, P: int, refine=None) -> np.ndarray:
+    """ORB over ``g.coords``; ``refine(low, high, target_low_weight)`` may improve each cut."""
+    if g.coords is None:
+        raise ValueError("ae-orb/ae-mc need node coordinates (the workload has no coords)")
+    parts = np.zeros(g.n, np.int64)
+    w = g.pwgt.astype(float)
+    stack = [(np.arange(g.n, dtype=np.int64), P, 0)]
+    while stack:
+        ids, k, first = stack.pop()
+        if k == 1 or ids.size == 0:
+            parts[ids] = first
+            continue
+        low, high, kl, target = _split(g.coords, w, ids, k)
+        if refine is not None and low.size and high.size:
+            low, high = refine(g, low, high, target)
+        stack.append((high, k - kl, first + kl))
+        stack.append((low, kl, first))
+    return parts
+
+
+def orb(g, P: int) -> np.ndarray:
+    return recursive_bisection(g, P)
+
+
+def fm_refine(g, low: np.ndarray, high: np.ndarray, target: float, passes: int = 0, window: int = FM_WINDOW):
+    """Fiduccia-Mattheyses passes on the bisection (low, high) of the subgraph they induce.
+
+    A pass moves the best-gain movable node until ``window`` moves bring no
+    improvement (0: until every node is locked, the classic pass), then keeps
+    the best prefix. Passes repeat until one gains nothing (or ``passes`` ran).
+    """
+    window = window if window > 0 else 1 << 62
+    ids = np.concatenate([low, high])
+    n = ids.size
+    loc = np.full(g.n, -1, np.int64)
+    loc[ids] = np.arange(n)
+    deg = g.xadj[ids + 1] - g.xadj[ids]
+    nb = loc[g.neighbours_of(ids)]
+    ent = np.repeat(g.xadj[ids] - np.cumsum(deg) + deg, deg) + np.arange(deg.sum())
+    cw = g.cwgt[ent]
+    row = np.repeat(np.arange(n), deg)
+    keep = nb >= 0
+    row, nb, cw = row[keep], nb[keep], cw[keep]
+    xadj = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(row, minlength=n), out=xadj[1:])
+    side = np.zeros(n, np.int64)
+    side[low.size:] = 1
+    w = g.pwgt[ids].astype(float)
+    tol = float(w.max())
+    adj_l, cw_l, xadj_l = nb.tolist(), cw.tolist(), xadj.tolist()
+    done_passes = 0
+    while passes <= 0 or done_passes < passes:
+        done_passes += 1
+        diff = side[row] != side[nb]
+        ext = np.bincount(row, weights=cw * diff, minlength=n)
+        inn = np.bincount(row, weights=cw * ~diff, minlength=n)
+        gain = (ext - inn).tolist()
+        sd = side.tolist()
+        wlow = float(w[side == 0].sum())
+        heaps = ([], [])
+        for v in np.flatnonzero(ext > 0).tolist():
+            heaps[sd[v]].append((-gain[v], v))
+        for h in heaps:
+            heapq.heapify(h)
+        locked = bytearray(n)
+        moves, cut_delta, best, best_k = [], 0.0, 0.0, 0
+        wv = w.tolist()
+        while len(moves) - best_k < window:
+            cand = []
+            for s in (0, 1):
+                h = heaps[s]
+                while h and (locked[h[0][1]] or -h[0][0] != gain[h[0][1]] or sd[h[0][1]] != s):
+                    heapq.heappop(h)
+                if h:
+                    v = h[0][1]
+                    new_low = wlow - wv[v] if s == 0 else wlow + wv[v]
+                    if abs(new_low - target) <= tol:
+                        cand.append((-gain[v], v, s))
+            if not cand:
+                break
+            _, v, s = min(cand)
+            heapq.heappop(heaps[s])
+            locked[v] = 1
+            sd[v] = 1 - s
+            wlow += -wv[v] if s == 0 else wv[v]
+            cut_delta -= gain[v]
+            moves.append(v)
+            for e in range(xadj_l[v], xadj_l[v + 1]):
+                u, c = adj_l[e], cw_l[e]
+                gain[u] += 2 * c if sd[u] == s else -2 * c  # v left u's side / joined it
+                if not locked[u]:
+                    heapq.heappush(heaps[sd[u]], (-gain[u], u))
+            gain[v] = -gain[v]
+            if cut_delta < best and abs(wlow - target) <= tol:
+                best, best_k = cut_delta, len(moves)
+        for v in moves[:best_k]:
+            side[v] = 1 - side[v]
+        if best_k == 0:
+            break
+    return ids[side == 0], ids[side == 1]
+
+
+def min_cut(g, P: int, passes: int = 0, window: int = FM_WINDOW) -> np.ndarray:
+    return recursive_bisection(g, P, refine=lambda g_, lo, hi, t: fm_refine(g_, lo, hi, t, passes, window))

@@ -1,0 +1,106 @@
+"""lbbench hooks for the tree-LB paper (Liao & Chung): balancers ``mcstlb``, ``btlb``, ``cbtlb`` and the
+mappers ``ae-orb``, ``ae-mc``, ``mlkp``.
+
+The balancers declare ``mapper="first"``: ``ae-orb/mcstlb`` is the paper's
+AE/ORB/MCSTLB (AE/ORB maps the first level, MCSTLB balances every later one).
+A balancer returns the settled state: the data moved with the transfers it
+posted (``migration`` messages, one superstep per schedule step).
+"""
+from __future__ import annotations
+
+from harness import Algorithm, State, app_figures, hookimpl, implements, metis_kway
+
+from . import balancers, mappers
+from .procgraph import EDGE_WEIGHTS
+from .twa import ROUNDINGS
+
+# Eq. 3 constants fitted to the paper's MLkP row of Table 4 (python -m lbbench_treelb.calibrate; README)
+CALIBRATED = {"t_setup": 0.0, "t_c": 4.05e-6}
+
+BALANCER_PARAMS = {"edge_weight": "cut_edges", "rounding": "nearest"}
+
+
+def _validate_balancer(params):
+    if params["edge_weight"] not in EDGE_WEIGHTS:
+        raise ValueError(f"edge_weight must be one of {', '.join(EDGE_WEIGHTS)}, got {params['edge_weight']!r}")
+    if params["rounding"] not in ROUNDINGS:
+        raise ValueError(f"rounding must be one of {', '.join(ROUNDINGS)}, got {params['rounding']!r}")
+    if "max_degree" in params and params["max_degree"] < 3:
+        raise ValueError(f"max_degree must be >= 3 (a binary tree), got {params['max_degree']}")
+
+
+def _validate_passes(params):
+    if params["passes"] < 0:
+        raise ValueError(f"passes must be >= 0 (0 = until no gain), got {params['passes']}")
+    if params["window"] < 0:
+        raise ValueError(f"window must be >= 0 (0 = classic full FM passes), got {params['window']}")
+
+
+def _validate_ufactor(params):
+    if not 1 <= params["ufactor"] <= 1000:
+        raise ValueError(f"ufactor must be in [1, 1000] (thousandths), got {params['ufactor']}")
+
+
+@hookimpl
+def register_algorithms(register):
+    desc = {"mcstlb": "maximum cost spanning tree load balancing (TWA on a max-cost spanning tree of G)",
+            "btlb": "binary tree load balancing (TWA on a degree-3 spanning tree of G)",
+            "cbtlb": "condensed binary tree load balancing (hypercube metaprocessors, TWA on a binary tree "
+                     "of G_c, dimension exchange inside each)"}
+    extra = {"mcstlb": {}, "btlb": {"max_degree": 3}, "cbtlb": {"max_degree": 3}}
+    for name in balancers.METHODS:
+        register(Algorithm(name, family="tree", params={**BALANCER_PARAMS, **extra[name]}, accepts=("graph",),
+                           roles=("balance",), mapper="first", validate=_validate_balancer,
+                           description=f"Liao & Chung §3: {desc[name]}"))
+    register(Algorithm("ae-orb", family="geometric", accepts=("graph",), roles=("partition",),
+                       description="AE/ORB (reconstruction): recursive coordinate bisection, identity remap"))
+    register(Algorithm("ae-mc", family="min-cut", params={"passes": 0, "window": mappers.FM_WINDOW},
+                       accepts=("graph",), roles=("partition",), validate=_validate_passes,
+                       description="AE/MC (reconstruction): recursive bisection refined by FM min-cut passes"))
+    register(Algorithm("mlkp", family="multilevel", params={"ufactor": 30}, accepts=("graph",),
+                       roles=("partition",), validate=_validate_ufactor,
+                       description="MLkP: Karypis-Kumar multilevel k-way (METIS through pymetis)"))
+
+
+@implements("mcstlb", "btlb", "cbtlb")
+def balance(ctx, state):
+    eng = ctx.engine
+    since = eng.superstep
+    method = ctx.algorithm
+    with ctx.timer("selection"):
+        owner, rec, _ = balancers.run(method, ctx.graph, state.owner, ctx.P, eng,
+                                      rounding=ctx.params["rounding"], edge_weight=ctx.params["edge_weight"],
+                                      max_degree=int(ctx.params.get("max_degree", 3)))
+    mig = eng.step_stats("migration", since=since)
+    bal = eng.step_stats("balance", since=since)
+    rec["tree_schedule_steps_planned"] = rec.pop("tree_schedule_steps")
+    rec.update(tree_schedule_steps=mig["supersteps"], tree_max_msgs_per_vproc=mig["max_msgs_per_vproc"],
+               tree_twa_supersteps_engine=bal["supersteps"])
+    ctx.record.update(rec)
+    return State.settled(owner, ctx.P)
+
+
+@implements("ae-orb", "ae-mc", "mlkp")
+def partition(ctx):
+    if ctx.algorithm == "ae-orb":
+        return mappers.orb(ctx.graph, ctx.P)
+    if ctx.algorithm == "ae-mc":
+        return mappers.min_cut(ctx.graph, ctx.P, int(ctx.params["passes"]), int(ctx.params["window"]))
+    return metis_kway(ctx.graph, ctx.P, seed=ctx.seed, ufactor=ctx.params["ufactor"])
+
+
+@hookimpl
+def metrics(ctx, before, after):
+    """Eq. 5 per level with the calibrated constants (``treelb_app_*``); the core's ``app_*`` use the Machine's."""
+    if ctx.level.form != "graph":
+        return {}
+    f = app_figures(ctx.graph, after, ctx.machine, **CALIBRATED)
+    return {f"treelb_{k}": f[k] for k in ("app_iter_s", "app_seq_iter_s", "app_comp_max_s", "app_comm_max_s")}
+
+
+@hookimpl
+def register_reports(register):
+    from .reports import REPORTS
+
+    for rep in REPORTS:
+        register(rep)
