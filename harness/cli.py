@@ -278,6 +278,49 @@ def report(name, P, methods, workload, levels, machine, initial, out, seed, time
     echo(render(reps[name].build(opts), fmt))
 
 
+@cli.command()
+@click.option("--paper", default=None, help="only this paper's claims: sbn, minex, tree, mlb, amr")
+@click.option("--strict", is_flag=True, help="exit 1 if a claim does not hold or cannot be judged")
+@run_options
+def claims(paper, strict, workload, levels, machine, initial, out, seed, timeout, mpi, no_cache, reuse_failed,
+           show_traceback, fmt, quiet):
+    """Check the papers' claims on our numbers: one row per claim with its verdict (exit 0 unless --strict)."""
+    if mpi is not None:
+        relaunch(mpi)
+    from . import claims as cl
+    from .results import git_commit
+
+    chosen = cl.select(plugins.claims(), paper)
+    opts = options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, initial, reuse_failed,
+                        show_traceback)
+    given = click.get_current_context().get_parameter_source("workload") != click.core.ParameterSource.DEFAULT
+    outcomes = cl.evaluate(chosen, opts, workload=opts.workload if given else None,
+                           workload_params=opts.workload_params if given else None, progress=opts.progress)
+    frame = cl.table(outcomes, fmt)
+    echo(frame.to_csv(index=False) if fmt == "csv" else render([Table("Claims", frame, cl.summary(outcomes))], fmt))
+    if _rank() == 0 and not given and levels is None:
+        cl.record(outcomes, out, git_commit())
+    if strict and any(not o.ok for o in outcomes):
+        raise click.exceptions.Exit(1)
+
+
+@cli.command()
+@click.option("--out", default=None, help="results directory to read (default ./lbbench-results)")
+@click.option("-o", "--output", default="site", show_default=True, help="directory to write the site into")
+@click.option("--workload", "-w", default="shock", show_default=True,
+              help="workload the reports (and, if given, the claims) are shown for")
+@click.option("--plots", default="png", show_default=True, type=click.Choice(["png", "svg"]))
+def site(out, output, workload, plots):
+    """Build a static HTML site (report tables beside the papers', claims, per-level plots, provenance)
+    from the stored results; computes nothing."""
+    from .site import build
+
+    name, wparams = parse_workload(workload)
+    given = click.get_current_context().get_parameter_source("workload") != click.core.ParameterSource.DEFAULT
+    index = build(out, output, image_format=plots, workload=name, workload_params=wparams, claims_workload=given)
+    echo(f"wrote {index}")
+
+
 @cli.command("test")
 @click.argument("name")
 @click.option("--workload", "-w", default=None, help="default: a small workload of the form the algorithm accepts")

@@ -10,6 +10,12 @@ message, scaled by Conn between the two processors' clusters.
 
 Reductions gather all P values in vproc order before combining, so results are
 bit-identical for every R.
+
+Every collective goes through one MPI primitive (``alltoall`` of Python
+objects), so a rank whose cell failed can release the others from whatever
+collective they wait in: :meth:`Engine.abort` sends an abort marker that
+every rank receives in its pending collective, where it raises
+:class:`CellAborted`. All ranks then leave the cell together.
 """
 from __future__ import annotations
 
@@ -24,6 +30,18 @@ import numpy as np
 from .model import Machine
 
 KINDS = ("balance", "migration", "application")
+
+
+class CellAborted(BaseException):
+    """Another rank's cell failed: leave the cell (a BaseException, so a plugin's ``except Exception``
+    cannot swallow it and go on to a collective the failed rank will never join)."""
+
+
+class _Abort:
+    """The marker :meth:`Engine.abort` sends."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
 _MPI_ENV = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK")
 
 
@@ -122,7 +140,7 @@ class Engine:
             ranks = self.rank_of(np.fromiter((d for _, d, _, _ in out), dtype=np.int64, count=len(out)))
             for msg, r in zip(out, ranks):
                 send[r].append(msg)
-            received = [msg for part in self.comm.alltoall(send) for msg in part]
+            received = [msg for part in self._alltoall(send) for msg in part]
         inbox: dict[int, list] = {v: [] for v in self.local}
         # stable sort by src keeps each sender's post order
         for src, dst, kind, payload in sorted(received, key=lambda x: x[0]):
@@ -149,7 +167,7 @@ class Engine:
         mine = [local[v] for v in self.local]
         if self.R == 1:
             return mine
-        return [x for part in self.comm.allgather(mine) for x in part]
+        return [x for part in self.gather_ranks(mine) for x in part]
 
     def reduce(self, local: dict, op: str = "sum"):
         """Combine one value per vproc (numbers or arrays) with ``sum``, ``max`` or ``min``."""
@@ -160,21 +178,34 @@ class Engine:
         """``obj`` from the rank hosting vproc ``root`` to every rank."""
         if self.R == 1:
             return obj
-        return self.comm.bcast(obj, root=int(self.rank_of(root)))
+        src = int(self.rank_of(root))
+        return self._alltoall([obj if self.rank == src else None] * self.R)[src]
 
     def rank_max(self, value: float) -> float:
         """Max of a per-rank number (timings) over all ranks."""
-        if self.R == 1:
-            return value
-        return self.comm.allreduce(value, op=_mpi_max())
+        return max(self.gather_ranks(value))
 
     def gather_ranks(self, obj) -> list:
         """One Python object per rank, in rank order, on every rank."""
-        return [obj] if self.R == 1 else self.comm.allgather(obj)
+        return [obj] if self.R == 1 else self._alltoall([obj] * self.R)
 
     def barrier(self) -> None:
-        if self.comm is not None:
-            self.comm.Barrier()
+        if self.R > 1:
+            self._alltoall([None] * self.R)
+
+    def _alltoall(self, send: list) -> list:
+        """The one MPI collective every other is made of; raises CellAborted if a rank sent the abort marker."""
+        got = self.comm.alltoall(send)
+        aborted = [x for x in got if isinstance(x, _Abort)]
+        if aborted:
+            raise CellAborted(aborted[0].reason)
+        return got
+
+    def abort(self, reason: str) -> None:
+        """Release the other ranks from the collective they wait in (this rank's cell failed)."""
+        self._outbox = []
+        if self.R > 1:
+            self.comm.alltoall([_Abort(reason)] * self.R)
 
     # --------------------------------------------------------------- counters
     def totals(self) -> dict:
@@ -187,8 +218,8 @@ class Engine:
         for step, times in self._steps:
             for (kind, src), t in times.items():
                 per_step.setdefault((step, kind), {})[src] = t
-        gathered = [local] if self.R == 1 else self.comm.allgather(local)
-        steps = [per_step] if self.R == 1 else self.comm.allgather(per_step)
+        gathered = self.gather_ranks(local)
+        steps = self.gather_ranks(per_step)
         merged: dict = {}
         for part in steps:
             for key, times in part.items():
@@ -212,7 +243,7 @@ class Engine:
         if kind not in KINDS:
             raise ValueError(f"unknown message kind {kind!r}")
         mine = [(st, sent, recv, nb) for st, k, sent, recv, nb in self._stats if k == kind and st >= since]
-        parts = [mine] if self.R == 1 else self.comm.allgather(mine)
+        parts = self.gather_ranks(mine)
         steps: dict = {}
         for part in parts:
             for st, sent, recv, nb in part:
@@ -236,9 +267,7 @@ class Engine:
         mat = np.zeros((self.P, self.P), np.int64)
         for (s, d), c in self._pairs[kind].items():
             mat[s, d] += c[col]
-        if self.R > 1:
-            mat = self.comm.allreduce(mat)
-        return mat
+        return np.sum(self.gather_ranks(mat), axis=0)
 
     def reset_counters(self) -> None:
         self._outbox = []
@@ -246,12 +275,6 @@ class Engine:
         self._steps = []
         self._stats = []
         self.superstep = 0
-
-
-def _mpi_max():
-    from mpi4py import MPI
-
-    return MPI.MAX
 
 
 class Timer:

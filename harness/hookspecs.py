@@ -43,6 +43,11 @@ def register_reports(register: Callable) -> None:
 
 
 @hookspec
+def register_claims(register: Callable) -> None:
+    """Declare a paper's claims: call ``register(Claim(...))`` once for each (``lbbench claims``)."""
+
+
+@hookspec
 def register_workloads(register: Callable) -> None:
     """Declare workloads: call ``register(Workload(...))`` once for each."""
 

@@ -63,11 +63,16 @@ def overlap_join(alo, ahi, blo, bhi, size=None):
         span = b1 - b0 + 1
         n = np.prod(span, axis=1)
         box = np.repeat(np.arange(len(lo), dtype=IDX), n)
+        if box.size == len(lo):  # every box in one bucket
+            key = np.zeros(box.size, IDX)
+            for a in range(d):
+                key = key * top[a] + b0[:, a]
+            return key, box
         k = np.arange(box.size, dtype=IDX) - np.repeat(np.cumsum(n) - n, n)
         key = np.zeros(box.size, IDX)
         for a in range(d):
-            sp = span[box, a]
-            key = key * top[a] + b0[box, a] + (k % sp)  # row-major bucket number
+            sp = np.repeat(span[:, a], n)
+            key = key * top[a] + np.repeat(b0[:, a], n) + (k % sp)  # row-major bucket number
             k //= sp
         return key, box
 
@@ -76,14 +81,62 @@ def overlap_join(alo, ahi, blo, bhi, size=None):
     i, j = _join_equal(ka, kb)
     key = ka[i]
     i, j = ia[i], ib[j]
-    olo = np.maximum(alo[i], blo[j])
-    ov = np.minimum(ahi[i], bhi[j]) - olo + 1
-    ok = np.all(ov > 0, axis=1)
+    ok = np.ones(i.size, bool)
     own = np.zeros(i.size, IDX)
-    for a in range(d):
-        own = own * top[a] + (olo[:, a] - base[a]) // size[a]
+    vol = np.ones(i.size, IDX)
+    for a in range(d):  # column by column: overlap, and the bucket of the intersection's low corner
+        lo_a = np.maximum(alo[:, a][i], blo[:, a][j])
+        ov = np.minimum(ahi[:, a][i], bhi[:, a][j]) - lo_a + 1
+        ok &= ov > 0
+        vol *= ov
+        own = own * top[a] + (lo_a - base[a]) // size[a]
     ok &= own == key
-    return i[ok], j[ok], np.prod(ov[ok], axis=1)
+    return i[ok], j[ok], vol[ok]
+
+
+def enumerate_cells(lo: np.ndarray, hi: np.ndarray):
+    """Every cell of the boxes lo..hi: (box of the cell, [its coordinate on each axis]), boxes in order,
+    C order inside a box."""
+    d = lo.shape[1]
+    ext = hi - lo + 1
+    n = np.prod(ext, axis=1)
+    sid = np.repeat(np.arange(lo.shape[0], dtype=IDX), n)
+    k = np.arange(sid.size, dtype=IDX) - np.repeat(np.cumsum(n) - n, n)
+    xyz = [None] * d
+    for a in range(d - 1, -1, -1):
+        e = np.repeat(ext[:, a], n)
+        xyz[a] = np.repeat(lo[:, a], n) + k % e
+        if a:
+            k //= e
+    return sid, xyz
+
+
+class Raster:
+    """The cells of a set of boxes (``lo``, ``hi``) numbered box by box (C order inside a box)."""
+
+    def __init__(self, lo: np.ndarray, hi: np.ndarray):
+        ext = hi - lo + 1
+        cells = np.prod(ext, axis=1)
+        self.N = int(cells.sum())
+        st = np.ones_like(ext)
+        for a in range(ext.shape[1] - 2, -1, -1):
+            st[:, a] = st[:, a + 1] * ext[:, a + 1]
+        self.stride = [np.ascontiguousarray(st[:, a]) for a in range(ext.shape[1])]
+        self.base = np.cumsum(cells) - cells - np.einsum("ij,ij->i", lo, st)
+
+    def index(self, box: np.ndarray, xyz: list) -> np.ndarray:
+        """Global cell number of the cells ``xyz`` (coordinate columns) of boxes ``box``."""
+        out = self.base[box]
+        for a, x in enumerate(xyz):
+            out += x * self.stride[a][box]
+        return out
+
+    def paint(self, pc: BoxPieces) -> np.ndarray:
+        """The piece holding every cell."""
+        sid, xyz = enumerate_cells(pc.lo, pc.hi)
+        pid = np.empty(self.N, IDX)
+        pid[self.index(pc.box[sid], xyz)] = sid
+        return pid
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,6 +205,26 @@ class BoxPieces:
             k = int(np.argmax(bad))
             raise ValueError(f"pieces: box {k} has {int(boxes.cells[k])} cells, its pieces {int(got[k])}")
         # inside their box with the right cell total: they tile it iff no two pieces of one box overlap
+        multi = np.bincount(b, minlength=boxes.n)[b] > 1
+        if int(self.cells[multi].sum()) <= 16 * int(multi.sum()):  # many small pieces: count cell covers
+            m = np.nonzero(multi)[0]
+            sid, xyz = enumerate_cells(self.lo[m], self.hi[m])
+            ub, inv = np.unique(b[m], return_inverse=True)
+            ext = boxes.hi[ub] - boxes.lo[ub] + 1
+            off = np.cumsum(np.prod(ext, axis=1)) - np.prod(ext, axis=1)
+            st = np.ones_like(ext)
+            for a in range(ext.shape[1] - 2, -1, -1):
+                st[:, a] = st[:, a + 1] * ext[:, a + 1]
+            k = inv[sid]
+            idx = (off - np.einsum("ij,ij->i", boxes.lo[ub], st))[k]
+            for a, x in enumerate(xyz):
+                idx += x * st[:, a][k]
+            cover = np.bincount(idx)
+            if cover.size and cover.max() > 1:
+                cell = int(np.argmax(cover > 1))
+                box = int(ub[np.searchsorted(off, cell, "right") - 1])
+                raise ValueError(f"pieces: two pieces of box {box} overlap")
+            return
         i, j, _ = self._same_box_overlaps()
         if i.size:
             raise ValueError(f"pieces: pieces {int(i[0])} and {int(j[0])} of box {int(b[i[0]])} overlap")
@@ -183,24 +256,60 @@ class BoxPieces:
         return out
 
 
-def moved_cells(before: BoxPieces, after: BoxPieces) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _hull(pc: BoxPieces):
+    """The boxes the pieces tile (each box id's bounding box), as (box ids, lo, hi, level)."""
+    o = np.argsort(pc.box, kind="stable")
+    b = pc.box[o]
+    start = np.nonzero(np.r_[True, b[1:] != b[:-1]])[0]
+    return (b[start], np.minimum.reduceat(pc.lo[o], start, axis=0), np.maximum.reduceat(pc.hi[o], start, axis=0),
+            pc.level[o][start])
+
+
+def moved_cells(before: BoxPieces, after: BoxPieces, raster: bool | None = None):
     """(src, dst, cells) per processor pair src != dst: the cells held on ``src`` before and on ``dst``
     after, i.e. the overlap of a previous piece and a current piece of the same AMR level with different
     owners (AMR paper §3 "data movement"; cells created by refinement or deleted are not counted).
-    Pairs are sorted by (src, dst)."""
+    Pairs are sorted by (src, dst). Pair search among pieces, or (``raster``; None: when pieces average
+    fewer than 16 cells) per-cell passes over the overlaps of the boxes the pieces tile."""
     e = np.zeros(0, IDX)
     if before is None or not before.n or not after.n:
         return e, e, e
+    if raster is None:
+        raster = (before.n + after.n) * 16 > int(before.cells.sum() + after.cells.sum())
     S, D, C = [], [], []
-    for lev in np.intersect1d(np.unique(before.level), np.unique(after.level)):
-        a = np.nonzero(before.level == lev)[0]
-        b = np.nonzero(after.level == lev)[0]
-        i, j, v = overlap_join(before.lo[a], before.hi[a], after.lo[b], after.hi[b])
-        s, d = before.owner[a[i]], after.owner[b[j]]
-        ch = s != d
-        S.append(s[ch])
-        D.append(d[ch])
-        C.append(v[ch])
+    if raster:
+        hb, hlo_b, hhi_b, lev_b = _hull(before)
+        ha, hlo_a, hhi_a, lev_a = _hull(after)
+        Rb, Ra = Raster(hlo_b, hhi_b), Raster(hlo_a, hhi_a)
+        # the hulls are numbered 0..; pieces refer to them through searchsorted on the box ids
+        ob = np.empty(Rb.N, IDX)
+        sid, xyz = enumerate_cells(before.lo, before.hi)
+        ob[Rb.index(np.searchsorted(hb, before.box[sid]), xyz)] = before.owner[sid]
+        Ra_own = np.empty(Ra.N, IDX)
+        sid, xyz = enumerate_cells(after.lo, after.hi)
+        Ra_own[Ra.index(np.searchsorted(ha, after.box[sid]), xyz)] = after.owner[sid]
+        del sid, xyz
+        for lev in np.intersect1d(lev_b, lev_a):
+            a = np.nonzero(lev_b == lev)[0]
+            b = np.nonzero(lev_a == lev)[0]
+            i, j, _ = overlap_join(hlo_b[a], hhi_b[a], hlo_a[b], hhi_a[b])
+            lo, hi = np.maximum(hlo_b[a[i]], hlo_a[b[j]]), np.minimum(hhi_b[a[i]], hhi_a[b[j]])
+            sid, xyz = enumerate_cells(lo, hi)
+            s, d = ob[Rb.index(a[i][sid], xyz)], Ra_own[Ra.index(b[j][sid], xyz)]
+            ch = s != d
+            S.append(s[ch])
+            D.append(d[ch])
+            C.append(np.ones(int(ch.sum()), IDX))
+    else:
+        for lev in np.intersect1d(np.unique(before.level), np.unique(after.level)):
+            a = np.nonzero(before.level == lev)[0]
+            b = np.nonzero(after.level == lev)[0]
+            i, j, v = overlap_join(before.lo[a], before.hi[a], after.lo[b], after.hi[b])
+            s, d = before.owner[a[i]], after.owner[b[j]]
+            ch = s != d
+            S.append(s[ch])
+            D.append(d[ch])
+            C.append(v[ch])
     if not S:
         return e, e, e
     s, d, c = np.concatenate(S), np.concatenate(D), np.concatenate(C)

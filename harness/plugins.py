@@ -191,6 +191,10 @@ def _stamp(item, dist: str, version: str):
         return replace(item, plugin=dist, version=version)
     if isinstance(item, Report):
         return replace(item, plugin=dist)
+    from .claims import Claim
+
+    if isinstance(item, Claim):
+        return replace(item, plugin=dist)
     return item
 
 
@@ -207,6 +211,7 @@ def _collect() -> dict:
         _cache.update(
             algorithms=dict(sorted(algs.items())),
             reports=dict(sorted(_gather("register_reports", lambda r: r.name, "report").items())),
+            claims=_gather("register_claims", lambda c: c.name, "claim"),
             workloads=dict(sorted(_gather("register_workloads", lambda w: w.name, "workload").items())),
             latency=_gather("register_latency_models", lambda t: t[0], "latency model"),
             references=_gather("register_references", lambda p: str(p), "reference file"),
@@ -222,6 +227,11 @@ def algorithms() -> dict[str, Algorithm]:
 
 def reports() -> dict[str, Report]:
     return dict(_collect()["reports"])
+
+
+def claims() -> dict:
+    """Every registered claim by name (harness.claims.Claim), in registration order."""
+    return dict(_collect()["claims"])
 
 
 def workloads() -> dict:

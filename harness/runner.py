@@ -11,8 +11,10 @@ its cell: the row says why, the state stays as it was, and the run goes on.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
+import threading
 import time
 import traceback
 import zlib
@@ -24,7 +26,7 @@ import numpy as np
 
 from . import adapters, plugins
 from .context import Context
-from .engine import Engine, Timer
+from .engine import CellAborted, Engine, Timer
 from .model import Boxes, Graph, Level, Machine, State
 from .partitioners import metis_kway
 from .spec import Method, parse_method, resolve
@@ -37,6 +39,10 @@ INITIAL = ("metis", "block", "root")
 
 class CellFailed(Exception):
     """A plugin misbehaved in one cell."""
+
+
+class CellTimeout(BaseException):
+    """The cell ran past ``--timeout`` (a BaseException: a plugin's ``except Exception`` cannot swallow it)."""
 
 
 @dataclass(frozen=True)
@@ -180,22 +186,39 @@ def carry(state: State, level: Level) -> State:
     return State(state.owner[parent], state.home[parent], state.P, state.pieces)
 
 
+WATCHDOG_GRACE_S = 10.0
+
+
 @contextmanager
-def deadline(seconds: float | None):
+def deadline(seconds: float | None, engine: Engine | None = None):
+    """Fail the cell after ``seconds`` (SIGALRM, seen between Python bytecodes). A watchdog ends the job
+    ``WATCHDOG_GRACE_S`` later if a rank is stuck where no signal reaches it (native code)."""
     if not seconds:
         yield
         return
 
     def expire(signum, frame):
-        raise CellFailed(f"timed out after {seconds:g} s")
+        raise CellTimeout(f"timed out after {seconds:g} s")
 
+    def give_up():
+        sys.stderr.write(f"lbbench: error: a cell is stuck {WATCHDOG_GRACE_S:g} s past its --timeout of {seconds:g} s"
+                         " (native code?); ending the job (finished cells are stored: run again to resume)\n")
+        sys.stderr.flush()
+        if engine is not None and engine.comm is not None:
+            engine.comm.Abort(3)
+        os._exit(3)
+
+    watchdog = threading.Timer(seconds + WATCHDOG_GRACE_S, give_up)
+    watchdog.daemon = True
     old = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
+    watchdog.start()
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+        watchdog.cancel()
 
 
 def check_parts(parts, n: int, nparts: int, who: str) -> np.ndarray:
@@ -353,11 +376,29 @@ def owners_hash(owner: np.ndarray) -> str:
 
 def failure(exc: BaseException, who: str) -> str:
     """One line naming the algorithm, the error and where it was raised (innermost file:line)."""
-    if isinstance(exc, CellFailed):
+    if isinstance(exc, (CellFailed, CellTimeout)):
         return " ".join(str(exc).split())[:400]
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
     return " ".join(f"{who}: {type(exc).__name__}: {exc}{where}".split())[:400]
+
+
+def agree(engine: Engine, status: str, digest: str) -> str:
+    """Every rank's verdict on the cell: failed if any rank failed or the ranks' owners differ."""
+    try:
+        votes = engine.gather_ranks((status, digest))
+    except CellAborted as why:  # a rank failed after this rank's last collective: its abort met this vote
+        status = status if status != "ok" else f"{why} (on another rank)"
+        votes = engine.gather_ranks((status, digest))
+    if status != "ok":
+        return status
+    failed = [s for s, _ in votes if s != "ok"]
+    if failed:
+        return failed[0] if failed[0].endswith("(on another rank)") else failed[0] + " (on another rank)"
+    hashes = [h for _, h in votes]
+    if len(set(hashes)) > 1:
+        return "failed: ranks computed different owners (" + ", ".join(hashes) + ")"
+    return "ok"
 
 
 def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machine, engine: Engine,
@@ -370,19 +411,17 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
     t0 = time.perf_counter()
     status, after, moved = "ok", before, {}
     try:
-        with deadline(timeout):
+        with deadline(timeout, engine):
             after = run_level(roles, ctx, before, memory)
             moved = account(ctx, before, after)
-    except Exception as exc:  # the plugin's fault: record it, keep the old state, go on
+    except CellAborted as why:  # another rank failed: its abort released this rank from a collective
+        status = f"{why} (on another rank)"
+    except (Exception, CellTimeout) as exc:  # the plugin's fault: record it, release the other ranks
         status = "failed: " + failure(exc, ctx.algorithm or str(roles))
         if show_traceback:
             traceback.print_exception(exc, file=sys.stderr)
-    statuses = engine.gather_ranks(status)
-    hashes = engine.gather_ranks(owners_hash(after.owner))
-    if status == "ok" and any(s != "ok" for s in statuses):
-        status = next(s for s in statuses if s != "ok") + " (on another rank)"
-    elif status == "ok" and len(set(hashes)) > 1:
-        status = "failed: ranks computed different owners (" + ", ".join(hashes) + ")"
+        engine.abort(status)
+    status = agree(engine, status, owners_hash(after.owner))
     if status != "ok":
         engine.reset_counters()
         after, moved, ctx.ran = before, {}, None

@@ -112,3 +112,19 @@ def test_deterministic_by_hash():
     b = bl.generate(base=10, levels=3, steps=3)
     c = bl.generate(base=10, levels=3, steps=3, efficiency=0.5)
     assert digest(a) == digest(b) != digest(c)
+
+
+def test_meta_of_every_level_and_the_small_variant():
+    """Every level carries what the AMR metrics need (regrid_every, dims, ratio); the small variant used by
+    conformance is tiny and nests properly."""
+    lv = bl.generate(**bl.SMALL)
+    assert len(lv) == bl.SMALL["steps"]
+    for x in lv:
+        m = x.meta
+        assert m["regrid_every"] == bl.DEFAULTS["regrid_every"] and m["ratio"] == 2
+        assert m["dims"] == [bl.SMALL["base"]] * 3
+        assert m["boxes_per_level"] == np.bincount(x.data.level).tolist()
+        assert 0 < x.data.n < 200
+        check_hierarchy(x.data, bl.SMALL["base"])
+    lv = bl.generate(base=12, levels=3, steps=2, regrid_every=2)
+    assert [x.meta["time_step"] for x in lv] == [0, 2] and lv[1].meta["regrid_every"] == 2

@@ -7,6 +7,7 @@ import pytest
 from workloads import shock
 
 PAPER_FINAL = 1_833_730  # SBN paper §5.1, MinEX paper §2.1
+PAPER_ELEMENTS_INITIAL = 50_000
 
 
 @pytest.fixture(scope="module")
@@ -53,17 +54,17 @@ def test_weighted_sum_reaches_the_papers_1833730(levels):
     sums = [int(lv.data.pwgt.sum()) for lv in levels]
     assert abs(sums[-1] / PAPER_FINAL - 1) < 0.05
     assert sums[0] > levels[0].data.n  # level 1 is already adapted once
-    assert max(sums) < 1.1 * PAPER_FINAL
+    assert max(sums) == sums[-1]
 
 
-def test_tree_weights_are_consistent(levels):
-    for lv in levels:
-        g = lv.data
-        R = (g.rwgt - 1) // 8  # split nodes of the 1:8 tree
-        assert np.all((g.rwgt - 1) % 8 == 0)
-        assert np.array_equal(g.pwgt, 1 + 7 * R)
-        assert np.all(g.rwgt >= g.pwgt) and g.rwgt.sum() >= g.pwgt.sum()
-        assert g.pwgt.max() <= 8 ** 3
+def test_growth_is_monotone_and_gradual(levels):
+    """SBN §5.1: the sum "increased from 50,000 to 1,833,730 over the nine levels"; MinEX Tables 3/4 at
+    P = 2 imply the nine levels' sum (accumulated MaxQwgt x P / LoadImb) of about 7.5 M."""
+    sums = np.array([int(lv.data.pwgt.sum()) for lv in levels])
+    assert np.all(np.diff(sums) > 0)
+    assert np.all(sums[:4] <= 0.6 * sums[-1])  # no level before 5 above 60% of level 9
+    assert abs(sums.sum() / shock.PAPER_LEVEL_SUM - 1) < 0.2
+    assert sums[0] < 2 * PAPER_ELEMENTS_INITIAL  # it starts from the (barely adapted) 50,000 elements
 
 
 def test_cwgt_is_symmetric_and_counts_leaf_faces(levels):
@@ -142,15 +143,18 @@ def test_coarsening_lowers_weights_behind_the_cylinder(levels, mesh):
         before, after = prev.data.pwgt[left_behind], cur.data.pwgt[left_behind]
         assert np.all(after <= before)
         # strictly lower unless 3D_TAG's closure upgrade keeps a 1:8 split beside refined neighbours
-        assert np.mean(after < before) > 0.9 and np.all((after < before) | (after == 8))
-        checked += left_behind.sum()
-    assert checked > 1000
-    # three levels after the cylinder has passed, everything is back to one element
-    x9 = levels[-1].meta["cylinder_x"]
-    x6 = levels[-4].meta["cylinder_x"]
-    gone = cent[:, 0] + reach < x6 - R
-    assert gone.sum() > 1000 and np.all(levels[-1].data.pwgt[gone] <= 4)  # at most closure is left
-    assert x9 > x6
+        assert np.all((after < before) | (after == 8))
+        deep = before > 8  # a deeper tree: the field drops one level everywhere in it
+        assert np.all(after[deep] < before[deep])
+        checked += deep.sum()
+    assert checked > 100
+    # the wake coarsens: from level 6 on, elements lose weight every level, more each level
+    lost = [int(np.maximum(p.data.pwgt - c.data.pwgt, 0).sum()) for p, c in zip(levels[:-1], levels[1:])]
+    assert lost[:4] == [0, 0, 0, 0] and lost[-1] > 0.05 * levels[-1].data.pwgt.sum()
+    assert np.all(np.diff(lost[4:]) > 0)
+    # the default cylinder enters through the left face: outside the domain at level 1, inside at level 9
+    x1, x9 = levels[0].meta["cylinder_x"], levels[-1].meta["cylinder_x"]
+    assert x1 < 0 < x1 + R and x9 - R == pytest.approx(0.0, abs=1e-12)
 
 
 def test_deterministic_by_hash():

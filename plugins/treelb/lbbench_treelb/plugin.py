@@ -18,6 +18,7 @@ from .twa import ROUNDINGS
 CALIBRATED = {"t_setup": 0.0, "t_c": 4.05e-6}
 
 BALANCER_PARAMS = {"edge_weight": "cut_edges", "rounding": "nearest"}
+MAPPERS = ("ae-orb", "ae-mc", "mlkp")
 
 
 def _validate_balancer(params):
@@ -80,7 +81,7 @@ def balance(ctx, state):
     return State.settled(owner, ctx.P)
 
 
-@implements("ae-orb", "ae-mc", "mlkp")
+@implements(*MAPPERS)
 def partition(ctx):
     if ctx.algorithm == "ae-orb":
         return mappers.orb(ctx.graph, ctx.P)
@@ -92,8 +93,8 @@ def partition(ctx):
 @hookimpl
 def metrics(ctx, before, after):
     """Eq. 5 per level with the calibrated constants (``treelb_app_*``); the core's ``app_*`` use the Machine's."""
-    if ctx.level.form != "graph":
-        return {}
+    if ctx.level.form != "graph" or ctx.algorithm not in (*balancers.METHODS, *MAPPERS):
+        return {}  # the paper's twelve methods only: the core's app_* are there for every method
     f = app_figures(ctx.graph, after, ctx.machine, **CALIBRATED)
     return {f"treelb_{k}": f[k] for k in ("app_iter_s", "app_seq_iter_s", "app_comp_max_s", "app_comm_max_s")}
 

@@ -1,0 +1,46 @@
+"""Under mpiexec -n 2: cells that fail on one rank only, or run past --timeout on one rank, must fail on
+every rank and the comparison must go on (no hang); rank 0 prints one status per line."""
+import sys
+import time
+from types import SimpleNamespace
+
+import numpy as np
+
+from harness import Algorithm, State, hookimpl, implements, plugins
+from harness.api import compare
+
+
+@hookimpl
+def register_algorithms(register):
+    for name in ("raise-on-1", "slow-on-1", "swallow"):
+        register(Algorithm(name, "test", roles=("balance",)))
+
+
+@implements("raise-on-1", "slow-on-1", "swallow")
+def balance(ctx, state):
+    eng = ctx.engine
+    for step in range(50):
+        for p in eng.local:
+            eng.post(p, (p + 1) % ctx.P, np.zeros(4, np.int64))
+        if eng.rank == 1 and ctx.level.index == 2 and step == 3:
+            if ctx.algorithm == "raise-on-1":
+                raise RuntimeError("only rank 1 fails")
+            if ctx.algorithm == "slow-on-1":
+                time.sleep(float(sys.argv[2]) * 3)
+        try:
+            eng.exchange()
+        except Exception:  # a plugin that swallows errors must still be released from the cell
+            pass
+        if ctx.algorithm == "swallow" and eng.rank == 0 and ctx.level.index == 2 and step == 5:
+            raise ValueError("rank 0 fails while rank 1 swallows exceptions")
+    return State.settled(state.owner, ctx.P)
+
+
+plugins.add(SimpleNamespace(register_algorithms=register_algorithms, balance=balance), "faults")
+df = compare("raise-on-1,slow-on-1,swallow,none", workload="mini", P=4, out=sys.argv[1], cache=False,
+             timeout=float(sys.argv[2]))
+from harness.engine import world  # noqa: E402
+
+if world().Get_rank() == 0:
+    for _, r in df.iterrows():
+        print(f"{r['algorithm']} {r['level']} {r['status']}")

@@ -1,0 +1,24 @@
+"""Cell outcomes are collective under MPI: a failure or a timeout on one rank fails the cell on every rank,
+and the comparison goes on (a hang would be a failing test: the run is bounded)."""
+from pathlib import Path
+
+import pytest
+
+from harness.testing import mpirun
+
+SCRIPT = str(Path(__file__).parent / "scripts" / "faults.py")
+
+
+@pytest.mark.mpi
+def test_one_rank_failing_or_timing_out_fails_the_cell_everywhere(tmp_path):
+    res = mpirun(2, SCRIPT, str(tmp_path), "1.0", timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    lines = res.stdout.strip().splitlines()
+    got = {tuple(line.split(" ", 2)[:2]): line.split(" ", 2)[2] for line in lines}
+    assert got["raise-on-1", "2"].startswith("failed: raise-on-1: RuntimeError: only rank 1 fails")
+    assert got["raise-on-1", "2"].endswith("(on another rank)")
+    assert got["slow-on-1", "2"] == "failed: timed out after 1 s"
+    assert got["swallow", "2"].startswith("failed: swallow: ValueError")
+    # the other levels and the other method are unaffected
+    assert all(got[alg, lv] == "ok" for alg in ("raise-on-1", "slow-on-1", "swallow") for lv in ("1", "3"))
+    assert all(got["none", lv] == "ok" for lv in ("1", "2", "3"))
