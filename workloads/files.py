@@ -71,12 +71,25 @@ def _data_lines(text: str):
         yield no, s.split()
 
 
+MAX_VALUE = 2**53  # every weight, and every sum of weights, must be exact in the float64 the metrics use
+
+
 def _ints(path, no, toks, what):
     try:
-        return [int(t) for t in toks]
+        vals = [int(t) for t in toks]
     except ValueError:
         bad = next(t for t in toks if not re.fullmatch(r"[+-]?\d+", t))
         raise ValueError(f"{path}:{no}: {what}: {bad!r} is not an integer") from None
+    big = [v for v in vals if abs(v) > MAX_VALUE]
+    if big:
+        raise ValueError(f"{path}:{no}: {what}: {big[0]} is larger than 2^53")
+    return vals
+
+
+def _check_sums(path, **arrays) -> None:
+    for name, a in arrays.items():
+        if a.size and int(a.sum(dtype=object)) > MAX_VALUE:
+            raise ValueError(f"{path}: the {name} weights sum to more than 2^53 (metrics would lose exactness)")
 
 
 def read_graph(path, format: str = "auto") -> Graph:
@@ -111,6 +124,12 @@ def read_graph(path, format: str = "auto") -> Graph:
         raise ValueError(f"{path}:{hno}: ncon given but fmt {fmt} has no vertex weights")
     if n < 0 or m < 0 or ncon < 0:
         raise ValueError(f"{path}:{hno}: n, m and ncon must be non-negative")
+    # plausibility before allocating: one line per vertex, two tokens per edge at least
+    lines_after = text.count("\n") + 1 - hno
+    if n > lines_after + 1:
+        raise ValueError(f"{path}:{hno}: header announces {n} vertices, the file has only {lines_after} more lines")
+    if 2 * m > len(text.split()):
+        raise ValueError(f"{path}:{hno}: header announces {m} edges, more than the file's numbers can hold")
     lead = int(has_vnum) + int(has_vsize) + ncon
     step = 2 if has_ew else 1
     vsize = np.ones(n, IDX)
@@ -155,6 +174,7 @@ def read_graph(path, format: str = "auto") -> Graph:
         bad = int(np.argmax((vw < 0).any(axis=1) | (vsize < 0)))
         raise ValueError(f"{path}:{where[bad]}: vertex {bad + 1}: negative weight")
     src, dst, ew = np.asarray(src, IDX), np.asarray(dst, IDX), np.asarray(ew, IDX)
+    _check_sums(path, vertex=vw, size=vsize, edge=ew)
     if (ew < 0).any():
         i = int(np.argmax(ew < 0))
         raise ValueError(f"{path}:{where[src[i]]}: vertex {src[i] + 1}: negative edge weight")
