@@ -99,3 +99,47 @@ def test_unreadable_results_directory(tmp_path):
     # nothing can be stored there: one warning line, and the comparison still runs and prints
     warnings = [line for line in res.stderr.splitlines() if "results directory" in line]
     assert res.returncode == 0 and len(warnings) == 1 and "Summary" in res.stdout
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--timeout", "0"], "--timeout"), (["--timeout", "-1"], "--timeout"), (["--timeout", "nan"], "--timeout"),
+    (["--timeout", "inf"], "--timeout"), (["--mpi", "0"], "--mpi 0"), (["--mpi", "99"], "more ranks than"),
+    (["--machine", "grid:2:1e308"], "I in [1"), (["--levels", "1-1000000000"], "more than 100000 levels"),
+    (["-w", "mini[points=3]"], "QhullError"), (["--plugins", "plum[F=0]"], "F must be a positive integer"),
+    (["--plugins", "sbn[subset=0]"], "subset must be >= 1"), (["--plugins", "minex[coarse=0]"], "coarse must be"),
+    (["--levels", "7"], "level 7 does not exist"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args, needle):
+    from harness.cli import main
+
+    base = {"--plugins": "none", "-w": "mini", "-P": "4"}
+    opts = dict(base)
+    rest = []
+    for i in range(0, len(args), 2):
+        if args[i] in opts:
+            opts[args[i]] = args[i + 1]
+        else:
+            rest += args[i:i + 2]
+    argv = ["compare", *[x for kv in opts.items() for x in kv], *rest, "-q", "--out", str(tmp_path)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0] and "Traceback" not in err[0]
+
+
+def test_compare_exits_1_when_a_cell_failed(tmp_path, capsys, register):
+    from harness import Algorithm, hookimpl, implements
+    from harness.cli import main
+    from types import SimpleNamespace
+
+    @hookimpl
+    def register_algorithms(register):
+        register(Algorithm("fails", "test"))
+
+    @implements("fails")
+    def partition(ctx):
+        raise RuntimeError("no")
+
+    register(SimpleNamespace(register_algorithms=register_algorithms, partition=partition), "fails")
+    assert main(["compare", "--plugins", "fails,none", "-w", "mini", "-P", "2", "-q", "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "3 of 6 cells failed; see status" in err
