@@ -18,7 +18,12 @@ workloads/README.md):
   scipy.spatial.Delaunay. About 50,000 x ``scale`` tetrahedra.
 * Refinement (:func:`depth_history`): a pointwise refinement-depth field. At
   adaptation t the cylinder (axis parallel to z through y = 0.5, radius
-  ``radius``) is centred at x = ``start`` + (t - 1) * ``speed``. Each adaptation
+  ``radius``) is centred at x = ``start`` + (t - 1) * ``speed``. By default it
+  enters the domain through its left face: its leading edge is at x = speed
+  at level 1 and its trailing edge reaches x = 0 at level 9 (speed = 2R/9,
+  start = speed - R), so the mesh grows gradually over the nine levels, as the
+  SBN paper's "increased from 50,000 to 1,833,730 over the nine levels" and
+  MinEX's accumulated MaxQwgt imply (calibration: workloads/README.md). Each adaptation
   refines once more (1:8) inside the cylinder, up to ``max_depth``, and coarsens
   one level (undoes the last 1:8 split) outside it: D_t = min(D_{t-1} + 1, max)
   inside, max(D_{t-1} - 1, 0) outside.
@@ -61,14 +66,21 @@ TETS_PER_CELL = 6.705  # Delaunay tetrahedra per lattice cell of the jittered la
 JITTER = 0.3
 AXIS_Y = 0.5
 PAPER_ELEMENTS = (50_000, 1_833_730)  # SBN paper §5.1, MinEX paper §2.1: initial and after nine levels
-VERSION = "4"
+# The nine levels' sum of pwgt the MinEX paper implies: MaxQwgt x P / LoadImb at P = 2, C = 1, accumulated over
+# the levels (Table 3 with maximum latency tolerance 3782 x 2 / 1.00; Table 4 6561 x 2 / 1.81), in thousands.
+PAPER_LEVEL_SUM = 7_500_000
+VERSION = "5"
+
+RADIUS = 0.237           # calibrated: level 9 sum pwgt ~ 1,833,730 (workloads/README.md)
+SPEED = 2 * RADIUS / 9   # the cylinder crosses the left face (x = 0) over the nine levels
+START = SPEED - RADIUS   # leading edge at x = SPEED at level 1, trailing edge at x = 0 at level 9
 
 DEFAULTS = {
     "scale": 1.0,        # K-times larger mesh, same adaptation
     "levels": 9,         # adaptation levels
-    "radius": 0.298,     # cylinder radius (calibrated: level 9 sum pwgt ~ 1,833,730)
-    "speed": 0.15,       # cylinder displacement per adaptation level
-    "start": 0.4,        # cylinder axis x at level 1
+    "radius": RADIUS,    # cylinder radius
+    "speed": SPEED,      # cylinder displacement per adaptation level
+    "start": START,      # cylinder axis x at level 1 (negative: it starts outside the domain)
     "max_depth": 3,      # deepest 1:8 refinement
     "closure": True,     # 3D_TAG's 1:2 / 1:4 closure (and 1:8 upgrades) of the original elements
     "initial": False,    # prepend the unadapted mesh as level 0

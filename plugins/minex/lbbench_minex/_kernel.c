@@ -55,6 +55,7 @@ typedef struct {
     int uniform; double c0;
     int model; double ofrac;
     double limit, tol; int inf;
+    int gsum; /* Gain = change of the additive QwgtTot of §2.3 (1) or of the latency model's (0) */
     i64 moves, max_moves;
     /* evaluation scratch */
     i64 *pmark, *kp_, *kv_; i64 nk;
@@ -420,7 +421,7 @@ static int evaluate(K *k, i64 V) {
             for (i64 j = 0; j < na; j++) {
                 i64 a = k->aff[j];
                 k->nq[j] = model(k, k->W[a] + k->dW[j], k->Cm[a] + k->dC[j], k->R[a] + k->dR[j]);
-                gain += k->nq[j] - k->Q[a];
+                gain += k->gsum ? k->dW[j] + k->dC[j] + k->dR[j] : k->nq[j] - k->Q[a];
             }
         }
         double dmv = delta_minvar(k, na);
@@ -591,11 +592,11 @@ static PyObject *run(PyObject *self, PyObject *args) {
     long long P, C, target, sample, passes, max_moves, modelc;
     unsigned long long seed;
     double S1, limit, tol, ofrac;
-    int inf;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*LLy*y*y*w*w*w*w*dddiLdLLLLK",
+    int inf, gsum;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*LLy*y*y*w*w*w*w*dddiLdLLLLKi",
                           &bx, &ba, &bc, &bp, &br, &bo, &bh, &bb, &P, &C, &bcl, &bconn, &bproc,
                           &bW, &bC, &bR, &bQ, &S1, &limit, &tol, &inf, &modelc, &ofrac, &target,
-                          &sample, &passes, &max_moves, &seed))
+                          &sample, &passes, &max_moves, &seed, &gsum))
         return NULL;
     Py_buffer *all[] = {&bx, &ba, &bc, &bp, &br, &bo, &bh, &bb, &bcl, &bconn, &bproc, &bW, &bC, &bR, &bQ};
     PyObject *result = NULL;
@@ -662,7 +663,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
         k->uniform = C == 1;
         k->c0 = k->conn[0];
         k->model = (int)modelc; k->ofrac = ofrac;
-        k->limit = limit; k->tol = tol; k->inf = inf;
+        k->limit = limit; k->tol = tol; k->inf = inf; k->gsum = gsum;
         k->max_moves = max_moves;
         k->stamp = 0;
 

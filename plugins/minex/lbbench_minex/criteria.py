@@ -46,18 +46,23 @@ import numpy as np
 from harness import latency_model, no_tolerance, processor_costs
 
 NORMALIZE = ("total", "mean", "none")
+GAINS = ("sum", "model")
 
 
 class Loads:
     """The starting processor totals of one MinEX call and the constants of its ThroTtle gate."""
 
-    def __init__(self, graph, machine, owner, home, throttle: float, latency="none", normalize: str = "total"):
+    def __init__(self, graph, machine, owner, home, throttle: float, latency="none", normalize: str = "total",
+                 gain: str = "sum"):
+        if gain not in GAINS:
+            raise ValueError(f"minex: gain must be one of {', '.join(GAINS)}, got {gain!r}")
         if normalize not in NORMALIZE:
             raise ValueError(f"minex: normalize must be one of {', '.join(NORMALIZE)}, got {normalize!r}")
         if not throttle >= 0:
             raise ValueError(f"minex: ThroTtle must be >= 0 (inf allowed), got {throttle}")
         self.P = machine.P
         self.model = latency_model(latency)
+        self.gsum = gain == "sum" and self.model is not no_tolerance
         W, C, R = processor_costs(graph, machine, owner, home)
         self.W, self.C, self.R = W.tolist(), C.tolist(), R.tolist()
         self.Q = [float(self.model(w, c, r)) for w, c, r in zip(self.W, self.C, self.R)]
@@ -83,6 +88,7 @@ class Criteria:
         self.S1 = loads.S1
         self.Q0 = loads.Q0
         self.limit, self.inf, self.tol = loads.limit, loads.inf, loads.tol
+        self.gsum = loads.gsum
         self.sl = sorted((q, p) for p, q in enumerate(self.Q))
         self.cl = machine.cluster.tolist()
         self.conn = machine.conn.tolist()
@@ -203,7 +209,7 @@ class Criteria:
                 for a, (dw, dc, dr) in deltas.items():
                     nq = float(model(W[a] + dw, C[a] + dc, R[a] + dr))
                     newq[a] = nq
-                    gain += nq - Q[a]
+                    gain += dw + dc + dr if self.gsum else nq - Q[a]
             dmv = self.delta_minvar(newq)
             if dmv >= -self.tol:
                 continue

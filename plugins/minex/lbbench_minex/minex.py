@@ -18,7 +18,7 @@ import numpy as np
 from harness import latency_model, max_tolerance, no_tolerance
 
 from .contract import contract
-from .criteria import NORMALIZE, Criteria, Loads
+from .criteria import GAINS, NORMALIZE, Criteria, Loads
 from .heap import GainHeap
 from .mesh import Mesh
 
@@ -171,14 +171,14 @@ def minex_c(graph, machine, owner, home, border, loads: Loads, seed: int, target
                       a(home), a(border, np.uint8), machine.P, machine.C, a(machine.cluster),
                       a(machine.conn, float), a(machine.proc_of, float), W, C, R, Q, loads.S1, loads.limit,
                       loads.tol, int(loads.inf), code, frac, target, sample, passes, max_moves,
-                      int(seed) & ((1 << 64) - 1))
+                      int(seed) & ((1 << 64) - 1), int(loads.gsum))
     parts, stats.coarse_vertices, stats.merges, stats.coarse_moves, stats.expand_moves, stats.passes, _, secs = out
     stats.seconds["kernel"] = time.perf_counter() - t0
     stats.seconds.update(zip(("contract", "coarse", "expand"), secs))
     return np.frombuffer(parts, dtype=i64).copy()
 
 
-def check_params(throttle, latency, coarse, sample, passes, normalize, impl) -> None:
+def check_params(throttle, latency, coarse, sample, passes, normalize, impl, gain="sum") -> None:
     """ValueError (one line) for a parameter MinEX cannot run with."""
     if impl not in IMPLS:
         raise ValueError(f"minex: impl must be one of {', '.join(IMPLS)}, got {impl!r}")
@@ -190,6 +190,8 @@ def check_params(throttle, latency, coarse, sample, passes, normalize, impl) -> 
         raise ValueError(f"minex: passes must be >= 0, got {passes}")
     if not throttle >= 0:
         raise ValueError(f"minex: ThroTtle must be >= 0 (inf allowed), got {throttle}")
+    if gain not in GAINS:
+        raise ValueError(f"minex: gain must be one of {', '.join(GAINS)}, got {gain!r}")
     if normalize not in NORMALIZE:
         raise ValueError(f"minex: normalize must be one of {', '.join(NORMALIZE)}, got {normalize!r}")
     latency_model(latency)  # an unknown latency model is a one-line ValueError
@@ -197,7 +199,7 @@ def check_params(throttle, latency, coarse, sample, passes, normalize, impl) -> 
 
 def minex(graph, owner, home, machine, seed: int, throttle: float = 64.0, latency="none", coarse: int = 8,
           sample: int = 1, passes: int = 8, normalize: str = "total", max_moves: int | None = None,
-          impl: str = "auto", trace: list | None = None) -> tuple[np.ndarray, Stats]:
+          impl: str = "auto", trace: list | None = None, gain: str = "sum") -> tuple[np.ndarray, Stats]:
     """New owners for every vertex of ``graph`` from the current ``owner`` (data on ``home``).
 
     ``throttle``: ThroTtle of §3.3. ``latency``: a latency model (harness.latency).
@@ -212,14 +214,14 @@ def minex(graph, owner, home, machine, seed: int, throttle: float = 64.0, latenc
     owner = np.asarray(owner, np.int64)
     home = np.asarray(home, np.int64)
     n = graph.n
-    check_params(throttle, latency, coarse, sample, passes, normalize, impl)
+    check_params(throttle, latency, coarse, sample, passes, normalize, impl, gain)
     if owner.shape != (n,) or home.shape != (n,):
         raise ValueError(f"minex: owner and home must have one entry per vertex ({n})")
     stats = Stats()
     if P == 1 or n == 0:
         return np.zeros(n, np.int64), stats
     t0 = time.perf_counter()
-    loads = Loads(graph, machine, owner, home, throttle, latency, normalize)
+    loads = Loads(graph, machine, owner, home, throttle, latency, normalize, gain)
     border = initial_border(graph.xadj, graph.adjncy, owner)
     stats.seconds["loads"] = time.perf_counter() - t0
     cap = max_moves if max_moves is not None else 4 * n + 100

@@ -12,6 +12,7 @@ PARAMS = {
     "coarse": 8,  # contract to at most coarse * P vertices (§3.5)
     "sample": 1,  # active vertices drawn for each contraction's random set of pairs (§3.5)
     "passes": 8,  # sweeps over the contracted graph's border vertices (§3.6)
+    "gain": "sum",  # Gain = change of §2.3's additive QwgtTot (sum) or of the latency model's (model)
     "normalize": "total",  # loads in the ThroTtle gate: fractions of QwgtTot (total), of the mean, or raw
     "impl": "auto",  # c, python or auto
 }
@@ -22,7 +23,7 @@ def register_algorithms(register):
     register(Algorithm(
         "minex", family="diffusive multilevel", params=dict(PARAMS), accepts=("graph",), roles=("partition",),
         validate=lambda p: check_params(float(p["throttle"]), p["latency"], p["coarse"], p["sample"], p["passes"],
-                                        p["normalize"], p["impl"]),
+                                        p["normalize"], p["impl"], p["gain"]),
         description="MinEX (Das, Harvey, Biswas 2002): latency-tolerant diffusive multilevel partitioner "
                     "minimizing MaxQwgt = max(Wgt + Comm + Remap) on a machine of clusters"))
 
@@ -34,7 +35,7 @@ def partition(ctx):
     parts, stats = minex(ctx.graph, ctx.state.owner, ctx.state.home, ctx.machine, seed,
                          throttle=float(p["throttle"]), latency=p["latency"], coarse=int(p["coarse"]),
                          sample=int(p["sample"]), passes=int(p["passes"]), normalize=p["normalize"],
-                         impl=p["impl"])
+                         impl=p["impl"], gain=p["gain"])
     ctx.record.update({
         "minex_coarse_vertices": stats.coarse_vertices,
         "minex_merges": stats.merges,
@@ -64,3 +65,11 @@ def register_reports(register):
 
 
 __all__ = ["PARAMS", "__version__"]
+
+
+@hookimpl
+def register_claims(register):
+    from .claims import CLAIMS
+
+    for claim in CLAIMS:
+        register(claim)

@@ -55,7 +55,7 @@ DEFAULTS = {
 }
 FIXED = {"plum-pmetis": "pmetis", "plum-dmetis": "dmetis"}
 NAMES = ("plum", *FIXED)
-CHOICES = {"partitioner": ("pmetis", "dmetis"), "remapper": tuple(reassign.REMAPPERS),
+CHOICES = {"partitioner": ("pmetis", "dmetis", "scotch"), "remapper": tuple(reassign.REMAPPERS),
            "timing": ("modelled", "wall")}
 
 
@@ -139,8 +139,10 @@ def partition(ctx):
     if eng.is_root:
         if p["partitioner"] == "pmetis":
             parts = partitioners.pmetis(g, nparts, _seed(ctx), ufactor=int(p["ufactor"]))
+        elif p["partitioner"] == "dmetis":
+            parts = partitioners.dmetis(g, mem.cur_labels, nparts, _seed(ctx))
         else:
-            parts = partitioners.dmetis(g, mem.cur_labels, nparts, _seed(ctx), emrat=float(p["emrat"]))
+            parts = partitioners.scotch(g, mem.cur_labels, nparts, _seed(ctx), emrat=float(p["emrat"]))
     return eng.bcast(parts, root=0)
 
 

@@ -212,6 +212,7 @@ class LevelRun:
         bounds = np.searchsorted(owner[order], [local.start, local.stop])
         self.holder[order[bounds[0]:bounds[1]]] = owner[order[bounds[0]:bounds[1]]]
         self.queued[self.holder >= 0] = True
+        self.nheld = int(np.count_nonzero(self.queued))  # vertices queued or chosen at the rank's processors
         self.vp: dict[int, VProc] = {}
         cuts = np.searchsorted(owner[order], np.arange(local.start, local.stop + 1))
         for i, p in enumerate(local):
@@ -338,7 +339,7 @@ class LevelRun:
             self._mainline_all()
             self._tick("balance", t0)
             if self.process:  # work left: queued, chosen, or jobs on their way
-                active = self.in_transit + int(np.count_nonzero(self.holder >= 0))
+                active = self.in_transit + self.nheld
             else:  # balancing only: messages on their way or operations open
                 active = eng.pending() + int(self.busy.sum())
             self.in_transit = 0
@@ -469,6 +470,7 @@ class LevelRun:
         self.holder[ids] = v.p
         self.queued[ids] = True
         self.pinned[ids] = False
+        self.nheld += int(ids.size)
         v.Q = np.concatenate([v.Q, ids])
         self._price(v, ids)
         self._touch(v)
@@ -476,6 +478,7 @@ class LevelRun:
     def _drop(self, v: VProc, ids: np.ndarray) -> None:
         self.holder[ids] = -1
         self.queued[ids] = False
+        self.nheld -= int(ids.size)
         v.Q = v.Q[self.queued[v.Q]]
         self._touch(v)
         self.in_transit += int(ids.size)
@@ -512,6 +515,7 @@ class LevelRun:
         self.holder[verts] = -1
         self.pinned[verts] = False
         self.done_by[verts] = procs
+        self.nheld -= int(verts.size)
         self.stg[who] -= cost
         self.nstaged[who] -= 1
         self.stg[who[self.nstaged[who] == 0]] = 0.0  # exactly: nothing chosen is left
@@ -645,7 +649,8 @@ class LevelRun:
         if not recv:
             return row, {}
         procs = np.unique(self.loc(v, self.g.neighbours_of(v.Q)))
-        return row, {v.p: procs[procs != v.p].astype(np.int32)}
+        # a tuple of ints, not an array: a re-sent array that came over MPI pickles to a different size
+        return row, {v.p: tuple(procs[procs != v.p].tolist())}
 
     # ------------------------------------------------------------------ balancing operations
     def _balance(self, v: VProc, overloaded: bool = False) -> None:

@@ -43,6 +43,7 @@ class _Costs:
     def __init__(self, g, m, owner, home, P):
         self.g, self.m, self.home, self.P = g, m, np.asarray(home), P
         self.owner = np.array(owner, dtype=np.int64)
+        self._states = None
         self.refresh()
 
     def refresh(self):
@@ -51,14 +52,17 @@ class _Costs:
         self.qw = np.bincount(self.owner, weights=self.t, minlength=self.P)
 
     def _state(self):
-        o = self.owner.copy()
-        return State(o, o, self.P)
+        """(projected, data) states of the current assignment, built once per move."""
+        if self._states is None:
+            proj = State.settled(self.owner, self.P)
+            self._states = (proj, State(proj.owner, self.home, self.P))
+        return self._states
 
     def on(self, verts, q) -> Costs:
         """Costs of ``verts`` on q with Comm projected on the current assignment and Remap on the data homes."""
-        st = self._state()
-        c = costs_if_on(self.g, st, self.m, verts, q)
-        r = costs_if_on(self.g, State(st.owner, self.home, self.P), self.m, verts, q).remap
+        proj, data = self._state()
+        c = costs_if_on(self.g, proj, self.m, verts, q)
+        r = costs_if_on(self.g, data, self.m, verts, q).remap
         return Costs(c.wgt, c.comm, r)
 
     def move(self, verts, q):
@@ -67,89 +71,83 @@ class _Costs:
         aff = np.unique(np.concatenate([verts, self.g.neighbours_of(verts)]))
         self.qw -= np.bincount(self.owner[aff], weights=self.t[aff], minlength=self.P)
         self.owner[verts] = q
+        self._states = None
         self.t[aff] = self.on(aff, self.owner[aff]).total
         self.qw += np.bincount(self.owner[aff], weights=self.t[aff], minlength=self.P)
 
 
+def _edges_of(g, verts):
+    """(u, w) for every adjacency entry of the vertices ``verts``: u in verts, w its neighbour."""
+    deg = g.xadj[verts + 1] - g.xadj[verts]
+    return np.repeat(verts, deg), g.neighbours_of(verts)
+
+
 def _iteration(C: _Costs, rng, subset: int) -> int:
-    """One iteration of reassignments; returns the number of vertices moved."""
+    """One iteration of reassignments (§3.7); returns the number of vertices moved.
+
+    While some processor p has QWgt(p) > WSysLL, the most loaded such p gives
+    vertices to the processor q with the minimum QWgt among those it borders
+    (through vertices not yet reassigned in this iteration) and below it: a
+    random subset of q's vertices adjacent to p is drawn, ΔCut is computed for
+    their neighbours on p, MinV (the smallest ΔCut) goes to q, then a
+    breadth-first search from MinV over p's vertices adds more, as long as q
+    stays below p (q receives Wgt + Comm + Remap, p loses Wgt + Comm) and p does
+    not drop below WSysLL. A pair (p, q) that yields nothing is not tried
+    again in this iteration; a p with no pair left is done. Load that cannot
+    reach a light processor directly passes through p's neighbours, which
+    become overloaded in turn (diffusion).
+    """
     g, n, P = C.g, C.g.n, C.P
     moved = np.zeros(n, bool)
-    skipped = np.zeros(P, bool)
+    done = np.zeros(P, bool)
+    blocked = np.zeros((P, P), bool)
     total = 0
-    src, dst = g.src, g.adjncy
-    for _ in range(50 * P + 100):
+    while True:
         W = wsysll(C.qw)
-        over = C.qw > W
+        over = (C.qw > W) & ~done
         if not over.any():
             break
-        open_q = (~skipped) & (C.qw < W)
-        if not open_q.any():
-            break
-        q = int(np.flatnonzero(open_q)[np.argmin(C.qw[open_q])])
-        need = W - C.qw[q]
+        p = int(np.flatnonzero(over)[np.argmax(C.qw[over])])
         own = C.owner
-        # sources: the overloaded processors (§3.7); when q borders none of them, its heavier
-        # neighbours (diffusion), which keep at least the mean of their load and q's
-        keep = np.full(P, float(W))
-        src_ok = over
-        e = (own[src] == q) & src_ok[own[dst]] & ~moved[dst]
-        if not e.any():
-            src_ok = C.qw > C.qw[q]
-            keep = (C.qw + C.qw[q]) / 2
-            e = (own[src] == q) & src_ok[own[dst]] & ~moved[dst]
-        border = np.unique(src[e])
-        if border.size == 0:
-            skipped[q] = True
+        # processors q bordering p through vertices still free to move, lighter than p
+        u, w = _edges_of(g, np.flatnonzero((own == p) & ~moved))
+        qs = np.unique(own[w])
+        qs = qs[(qs != p) & ~blocked[p, qs] & (C.qw[qs] < C.qw[p])]
+        if qs.size == 0:
+            done[p] = True
             continue
+        q = int(qs[np.argmin(C.qw[qs])])
+        border = np.unique(w[own[w] == q])
         R = border if border.size <= subset else rng.choice(border, size=subset, replace=False)
         cand = np.unique(g.neighbours_of(R))
-        cand = cand[src_ok[own[cand]] & ~moved[cand] & (own[cand] != q)]
-        if cand.size == 0:
-            skipped[q] = True
-            continue
-        on_p = C.on(cand, own[cand])
-        on_q = C.on(cand, q)
-        minv = cand[int(np.argmin(delta_cut(on_p, on_q)))]
-        # breadth-first search from MinV over vertices of overloaded processors
+        cand = cand[(own[cand] == p) & ~moved[cand]]
+        minv = cand[int(np.argmin(delta_cut(C.on(cand, p), C.on(cand, q))))]
+        # breadth-first search from MinV over p's free vertices
         take: list[np.ndarray] = []
-        got = 0.0
-        loss = np.zeros(P)
-        inset = np.zeros(n, bool)
+        got = lost = 0.0
+        inset = []
         layer = np.array([minv])
-        while layer.size and got < need:
+        while layer.size:
             cq = C.on(layer, q).total
             cp = C.t[layer]
-            s = own[layer]
-            # a source keeps at least WSysLL
-            order = np.argsort(s, kind="stable")
-            cum = np.empty_like(cp)
-            cs = np.cumsum(cp[order])
-            starts = np.r_[0, np.flatnonzero(np.diff(s[order])) + 1]
-            base = np.repeat(cs[starts] - cp[order][starts], np.diff(np.r_[starts, s.size]))
-            cum[order] = cs - base
-            ok = C.qw[s] - loss[s] - cum >= keep[s]
-            layer, cq, cp, s = layer[ok], cq[ok], cp[ok], s[ok]
-            if layer.size == 0:
-                break
-            before = got + np.cumsum(cq) - cq
-            k = int(np.searchsorted(before, need, side="left"))
-            if k == 0:
-                break
-            pick = layer[:k]
-            take.append(pick)
-            inset[pick] = True
-            got += float(cq[:k].sum())
-            np.add.at(loss, s[:k], cp[:k])
+            # q stays at or below p, p stays at or above WSysLL
+            ok = (C.qw[q] + got + np.cumsum(cq) <= C.qw[p] - lost - np.cumsum(cp)) & \
+                 (C.qw[p] - lost - np.cumsum(cp) >= W)
+            k = int(np.argmin(ok)) if not ok.all() else ok.size
+            if k:
+                pick = layer[:k]
+                take.append(pick)
+                moved[pick] = True  # reassigned at most once per iteration (and not revisited by this search)
+                got += float(cq[:k].sum())
+                lost += float(cp[:k].sum())
             if k < layer.size:
                 break
-            nb = np.unique(g.neighbours_of(pick))
-            layer = nb[src_ok[own[nb]] & ~moved[nb] & ~inset[nb] & (own[nb] != q)]
+            nb = np.unique(g.neighbours_of(layer))
+            layer = nb[(own[nb] == p) & ~moved[nb]]
         if not take:
-            skipped[q] = True
+            blocked[p, q] = True
             continue
         S = np.concatenate(take)
-        moved[S] = True
         C.move(S, q)
         total += S.size
     return total

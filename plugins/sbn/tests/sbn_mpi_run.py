@@ -1,15 +1,45 @@
-"""Helper for test_sbn_mpi.py: run SBN on ``mini`` and print the figures as JSON (rank 0)."""
+"""Helper for test_sbn_mpi.py, run under mpiexec; prints one ``RESULT <json>`` line (rank 0).
+
+``compare METHOD OUT``: SBN through two ``mini`` levels at P = 4 via the harness (every figure).
+``level P``: one SBN level (mini level 2) at P processors directly on the engine: figures, the
+final assignment, what ran (``executed``) and the message totals (balance operations that meet
+and combine, forwarded data requests and targeted locate messages all cross ranks).
+"""
 import json
 import sys
 
-from harness.api import compare
+import numpy as np
 
-method, out = sys.argv[1], sys.argv[2]
-df = compare(method, workload="mini", P=4, levels=[1, 2], cache=False, out=out)
-skip = ("time_", "texec_s", "versions", "git_commit", "ranks")  # wall-clock columns differ
-cols = [c for c in df.columns if not c.startswith(skip) and not c.endswith("_overhead_pct")]
-from harness.engine import world  # noqa: E402
+from harness import Engine, Machine, graph_of, initial_state, load_workload
 
-comm = world()
-if comm is None or comm.Get_rank() == 0:
-    print("RESULT " + df[cols].to_json(orient="records", double_precision=15))
+mode = sys.argv[1]
+if mode == "compare":
+    from harness.api import compare
+
+    method, out = sys.argv[2], sys.argv[3]
+    df = compare(method, workload="mini", P=4, levels=[1, 2], cache=False, out=out)
+    skip = ("time_", "texec_s", "versions", "git_commit", "ranks")  # wall-clock columns differ
+    cols = [c for c in df.columns if not c.startswith(skip) and not c.endswith("_overhead_pct")]
+    result = df[cols].to_dict(orient="records")
+    root = Engine(4, comm="world").is_root
+else:
+    from lbbench_sbn.balancer import LevelRun, Params
+    from lbbench_sbn.topology import Trees
+
+    P = int(sys.argv[2])
+    levels = load_workload("mini", {}, 0)[2]
+    g = graph_of(levels[1])
+    m = Machine.uniform(P)
+    eng = Engine(P, m)
+    run = LevelRun(g, m, eng, initial_state(levels[0], P, 0), Params(), lambda p: np.random.default_rng([3, p]),
+                   trees=Trees(P))
+    after = run.run()
+    on, cost = run.executed()
+    result = {"figures": run.figures(), "owner": after.owner.tolist(), "on": on.tolist(),
+              "cost": [float(cost.wgt.sum()), float(cost.comm.sum()), float(cost.remap.sum())],
+              "thresholds": run.thresholds(), "totals": eng.totals()}
+    for kind in result["totals"].values():
+        kind.pop("modelled_s")  # a sum of floats in rank order
+    root = eng.is_root
+if root:
+    print("RESULT " + json.dumps(result, default=str))

@@ -124,3 +124,94 @@ def test_bad_parameters():
         Params(checks=0).validate()
     with pytest.raises(ValueError):
         Params(minth="never").validate()
+
+
+def _counting(run):
+    """Wrap run._post: count locate messages (bare int64 arrays) and forwarded data requests."""
+    cnt = {"locate": 0, "forwarded": 0, "arrivals": 0}
+    post, locate = run._post, run._locate
+
+    def counted_post(src, dst, pl, kind):
+        if isinstance(pl, np.ndarray):
+            cnt["locate"] += 1
+        elif pl[0] == "FETCH" and pl[2] != src:
+            cnt["forwarded"] += 1
+        post(src, dst, pl, kind)
+
+    def counted_locate(v, ids):
+        cnt["arrivals"] += 1
+        locate(v, ids)
+
+    run._post, run._locate = counted_post, counted_locate
+    return cnt
+
+
+def test_locate_messages_go_to_few_processors_and_views_stay_exact(mini):
+    """§3.5 without broadcasts: far fewer than P - 1 locate messages per arrival; a processor's view of the
+    data it holds itself is always right."""
+    P = 16
+    g = mini[1].data
+    m = Machine.uniform(P)
+    run = LevelRun(g, m, Engine(P, m, comm=None), initial_state(mini[0], P, 0), Params(),
+                   lambda p: np.random.default_rng([7, p]))
+    cnt = _counting(run)
+    after = run.run()
+    assert cnt["arrivals"] > 0
+    assert cnt["locate"] < 0.25 * cnt["arrivals"] * (P - 1)
+    for p, v in run.vp.items():
+        mine = np.flatnonzero(run.data_at == p)
+        assert np.all(run.loc(v, mine) == p)
+    assert np.array_equal(after.owner, run.executed()[0])
+
+
+def test_request_on_a_stale_view_is_forwarded(mini):
+    """Data that moved on since the requester's view: the old holder forwards the request along its pointer."""
+    P = 4
+    g = mini[0].data
+    m = Machine.uniform(P)
+    state = initial_state(mini[0], P, 0)
+    eng = Engine(P, m, comm=None)
+    run = LevelRun(g, m, eng, state, Params(), lambda p: np.random.default_rng(p), process=False)
+    u = int(np.flatnonzero(state.home == 0)[0])
+    v0, v1, v2 = run.vp[0], run.vp[1], run.vp[2]
+    ids = np.array([u])
+    run._serve(v0, ids, 1)  # processor 1 asks 0 for u's data
+    run._receive(v1, eng.exchange()[1])
+    assert run.data_at[u] == 1 and run.loc(v1, ids)[0] == 1 and run.loc(v0, ids)[0] == 1
+    assert run.loc(v2, ids)[0] == 0  # 2 was not told (it holds no data next to u's, nor is it u's home)
+    run._serve(v0, ids, 2)  # 2 asks the home processor, which forwards to 1
+    inbox = eng.exchange()
+    assert [(src, pl[0], pl[2]) for src, _, pl in inbox[1]] == [(0, "FETCH", 2)]
+    run._receive(v1, inbox[1])
+    run._receive(v2, eng.exchange()[2])
+    assert run.data_at[u] == 2 and run.loc(v2, ids)[0] == 2
+
+
+def test_simultaneous_operations_combine(mini):
+    """Operations started in the same superstep meet; the earliest (lowest root) completes, the others are
+    abandoned, so all processors end with the thresholds of one GWLen and far fewer than 3(P - 1) messages
+    per operation flow."""
+    g = mini[2].data
+    P = 16
+    m = Machine.uniform(P)
+    state = initial_state(mini[0], P, 0)
+    q0 = qwgt(vertex_costs(g, state, m), state.owner, P)
+    minth = float(np.sort(q0)[4]) + 1  # the five lightest processors start operations at once
+    eng = Engine(P, m, comm=None)
+    run = LevelRun(g, m, eng, state, Params(), lambda p: np.random.default_rng(p), process=False,
+                   init_thresholds=th.Thresholds(None, minth, float("inf")), const=minth)
+    run.max_steps = 10
+    run._mainline_all()
+    starts = {v.p for v in run.vlist if v.n_balance}
+    assert starts == set(np.flatnonzero(q0 < minth).tolist()) and len(starts) == 5
+    for _ in range(3 * run.trees.d + 2):  # long enough for every operation to complete or be abandoned
+        inbox = eng.exchange()
+        for p, msgs in inbox.items():
+            if msgs:
+                run._receive(run.vp[p], msgs)
+        run.step += 1
+    f = run.figures()
+    assert f["sbn_balance_ops"] == 5 and f["sbn_aborted_ops"] == 4
+    assert len({v.thr.wsysll for v in run.vlist}) == 1 and run.vlist[0].thr.wsysll is not None
+    assert not run.busy.any()
+    assert eng.totals()["balance"]["messages"] < 2 * 3 * (P - 1) + sum(len(x) for x in [starts]) * 3 * run.trees.d

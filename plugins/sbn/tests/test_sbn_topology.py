@@ -83,3 +83,17 @@ def test_trees_any_P(P):
         assert seen == set(range(P))  # every present node exactly once
         assert T.stage[x].max() <= T.d
         assert T.subtree_size(x, x) == P
+
+
+@pytest.mark.parametrize("P", [8, 32])
+def test_power_of_two_trees_by_lemma1_equal_the_built_ones(P):
+    """For P = 2^d, Trees derives T_x from T_0 by Lemma 1 (XOR x); it matches T_x built from the network."""
+    T = Trees(P)
+    assert T.pow2
+    for x in range(P):
+        pred, depth, kids, sizes = T._build(x)
+        for n in range(P):
+            assert T.children(x, n) == kids[n]
+            assert T.parent(x, n) == pred[n]
+            assert T.depth(x, n) == depth[n]
+            assert T.subtree_size(x, n) == sizes[n]
