@@ -3,6 +3,7 @@
 Plugins import from here only (tests may also use ``harness.testing``).
 """
 from .amrmetrics import amr_figures
+from .api import compare
 from .appmodel import app_figures, app_proc_times, app_terms, app_speedup, app_speedup_from_tables, app_speedup_max, app_total_time
 from .adapters import as_form, boxes_to_graph, cell_vertices, hilbert_index, hilbert_order, overlap_pairs
 from .claims import Claim
@@ -30,7 +31,7 @@ from .workloads import available as available_workloads
 from .workloads import load as load_workload
 
 __all__ = [
-    "Algorithm", "BYTES_PER_UNIT", "Claim", "amr_figures", "app_figures", "app_proc_times", "app_terms", "app_speedup", "app_speedup_from_tables",
+    "Algorithm", "BYTES_PER_UNIT", "Claim", "amr_figures", "compare", "app_figures", "app_proc_times", "app_terms", "app_speedup", "app_speedup_from_tables",
     "app_speedup_max", "app_total_time", "BoxPieces", "available_algorithms", "available_workloads", "Boxes", "Context", "Costs", "Engine", "Graph", "IDX", "KINDS", "Level",
     "LoadArray", "Machine", "Report", "ReportOptions", "SCHEMA", "State", "Table", "Timer", "Workload", "as_form",
     "block_owner", "boxes_to_graph", "carry", "cell_vertices", "core_metrics", "costs_if_on", "cut_pct", "delta_cut",

@@ -41,8 +41,8 @@ class Claim:
     (``sbn``, ``minex``, ``tree``, ``mlb``, ``amr``); ``where``: "§5.3,
     Tables 4-5"; ``text``: the paper's sentence, quoted; ``cells``: a tuple of
     dicts ``{"methods": "sbn,plum-pmetis", "P": (8, 32), "machine":
-    "uniform", "workload": None}`` (``machine``/``workload`` optional, None
-    means the command's); ``check(df) -> (bool, str)`` the predicate and
+    "uniform", "workload": None, "initial": None}`` (``machine``,
+    ``workload``, ``initial`` optional, None means the command's); ``check(df) -> (bool, str)`` the predicate and
     the measured figures; ``reported``: the paper's own figures for the same
     statement, as text.
     """
@@ -117,7 +117,8 @@ def cell_specs(claim: Claim) -> list[dict]:
         Ps = c["P"] if isinstance(c["P"], (tuple, list)) else (c["P"],)
         methods = c["methods"] if isinstance(c["methods"], str) else ",".join(c["methods"])
         for P in Ps:
-            out.append({"methods": methods, "P": int(P), "machine": c.get("machine"), "workload": c.get("workload")})
+            out.append({"methods": methods, "P": int(P), "machine": c.get("machine"), "workload": c.get("workload"),
+                        "initial": c.get("initial")})
     return out
 
 
@@ -169,7 +170,8 @@ def evaluate(claims: list[Claim], opts, workload: str | None = None, workload_pa
         try:
             for c in cell_specs(claim):
                 wname, wparams = where(c)
-                gkey = (wname, repr(sorted(wparams.items())), c["P"], c["machine"] or opts.machine)
+                gkey = (wname, repr(sorted(wparams.items())), c["P"], c["machine"] or opts.machine,
+                        c["initial"] or opts.initial)
                 groups.setdefault(gkey, (wparams, []))
                 for m in _split(c["methods"]):
                     if m not in groups[gkey][1]:
@@ -186,12 +188,12 @@ def evaluate(claims: list[Claim], opts, workload: str | None = None, workload_pa
         bar = tqdm(total=len(groups) + len(claims), file=sys.stderr, unit="step", leave=False)
     frames: dict = {}
     for gkey, (wparams, methods) in groups.items():
-        wname, _, P, machine = gkey
+        wname, _, P, machine, initial = gkey
         if bar:
             bar.set_description(f"cells {wname} P={P} {machine}")
         try:
             frames[gkey] = opts.compare(methods, P=P, machine=machine, workload=wname, workload_params=wparams,
-                                        progress=False)
+                                        initial=initial, progress=False)
         except (ValueError, LookupError, OSError) as exc:
             frames[gkey] = _one_line(exc)
         if bar:

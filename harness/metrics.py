@@ -64,8 +64,8 @@ def costs_if_on(g: Graph, s: State, m: Machine, verts: np.ndarray, q) -> Costs:
     """Wgt, Comm and Remap of ``verts`` if each were computed on ``q`` (scalar or per vertex)."""
     verts = np.asarray(verts, dtype=np.int64)
     q = np.broadcast_to(np.asarray(q, dtype=np.int64), verts.shape)
-    deg = np.diff(g.xadj)[verts]
     starts = g.xadj[verts]
+    deg = g.xadj[verts + 1] - starts
     # adjacency entries of verts, flattened, with the row they belong to
     row = np.repeat(np.arange(verts.size), deg)
     offs = np.arange(row.size) - np.repeat(np.cumsum(deg) - deg, deg)

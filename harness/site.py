@@ -35,7 +35,7 @@ from .reports import ReportOptions, Table
 PLOT_COLUMNS = {"LoadImb": "loadimb", "Cut%": "post_exec_cut_pct", "MaxSR": "maxsr", "MaxQwgt": "maxqwgt"}
 RUN_KEYS = ["workload", "workload_params", "P", "machine", "initial", "seed"]
 CELL_KEYS = RUN_KEYS + ["algorithm", "level"]
-MAX_PLOTS = 60
+MAX_PLOTS = 40
 MAX_LINES = 10
 
 
@@ -94,7 +94,7 @@ class StoredOptions(ReportOptions):
               & (r["seed"].astype(int) == int(seed))]
         if wparams:
             want = {k: str(v) for k, v in wparams.items()}
-            r = r[r["workload_params"].map(lambda s: _params_match(s, want))]
+            r = r.loc[r["workload_params"].map(lambda s: _params_match(s, want)).astype(bool)]
         parts = []
         for m in _methods(methods):
             got = r[r["algorithm"] == str(m)]
@@ -152,7 +152,7 @@ def _fmt(v) -> str:
     if isinstance(v, (float, np.floating)):
         if not math.isfinite(v):
             return ""
-        return f"{v:,.0f}" if abs(v) >= 1e4 else f"{v:.2f}" if abs(v) >= 0.01 or v == 0 else f"{v:.4f}"
+        return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.2f}" if abs(v) >= 0.01 or v == 0 else f"{v:.4f}"
     if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
         return f"{v:,}" if abs(v) >= 1e4 else str(v)
     return str(v)
@@ -194,8 +194,10 @@ def table_html(t: Table) -> str:
             cells.append(f"<td{attr}>{_e(_fmt(v))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     note = f'<p class="muted">{_e(t.note)}</p>' if t.note else ""
-    return (f"<h3>{_e(t.title)}</h3>\n<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body)
-            + f"\n</tbody>\n</table>\n{note}")
+    if not paper_of:
+        note += '<p class="muted nopaper">The paper prints no values for this table.</p>'
+    return (f'<div class="report-table">\n<h3>{_e(t.title)}</h3>\n<table>\n<thead><tr>{head}</tr></thead>\n'
+            "<tbody>\n" + "\n".join(body) + f"\n</tbody>\n</table>\n{note}\n</div>")
 
 
 LEGEND = ('<p class="legend muted">Our value beside the paper\'s: <span class="badge" style="background:#d9f2dd">'
@@ -225,6 +227,7 @@ def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png") -> list[tuple[s
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     ok = rows[rows["status"] == "ok"] if "status" in rows else rows
     runs = []
@@ -233,13 +236,15 @@ def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png") -> list[tuple[s
             runs.append((g["_mtime"].max(), key, g))
     runs.sort(key=lambda x: -x[0])
     out = []
+    fig, axes = plt.subplots(1, 4, figsize=(13, 2.9))  # one figure, redrawn for every run (much faster)
+    fig.subplots_adjust(left=.05, right=.99, bottom=.17, top=.8, wspace=.28)
     for _, key, g in runs[:MAX_PLOTS]:
         workload, wparams, P, machine, initial, seed = key
         params = "" if wparams in ("{}", "", None) else f" {wparams}"
         caption = f"{workload}{params}, P = {P}, machine {machine}, initial {initial}, seed {seed}"
         methods = list(dict.fromkeys(g.sort_values("_mtime")["algorithm"]))[:MAX_LINES]
-        fig, axes = plt.subplots(1, 4, figsize=(13, 2.9))
         for ax, (title, col) in zip(axes, PLOT_COLUMNS.items()):
+            ax.clear()
             for m in methods:
                 r = g[g["algorithm"] == m].sort_values("level")
                 if col in r:
@@ -248,13 +253,13 @@ def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png") -> list[tuple[s
             ax.set_xlabel("adaptation level", fontsize=8)
             ax.tick_params(labelsize=7)
             ax.grid(alpha=.3)
-        axes[0].legend(fontsize=7, loc="best")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes[0].legend(fontsize=6, loc="best")
         fig.suptitle(caption, fontsize=9)
-        fig.tight_layout()
         name = f"levels-{_slug(caption)}.{fmt}"
         fig.savefig(img / name, dpi=72 if fmt == "png" else None)
-        plt.close(fig)
         out.append((caption, name))
+    plt.close(fig)
     return out
 
 
@@ -344,11 +349,16 @@ def build(out: str | None, output: str | os.PathLike = "site", image_format: str
     body.append('<h2 id="reports">Reports</h2>\n<table>\n<thead><tr><th>Report</th><th>Title</th><th>Plugin</th>'
                 "<th>Tables</th></tr></thead>\n<tbody>")
     for name, rep, n, why in rep_state:
-        link = (f'<a href="report-{_e(_slug(name))}.html">{_e(name)}</a>' if n else _e(name))
-        state = f"{n}" + (f' <span class="muted">({_e(why)})</span>' if why and n else "") if n else \
-            f'<span class="muted">{_e(why)} — <code>lbbench report {_e(name)}</code></span>'
-        body.append(f"<tr><td>{link}</td><td>{_e(rep.title)}</td><td>{_e(rep.plugin)}</td><td>{state}</td></tr>")
+        if n:
+            extra = f' <span class="muted">({_e(why)})</span>' if why else ""
+            body.append(f'<tr><td><a href="report-{_e(_slug(name))}.html">{_e(name)}</a></td><td>{_e(rep.title)}'
+                        f"</td><td>{_e(rep.plugin)}</td><td>{n}{extra}</td></tr>")
     body.append("</tbody>\n</table>")
+    missing = [(name, why) for name, _, n, why in rep_state if not n]
+    if missing:
+        body.append('<p class="muted">Not in the store yet (run <code>lbbench report NAME</code>): '
+                    + "; ".join(f'<span title="{_e(why)}"><code>lbbench report {_e(name)}</code></span>'
+                                for name, why in missing) + ".</p>")
 
     body.append(f'<h2 id="claims">Claims</h2>\n<p class="muted">{_e(cl.summary(outcomes))} on the stored cells '
                 "(<code>lbbench claims</code> runs the missing ones). Each claim is the paper's sentence; the "

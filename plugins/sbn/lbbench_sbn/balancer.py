@@ -138,7 +138,7 @@ class VProc:
     arrived: list = field(default_factory=list)     # data arrived this superstep (locates to send)
     servers: set = field(default_factory=set)       # processors that sent p data this superstep
     backlog: deque = field(default_factory=deque)   # chunks due but waiting for forwarded data: (vertices, cost)
-    ops: dict = field(default_factory=dict)         # op -> gather state {"pending", "entries", "nak", "joined"}
+    ops: dict = field(default_factory=dict)         # op -> gather state {"pending", "rows", "nbd", "nak", ...}
     active: dict = field(default_factory=dict)     # op -> successors that joined it (awaiting DIST or ABORT)
     lost: set = field(default_factory=set)          # ops p joined before an earlier op reached it
     seq: int = 0
@@ -261,17 +261,27 @@ class LevelRun:
         """Record in p's view that the data of ``ids`` is at ``where`` (later entries win)."""
         if ids.size == 0:
             return
-        vals = np.broadcast_to(np.asarray(where, np.int64), ids.shape)
-        u, last = np.unique(ids[::-1], return_index=True)  # the last entry of a repeated vertex wins
-        val = vals[::-1][last]
-        pos = np.searchsorted(v.kk, u)
-        old = pos < v.kk.size
-        old[old] = v.kk[pos[old]] == u[old]
+        # ids never repeat within one call (one message's vertices)
+        order = np.argsort(ids)
+        u = ids[order]
+        val = np.full(u.size, where, np.int64) if np.ndim(where) == 0 else np.asarray(where, np.int64)[order]
+        kk, kv = v.kk, v.kv
+        pos = np.searchsorted(kk, u)
+        old = pos < kk.size
+        old[old] = kk[pos[old]] == u[old]
         if old.any():
-            v.kv = v.kv.copy()
-            v.kv[pos[old]] = val[old]
-        if not old.all():
-            v.kk, v.kv = np.insert(v.kk, pos[~old], u[~old]), np.insert(v.kv, pos[~old], val[~old])
+            kv = kv.copy()
+            kv[pos[old]] = val[old]
+        new = ~old
+        if new.any():  # merge the new vertices in (sorted): their final positions, then the old ones around them
+            at = pos[new] + np.arange(int(new.sum()))
+            keep = np.ones(kk.size + at.size, bool)
+            keep[at] = False
+            k2, v2 = np.empty(keep.size, np.int64), np.empty(keep.size, np.int64)
+            k2[at], v2[at] = u[new], val[new]
+            k2[keep], v2[keep] = kk, kv
+            kk, kv = k2, v2
+        v.kk, v.kv = kk, kv
         v.changed.append(ids)
 
     def view(self, v: VProc) -> "_View":
@@ -881,12 +891,10 @@ class LevelRun:
         last = max(s[1] for s in stats)
         steps = last + 1
         tau = 1.0 / self.prm.f
-        w = wsysll(cost) if cost.size else 0
         return {
             "sbn_makespan_s": steps * tau,
             "sbn_supersteps": int(self.step),
             "sbn_idle_pct": float(100.0 * max(0.0, 1 - cost.sum() / (self.P * max(steps, 1) * max(self.B, 1e-300)))),
-            "sbn_processed_loadimb": float(cost.max() / w) if w > 0 else 1.0,
             "sbn_balance_ops": int(sum(s[2] for s in stats)),
             "sbn_aborted_ops": int(sum(s[5] for s in stats)),
             "sbn_distribute_ops": int(sum(s[3] for s in stats)),

@@ -29,11 +29,6 @@ import numpy as np
 from harness import Costs, costs_if_on, delta_cut
 
 
-def _neighbours(g, verts: np.ndarray) -> np.ndarray:
-    """Deprecated alias of ``g.neighbours_of`` (prepartition.py still imports it)."""
-    return g.neighbours_of(verts)
-
-
 def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, q: int, amount: float,
            load_p: float, base_q: float, rng: np.random.Generator, subset: int = 8, max_rounds: int = 64,
            cap_p: float = np.inf, near_q: bool = True):
