@@ -45,7 +45,7 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
             machine: str = "uniform", seed: int = 0, out: str | None = None, timeout: float | None = None,
             cache: bool = True, progress: bool = False, workload_params: dict | None = None,
             engine: Engine | None = None, initial: str = "metis", reuse_failed: bool = False,
-            show_traceback: bool = False) -> pd.DataFrame:
+            show_traceback: bool = False, bar=None) -> pd.DataFrame:
     """Run every method through the workload's levels at P processors; resume from ``out`` when possible.
 
     Every method starts its first level from the same ``initial`` distribution
@@ -73,11 +73,16 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
         raise ValueError(f"P = {P} is larger than the graph ({graphs[0].n} vertices)")
     start = initial_state(run_levels[0], P, seed, initial, eng, known)
 
-    bar = None
-    if progress and eng.is_root:
+    own = bar is None
+    if bar is not None and eng.is_root:  # a report's shared bar: this call's cells are added to its total
+        bar.total = (bar.total or 0) + len(plans) * len(run_levels)
+        bar.refresh()
+    elif progress and eng.is_root:
         from tqdm import tqdm
 
         bar = tqdm(total=len(plans) * len(run_levels), file=sys.stderr, unit="cell", leave=False)
+    if not eng.is_root:
+        bar = None
     rows = []
     for pl in plans:
         state, memory, previous = start, pl.new_memory(), None
@@ -113,6 +118,6 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
                 rows.append(row)
             if bar:
                 bar.update()
-    if bar:
+    if bar and own:
         bar.close()
     return pd.DataFrame(rows)

@@ -275,7 +275,11 @@ def report(name, P, methods, workload, levels, machine, initial, out, seed, time
     opts = options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, initial, reuse_failed,
                         show_traceback, P=Ps)
     opts.methods = methods
-    echo(render(reps[name].build(opts), fmt))
+    try:
+        tables = reps[name].build(opts)
+    finally:
+        opts.close()
+    echo(render(tables, fmt))
 
 
 @cli.command()

@@ -238,7 +238,7 @@ def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png") -> list[tuple[s
     out = []
     fig, axes = plt.subplots(1, 4, figsize=(13, 2.9))  # one figure, redrawn for every run (much faster)
     fig.subplots_adjust(left=.05, right=.99, bottom=.17, top=.8, wspace=.28)
-    for _, key, g in runs[:MAX_PLOTS]:
+    for i, (_, key, g) in enumerate(runs[:MAX_PLOTS]):
         workload, wparams, P, machine, initial, seed = key
         params = "" if wparams in ("{}", "", None) else f" {wparams}"
         caption = f"{workload}{params}, P = {P}, machine {machine}, initial {initial}, seed {seed}"
@@ -256,7 +256,7 @@ def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png") -> list[tuple[s
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes[0].legend(fontsize=6, loc="best")
         fig.suptitle(caption, fontsize=9)
-        name = f"levels-{_slug(caption)}.{fmt}"
+        name = f"levels-{i:02d}-{_slug(caption)[:80]}.{fmt}"  # the index keeps long captions apart
         fig.savefig(img / name, dpi=72 if fmt == "png" else None)
         out.append((caption, name))
     plt.close(fig)

@@ -105,3 +105,11 @@ def register_reports(register):
 
     for rep in REPORTS:
         register(rep)
+
+
+@hookimpl
+def register_claims(register):
+    from .claims import CLAIMS
+
+    for claim in CLAIMS:
+        register(claim)

@@ -1,0 +1,152 @@
+"""Claims as code: registration, verdicts on real cells, the ``lbbench claims`` command."""
+import io
+import math
+
+import pandas as pd
+import pytest
+
+from harness import Claim, ReportOptions, hookimpl, plugins
+from harness import claims as cl
+from harness.cli import main
+
+CELLS = ({"methods": "none,metis", "P": 4},)
+
+
+def _moved(df, method):
+    return Claim.total(df, method, "moved_weight", 4)
+
+
+def none_moves_less(df):
+    a, b = _moved(df, "none"), _moved(df, "metis")
+    return a < b, f"moved weight: none {Claim.num(a)}, metis {Claim.num(b)}"
+
+
+def metis_moves_less(df):
+    a, b = _moved(df, "metis"), _moved(df, "none")
+    return a < b, f"moved weight: metis {Claim.num(a)}, none {Claim.num(b)}"
+
+
+HOLDS = Claim("t-none-moves-less", "testpaper", "§1", "Not balancing moves no data.", CELLS, none_moves_less, "0")
+FAILS = Claim("t-metis-moves-less", "testpaper", "§2", "Repartitioning moves less data.", CELLS, metis_moves_less)
+
+
+class ClaimsPlugin:
+    @staticmethod
+    @hookimpl
+    def register_claims(register):
+        register(HOLDS)
+        register(FAILS)
+
+
+def opts(tmp_path, **kw):
+    return ReportOptions(workload="mini", out=str(tmp_path), progress=False, **kw)
+
+
+def test_known_outcomes_on_mini_give_both_verdicts(tmp_path):
+    out = cl.evaluate([HOLDS, FAILS], opts(tmp_path))
+    assert [o.verdict for o in out] == [cl.HOLDS, cl.FAILS]
+    assert out[0].ours.startswith("moved weight: none 0.00, metis ")
+    # the figures come from the real cells: metis moves data on mini, none moves nothing
+    df = out[0].frame
+    assert set(df["algorithm"]) == {"none", "metis"} and (df["status"] == "ok").all()
+    assert _moved(df, "metis") > 0 and _moved(df, "none") == 0
+
+
+def test_shared_cells_are_fetched_once(tmp_path):
+    calls = []
+
+    class Counting(ReportOptions):
+        def compare(self, methods, P=None, **kw):
+            calls.append((tuple(methods), P))
+            return super().compare(methods, P=P, **kw)
+
+    cl.evaluate([HOLDS, FAILS], Counting(workload="mini", out=str(tmp_path), progress=False))
+    assert calls == [(("none", "metis"), 4)]
+
+
+def test_na_when_figures_missing_or_predicate_breaks(tmp_path):
+    nan = Claim("t-nan", "testpaper", "§3", "x", CELLS, lambda df: (math.nan, "no figure"))
+    broken = Claim("t-broken", "testpaper", "§3", "x", CELLS, lambda df: 1 / 0)
+    failed_cell = Claim("t-missing", "testpaper", "§3", "x", ({"methods": "none", "P": 100_000},),
+                        lambda df: (True, "never"))
+    out = cl.evaluate([nan, broken, failed_cell], opts(tmp_path))
+    assert [o.verdict for o in out] == [cl.NA] * 3
+    assert "ZeroDivisionError" in out[1].ours and "larger than the graph" in out[2].ours
+
+
+def test_helpers_average_total_and_failed_levels():
+    df = pd.DataFrame({"algorithm": ["a", "a", "b", "b"], "P": [4] * 4, "machine": ["uniform"] * 4,
+                       "level": [1, 2, 1, 2], "status": ["ok", "ok", "ok", "failed: x"], "maxsr": [1.0, 3.0, 5.0, 7.0]})
+    assert Claim.average(df, "a", "maxsr", 4) == 2.0 and Claim.total(df, "a", "maxsr") == 4.0
+    assert math.isnan(Claim.average(df, "b", "maxsr", 4)) and math.isnan(Claim.average(df, "a", "maxsr", 8))
+    assert Claim.num(28031.0) == "28,031" and Claim.num(1.019) == "1.02" and Claim.num(math.nan) == "n/a"
+
+
+def test_registration_and_duplicate_claim_is_a_broken_plugin(register):
+    register(ClaimsPlugin(), "claims-a")
+    got = plugins.claims()
+    assert got["t-none-moves-less"].plugin == "test-claims-a"
+    register(ClaimsPlugin(), "claims-b")
+    assert "claims-b" in plugins.broken() and "which test-claims-a already provides" in plugins.broken()["claims-b"]
+    assert "t-metis-moves-less" in plugins.claims()
+    plugins._broken.pop("claims-b", None)
+
+
+def test_paper_claims_are_registered_quoted_and_well_formed():
+    got = plugins.claims()
+    for paper, least in (("sbn", 16), ("minex", 13), ("tree", 9), ("mlb", 5), ("amr", 11)):
+        mine = [c for c in got.values() if c.paper == paper]
+        assert len(mine) >= least, paper
+        for c in mine:
+            assert c.text and c.where and callable(c.check) and cl.cell_specs(c)
+    assert any("28,031" in c.text for c in got.values())
+
+
+def test_cli_exit_codes_and_strict(register, tmp_path, capsys):
+    register(ClaimsPlugin(), "claims-c")
+    args = ["claims", "--paper", "testpaper", "-w", "mini", "--out", str(tmp_path), "-q"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "holds" in out and "does not hold" in out and "2 claims: 1 hold, 1 do not hold, 0 n/a" in out
+    assert main(args + ["--strict"]) == 1
+    capsys.readouterr()
+    assert main(args + ["--format", "csv"]) == 0
+    df = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert list(df.columns) == ["Paper", "Where", "Claim", "Ours", "Paper's figures", "Verdict"]
+    assert sorted(df["Verdict"]) == ["does not hold", "holds"]
+    assert main(["claims", "--paper", "nosuchpaper", "--out", str(tmp_path)]) == 2
+    assert "no claims for paper 'nosuchpaper'" in capsys.readouterr().err
+
+
+def test_history_records_runs_on_the_claims_own_workload(register, tmp_path):
+    register(ClaimsPlugin(), "claims-d")
+    cl.record(cl.evaluate([HOLDS], opts(tmp_path)), str(tmp_path), "abc123")
+    h = cl.history(str(tmp_path))
+    assert list(h[["commit", "claim", "verdict"]].iloc[0]) == ["abc123", "t-none-moves-less", "holds"]
+
+
+@pytest.fixture(scope="module")
+def sbn_cached(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sbn-claims")
+    chosen = cl.select(plugins.claims(), "sbn")
+    o = ReportOptions(workload="mini", out=str(out), progress=False)
+    cl.evaluate(chosen, o, workload="mini")  # compute and store the cells once
+    return chosen, o
+
+
+def test_bench_claims_sbn_cached(benchmark, sbn_cached):
+    """``lbbench claims --paper sbn`` on cached cells (the issue's target: under 5 s)."""
+    chosen, o = sbn_cached
+    out = benchmark(cl.evaluate, chosen, o, "mini")
+    assert len(out) == len(chosen) and all(x.verdict in (cl.HOLDS, cl.FAILS, cl.NA) for x in out)
+
+
+def test_claims_after_a_report_compute_nothing(tmp_path):
+    assert main(["report", "sbn-table5", "-P", "4", "-w", "mini", "--out", str(tmp_path), "-q"]) == 0
+    cells = tmp_path / "cells"
+    before = sorted(p.name for p in cells.glob("*.json"))
+    lazy = Claim("t-sbn-maxsr", "testpaper", "§", "SBN redistributes something.", ({"methods": "sbn", "P": (4,)},),
+                 lambda df: (Claim.average(df, "sbn", "maxsr", 4) > 0, "MaxSR"))
+    out = cl.evaluate([lazy], opts(tmp_path))
+    assert out[0].verdict == cl.HOLDS
+    assert sorted(p.name for p in cells.glob("*.json")) == before
