@@ -1,2 +1,2 @@
 """MinEX (Das, Harvey, Biswas): latency-tolerant diffusive multilevel partitioner."""
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -14,10 +14,10 @@ sum over levels of each level's heaviest queue:
 Qwgt is MinEX §2.3's ``Wgt + Comm + Remap`` of each level, or its latency-
 tolerant form (harness.latency), as the columns ``lt_none_*`` and ``lt_max_*``.
 Remap is the move of the data this level, from where it was to where it is
-computed. Our shock mesh is not the paper's: its summed leaf elements over
-the 9 levels are 13.1 million, against the about 7.6 million that the
-paper's P = 2 figures imply. So absolute values differ by roughly that
-factor, and ratios between cells are what should agree.
+computed. Our shock mesh is calibrated to the paper's (workloads/README.md:
+its summed leaf elements over the 9 levels are close to the about 7.5 million
+that the paper's P = 2 figures imply), but it is not the paper's mesh, so
+ratios between cells are what should agree.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ CASES = {"None": "none", "Max": "max"}  # the paper's row label -> latency model
 
 NOTE = ("MaxQwgt: thousands, summed over the adaptation levels (Σ_levels max_p Qwgt_p / 1000); "
         "LoadImb = Σ MaxQwgt / ceil(Σ QwgtTot / P) (the one LoadImb); Qwgt = Wgt + Comm + Remap (None) or max(Wgt, Comm + Remap) "
-        "(Max, harness.latency). Our shock mesh carries ~1.7x the paper's summed work, so compare ratios. "
+        "(Max, harness.latency). Our shock mesh is calibrated to the paper's but is not the paper's: compare ratios. "
         "'(paper)' columns are the MinEX paper's.")
 
 

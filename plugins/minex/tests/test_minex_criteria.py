@@ -22,24 +22,30 @@ def minvar(q):
     return float(((q - q.min()) ** 2).sum())
 
 
-def replay(g, m, owner, home, trace, latency):
-    """Re-apply each traced move at the fine level; return (brute gain, brute ΔMinVar, QwgtTot0, record) per move."""
+def replay(g, m, owner, home, trace, latency, gain="sum"):
+    """Re-apply each traced move at the fine level; return (brute gain, brute ΔMinVar, QwgtTot0, record) per move.
+
+    Gain is the change of §2.3's additive QwgtTot (``gain="sum"``) or of the latency model's; ΔMinVar and
+    QwgtTot0 (the ThroTtle scale) are always under the latency model."""
     cur = np.array(owner, copy=True)
     q0 = lt.qwgt(*lt.processor_costs(g, m, cur, home), latency)
+    gmodel = "none" if gain == "sum" else latency
     out = []
     tot0 = q0.sum()
     for rec in trace:
         assert np.all(cur[rec["members"]] == rec["p"])
-        before = lt.qwgt(*lt.processor_costs(g, m, cur, home), latency)
+        costs = lt.processor_costs(g, m, cur, home)
+        before, gb = lt.qwgt(*costs, latency), lt.qwgt(*costs, gmodel)
         cur[rec["members"]] = rec["q"]
-        after = lt.qwgt(*lt.processor_costs(g, m, cur, home), latency)
-        out.append((after.sum() - before.sum(), minvar(after) - minvar(before), tot0, rec))
+        costs = lt.processor_costs(g, m, cur, home)
+        after, ga = lt.qwgt(*costs, latency), lt.qwgt(*costs, gmodel)
+        out.append((ga.sum() - gb.sum(), minvar(after) - minvar(before), tot0, rec))
     return out, cur
 
 
-@pytest.mark.parametrize("latency", ["none", "max"])
+@pytest.mark.parametrize("latency,gain", [("none", "sum"), ("max", "sum"), ("max", "model")])
 @pytest.mark.parametrize("machine", ["uniform", "grid:2:3"])
-def test_each_move_lowers_minvar_and_respects_throttle(mini, latency, machine):
+def test_each_move_lowers_minvar_and_respects_throttle(mini, latency, gain, machine):
     levels, start = mini
     P = 8
     m = Machine.parse(machine, P)
@@ -49,9 +55,9 @@ def test_each_move_lowers_minvar_and_respects_throttle(mini, latency, machine):
     T = 4.0
     trace = []
     parts, stats = mx.minex(g, start.owner, home, m, seed=3, throttle=T, latency=latency, impl="python",
-                            trace=trace)
+                            trace=trace, gain=gain)
     assert stats.coarse_moves + stats.expand_moves == len(trace) > 10
-    moves, final = replay(g, m, start.owner, home, trace, latency)
+    moves, final = replay(g, m, start.owner, home, trace, latency, gain)
     assert np.array_equal(final, parts)
     for gain, dmv, tot0, rec in moves:
         assert gain == pytest.approx(rec["gain"], abs=1e-6 * tot0)
@@ -88,10 +94,30 @@ def test_throttle_trend(mini):
     assert res[math.inf][0] < res[0.0][0] and res[math.inf][1] > res[0.0][1]
 
 
+def test_throttle_gates_balance_under_max_tolerance(mini):
+    """Our reading of §3.3 (README): Gain is the change of §2.3's additive QwgtTot, so under maximum latency
+    tolerance a balancing move still costs its Remap and ThroTtle gates it, as in Table 1. With Gain under the
+    latency model (``gain=model``) a move that only shifts processing has Gain 0 and passes any ThroTtle > 0."""
+    levels, start = mini
+    P = 8
+    m = Machine.parse("uniform", P)
+    g = levels[1].data
+    imb = {}
+    for gain in ("sum", "model"):
+        for T in (0.5, 64.0, math.inf):
+            parts, _ = mx.minex(g, start.owner, start.owner, m, seed=0, throttle=T, latency="max", gain=gain)
+            q = lt.qwgt(*lt.processor_costs(g, m, parts, start.owner), "max")
+            imb[gain, T] = P * q.max() / q.sum()
+    assert imb["sum", 0.5] > 1.5 * imb["sum", 64.0] and imb["sum", 64.0] < 1.05 and imb["sum", math.inf] < 1.05
+    assert imb["model", 0.5] < 1.05 and abs(imb["model", 0.5] - imb["model", math.inf]) < 0.05
+
+
 @pytest.mark.skipif(mx._kernel is None, reason="C kernel not built")
-@pytest.mark.parametrize("machine,latency,T", [("uniform", "none", 16.0), ("grid:4:3", "max", 64.0),
-                                               ("grid:3:10", "overlap:0.5", math.inf), ("grid:2:3", "none", 0.0)])
-def test_c_kernel_equals_python_reference(mini, machine, latency, T):
+@pytest.mark.parametrize("machine,latency,T,gain", [("uniform", "none", 16.0, "sum"), ("grid:4:3", "max", 64.0, "sum"),
+                                                    ("grid:4:3", "max", 64.0, "model"),
+                                                    ("grid:3:10", "overlap:0.5", math.inf, "sum"),
+                                                    ("grid:2:3", "none", 0.0, "sum")])
+def test_c_kernel_equals_python_reference(mini, machine, latency, T, gain):
     levels, _ = mini
     P = 16
     m = Machine.parse(machine, P)
@@ -99,8 +125,8 @@ def test_c_kernel_equals_python_reference(mini, machine, latency, T):
     g = levels[2].data
     home = start.owner.copy()
     home[::5] = (home[::5] + 3) % P
-    a, sa = mx.minex(g, start.owner, home, m, seed=99, throttle=T, latency=latency, impl="python")
-    b, sb = mx.minex(g, start.owner, home, m, seed=99, throttle=T, latency=latency, impl="c")
+    a, sa = mx.minex(g, start.owner, home, m, seed=99, throttle=T, latency=latency, impl="python", gain=gain)
+    b, sb = mx.minex(g, start.owner, home, m, seed=99, throttle=T, latency=latency, impl="c", gain=gain)
     assert sa.impl == "python" and sb.impl == "c"
     assert np.array_equal(a, b)
     assert (sa.merges, sa.coarse_moves, sa.expand_moves, sa.passes) == \
@@ -127,7 +153,7 @@ def test_bad_parameters(mini):
     m = Machine.uniform(8)
     g = levels[0].data
     for kw in ({"throttle": -1.0}, {"coarse": 0}, {"sample": 0}, {"normalize": "x"}, {"impl": "fortran"},
-               {"latency": "nonsense"}):
+               {"latency": "nonsense"}, {"gain": "max"}):
         with pytest.raises(ValueError):
             mx.minex(g, start.owner, start.owner, m, seed=0, **kw)
     with pytest.raises(ValueError):

@@ -5,21 +5,23 @@ reassigns vertices so that QWgt(p) (Wgt + Comm + Remap, §3.1) is about equal
 on all processors and WSysLL is as small as possible. Data does not move: the
 actual migration happens lazily while SBN processes the level.
 
-* One iteration is a sequence of reassignments in which every vertex moves at
-  most once. While some processor is above WSysLL, the processor q with the
-  smallest QWgt takes load: a random subset of q's vertices adjacent to
-  overloaded processors is drawn (when q borders no overloaded processor, its
-  heavier neighbours, which keep at least the mean of their load and q's: the
-  diffusion that lets load travel across processors; our reading), ΔCut (harness.metrics.delta_cut) is computed
-  for their adjacent vertices on overloaded processors, the one with the
-  smallest ΔCut (MinV) goes to q, then a breadth-first search from MinV over
-  vertices of overloaded processors adds more, until q reaches WSysLL (a source
-  is never drained below WSysLL). A processor that finds no candidate is skipped
-  for the rest of the iteration.
+* One iteration (:func:`_iteration`) is a sequence of reassignments in which
+  every vertex moves at most once: while some processor p is above WSysLL,
+  the most loaded one gives to the processor q with the minimum QWgt among
+  those it borders: a random subset of q's vertices adjacent to p is drawn,
+  ΔCut (harness.metrics.delta_cut) is computed for their neighbours on p, the
+  one with the smallest ΔCut (MinV) goes to q, then a breadth-first search
+  from MinV over p's vertices adds more, while q stays below p and p at or
+  above WSysLL. A processor that fills up passes load on to its own lighter
+  neighbours (diffusion): our reading of "assigned to the processor q with
+  the minimum QWgt(q)" for a q that does not border p.
 * After an iteration, if QWgt(r) / WSysLL > 1.75 for the heaviest r, a
-  Kernighan-Lin style refinement reduces WSysLL (kl_refine).
-* ItNum = 4 iterations; each new minimum of WSysLL extends the run by ItNum.
-  The assignment returned is the one with the smallest max QWgt seen.
+  Kernighan-Lin refinement (:func:`kl_refine`) lowers WSysLL, within the
+  balance bound (1 + kl_tol) WSysLL, and brings processors above the bound
+  down to it.
+* ItNum = 4 iterations; after each, if WSysLL is a new minimum (below every
+  earlier iteration's), ItNum more are added. The assignment returned is the
+  one with the smallest max QWgt seen.
 
 Comm while partitioning is *projected*: it counts neighbours assigned to other
 processors (their data will be there once processed), Remap counts vertices
@@ -93,7 +95,8 @@ def _iteration(C: _Costs, rng, subset: int) -> int:
     breadth-first search from MinV over p's vertices adds more, as long as q
     stays below p (q receives Wgt + Comm + Remap, p loses Wgt + Comm) and p does
     not drop below WSysLL. A pair (p, q) that yields nothing is not tried
-    again in this iteration; a p with no pair left is done. Load that cannot
+    again in this iteration; a p with no pair left waits until some move
+    changes the loads. Load that cannot
     reach a light processor directly passes through p's neighbours, which
     become overloaded in turn (diffusion).
     """
@@ -125,7 +128,6 @@ def _iteration(C: _Costs, rng, subset: int) -> int:
         # breadth-first search from MinV over p's free vertices
         take: list[np.ndarray] = []
         got = lost = 0.0
-        inset = []
         layer = np.array([minv])
         while layer.size:
             cq = C.on(layer, q).total
@@ -150,22 +152,37 @@ def _iteration(C: _Costs, rng, subset: int) -> int:
         S = np.concatenate(take)
         C.move(S, q)
         total += S.size
+        done[:] = False  # loads changed: a processor with no lighter neighbour may have one now
     return total
 
 
-def kl_refine(C: _Costs, passes: int = 8) -> int:
-    """Kernighan-Lin style refinement (§3.7): boundary moves that lower the total cost, never a new maximum.
+def _cum_by(key, w):
+    """Running sum of ``w`` within each run of equal ``key`` (``key`` sorted)."""
+    cs = np.cumsum(w)
+    starts = np.r_[0, np.flatnonzero(np.diff(key)) + 1]
+    return cs - np.repeat(cs[starts] - w[starts], np.diff(np.r_[starts, key.size]))
 
-    Vectorized greedy passes: every boundary vertex proposes the neighbouring
-    processor with the largest gain ``-(ΔRemap + 2 ΔComm)`` (Comm changes on both
-    sides of each edge); positive-gain proposals that are not adjacent to a
-    better proposal move, as long as the target stays at or below the current
-    max QWgt. Returns the number of moves.
+
+def kl_refine(C: _Costs, tol: float = 0.03, passes: int = 50) -> int:
+    """Kernighan-Lin refinement (§3.7, [17]) that lowers WSysLL and respects balance.
+
+    k-way boundary passes in the manner of the greedy KL variants of
+    multilevel partitioners (§4.2): every boundary vertex v on p proposes the
+    neighbouring processor t with the largest gain, the drop in total
+    Comm + Remap (``-(ΔRemap + 2 ΔComm)``: Comm changes on both sides of each
+    edge), which is P times the drop in WSysLL. The balance bound is
+    B = (1 + tol) WSysLL: a positive-gain move is made only if t stays at or
+    below B; a processor above B also sends its best-gain boundary vertices
+    (even at a loss) to neighbours that stay at or below B, until it is at or
+    below B. Moves of one pass are independent (no two adjacent vertices move
+    in a pass). Passes repeat until none moves anything. Returns the number of moves.
     """
     g, P = C.g, C.P
     total = 0
     for _ in range(passes):
         own = C.owner
+        W = wsysll(C.qw)
+        B = (1.0 + tol) * W
         src, dst = g.src, g.adjncy
         e = own[src] != own[dst]
         if not e.any():
@@ -175,33 +192,40 @@ def kl_refine(C: _Costs, passes: int = 8) -> int:
         on_t = C.on(v, t)
         on_p = C.on(v, own[v])
         gain = -((on_t.remap - on_p.remap) + 2 * (on_t.comm - on_p.comm))
-        # best target per vertex
-        order = np.lexsort((t, -gain, v))
-        v, t, gain, cq = v[order], t[order], gain[order], on_t.total[order]
-        first = np.r_[True, v[1:] != v[:-1]]
-        v, t, gain, cq = v[first], t[first], gain[first], cq[first]
-        keep = gain > 0
-        v, t, gain, cq = v[keep], t[keep], gain[keep], cq[keep]
+        p = own[v]
+        heavy = C.qw[p] > B
+        # a balancing move must leave the target lighter than the source was
+        fits = C.qw[t] + on_t.total <= B
+        ok = fits & ((gain > 0) | heavy)
+        v, t, p, gain, cq, cp = v[ok], t[ok], p[ok], gain[ok], on_t.total[ok], on_p.total[ok]
         if v.size == 0:
             break
+        # best target per vertex (largest gain; ties: lighter target)
+        order = np.lexsort((C.qw[t], -gain, v))
+        v, t, p, gain, cq, cp = (x[order] for x in (v, t, p, gain, cq, cp))
+        first = np.r_[True, v[1:] != v[:-1]]
+        v, t, p, gain, cq, cp = (x[first] for x in (v, t, p, gain, cq, cp))
         # independent set: a vertex moves only if no adjacent proposer has a larger gain (ties: smaller id)
         g_of = np.full(g.n, -np.inf)
         g_of[v] = gain
         nb_best = np.full(g.n, -np.inf)
-        np.maximum.at(nb_best, src, g_of[dst])
-        win = gain > nb_best[v]
-        v, t, gain, cq = v[win], t[win], gain[win], cq[win]
-        # capacity: targets stay at or below the current maximum
-        cap = C.qw.max() - C.qw
+        np.maximum.at(nb_best, src, np.where(g_of[dst] == g_of[src], -np.inf, g_of[dst]))
+        tie = np.zeros(g.n, bool)
+        np.logical_or.at(tie, src, (g_of[dst] == g_of[src]) & (dst < src) & np.isfinite(g_of[dst]))
+        win = (gain > nb_best[v]) & ~tie[v]
+        v, t, p, gain, cq, cp = (x[win] for x in (v, t, p, gain, cq, cp))
+        # best gain first: targets stay at or below B; sources above B send until at or below B,
+        # sources at or below B send only gainful moves
         order = np.argsort(-gain, kind="stable")
-        v, t, cq = v[order], t[order], cq[order]
-        o2 = np.argsort(t, kind="stable")
-        cs = np.cumsum(cq[o2])
-        starts = np.r_[0, np.flatnonzero(np.diff(t[o2])) + 1]
-        base = np.repeat(cs[starts] - cq[o2][starts], np.diff(np.r_[starts, t.size]))
-        cum = np.empty_like(cq)
-        cum[o2] = cs - base
-        ok = cum <= cap[t]
+        v, t, p, gain, cq, cp = (x[order] for x in (v, t, p, gain, cq, cp))
+        ot = np.argsort(t, kind="stable")
+        into = np.empty_like(cq)
+        into[ot] = _cum_by(t[ot], cq[ot])
+        op = np.argsort(p, kind="stable")
+        out = np.empty_like(cp)
+        out[op] = _cum_by(p[op], cp[op])
+        excess = C.qw[p] - B
+        ok = (C.qw[t] + into <= B) & ((gain > 0) | (out - cp < excess))
         v, t = v[ok], t[ok]
         if v.size == 0:
             break
@@ -211,26 +235,35 @@ def kl_refine(C: _Costs, passes: int = 8) -> int:
     return total
 
 
-def prepartition(g, state: State, m, rng, itnum: int = 4, kl_threshold: float = 1.75, subset: int = 8):
-    """Run the §3.7 pre-partitioner; returns (owner array, figures for ctx.record)."""
+def prepartition(g, state: State, m, rng, itnum: int = 4, kl_threshold: float = 1.75, subset: int = 8,
+                 kl_tol: float = 0.03):
+    """Run the §3.7 pre-partitioner; returns (owner array, figures for ctx.record).
+
+    ItNum iterations; after each, the KL refinement runs if QWgt(r) / WSysLL >
+    ``kl_threshold`` for the heaviest r, and the run is extended by ItNum
+    iterations whenever WSysLL reaches a new minimum (the first iteration's
+    WSysLL is the first reference). The assignment returned is the one with
+    the smallest max QWgt seen.
+    """
     P = m.P
     C = _Costs(g, m, state.owner, state.home, P)
     best_max, best_owner, best_w = C.qw.max(), C.owner.copy(), wsysll(C.qw)
-    min_w = wsysll(C.qw)
-    its, planned, moves, kl_moves = 0, itnum, 0, 0
+    min_w = None
+    its, planned, moves, kl_moves, kl_runs = 0, itnum, 0, 0, 0
     while its < planned:
         moves += _iteration(C, rng, subset)
         W = wsysll(C.qw)
         if W > 0 and C.qw.max() / W > kl_threshold:
-            kl_moves += kl_refine(C)
+            kl_moves += kl_refine(C, tol=kl_tol)
+            kl_runs += 1
             C.refresh()
             W = wsysll(C.qw)
         its += 1
-        if W < min_w:
-            min_w = W
+        if min_w is not None and W < min_w:
             planned += itnum
+        min_w = W if min_w is None else min(min_w, W)
         if C.qw.max() < best_max:
             best_max, best_owner, best_w = C.qw.max(), C.owner.copy(), wsysll(C.qw)
     figs = {"prepart_iterations": its, "prepart_moves": int(moves), "prepart_kl_moves": int(kl_moves),
-            "prepart_loadimb": float(best_max / max(best_w, 1))}
+            "prepart_kl_runs": kl_runs, "prepart_loadimb": float(best_max / max(best_w, 1))}
     return best_owner, figs
