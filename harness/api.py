@@ -41,11 +41,25 @@ def select(levels: list, wanted: list | None) -> list:
     return [lv for lv in levels if first <= lv.index <= max(wanted)]
 
 
+def progress_bar(cells: int, bars: list | None):
+    """A bar over ``cells`` more cells: a new one, or the shared one in ``bars`` (a report's), made on first use."""
+    from tqdm import tqdm
+
+    if bars:
+        bars[0].total += cells
+        bars[0].refresh()
+        return bars[0]
+    bar = tqdm(total=cells, file=sys.stderr, unit="cell", leave=False)
+    if bars is not None:
+        bars.append(bar)
+    return bar
+
+
 def compare(methods, workload: str = "shock", P: int = 32, levels: list | None = None,
             machine: str = "uniform", seed: int = 0, out: str | None = None, timeout: float | None = None,
             cache: bool = True, progress: bool = False, workload_params: dict | None = None,
             engine: Engine | None = None, initial: str = "metis", reuse_failed: bool = False,
-            show_traceback: bool = False, bar=None) -> pd.DataFrame:
+            show_traceback: bool = False, bars: list | None = None) -> pd.DataFrame:
     """Run every method through the workload's levels at P processors; resume from ``out`` when possible.
 
     Every method starts its first level from the same ``initial`` distribution
@@ -73,16 +87,7 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
         raise ValueError(f"P = {P} is larger than the graph ({graphs[0].n} vertices)")
     start = initial_state(run_levels[0], P, seed, initial, eng, known)
 
-    own = bar is None
-    if bar is not None and eng.is_root:  # a report's shared bar: this call's cells are added to its total
-        bar.total = (bar.total or 0) + len(plans) * len(run_levels)
-        bar.refresh()
-    elif progress and eng.is_root:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(plans) * len(run_levels), file=sys.stderr, unit="cell", leave=False)
-    if not eng.is_root:
-        bar = None
+    bar = progress_bar(len(plans) * len(run_levels), bars) if progress and eng.is_root else None
     rows = []
     for pl in plans:
         state, memory, previous = start, pl.new_memory(), None
@@ -118,6 +123,6 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
                 rows.append(row)
             if bar:
                 bar.update()
-    if bar and own:
+    if bar and bars is None:
         bar.close()
     return pd.DataFrame(rows)

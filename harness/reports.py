@@ -55,7 +55,7 @@ class ReportOptions:
     initial: str = "metis"
     reuse_failed: bool = False
     show_traceback: bool = False
-    bar: object = field(default=None, repr=False, compare=False)  # one progress bar over a report's cells
+    bars: list = field(default_factory=list, repr=False, compare=False)  # one progress bar over a report's cells
 
     def compare(self, methods, P=None, **overrides) -> pd.DataFrame:
         from .api import compare
@@ -65,21 +65,13 @@ class ReportOptions:
                   cache=self.cache, progress=self.progress, initial=self.initial,
                   reuse_failed=self.reuse_failed, show_traceback=self.show_traceback)
         kw.update(overrides)
-        if kw["progress"]:
-            if self.bar is None:
-                import sys
-
-                from tqdm import tqdm
-
-                self.bar = tqdm(total=0, file=sys.stderr, unit="cell", leave=False)
-            kw["bar"] = self.bar
+        kw["bars"] = self.bars
         return compare(methods, P=P if P is not None else (self.P or [32])[0], **kw)
 
     def close(self) -> None:
         """Close the shared progress bar (the ``report`` command calls it after ``build``)."""
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
+        while self.bars:
+            self.bars.pop().close()
 
     def figure_path(self, name: str) -> Path:
         """Where a report saves a picture: ``<results dir>/figures/<name>`` (the directory is created)."""
