@@ -30,8 +30,9 @@ def _finite(*xs) -> bool:
 # -- §1: PLUM, SBN and MinEX at P = 32 ---------------------------------------------------------------
 
 def fewer_moved_than_plum(df):
-    m, p = Claim.total(df, "minex", "moved_vertices", 32), Claim.total(df, "plum", "moved_vertices", 32)
-    return (m < p if _finite(m, p) else None), f"elements moved: MinEX {num(m)}, PLUM {num(p)}"
+    """The paper's 63,270 "mesh elements" for PLUM is SBN Table 6's mean MaxSR at P = 32: mean MaxSR."""
+    m, p = Claim.average(df, "minex", "maxsr", 32), Claim.average(df, "plum", "maxsr", 32)
+    return (m < p if _finite(m, p) else None), f"mean MaxSR: MinEX {num(m)}, PLUM {num(p)}"
 
 
 def lower_cut_than_sbn(df):
@@ -203,7 +204,7 @@ T34 = tuple({"methods": f"{_method(2 * P, 'none')},none", "P": P, "machine": "gr
 COMPARE = ({"methods": "plum,sbn,minex", "P": 32},)
 
 CLAIMS = [
-    Claim("minex-moves-less-than-plum", "minex", "§1 (elements moved, P=32)",
+    Claim("minex-moves-less-than-plum", "minex", "§1 (elements moved = mean MaxSR, P=32)",
           "Our experimental results show that MinEX reduces the workload migrated by PLUM",
           COMPARE, fewer_moved_than_plum, "30,548 vs 63,270 elements"),
     Claim("minex-cut-below-sbn", "minex", "§1 (edge cut, P=32)",

@@ -94,3 +94,22 @@ def test_latency_models():
             lt.get(bad)
     lt.register("double", lambda w, c, r: w + 2 * (c + r))
     assert lt.get("double")(1.0, 1.0, 1.0) == 5.0
+
+
+def test_report_compare_uses_mean_maxsr_and_cut(tmp_path):
+    """minex-compare: mean post-exec Cut% and mean MaxSR over the levels (the measures behind the paper's
+    10.9% and 63,270 for PLUM), with the paper's 'elements moved' beside our MaxSR."""
+    from harness.api import compare as run
+    from lbbench_minex import reports
+
+    opts = ReportOptions(P=[8], workload="mini", out=str(tmp_path), progress=False)
+    [t] = reports.compare(opts)
+    f = t.frame.set_index("Row")
+    df = run("plum,sbn,minex", workload="mini", P=8, out=str(tmp_path))
+    for label, name in reports.COMPARE.items():
+        rows = df[df["algorithm"] == name]
+        assert f.loc[label, "MaxSR"] == pytest.approx(rows["maxsr"].mean())
+        assert f.loc[label, "Edge cut %"] == pytest.approx(rows["post_exec_cut_pct"].mean())
+    assert "MaxSR (paper)" not in f.columns  # the paper's values are for P = 32 only
+    [t32] = reports.compare(ReportOptions(P=[32], workload="mini", out=str(tmp_path), progress=False))
+    assert t32.frame.set_index("Row").loc["PLUM", "MaxSR (paper)"] == 63270

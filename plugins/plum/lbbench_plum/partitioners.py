@@ -145,23 +145,20 @@ def _contract(xadj, adjncy, cwgt, pwgt, cmap, nc):
             np.bincount(cmap, weights=pwgt, minlength=nc).astype(np.int64))
 
 
-def _flow(xadj, adjncy, part, load, target, nparts) -> dict:
-    """Directed diffusion's flow (2-norm minimal, Hu and Blake): solve L x = load - target on the
-    partition graph, flow(p, q) = x_p - x_q > 0 for adjacent partitions p, q."""
-    src = _sources(xadj)
-    pa, pb = part[src], part[adjncy]
-    cut = pa != pb
-    A = sp.csr_matrix((np.ones(int(cut.sum())), (pa[cut], pb[cut])), shape=(nparts, nparts)).tocoo()
-    A.sum_duplicates()
-    A.data[:] = 1.0
-    L = sp.diags(np.asarray(A.sum(axis=1)).ravel()) - A.tocsr()
+def _flow(pa, pb, load, target, nparts) -> dict:
+    """Directed diffusion's flow (2-norm minimal, Hu and Blake) over the cut edges (pa[i], pb[i]):
+    solve L x = load - target on the partition graph, flow(p, q) = x_p - x_q > 0 for adjacent p, q."""
+    key = np.unique(pa * nparts + pb)
+    row, col = key // nparts, key % nparts
+    A = sp.csr_matrix((np.ones(len(key)), (row, col)), shape=(nparts, nparts))
+    L = sp.diags(np.asarray(A.sum(axis=1)).ravel()) - A
     if nparts <= 512:
         x = np.linalg.lstsq(L.toarray(), load - target, rcond=None)[0]
     else:
         x = lsqr(L, load - target, atol=1e-12, btol=1e-12, iter_lim=10 * nparts + 100)[0]
-    f = x[A.row] - x[A.col]
+    f = x[row] - x[col]
     pos = f > 0
-    return dict(zip(zip(A.row[pos].tolist(), A.col[pos].tolist()), f[pos].tolist()))
+    return dict(zip(zip(row[pos].tolist(), col[pos].tolist()), f[pos].tolist()))
 
 
 def _diffuse(xadj, adjncy, pwgt, part, load, target, maxload, nparts, rng) -> None:
@@ -171,19 +168,21 @@ def _diffuse(xadj, adjncy, pwgt, part, load, target, maxload, nparts, rng) -> No
     partition with the most remaining flow when that flow is at least half
     its weight ("the flow value relative to the vertex weight is high").
     """
-    X, adj, pw = xadj.tolist(), adjncy.tolist(), pwgt.tolist()
+    src = _sources(xadj)
+    X, adj = xadj.tolist(), adjncy.tolist()
     for _ in range(DIFFUSE):
         if load.max() <= maxload:
             return
-        rem = _flow(xadj, adjncy, part, load, target, nparts)
-        src = _sources(xadj)
-        border = np.unique(src[part[src] != part[adjncy]])
+        ps, pd_ = part[src], part[adjncy]
+        cut = ps != pd_
+        rem = _flow(ps[cut], pd_[cut], load, target, nparts)
+        border = np.unique(src[cut])
         border = border[load[part[border]] > target]
         rng.shuffle(border)
         moved = 0
         for u in border.tolist():
             p = int(part[u])
-            w = pw[u]
+            w = float(pwgt[u])
             if load[p] <= target:
                 continue
             best, bf = -1, 0.0

@@ -42,7 +42,7 @@ class PlumMemory:
 
 
 DEFAULTS = {
-    "partitioner": "pmetis",   # pmetis | dmetis
+    "partitioner": "pmetis",   # pmetis | dmetis (multilevel diffusion) | scotch (Scotch's repart)
     "remapper": "heuristic",   # heuristic | optimal
     "F": 1,                    # partitions per processor (§4.3, Fig. 7 uses 2)
     "iterations": 10,          # solver iterations until the next adaptation (accept rule)
@@ -51,7 +51,7 @@ DEFAULTS = {
     "overhead": -1.0,          # O in seconds; < 0: least-squares fit
     "timing": "modelled",      # time fitted: engine's modelled migration time, or wall
     "ufactor": 30,             # METIS load-imbalance tolerance (PMeTiS), thousandths
-    "emrat": 1.0,              # Scotch migration cost per unit rwgt relative to edge cut (DMeTiS)
+    "emrat": 1.0,              # Scotch migration cost per unit rwgt relative to edge cut (partitioner=scotch)
 }
 FIXED = {"plum-pmetis": "pmetis", "plum-dmetis": "dmetis"}
 NAMES = ("plum", *FIXED)
@@ -64,16 +64,15 @@ def register_algorithms(register):
     roles = ("partition", "remap", "accept")
     kw = dict(family="global", roles=roles, memory=PlumMemory)
     register(Algorithm("plum", params=dict(DEFAULTS), validate=lambda p: settings("plum", p), **kw,
-                       description="PLUM: repartition (PMeTiS or DMeTiS), similarity-matrix processor "
+                       description="PLUM: repartition (PMeTiS, DMeTiS or Scotch), similarity-matrix processor "
                                    "reassignment, remap only when the gain exceeds gamma*MaxSR+O"))
     short = {k: v for k, v in DEFAULTS.items() if k not in ("partitioner", "ufactor", "emrat")}
     register(Algorithm("plum-pmetis", params={**short, "ufactor": DEFAULTS["ufactor"]}, **kw,
                        validate=lambda p: settings("plum-pmetis", p),
                        description="PLUM with PMeTiS (METIS k-way from scratch), SBN paper Table 6"))
-    register(Algorithm("plum-dmetis", params={**short, "emrat": DEFAULTS["emrat"]}, **kw,
-                       validate=lambda p: settings("plum-dmetis", p),
-                       description="PLUM with DMeTiS (diffusive repartitioning, Scotch with migration "
-                                   "cost), SBN paper Table 7"))
+    register(Algorithm("plum-dmetis", params=short, **kw, validate=lambda p: settings("plum-dmetis", p),
+                       description="PLUM with DMeTiS (multilevel diffusion: coarsen within partitions, "
+                                   "diffuse on the coarsest graph, refine in place), SBN paper Table 7"))
 
 
 def settings(algorithm: str, params: dict) -> dict:

@@ -1,9 +1,10 @@
-"""DMeTiS through Scotch's repartitioning with migration cost: direction of emrat, determinism."""
+"""PLUM's ``partitioner=scotch``: Scotch's repartitioning with migration cost (direction of emrat, determinism)."""
 import numpy as np
 
-from harness.partitioners import metis_kway
-from harness.workloads import load
-from lbbench_plum.partitioners import dmetis, pmetis
+from harness import load_workload as load
+from harness import metis_kway
+from lbbench_plum.partitioners import pmetis
+from lbbench_plum.partitioners import scotch as dmetis
 
 
 def mini(i):
