@@ -80,6 +80,7 @@ class Engine:
         self.starts = (np.arange(self.R + 1) * P) // self.R
         self.local = range(int(self.starts[self.rank]), int(self.starts[self.rank + 1]))
         self.superstep = 0
+        self.tally = None
         self._outbox: list = []
         # local counters: (kind) -> {(src, dst): [messages, bytes]}; per-superstep modelled times
         self._pairs: dict = {k: defaultdict(lambda: [0, 0]) for k in KINDS}
@@ -109,8 +110,12 @@ class Engine:
         """Messages posted on this rank and not yet delivered."""
         return len(self._outbox)
 
-    def exchange(self) -> dict[int, list]:
-        """Deliver every posted message; return ``{local dst: [(src, kind, payload), ...]}`` in (src, post) order."""
+    def exchange(self, tally: int | None = None) -> dict[int, list]:
+        """Deliver every posted message; return ``{local dst: [(src, kind, payload), ...]}`` in (src, post) order.
+
+        ``tally``: this rank's share of a count every rank needs (work left, say); the sum over all ranks
+        rides on the same collective and is ``self.tally`` afterwards (every rank passes one, or none).
+        """
         out, self._outbox = self._outbox, []
         m = self.machine
         step_time: dict = {}
@@ -134,13 +139,18 @@ class Engine:
             self._stats.append((self.superstep, kind, sent, recv, nbytes[0]))
         self.superstep += 1
         if self.R == 1:
-            received = out
+            received, self.tally = out, tally
         else:
             send = [[] for _ in range(self.R)]
             ranks = self.rank_of(np.fromiter((d for _, d, _, _ in out), dtype=np.int64, count=len(out)))
             for msg, r in zip(out, ranks):
                 send[r].append(msg)
-            received = [msg for part in self._alltoall(send) for msg in part]
+            if tally is not None:
+                send = [(part, tally) for part in send]
+            got = self._alltoall(send)
+            if tally is not None:
+                got, self.tally = [part for part, _ in got], sum(t for _, t in got)
+            received = [msg for part in got for msg in part]
         inbox: dict[int, list] = {v: [] for v in self.local}
         # stable sort by src keeps each sender's post order
         for src, dst, kind, payload in sorted(received, key=lambda x: x[0]):

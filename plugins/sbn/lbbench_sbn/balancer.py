@@ -336,9 +336,15 @@ class LevelRun:
     def run(self) -> State:
         """Superstep loop until every vertex is processed (or, with ``process=False``, until quiet)."""
         eng = self.eng
-        first = next(iter(self.vp))
+        active = None
         while True:
-            inbox = eng.exchange()
+            # the work-left count of the last superstep rides on this exchange (one collective a superstep)
+            inbox = eng.exchange(tally=active)
+            if active is not None:
+                if eng.tally == 0:
+                    break  # this exchange delivered (and counted) the last locate messages
+                if self.step > self.max_steps:
+                    raise RuntimeError(f"sbn: level did not finish within {self.max_steps} supersteps")
             for p, msgs in inbox.items():
                 if msgs:
                     self._receive(self.vp[p], msgs)
@@ -353,13 +359,7 @@ class LevelRun:
             else:  # balancing only: messages on their way or operations open
                 active = eng.pending() + int(self.busy.sum())
             self.in_transit = 0
-            total = eng.reduce({p: (active if p == first else 0) for p in self.vp}, "sum")
             self.step += 1
-            if total == 0:
-                break
-            if self.step > self.max_steps:
-                raise RuntimeError(f"sbn: level did not finish within {self.max_steps} supersteps")
-        eng.exchange()  # deliver (and count) the last locate messages
         return self._final_state()
 
     def _gather_vertex_array(self, a: np.ndarray) -> np.ndarray:
