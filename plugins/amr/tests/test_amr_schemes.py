@@ -1,0 +1,190 @@
+"""Structure of the six AMR schemes' pieces (spec §5): tiling, owners, IGD piece count, zero movement on
+identical steps, and the splitting helpers against brute force."""
+import numpy as np
+import pytest
+
+from harness import BoxPieces, Boxes, amr_figures
+from lbbench_amr.direct import run_steps, split_method
+from lbbench_amr.plugin import SCHEMES, distribute
+from lbbench_amr.split import bisect_pieces, coalesce, cut_box, linear_pieces
+from workloads import bl
+
+ALL = list(SCHEMES) + ["amr-ild[ild_split=none]", "amr-cgd[split=none]", "amr-igd[igd_split=slabs]",
+                       "amr-wd[affinity=volume]", "amr-sfc[coalesce=false,block=2]"]
+
+
+@pytest.fixture(scope="module")
+def small():
+    """The small bl variant (the conformance default for boxes) plus a deeper 4-level one."""
+    return bl.generate(**bl.SMALL), bl.generate(base=12, levels=4, steps=5, min_size=2)
+
+
+def raster(boxes: Boxes, pieces: BoxPieces):
+    """Brute force: per box, a cell array of the pieces covering it (counts) and their owners."""
+    cover, own = [], []
+    for b in range(boxes.n):
+        ext = boxes.hi[b] - boxes.lo[b] + 1
+        c = np.zeros(ext, int)
+        o = np.full(ext, -1)
+        for i in np.nonzero(pieces.box == b)[0]:
+            s = tuple(slice(a, z + 1) for a, z in zip(pieces.lo[i] - boxes.lo[b], pieces.hi[i] - boxes.lo[b]))
+            c[s] += 1
+            o[s] = pieces.owner[i]
+        cover.append(c)
+        own.append(o)
+    return cover, own
+
+
+@pytest.mark.parametrize("P", [16, 32, 64])
+@pytest.mark.parametrize("method", ALL)
+def test_pieces_tile_every_box(small, method, P):
+    for levels in small:
+        name, params = split_method(method)
+        prev = None
+        for lv in levels:
+            pc = distribute(name, lv.data, P, params, prev)
+            pc.check(lv.data, P)  # inside, disjoint, cells sum, owners in range
+            assert pc.owner.min() >= 0 and pc.owner.max() < P
+            assert np.array_equal(pc.level, lv.data.level[pc.box])
+            cover, _ = raster(lv.data, pc)
+            assert all(np.all(c == 1) for c in cover)
+            W = np.bincount(pc.owner, pc.cells * 2 ** pc.level, minlength=P)
+            assert W.sum() == lv.data.work.sum()
+            assert pc.n >= lv.data.n
+            if name == "amr-igd" and not params:
+                assert pc.n == np.minimum(P, lv.data.cells).sum()
+                assert np.array_equal(np.bincount(pc.box, minlength=lv.data.n), np.minimum(P, lv.data.cells))
+            prev = pc
+
+
+@pytest.mark.parametrize("method", ALL)
+def test_identical_steps_move_nothing(small, method):
+    """Two identical consecutive steps: 0 data moved for every scheme except WD (deterministic functions of
+    the step's boxes)."""
+    levels = small[1]
+    lv = levels[2]
+    twice = [lv, type(lv)(lv.index + 1, lv.data, parent=np.arange(lv.data.n), meta=lv.meta)]
+    rows = run_steps(twice, method, 16)
+    if not method.startswith("amr-wd"):
+        assert rows[1]["amr_data_moved_bytes"] == 0
+    assert rows[0]["amr_pieces"] == rows[1]["amr_pieces"] or method.startswith("amr-wd")
+
+
+def test_bad_parameters_are_one_line_errors():
+    boxes = bl.generate(**bl.SMALL)[0].data
+    for name, params in [("amr-igd", {"igd_split": "cubes"}), ("amr-sfc", {"block": 0}),
+                         ("amr-ild", {"ild_split": "x"}), ("amr-wd", {"affinity": "x"}), ("amr-itb", {"tol": -1})]:
+        with pytest.raises(ValueError, match=name):
+            distribute(name, boxes, 4, params)
+
+
+def test_pieces_check_rejects_bad_tilings():
+    boxes = Boxes([0], [[0, 0, 0]], [[3, 3, 3]], [-1])
+    good = BoxPieces([0, 0], [[0, 0, 0], [2, 0, 0]], [[1, 3, 3], [3, 3, 3]], [0, 1], [0, 0])
+    good.check(boxes, 2)
+    assert good.box_owner(1).tolist() == [0]  # equal cells: the lowest processor
+    bad = [
+        (BoxPieces([0, 0], [[0, 0, 0], [1, 0, 0]], [[1, 3, 3], [2, 3, 3]], [0, 1], [0, 0]), "overlap"),
+        (BoxPieces([0], [[0, 0, 0]], [[4, 3, 3]], [0], [0]), "inside"),
+        (BoxPieces([0], [[0, 0, 0]], [[3, 3, 3]], [2], [0]), "owner"),
+        (BoxPieces([0], [[0, 0, 0]], [[2, 3, 3]], [0], [0]), "cells"),
+        # right cell total (32 + 16 + 16 = 64), but the first two overlap and a layer is missing
+        (BoxPieces([0, 0, 0], [[0, 0, 0], [0, 0, 0], [2, 0, 0]], [[1, 3, 3], [1, 1, 3], [2, 3, 3]], [0, 0, 0],
+                   [0, 0, 0]), "overlap"),
+    ]
+    for pc, msg in bad:
+        with pytest.raises(ValueError, match=msg):
+            pc.check(boxes, 2)
+
+
+def test_cut_box_rounds_to_planes_then_rows():
+    # 6 x 2 x 2 box (24 cells): a cut at 10 cells rounds to 2 planes of 4 cells (8)
+    parts = cut_box([0, 0, 0], [5, 1, 1], [10])
+    assert [(p, lo.tolist(), hi.tolist()) for p, lo, hi in parts] == [
+        (0, [0, 0, 0], [1, 1, 1]), (1, [2, 0, 0], [5, 1, 1])]
+    # 2 x 2 x 2 box, 3 cuts: the longest side (2) is too short -> rows of 2 cells
+    parts = cut_box([0, 0, 0], [1, 1, 1], [2, 4, 6])
+    sizes = np.bincount([p for p, lo, hi in parts], [np.prod(hi - lo + 1) for _, lo, hi in parts])
+    assert sizes.tolist() == [2, 2, 2, 2]
+
+
+def test_linear_pieces_cut_at_targets():
+    lo = np.zeros((3, 3), int)
+    hi = np.array([[9, 0, 0], [9, 0, 0], [9, 0, 0]])  # three 10-cell rows, total 30
+    item, plo, phi, chunk = linear_pieces(lo, hi, 1.0, 4, np.ones(3, bool))
+    load = np.bincount(chunk, np.prod(phi - plo + 1, axis=1))
+    assert load.tolist() == [8, 7, 8, 7] or load.max() - load.min() <= 1
+    item, plo, phi, chunk = linear_pieces(lo, hi, 1.0, 2, np.zeros(3, bool))  # whole boxes, midpoint rule
+    assert chunk.tolist() == [0, 1, 1] or chunk.tolist() == [0, 0, 1]
+
+
+def test_bisection_pieces_are_nearly_equal():
+    lo, hi = np.array([[0, 0, 0], [0, 0, 0]]), np.array([[5, 5, 5], [2, 2, 2]])
+    item, j, plo, phi = bisect_pieces(lo, hi, np.array([64, 27]))
+    cells = np.prod(phi - plo + 1, axis=1)
+    assert np.bincount(item).tolist() == [64, 27]
+    assert cells[item == 0].sum() == 216 and cells[item == 1].sum() == 27 and cells.min() >= 1
+    assert np.all(cells[item == 1] == 1)
+    assert cells[item == 0].max() <= 2 * cells[item == 0].min() + 1
+
+
+def test_coalesce_merges_abutting_pieces_of_one_owner():
+    box = [0, 0, 0, 0]
+    lo = np.array([[0, 0, 0], [2, 0, 0], [0, 2, 0], [2, 2, 0]])
+    hi = np.array([[1, 1, 0], [3, 1, 0], [1, 3, 0], [3, 3, 0]])
+    b, o, l, h = coalesce(box, [0, 0, 0, 0], lo, hi)
+    assert len(b) == 1 and l.tolist() == [[0, 0, 0]] and h.tolist() == [[3, 3, 0]]
+    b, o, l, h = coalesce(box, [0, 0, 1, 0], lo, hi)
+    assert sorted(np.prod(h - l + 1, axis=1).tolist()) == [4, 4, 8]
+
+
+def test_metrics_of_a_hand_made_distribution():
+    """Two 4x4x4 halves of an 8x4x4 level-0 box on processors 0 and 1, a 4x4x4 fine box over the first half on
+    processor 1: every figure by hand (B = 8, g = 1, regrid_every = 1)."""
+    boxes = Boxes([0, 1], [[0, 0, 0], [0, 0, 0]], [[7, 3, 3], [3, 3, 3]], [-1, 0])
+    pc = BoxPieces([0, 0, 1], [[0, 0, 0], [4, 0, 0], [0, 0, 0]], [[3, 3, 3], [7, 3, 3], [3, 3, 3]],
+                   [0, 1, 1], [0, 0, 1])
+    f = amr_figures(boxes, None, pc, 2, {"regrid_every": 1})
+    # intra: the two level-0 halves share 16 faces: 2 * 16 * 8 bytes, 1 step
+    assert f["amr_intra_comm_bytes"] == 2 * 16 * 8 and f["amr_intra_copy_bytes"] == 0
+    # inter: the fine box (64 fine cells = 8 coarse) over piece 0 (other owner): restriction 8 cells * 8 B
+    # * 1 coarse step; prolongation: its boundary faces, 6 faces x 16 = 96, x 8 B x 2 fine steps
+    assert f["amr_inter_comm_bytes"] == 8 * 8 + 96 * 8 * 2 and f["amr_inter_copy_bytes"] == 0
+    # loads: proc 0: 64 cells, proc 1: 64 + 64 fine cells x 2 = 192 -> mean 128
+    assert f["amr_imbalance_pct"] == pytest.approx(100 * (192 / 128 - 1))
+    assert f["amr_pieces"] == 3 and f["amr_data_moved_bytes"] == 0
+    moved = amr_figures(boxes, pc, BoxPieces.whole(boxes, [0, 0]), 2, {"regrid_every": 1})
+    assert moved["amr_data_moved_bytes"] == (64 + 64) * 8  # half the base box and the fine box change owner
+
+
+@pytest.mark.parametrize("method", ["amr-igd", "amr-cgd", "amr-sfc", "amr-wd", "amr-itb"])
+def test_pair_search_and_per_cell_metrics_agree(small, method):
+    """amr_figures has two evaluations (pair searches among pieces, per-cell passes, each with its own
+    moved-cells search): same figures."""
+    levels = small[1]
+    name, params = split_method(method)
+    for P in (4, 16):
+        prev = distribute(name, levels[0].data, P, params)
+        pc = distribute(name, levels[1].data, P, params, prev)
+        a = amr_figures(levels[1].data, prev, pc, P, levels[1].meta, raster=False)
+        b = amr_figures(levels[1].data, prev, pc, P, levels[1].meta, raster=True)
+        assert a.keys() == b.keys()
+        for k in a:
+            assert a[k] == pytest.approx(b[k], rel=1e-12), k
+        assert a["amr_intra_comm_bytes"] + a["amr_inter_comm_bytes"] > 0
+
+
+def test_claims_are_registered_and_judge_direct_rows(small):
+    """A1-A11 as harness Claims (lbbench claims --paper amr); their predicates read runner-shaped rows."""
+    import pandas as pd
+
+    from lbbench_amr.plugin import register_claims
+    from lbbench_amr.reports import ILD_WHOLE, SCHEMES
+
+    got = []
+    register_claims(got.append)
+    assert [c.name for c in got] == [f"amr-a{i}" for i in range(1, 12)] and {c.paper for c in got} == {"amr"}
+    df = pd.DataFrame([r for m in SCHEMES + [ILD_WHOLE] for r in run_steps(small[1][:3], m, 4)])
+    verdicts = {c.name: c.check(df) for c in got}
+    assert verdicts["amr-a7"][0] is True  # IGD splits every box 4 ways: the most pieces
+    assert verdicts["amr-a6"][0] is None and verdicts["amr-a11"][0] is None  # report only
