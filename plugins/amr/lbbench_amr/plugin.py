@@ -111,10 +111,3 @@ def register_claims(register):
     for claim in CLAIMS:
         register(claim)
 
-
-@hookimpl
-def register_claims(register):
-    from .reports import CLAIM_OBJECTS
-
-    for claim in CLAIM_OBJECTS:
-        register(claim)

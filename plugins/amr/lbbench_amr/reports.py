@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness import Claim, Report, Table
+from harness import Report, Table
 
 SCHEMES = ["amr-sfc", "amr-igd", "amr-cgd", "amr-ild", "amr-itb", "amr-wd"]
 ILD_WHOLE = "amr-ild[ild_split=none]"
@@ -227,34 +227,3 @@ def claims_report(opts):
 
 REPORTS = [Report(name, figure_report(name), title=FIGURES[name][0]) for name in FIGURES] + [
     Report("amr-claims", claims_report, title="AMR paper claims A1-A11: holds / does not hold on our numbers")]
-
-
-# ------------------------------------------------------------------ the claims as harness Claims (lbbench claims)
-
-def _claim_predicate(claim: str):
-    """``check(df)`` for ``lbbench claims``: the claim at every P present; required: at every P, expected:
-    at >= 2 of 3, report only: None (the paper defines no threshold)."""
-    kind = CLAIMS[claim][0]
-
-    def check(df):
-        s = summarize(df)
-        got = {int(P): _claim_checks(s, int(P)).get(claim) for P in sorted(s["P"].unique())}
-        got = {P: g for P, g in got.items() if g is not None}
-        if not got:
-            return None, "no figures"
-        n = sum(bool(h) for h, _ in got.values())
-        ours = "; ".join(f"P = {P}: {'holds' if h else 'does not hold'} ({txt})" for P, (h, txt) in got.items())
-        if kind == "report only":
-            return None, ours
-        need = len(got) if kind == "required" else min(2, len(got))
-        return n >= need, ours
-
-    return check
-
-
-CLAIM_OBJECTS = [
-    Claim(f"amr-{c.lower()}", paper="amr", where=f"{where}; spec §5 ({kind}: "
-          f"{'every P' if kind == 'required' else '>= 2 of 3 P' if kind == 'expected' else 'no threshold'})",
-          text=text, cells=({"methods": ",".join(SCHEMES + [ILD_WHOLE]), "P": tuple(PS), "workload": "bl"},),
-          check=_claim_predicate(c), reported="orderings only (the paper's figures print no numbers)")
-    for c, (kind, text, where) in CLAIMS.items()]
