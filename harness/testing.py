@@ -45,3 +45,15 @@ def _conformance():
 
 if pytest is not None:
     conformance = pytest.fixture(_conformance, name="conformance")
+
+
+def mpi_result(ranks: int, script: str, *args: str, timeout: float = 300):
+    """Run ``python script *args`` on ``ranks`` MPI ranks and return the JSON object its rank 0 printed after
+    ``RESULT `` (the convention of the plugins' MPI identity tests); AssertionError with the output otherwise."""
+    import json
+
+    res = mpirun(ranks, script, *args, timeout=timeout)
+    assert res.returncode == 0, res.stderr[-2000:]
+    lines = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
+    assert len(lines) == 1, res.stdout[-2000:] + res.stderr[-2000:]
+    return json.loads(lines[0][len("RESULT "):])

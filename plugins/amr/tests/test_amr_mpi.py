@@ -1,20 +1,15 @@
 """Identical figures (rows and the reports' cumulative figures) under mpiexec -n 1 and 2."""
-import json
 from pathlib import Path
 
 import pytest
 
-from harness.testing import mpirun
+from harness.testing import mpi_result
 
 SCRIPT = str(Path(__file__).with_name("amr_mpi_run.py"))
 
 
 def _figures(ranks, tmp_path):
-    res = mpirun(ranks, SCRIPT, str(tmp_path / f"r{ranks}"), timeout=300)
-    assert res.returncode == 0, res.stderr[-2000:]
-    line = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
-    assert len(line) == 1, res.stdout[-2000:]
-    return json.loads(line[0][len("RESULT "):])
+    return mpi_result(ranks, SCRIPT, str(tmp_path / f"r{ranks}"), timeout=300)
 
 
 @pytest.mark.mpi

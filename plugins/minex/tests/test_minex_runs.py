@@ -1,5 +1,4 @@
 """MinEX through the harness: baseline comparison on every level, MPI rank independence, reports, reference."""
-import json
 import math
 from pathlib import Path
 
@@ -11,7 +10,7 @@ from harness import latency as lt
 from harness.api import compare
 from harness.reference import paper_values
 from harness.reports import ReportOptions
-from harness.testing import mpirun
+from harness.testing import mpi_result
 
 HERE = Path(__file__).parent
 
@@ -39,13 +38,8 @@ def test_latency_figures_consistent_with_core_metrics(tmp_path):
 
 @pytest.mark.mpi
 def test_identical_metrics_under_1_2_4_ranks(tmp_path):
-    results = {}
-    for R in (1, 2, 4):
-        proc = mpirun(R, str(HERE / "mpi_minex_run.py"), str(tmp_path / f"r{R}"), timeout=240)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
-        assert len(line) == 1, proc.stdout[-2000:]
-        results[R] = json.loads(line[0][len("RESULT "):])
+    results = {R: mpi_result(R, str(HERE / "mpi_minex_run.py"), str(tmp_path / f"r{R}"), timeout=240)
+               for R in (1, 2, 4)}
     assert len(results[1]) == 6
     assert results[1] == results[2] == results[4]
 

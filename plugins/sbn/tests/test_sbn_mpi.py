@@ -1,20 +1,15 @@
 """Identical results under 1, 2 and 4 MPI ranks (real mpiexec) for a fixed seed."""
-import json
 from pathlib import Path
 
 import pytest
 
-from harness.testing import mpirun
+from harness.testing import mpi_result
 
 SCRIPT = str(Path(__file__).with_name("sbn_mpi_run.py"))
 
 
 def _result(ranks, *args):
-    res = mpirun(ranks, SCRIPT, *args, timeout=300)
-    assert res.returncode == 0, res.stderr[-2000:]
-    line = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
-    assert len(line) == 1, res.stdout[-2000:]
-    return json.loads(line[0][len("RESULT "):])
+    return mpi_result(ranks, SCRIPT, *args, timeout=300)
 
 
 @pytest.mark.mpi
