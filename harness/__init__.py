@@ -21,7 +21,7 @@ from .metrics import (Costs, core_metrics, costs_if_on, cut_pct, delta_cut, load
 from .model import IDX, Boxes, Graph, Level, LoadArray, Machine, State
 from .partitioners import metis_kway, quiet_native
 from .pieces import BoxPieces
-from .plugins import Algorithm, Report, implements
+from .plugins import Algorithm, Report, implements, registers
 from .plugins import algorithms as available_algorithms
 from .reference import paper_values
 from .reports import ReportOptions, Table, level_table, render, with_paper
@@ -38,5 +38,5 @@ __all__ = [
     "dual_edges", "graph_of", "hilbert_index", "hilbert_order", "hookimpl", "implements", "initial_state",
     "latency_figures", "latency_model", "latency_qwgt", "level_table", "load_figures", "load_workload", "loadimb", "loadimb_of",
     "max_tolerance", "maxsr", "metis_kway", "no_tolerance", "overlap_pairs", "paper_values", "processor_costs", "quiet_native",
-    "qwgt", "render", "vertex_costs", "with_paper", "work_loadimb", "wsysll",
+    "qwgt", "registers", "render", "vertex_costs", "with_paper", "work_loadimb", "wsysll",
 ]

@@ -92,6 +92,19 @@ def implements(*names: str):
     return decorate
 
 
+def registers(module: str, attribute: str):
+    """A ``register_*`` hook implementation that registers every item of ``module.attribute``, imported on
+    first use: ``register_reports = registers("lbbench_mine.reports", "REPORTS")``."""
+    from importlib import import_module
+
+    @hookimpl
+    def register_all(register):
+        for item in getattr(import_module(module), attribute):
+            register(item)
+
+    return register_all
+
+
 _pm: pluggy.PluginManager | None = None
 _dists: dict = {}     # plugin name -> (distribution, version)
 _broken: dict = {}    # plugin name -> reason

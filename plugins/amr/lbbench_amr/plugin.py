@@ -9,7 +9,7 @@ figures.
 """
 from __future__ import annotations
 
-from harness import Algorithm, BoxPieces, hookimpl, implements
+from harness import Algorithm, BoxPieces, hookimpl, implements, registers
 
 from .itb import itb
 from .schemes import cgd, igd, ild, pieces_of, sfc
@@ -96,18 +96,6 @@ def partition(ctx):
     return distribute(ctx.algorithm, ctx.original, ctx.P, ctx.params, prev)
 
 
-@hookimpl
-def register_reports(register):
-    from .reports import REPORTS
-
-    for rep in REPORTS:
-        register(rep)
-
-
-@hookimpl
-def register_claims(register):
-    from .claims import CLAIMS
-
-    for claim in CLAIMS:
-        register(claim)
+register_reports = registers("lbbench_amr.reports", "REPORTS")
+register_claims = registers("lbbench_amr.claims", "CLAIMS")
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness import Algorithm, LoadArray, State, hilbert_order, hookimpl, implements
+from harness import Algorithm, LoadArray, State, hilbert_order, hookimpl, implements, registers
 
 from . import execute
 from .hypercube import Cube, log2_exact
@@ -155,17 +155,5 @@ def balance(ctx, state):
     return State.settled(state.owner, state.P)
 
 
-@hookimpl
-def register_reports(register):
-    from .reports import REPORTS
-
-    for rep in REPORTS:
-        register(rep)
-
-
-@hookimpl
-def register_claims(register):
-    from .claims import CLAIMS
-
-    for claim in CLAIMS:
-        register(claim)
+register_reports = registers("lbbench_mlb.reports", "REPORTS")
+register_claims = registers("lbbench_mlb.claims", "CLAIMS")

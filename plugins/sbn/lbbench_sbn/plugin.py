@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from harness import Algorithm, State, cut_pct, hookimpl, implements, vertex_costs
+from harness import Algorithm, State, cut_pct, hookimpl, implements, registers, vertex_costs
 
 from .balancer import LevelRun, Params
 from .prepartition import prepartition
@@ -115,17 +115,5 @@ def balance(ctx, state):
     return after
 
 
-@hookimpl
-def register_reports(register):
-    from .reports import REPORTS
-
-    for rep in REPORTS:
-        register(rep)
-
-
-@hookimpl
-def register_claims(register):
-    from .claims import CLAIMS
-
-    for claim in CLAIMS:
-        register(claim)
+register_reports = registers("lbbench_sbn.reports", "REPORTS")
+register_claims = registers("lbbench_sbn.claims", "CLAIMS")

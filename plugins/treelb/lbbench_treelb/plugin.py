@@ -8,7 +8,7 @@ posted (``migration`` messages, one superstep per schedule step).
 """
 from __future__ import annotations
 
-from harness import Algorithm, State, app_figures, hookimpl, implements, metis_kway
+from harness import Algorithm, State, app_figures, hookimpl, implements, metis_kway, registers
 
 from . import balancers, mappers
 from .procgraph import EDGE_WEIGHTS
@@ -99,17 +99,5 @@ def metrics(ctx, before, after):
     return {f"treelb_{k}": f[k] for k in ("app_iter_s", "app_seq_iter_s", "app_comp_max_s", "app_comm_max_s")}
 
 
-@hookimpl
-def register_reports(register):
-    from .reports import REPORTS
-
-    for rep in REPORTS:
-        register(rep)
-
-
-@hookimpl
-def register_claims(register):
-    from .claims import CLAIMS
-
-    for claim in CLAIMS:
-        register(claim)
+register_reports = registers("lbbench_treelb.reports", "REPORTS")
+register_claims = registers("lbbench_treelb.claims", "CLAIMS")
