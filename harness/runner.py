@@ -29,6 +29,7 @@ from .context import Context
 from .engine import CellAborted, Engine, Timer
 from .model import Boxes, Graph, Level, Machine, State
 from .partitioners import metis_kway
+from .pieces import BoxPieces, moved_cells
 from .spec import Method, parse_method, resolve
 
 ROLES = ("partition", "remap", "accept", "balance")
@@ -170,8 +171,6 @@ def with_pieces(state: State, data, before: State | None = None) -> State:
         return state
     if state.pieces is not None and (before is None or state.pieces is not before.pieces):
         return state
-    from .pieces import BoxPieces
-
     return State(state.owner, state.home, state.P, BoxPieces.whole(data, state.owner))
 
 
@@ -260,7 +259,7 @@ def partition_state(roles: dict, ctx: Context, before: State, memory: dict | Non
     with ctx.timer("partition"):
         parts = hook.partition(algorithm=name, ctx=ctx)
     pieces = None
-    if _is_pieces(parts):
+    if isinstance(parts, BoxPieces):
         if not isinstance(ctx.original, Boxes):
             raise CellFailed(f"{name}: returned box pieces for a {ctx.level.form} level")
         try:
@@ -291,10 +290,6 @@ def partition_state(roles: dict, ctx: Context, before: State, memory: dict | Non
     return state
 
 
-def _is_pieces(obj) -> bool:
-    return type(obj).__name__ == "BoxPieces" and hasattr(obj, "box_owner")
-
-
 def run_level(roles: dict, ctx: Context, before: State, memory: dict) -> State:
     """One level through the hooks; returns the state after it, data movement included."""
     state = before
@@ -313,8 +308,6 @@ def run_level(roles: dict, ctx: Context, before: State, memory: dict) -> State:
 def movement(g: Graph, before: State, after: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(src, dst, bytes) per processor pair of the data that moved, derived from the homes (or the pieces)."""
     if before.pieces is not None and after.pieces is not None:
-        from .pieces import moved_cells
-
         src, dst, cells = moved_cells(before.pieces, after.pieces)
         return src, dst, np.asarray(cells, np.int64) * BYTES_PER_CELL
     moved = before.home != after.home
