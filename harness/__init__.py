@@ -5,7 +5,7 @@ Plugins import from here only (tests may also use ``harness.testing``).
 from .amrmetrics import amr_figures
 from .api import compare
 from .appmodel import app_figures, app_proc_times, app_terms, app_speedup, app_speedup_from_tables, app_speedup_max, app_total_time
-from .adapters import as_form, boxes_to_graph, cell_vertices, hilbert_index, hilbert_order, overlap_pairs
+from .adapters import as_form, boxes_to_graph, cell_vertices, hilbert_index, hilbert_order
 from .claims import Claim
 from .columns import SCHEMA
 from .context import Context
@@ -20,7 +20,7 @@ from .metrics import (Costs, core_metrics, costs_if_on, cut_pct, delta_cut, load
                       vertex_costs, work_loadimb, wsysll)
 from .model import IDX, Boxes, Graph, Level, LoadArray, Machine, State
 from .partitioners import metis_kway, quiet_native
-from .pieces import BoxPieces
+from .pieces import BoxPieces, overlap_join
 from .plugins import Algorithm, Report, implements, registers
 from .plugins import algorithms as available_algorithms
 from .reference import paper_values
@@ -37,6 +37,6 @@ __all__ = [
     "block_owner", "boxes_to_graph", "carry", "cell_vertices", "core_metrics", "costs_if_on", "cut_pct", "delta_cut",
     "dual_edges", "graph_of", "hilbert_index", "hilbert_order", "hookimpl", "implements", "initial_state",
     "latency_figures", "latency_model", "latency_qwgt", "level_table", "load_figures", "load_workload", "loadimb", "loadimb_of",
-    "max_tolerance", "maxsr", "metis_kway", "no_tolerance", "overlap_pairs", "paper_values", "processor_costs", "quiet_native",
+    "max_tolerance", "maxsr", "metis_kway", "no_tolerance", "overlap_join", "paper_values", "processor_costs", "quiet_native",
     "qwgt", "registers", "render", "vertex_costs", "with_paper", "work_loadimb", "wsysll",
 ]

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .model import IDX, Boxes
-from .pieces import BoxPieces, Raster, enumerate_cells, moved_cells, overlap_join
+from .pieces import RASTER_CELLS_PER_PIECE, BoxPieces, enumerate_cells, moved_cells, overlap_join
 
 
 def face_pairs(lo: np.ndarray, hi: np.ndarray, with_axis: bool = False):
@@ -51,12 +51,15 @@ def face_pairs(lo: np.ndarray, hi: np.ndarray, with_axis: bool = False):
     return out + (np.concatenate(K),) if with_axis else out
 
 
+def _surface(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Cell faces on the surface of each box lo..hi."""
+    ext = hi - lo + 1
+    return sum(2 * np.prod(np.delete(ext, a, axis=1), axis=1) for a in range(ext.shape[1]))
+
+
 def _steps(meta: dict, ratio: int, level):
     """n_l = regrid_every * ratio**l: time steps of level l per regrid interval (AMR paper §5)."""
     return int(meta.get("regrid_every", 1)) * float(ratio) ** np.asarray(level, float)
-
-
-RASTER_CELLS_PER_PIECE = 16
 
 
 def amr_figures(boxes: Boxes, before: BoxPieces | None, after: BoxPieces, P: int, meta: dict,
@@ -69,10 +72,11 @@ def amr_figures(boxes: Boxes, before: BoxPieces | None, after: BoxPieces, P: int
     B, g, r = int(bytes_per_cell), int(ghost), int(boxes.ratio)
     if B < 0 or g < 0:
         raise ValueError("bytes_per_cell and ghost must be >= 0")
+    moved = float(moved_cells(before, after, raster)[2].sum()) * B if before is not None else 0.0
     if raster is None:  # many small pieces (IGD): per-cell passes beat pair searches among pieces
         raster = after.n * RASTER_CELLS_PER_PIECE > int(boxes.cells.sum())
     if raster:
-        return _raster_figures(boxes, before, after, P, meta, B, g)
+        return _raster_figures(boxes, after, P, meta, B, g, moved)
     pc = after
     d = pc.lo.shape[1]
     intra = np.zeros(2)  # [communication, copy]
@@ -110,8 +114,7 @@ def amr_figures(boxes: Boxes, before: BoxPieces | None, after: BoxPieces, P: int
         x = ~same
         sent += np.bincount(fo[x], restrict[x], minlength=P) + np.bincount(co[x], prolong[x], minlength=P)
         recv += np.bincount(co[x], restrict[x], minlength=P) + np.bincount(fo[x], prolong[x], minlength=P)
-    _, _, moved = moved_cells(before, after, raster=False) if before is not None else (None, None, np.zeros(0, IDX))
-    return _row(pc, P, r, intra, inter, float(moved.sum()) * B, sent + recv, B, g)
+    return _row(pc, P, r, intra, inter, moved, sent + recv, B, g)
 
 
 def _row(pc: BoxPieces, P: int, r: int, intra, inter, moved_bytes: float, traffic, B: int, g: int) -> dict:
@@ -133,30 +136,46 @@ def _row(pc: BoxPieces, P: int, r: int, intra, inter, moved_bytes: float, traffi
 
 # ---------------------------------------------------------------- per-cell evaluation (many small pieces)
 
-def _raster_figures(boxes: Boxes, before, pc: BoxPieces, P: int, meta: dict, B: int, g: int) -> dict:
-    """:func:`amr_figures` by per-cell passes: the same sums, cell face by cell face."""
+def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: int, moved: float) -> dict:
+    """:func:`amr_figures` by per-cell passes: the same sums, cell face by cell face (counted per level and
+    weighted once: every face of a level carries the same bytes)."""
     r, d = int(boxes.ratio), boxes.lo.shape[1]
-    R = Raster(boxes.lo, boxes.hi)
-    pid = R.paint(pc)
+    cm = pc.cell_map()
+    if cm.ids.size != boxes.n:
+        raise ValueError(f"pieces: they tile {cm.ids.size} of the {boxes.n} boxes")
+    R, pid = cm.raster, cm.pid
     own = pc.owner[pid]
-    bsid, bxyz = enumerate_cells(boxes.lo, boxes.hi)  # cell i of the raster is bsid[i], bxyz[i]
-    n_l = _steps(meta, r, np.arange(int(boxes.level.max()) + 2 if boxes.n else 1))
+    L = int(boxes.level.max()) + 2 if boxes.n else 1
+    n_l = _steps(meta, r, np.arange(L))
     intra = np.zeros(2)
     inter = np.zeros(2)
     sent = np.zeros(P)
     recv = np.zeros(P)
 
-    def faces(i, j, w):
-        """Cell faces between cells i and j (weights w): communication / copy when pieces differ."""
+    def faces(i, j, lev):
+        """Bytes of the cell faces between cells i and j (of levels ``lev``): [communication, copy] where the
+        pieces differ, by whether their owners do."""
         diff = pid[i] != pid[j]
-        same = own[i] == own[j]
-        return np.array([w[diff & ~same].sum(), w[diff & same].sum()])
+        same = own[i][diff] == own[j][diff]
+        lev = lev[diff]
+        comm = np.bincount(lev[~same], minlength=L)
+        copy = np.bincount(lev[same], minlength=L)
+        return 2.0 * g * B * np.array([comm @ n_l, copy @ n_l])
 
-    # intra-level, inside a box
-    for a in range(d):
-        i = np.nonzero(bxyz[a] < boxes.hi[:, a][bsid])[0]
-        j = i + R.stride[a][bsid[i]]
-        intra += faces(i, j, 2.0 * g * B * n_l[boxes.level[bsid[i]]])
+    # intra-level, inside a box: the pieces tile it, so the faces they share are (their surfaces - the
+    # box's) / 2; cell by cell only in the boxes holding two pieces on one processor (memory copies)
+    shared = (np.bincount(pc.box, _surface(pc.lo, pc.hi), minlength=boxes.n) - _surface(boxes.lo, boxes.hi)) / 2
+    inside = 2.0 * g * B * float(shared @ n_l[boxes.level])
+    key = np.sort(pc.box * P + pc.owner)
+    rep = np.unique(key[1:][key[1:] == key[:-1]] // P)
+    copy = 0.0
+    if rep.size:
+        bsid, bxyz = enumerate_cells(boxes.lo[rep], boxes.hi[rep])
+        cell = R.index(rep[bsid], bxyz)
+        for a in range(d):
+            k = np.nonzero(bxyz[a] < boxes.hi[rep, a][bsid])[0]
+            copy += faces(cell[k], cell[k] + R.stride[a][rep[bsid[k]]], boxes.level[rep[bsid[k]]])[1]
+    intra += [inside - copy, copy]
     # intra-level, across the faces of two boxes
     for lev in np.unique(boxes.level):
         idx = np.nonzero(boxes.level == lev)[0]
@@ -172,8 +191,11 @@ def _raster_figures(boxes: Boxes, before, pc: BoxPieces, P: int, meta: dict, B: 
         for a in range(d):  # the same cells one step further along the axis, in box j
             xyz[a] = xyz[a] + (axs == a)
         cj = R.index(bj[sid], xyz)
-        intra += faces(ci, cj, np.full(sid.size, 2.0 * g * B * n_l[lev]))
-    # inter-level: every fine cell over a coarse cell (restriction), box-boundary faces (prolongation)
+        intra += faces(ci, cj, np.full(sid.size, lev))
+    # inter-level: every fine cell over a coarse cell (restriction), its piece's boundary faces (prolongation)
+    plo = [pc.lo[:, a].astype(pid.dtype) for a in range(d)]
+    phi = [pc.hi[:, a].astype(pid.dtype) for a in range(d)]
+    shift = r.bit_length() - 1 if r & (r - 1) == 0 else None
     for lev in np.unique(boxes.level):
         if lev == 0 or not np.any(boxes.level == lev - 1):
             continue
@@ -187,18 +209,20 @@ def _raster_figures(boxes: Boxes, before, pc: BoxPieces, P: int, meta: dict, B: 
         sid, xyz = enumerate_cells(lo, hi)
         fp = pid[R.index(fb[sid], xyz)]
         fo = pc.owner[fp]
-        co = own[R.index(cb[sid], [x // r for x in xyz])]
-        nface = np.zeros(sid.size)
+        nface = np.zeros(sid.size, np.int8)
         for a in range(d):
-            nface += (xyz[a] == pc.lo[:, a][fp])
-            nface += (xyz[a] == pc.hi[:, a][fp])
-        restrict = np.full(sid.size, B * n_l[lev - 1] / r ** d)
-        prolong = nface * g * B * n_l[lev]
+            nface += xyz[a] == plo[a][fp]
+            nface += xyz[a] == phi[a][fp]
+        del fp
+        co = own[R.index(cb[sid], [x >> shift if shift is not None else x // r for x in xyz])]
+        del sid, xyz
+        rest, prol = B * n_l[lev - 1] / r ** d, g * B * n_l[lev]  # bytes per fine cell, per face
         x = fo != co
-        tot = restrict + prolong
-        inter += [tot[x].sum(), tot[~x].sum()]
-        sent += np.bincount(fo[x], restrict[x], minlength=P) + np.bincount(co[x], prolong[x], minlength=P)
-        recv += np.bincount(co[x], restrict[x], minlength=P) + np.bincount(fo[x], prolong[x], minlength=P)
-    del bsid, bxyz
-    moved = int(moved_cells(before, pc, raster=True)[2].sum()) if before is not None else 0
-    return _row(pc, P, r, intra, inter, float(moved) * B, sent + recv, B, g)
+        fx, cx, nx = fo[x], co[x], nface[x]
+        n_comm, f_comm = fx.size, int(nx.sum(dtype=IDX))
+        inter += [rest * n_comm + prol * f_comm, rest * (x.size - n_comm) + prol * (int(nface.sum(dtype=IDX)) - f_comm)]
+        fcnt, ccnt = np.bincount(fx, minlength=P), np.bincount(cx, minlength=P)
+        fface, cface = np.bincount(fx, nx, minlength=P), np.bincount(cx, nx, minlength=P)
+        sent += rest * fcnt + prol * cface
+        recv += rest * ccnt + prol * fface
+    return _row(pc, P, r, intra, inter, moved, sent + recv, B, g)

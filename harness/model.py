@@ -6,7 +6,7 @@ All arrays are numpy; every class validates on construction and raises
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -31,6 +31,16 @@ def _as_int_array(name: str, values, length: int | None = None, *, nonneg: bool 
     return arr
 
 
+def _check_symmetric(src: np.ndarray, adjncy: np.ndarray, cwgt: np.ndarray) -> None:
+    """Symmetry of adjacency and of cwgt: the sorted (u, v, w) triples equal the sorted (v, u, w) ones."""
+    fwd = np.lexsort((cwgt, adjncy, src))
+    bwd = np.lexsort((cwgt, src, adjncy))
+    if not (np.array_equal(src[fwd], adjncy[bwd]) and np.array_equal(adjncy[fwd], src[bwd])):
+        raise ValueError("adjacency is not symmetric")
+    if not np.array_equal(cwgt[fwd], cwgt[bwd]):
+        raise ValueError("cwgt is not symmetric")
+
+
 @dataclass(frozen=True, eq=False)
 class Graph:
     """A weighted dual graph in CSR form (DESIGN.md: pwgt, rwgt, cwgt, coords).
@@ -47,8 +57,9 @@ class Graph:
     cwgt: np.ndarray | None = None
     coords: np.ndarray | None = None
     name: str = ""
+    symmetric: InitVar[bool] = False  # built symmetric (from_edges): skip the O(m log m) symmetry check
 
-    def __post_init__(self):
+    def __post_init__(self, symmetric: bool = False):
         xadj = _as_int_array("xadj", self.xadj)
         if xadj.size == 0 or xadj[0] != 0 or np.any(np.diff(xadj) < 0):
             raise ValueError("xadj must start at 0 and be non-decreasing")
@@ -64,13 +75,8 @@ class Graph:
         if np.any(src == adjncy):
             v = int(src[np.argmax(src == adjncy)])
             raise ValueError(f"self loop at vertex {v}")
-        # symmetry of adjacency and of cwgt: the sorted (u, v, w) triples equal the sorted (v, u, w) ones
-        fwd = np.lexsort((cwgt, adjncy, src))
-        bwd = np.lexsort((cwgt, src, adjncy))
-        if not (np.array_equal(src[fwd], adjncy[bwd]) and np.array_equal(adjncy[fwd], src[bwd])):
-            raise ValueError("adjacency is not symmetric")
-        if not np.array_equal(cwgt[fwd], cwgt[bwd]):
-            raise ValueError("cwgt is not symmetric")
+        if not symmetric:
+            _check_symmetric(src, adjncy, cwgt)
         coords = self.coords
         if coords is not None:
             coords = np.ascontiguousarray(coords, dtype=float)
@@ -114,17 +120,19 @@ class Graph:
 
     @classmethod
     def from_edges(cls, n: int, u, v, w=None, **kw) -> "Graph":
-        """Build from an undirected edge list (each edge once)."""
-        u = np.asarray(u, IDX)
-        v = np.asarray(v, IDX)
-        w = np.ones(u.size, IDX) if w is None else np.asarray(w, IDX)
+        """Build from an undirected edge list (each edge once); symmetric by construction."""
+        u = np.asarray(u, IDX).reshape(-1)
+        v = np.asarray(v, IDX).reshape(-1)
+        w = np.ones(u.size, IDX) if w is None else np.asarray(w, IDX).reshape(-1)
+        if not u.size == v.size == w.size:
+            raise ValueError(f"edge list: {u.size} u, {v.size} v and {w.size} weights")
         src = np.concatenate([u, v])
         dst = np.concatenate([v, u])
         ww = np.concatenate([w, w])
         order = np.lexsort((dst, src))
         xadj = np.zeros(n + 1, IDX)
         np.cumsum(np.bincount(src, minlength=n), out=xadj[1:])
-        return cls(xadj, dst[order], cwgt=ww[order], **kw)
+        return cls(xadj, dst[order], cwgt=ww[order], symmetric=True, **kw)
 
 
 @dataclass(frozen=True, eq=False)

@@ -10,11 +10,15 @@ that moves (:func:`moved_cells`). All pair searches are sort-joins
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from .model import IDX, Boxes
+
+RASTER_CELLS_PER_PIECE = 32  # pieces averaging fewer cells (IGD at P >= 16) are evaluated cell by cell
 
 
 def _ro(a, shape=None) -> np.ndarray:
@@ -94,18 +98,30 @@ def overlap_join(alo, ahi, blo, bhi, size=None):
     return i[ok], j[ok], vol[ok]
 
 
+def _cell_dtype(n_cells: int, coord: int, box_cells: int = 0, d: int = 3):
+    """int32 when every cell number and coordinate fits (a third of int64's time in per-cell passes)."""
+    return np.int32 if n_cells + coord + d * coord * box_cells < 2 ** 31 - 1 else IDX
+
+
+def _maxabs(*arrays) -> int:
+    return max((int(np.abs(a).max()) for a in arrays if a.size), default=0)
+
+
 def enumerate_cells(lo: np.ndarray, hi: np.ndarray):
     """Every cell of the boxes lo..hi: (box of the cell, [its coordinate on each axis]), boxes in order,
-    C order inside a box."""
+    C order inside a box (int32 when they fit)."""
     d = lo.shape[1]
     ext = hi - lo + 1
     n = np.prod(ext, axis=1)
-    sid = np.repeat(np.arange(lo.shape[0], dtype=IDX), n)
-    k = np.arange(sid.size, dtype=IDX) - np.repeat(np.cumsum(n) - n, n)
+    dt = _cell_dtype(int(n.sum()), _maxabs(lo, hi))
+    ext, lo = ext.astype(dt), lo.astype(dt)
+    sid = np.repeat(np.arange(lo.shape[0], dtype=dt), n)
+    k = np.arange(sid.size, dtype=dt)
+    k -= (np.cumsum(n) - n).astype(dt)[sid]
     xyz = [None] * d
     for a in range(d - 1, -1, -1):
-        e = np.repeat(ext[:, a], n)
-        xyz[a] = np.repeat(lo[:, a], n) + k % e
+        e = ext[:, a][sid]
+        xyz[a] = lo[:, a][sid] + k % e
         if a:
             k //= e
     return sid, xyz
@@ -121,8 +137,9 @@ class Raster:
         st = np.ones_like(ext)
         for a in range(ext.shape[1] - 2, -1, -1):
             st[:, a] = st[:, a + 1] * ext[:, a + 1]
-        self.stride = [np.ascontiguousarray(st[:, a]) for a in range(ext.shape[1])]
-        self.base = np.cumsum(cells) - cells - np.einsum("ij,ij->i", lo, st)
+        dt = _cell_dtype(self.N, _maxabs(lo, hi), int(cells.max(initial=0)), ext.shape[1])
+        self.stride = [st[:, a].astype(dt) for a in range(ext.shape[1])]
+        self.base = (np.cumsum(cells) - cells - np.einsum("ij,ij->i", lo, st)).astype(dt)
 
     def index(self, box: np.ndarray, xyz: list) -> np.ndarray:
         """Global cell number of the cells ``xyz`` (coordinate columns) of boxes ``box``."""
@@ -131,12 +148,26 @@ class Raster:
             out += x * self.stride[a][box]
         return out
 
-    def paint(self, pc: BoxPieces) -> np.ndarray:
-        """The piece holding every cell."""
-        sid, xyz = enumerate_cells(pc.lo, pc.hi)
-        pid = np.empty(self.N, IDX)
-        pid[self.index(pc.box[sid], xyz)] = sid
-        return pid
+
+class CellMap(NamedTuple):
+    """The boxes some pieces tile (``ids`` and their corners and levels), their cells numbered box by box
+    (``raster``) and the piece holding each cell (``pid``)."""
+
+    ids: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    level: np.ndarray
+    raster: Raster
+    pid: np.ndarray
+
+
+def _paint(lo, hi, level, ids, pc: "BoxPieces", box_index: np.ndarray) -> CellMap:
+    """The :class:`CellMap` of ``pc`` over the boxes lo..hi; a cell no piece covers holds -1."""
+    R = Raster(lo, hi)
+    sid, xyz = enumerate_cells(pc.lo, pc.hi)
+    pid = np.full(R.N, -1, sid.dtype)
+    pid[R.index(box_index[sid], xyz)] = sid
+    return CellMap(ids, lo, hi, level, R, pid)
 
 
 @dataclass(frozen=True, eq=False)
@@ -163,6 +194,7 @@ class BoxPieces:
             raise ValueError(f"pieces: piece {int(np.argmax(np.any(hi < lo, axis=1)))} has hi < lo")
         for k, v in dict(box=box, lo=lo, hi=hi, owner=owner, level=level).items():
             object.__setattr__(self, k, v)
+        object.__setattr__(self, "_memo", {})  # derived data of these (immutable) pieces: cell_map, moved_cells
 
     @property
     def n(self) -> int:
@@ -205,29 +237,25 @@ class BoxPieces:
             k = int(np.argmax(bad))
             raise ValueError(f"pieces: box {k} has {int(boxes.cells[k])} cells, its pieces {int(got[k])}")
         # inside their box with the right cell total: they tile it iff no two pieces of one box overlap
-        multi = np.bincount(b, minlength=boxes.n)[b] > 1
-        if int(self.cells[multi].sum()) <= 16 * int(multi.sum()):  # many small pieces: count cell covers
-            m = np.nonzero(multi)[0]
-            sid, xyz = enumerate_cells(self.lo[m], self.hi[m])
-            ub, inv = np.unique(b[m], return_inverse=True)
-            ext = boxes.hi[ub] - boxes.lo[ub] + 1
-            off = np.cumsum(np.prod(ext, axis=1)) - np.prod(ext, axis=1)
-            st = np.ones_like(ext)
-            for a in range(ext.shape[1] - 2, -1, -1):
-                st[:, a] = st[:, a + 1] * ext[:, a + 1]
-            k = inv[sid]
-            idx = (off - np.einsum("ij,ij->i", boxes.lo[ub], st))[k]
-            for a, x in enumerate(xyz):
-                idx += x * st[:, a][k]
-            cover = np.bincount(idx)
-            if cover.size and cover.max() > 1:
-                cell = int(np.argmax(cover > 1))
-                box = int(ub[np.searchsorted(off, cell, "right") - 1])
+        if int(self.cells.sum()) < RASTER_CELLS_PER_PIECE * self.n:  # many small pieces: paint every cell
+            cm = _paint(boxes.lo, boxes.hi, boxes.level, np.arange(boxes.n, dtype=IDX), self, b)
+            hole = cm.pid < 0  # a cell painted twice leaves another one unpainted
+            if hole.any():
+                box = int(np.searchsorted(np.cumsum(boxes.cells), int(np.argmax(hole)), "right"))
                 raise ValueError(f"pieces: two pieces of box {box} overlap")
+            self._memo["cells"] = cm
             return
         i, j, _ = self._same_box_overlaps()
         if i.size:
             raise ValueError(f"pieces: pieces {int(i[0])} and {int(j[0])} of box {int(b[i[0]])} overlap")
+
+    def cell_map(self) -> CellMap:
+        """The boxes these pieces tile (the hull of each box's pieces), numbered cell by cell, and the piece
+        holding each cell; computed once (by :meth:`check` for many small pieces)."""
+        if "cells" not in self._memo:
+            ids, lo, hi, level = _hull(self)
+            self._memo["cells"] = _paint(lo, hi, level, ids, self, np.searchsorted(ids, self.box))
+        return self._memo["cells"]
 
     def _same_box_overlaps(self):
         """Pairs (i < j) of overlapping pieces of one box (boxes split in one piece are skipped)."""
@@ -270,32 +298,34 @@ def moved_cells(before: BoxPieces, after: BoxPieces, raster: bool | None = None)
     after, i.e. the overlap of a previous piece and a current piece of the same AMR level with different
     owners (AMR paper §3 "data movement"; cells created by refinement or deleted are not counted).
     Pairs are sorted by (src, dst). Pair search among pieces, or (``raster``; None: when pieces average
-    fewer than 16 cells) per-cell passes over the overlaps of the boxes the pieces tile."""
+    fewer than ``RASTER_CELLS_PER_PIECE`` cells) per-cell passes over the overlaps of the boxes the pieces
+    tile. Remembered on ``after`` (the runner's accounting and the AMR metrics ask for the same step)."""
     e = np.zeros(0, IDX)
     if before is None or not before.n or not after.n:
         return e, e, e
+    key = ("moved", raster)
+    ref, moved = after._memo.get(key, (None, None))
+    if ref is None or ref() is not before:  # a weak reference: no chain of previous steps kept alive
+        moved = _moved_cells(before, after, raster)
+        after._memo[key] = weakref.ref(before), moved
+    return moved
+
+
+def _moved_cells(before: BoxPieces, after: BoxPieces, raster: bool | None):
+    e = np.zeros(0, IDX)
     if raster is None:
-        raster = (before.n + after.n) * 16 > int(before.cells.sum() + after.cells.sum())
+        raster = (before.n + after.n) * RASTER_CELLS_PER_PIECE > int(before.cells.sum() + after.cells.sum())
     S, D, C = [], [], []
     if raster:
-        hb, hlo_b, hhi_b, lev_b = _hull(before)
-        ha, hlo_a, hhi_a, lev_a = _hull(after)
-        Rb, Ra = Raster(hlo_b, hhi_b), Raster(hlo_a, hhi_a)
-        # the hulls are numbered 0..; pieces refer to them through searchsorted on the box ids
-        ob = np.empty(Rb.N, IDX)
-        sid, xyz = enumerate_cells(before.lo, before.hi)
-        ob[Rb.index(np.searchsorted(hb, before.box[sid]), xyz)] = before.owner[sid]
-        Ra_own = np.empty(Ra.N, IDX)
-        sid, xyz = enumerate_cells(after.lo, after.hi)
-        Ra_own[Ra.index(np.searchsorted(ha, after.box[sid]), xyz)] = after.owner[sid]
-        del sid, xyz
-        for lev in np.intersect1d(lev_b, lev_a):
-            a = np.nonzero(lev_b == lev)[0]
-            b = np.nonzero(lev_a == lev)[0]
-            i, j, _ = overlap_join(hlo_b[a], hhi_b[a], hlo_a[b], hhi_a[b])
-            lo, hi = np.maximum(hlo_b[a[i]], hlo_a[b[j]]), np.minimum(hhi_b[a[i]], hhi_a[b[j]])
+        mb, ma = before.cell_map(), after.cell_map()
+        for lev in np.intersect1d(mb.level, ma.level):
+            a = np.nonzero(mb.level == lev)[0]
+            b = np.nonzero(ma.level == lev)[0]
+            i, j, _ = overlap_join(mb.lo[a], mb.hi[a], ma.lo[b], ma.hi[b])
+            lo, hi = np.maximum(mb.lo[a[i]], ma.lo[b[j]]), np.minimum(mb.hi[a[i]], ma.hi[b[j]])
             sid, xyz = enumerate_cells(lo, hi)
-            s, d = ob[Rb.index(a[i][sid], xyz)], Ra_own[Ra.index(b[j][sid], xyz)]
+            s = before.owner[mb.pid[mb.raster.index(a[i][sid], xyz)]]
+            d = after.owner[ma.pid[ma.raster.index(b[j][sid], xyz)]]
             ch = s != d
             S.append(s[ch])
             D.append(d[ch])
@@ -316,7 +346,12 @@ def moved_cells(before: BoxPieces, after: BoxPieces, raster: bool | None = None)
     if not s.size:
         return e, e, e
     P = int(max(s.max(), d.max())) + 1
-    key = s * P + d
-    u, inv = np.unique(key, return_inverse=True)
-    cells = np.bincount(inv, c).astype(IDX)
-    return (u // P).astype(IDX), (u % P).astype(IDX), cells
+    key = s.astype(IDX) * P + d
+    if P * P <= 1 << 22:  # few processor pairs: count them directly instead of sorting every cell's pair
+        cells = np.bincount(key, c, minlength=P * P)
+        u = np.nonzero(cells)[0]
+        cells = cells[u]
+    else:
+        u, inv = np.unique(key, return_inverse=True)
+        cells = np.bincount(inv, c)
+    return (u // P).astype(IDX), (u % P).astype(IDX), cells.astype(IDX)

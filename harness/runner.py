@@ -280,7 +280,7 @@ def partition_state(roles: dict, ctx: Context, before: State, memory: dict | Non
         if mapped is not None:
             proc = check_parts(mapped, np.asarray(mapped).size, P, f"{name} (remap)")
     parts = check_parts(parts, ctx.graph.n, proc.size, name)
-    if pieces is not None:
+    if pieces is not None and "remap" in roles:
         pieces = replace(pieces, owner=proc[pieces.owner])
     state = State(proc[parts], before.home, P, pieces)
     if "accept" in roles:

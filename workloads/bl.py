@@ -40,8 +40,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
-from harness import Boxes, Level, Workload
-from harness.adapters import overlap_pairs
+from harness import Boxes, Level, Workload, overlap_join
 from harness.model import IDX
 
 VERSION = "2"  # 2: regrid_every, dims, ratio in every level's meta
@@ -225,7 +224,7 @@ def step_parents(prev: Boxes, cur: Boxes) -> np.ndarray:
             if not cand.size:
                 continue
             f = 2 ** (int(lev) - l2)
-            i, j, v = overlap_pairs(cur.lo[todo] // f, cur.hi[todo] // f, prev.lo[cand], prev.hi[cand])
+            i, j, v = overlap_join(cur.lo[todo] // f, cur.hi[todo] // f, prev.lo[cand], prev.hi[cand])
             if not i.size:
                 continue
             order = np.lexsort((cand[j], -v, i))

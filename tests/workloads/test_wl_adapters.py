@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from harness import Boxes, Graph, LoadArray
-from harness.adapters import (_face_neighbours, as_form, boxes_to_graph, cell_vertices, hilbert_index,
-                              hilbert_order)
+from harness.adapters import as_form, boxes_to_graph, cell_vertices, hilbert_index, hilbert_order
+from harness.amrmetrics import face_pairs
 
 
 def grid_graph(nx=6, ny=5):
@@ -69,7 +69,8 @@ def test_boxes_to_graph_weights_shared_faces():
     assert np.allclose(g.coords[2], [2.0, 2.0])
 
 
-def test_face_neighbours_match_brute_force():
+def test_face_pairs_match_brute_force():
+    """The face-slab join boxes_to_graph and the AMR metrics use."""
     rng = np.random.default_rng(1)
     # disjoint boxes: a random split of a 3-D grid into blocks
     lo, hi = [], []
@@ -82,8 +83,9 @@ def test_face_neighbours_match_brute_force():
                 hi.append([x + 3, y + 2, min(z + dz, 24) - 1])
                 z += dz
     lo, hi = np.array(lo), np.array(hi)
-    i, j, w = _face_neighbours(lo, hi)
-    got = {(int(a), int(b)): int(c) for a, b, c in zip(i, j, w)}
+    i, j, w = face_pairs(lo, hi)
+    got = {(int(min(a, b)), int(max(a, b))): int(c) for a, b, c in zip(i, j, w)}
+    assert len(got) == i.size  # each pair once
     want = {}
     for a in range(len(lo)):
         for c in range(len(lo)):

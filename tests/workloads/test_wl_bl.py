@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from harness.adapters import as_form, overlap_pairs
+from harness import overlap_join
+from harness.adapters import as_form
 from workloads import bl
 
 
@@ -14,7 +15,7 @@ def check_hierarchy(b, base):
         idx = np.nonzero(b.level == lev)[0]
         n = base * 2 ** lev
         assert b.lo[idx].min() >= 0 and b.hi[idx].max() <= n - 1
-        i, j, _ = overlap_pairs(b.lo[idx], b.hi[idx], b.lo[idx], b.hi[idx])
+        i, j, _ = overlap_join(b.lo[idx], b.hi[idx], b.lo[idx], b.hi[idx])
         assert np.all(i == j)  # boxes of one level do not overlap
         if lev == 0:
             continue
@@ -23,7 +24,7 @@ def check_hierarchy(b, base):
         # proper nesting: coarsened and grown by one coarse cell (inside the domain), a box is covered
         glo = np.maximum(b.lo[idx] // 2 - 1, 0)
         ghi = np.minimum(b.hi[idx] // 2 + 1, nc - 1)
-        gi, gj, vol = overlap_pairs(glo, ghi, b.lo[coarse], b.hi[coarse])
+        gi, gj, vol = overlap_join(glo, ghi, b.lo[coarse], b.hi[coarse])
         covered = np.bincount(gi, vol, minlength=idx.size)
         assert np.array_equal(covered, np.prod(ghi - glo + 1, axis=1))
         # the parent is on the coarser level and holds the box's centre

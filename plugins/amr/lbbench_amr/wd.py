@@ -27,9 +27,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import Boxes, boxes_to_graph, overlap_pairs
+from harness import Boxes, boxes_to_graph, overlap_join
 
 I64 = np.int64
+
+
+def _overlaps(alo, ahi, blo, bhi):
+    """The overlapping pairs of boxes a[i], b[j] with their volumes, in (i, j) order (affinities sum in a
+    fixed order)."""
+    i, j, v = overlap_join(alo, ahi, blo, bhi)
+    o = np.lexsort((j, i))
+    return i[o], j[o], v[o]
 
 
 def _sets(pairs_box, pairs_proc, pairs_val, n):
@@ -66,7 +74,7 @@ def wd(boxes: Boxes, P: int, previous=None, w_inter: float = 1.0, w_intra: float
         for lev in np.unique(boxes.level):
             a = np.nonzero(boxes.level == lev)[0]
             p = np.nonzero(previous.level == lev)[0]
-            i, j, v = overlap_pairs(boxes.lo[a], boxes.hi[a], previous.lo[p], previous.hi[p])
+            i, j, v = _overlaps(boxes.lo[a], boxes.hi[a], previous.lo[p], previous.hi[p])
             B.append(a[i])
             Q.append(previous.owner[p[j]])
             V.append(v / cells[a[i]] if vol else np.ones(i.size))
@@ -80,7 +88,7 @@ def wd(boxes: Boxes, P: int, previous=None, w_inter: float = 1.0, w_intra: float
         # parents: the previous level's pieces over each box
         par = [dict() for _ in range(boxes.n)]
         if plo.shape[0]:
-            i, j, v = overlap_pairs(boxes.lo[idx] // r, boxes.hi[idx] // r, plo, phi)
+            i, j, v = _overlaps(boxes.lo[idx] // r, boxes.hi[idx] // r, plo, phi)
             par = _sets(idx[i], pown[j], (v * r ** boxes.lo.shape[1] / cells[idx[i]]) if vol
                         else np.ones(i.size), boxes.n)
         order = idx[np.lexsort((idx, -work[idx]))]
