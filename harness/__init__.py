@@ -24,6 +24,8 @@ from .pieces import BoxPieces, overlap_join
 from .plugins import Algorithm, Report, implements, registers
 from .plugins import algorithms as available_algorithms
 from .reference import paper_values
+from .spec import parse_call
+from .spec import resolve as resolve_params
 from .reports import ReportOptions, Table, level_table, render, with_paper
 from .runner import BYTES_PER_UNIT, block_owner, carry, graph_of, initial_state
 from .workloads import Workload
@@ -37,6 +39,6 @@ __all__ = [
     "block_owner", "boxes_to_graph", "carry", "cell_vertices", "core_metrics", "costs_if_on", "cut_pct", "delta_cut",
     "dual_edges", "graph_of", "hilbert_index", "hilbert_order", "hookimpl", "implements", "initial_state",
     "latency_figures", "latency_model", "latency_qwgt", "level_table", "load_figures", "load_workload", "loadimb", "loadimb_of",
-    "max_tolerance", "maxsr", "metis_kway", "no_tolerance", "overlap_join", "paper_values", "processor_costs", "quiet_native",
-    "qwgt", "registers", "render", "vertex_costs", "with_paper", "work_loadimb", "wsysll",
+    "max_tolerance", "maxsr", "metis_kway", "no_tolerance", "overlap_join", "paper_values", "parse_call", "processor_costs",
+    "quiet_native", "qwgt", "registers", "render", "resolve_params", "vertex_costs", "with_paper", "work_loadimb", "wsysll",
 ]

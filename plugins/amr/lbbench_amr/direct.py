@@ -5,29 +5,19 @@ from __future__ import annotations
 
 import time
 
-from harness import amr_figures
+from harness import amr_figures, parse_call, resolve_params
 
-from .plugin import distribute
+from .plugin import SCHEMES, distribute
 
 
 def split_method(method: str):
-    """``amr-ild[ild_split=none]`` -> (``amr-ild``, {"ild_split": "none"}) (values stay strings unless numeric)."""
-    if "[" not in method:
-        return method, {}
-    name, rest = method.split("[", 1)
-    params = {}
-    for kv in rest.rstrip("]").split(","):
-        k, v = kv.split("=")
-        for conv in (int, float):
-            try:
-                v = conv(v)
-                break
-            except ValueError:
-                pass
-        if v in ("true", "false"):
-            v = v == "true"
-        params[k] = v
-    return name, params
+    """``amr-ild[ild_split=none]`` -> (``amr-ild``, {"ild_split": "none"}): the given parameters, typed as the
+    scheme's defaults (the command line's parser)."""
+    call = parse_call(method)
+    if call.name not in SCHEMES:
+        raise ValueError(f"unknown AMR scheme {call.name!r}")
+    typed = resolve_params(call, SCHEMES[call.name][0])
+    return call.name, {k: typed[k] for k, _ in call.given}
 
 
 def run_steps(levels, method: str, P: int, bytes_per_cell: int = 8, ghost: int = 1, check: bool = True):
