@@ -99,8 +99,9 @@ def overlap_join(alo, ahi, blo, bhi, size=None):
 
 
 def _cell_dtype(n_cells: int, coord: int, box_cells: int = 0, d: int = 3):
-    """int32 when every cell number and coordinate fits (a third of int64's time in per-cell passes)."""
-    return np.int32 if n_cells + coord + d * coord * box_cells < 2 ** 31 - 1 else IDX
+    """int32 when every cell number, coordinate and partial sum of :meth:`Raster.index` fits (a third of
+    int64's time in per-cell passes)."""
+    return np.int32 if n_cells + coord + 2 * d * coord * box_cells < 2 ** 31 - 1 else IDX
 
 
 def _maxabs(*arrays) -> int:
