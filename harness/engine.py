@@ -37,6 +37,11 @@ class CellAborted(BaseException):
     cannot swallow it and go on to a collective the failed rank will never join)."""
 
 
+class Diverged(CellAborted):
+    """The ranks met in different collectives (a rank took another path through the cell): every rank
+    raises it in the same collective, so all leave the cell together and the cell fails."""
+
+
 class _Abort:
     """The marker :meth:`Engine.abort` sends."""
 
@@ -147,7 +152,7 @@ class Engine:
                 send[r].append(msg)
             if tally is not None:
                 send = [(part, tally) for part in send]
-            got = self._alltoall(send)
+            got = self._alltoall(send, "exchange")
             if tally is not None:
                 got, self.tally = [part for part, _ in got], sum(t for _, t in got)
             received = [msg for part in got for msg in part]
@@ -189,7 +194,7 @@ class Engine:
         if self.R == 1:
             return obj
         src = int(self.rank_of(root))
-        return self._alltoall([obj if self.rank == src else None] * self.R)[src]
+        return self._alltoall([obj if self.rank == src else None] * self.R, "bcast")[src]
 
     def rank_max(self, value: float) -> float:
         """Max of a per-rank number (timings) over all ranks."""
@@ -197,25 +202,31 @@ class Engine:
 
     def gather_ranks(self, obj) -> list:
         """One Python object per rank, in rank order, on every rank."""
-        return [obj] if self.R == 1 else self._alltoall([obj] * self.R)
+        return [obj] if self.R == 1 else self._alltoall([obj] * self.R, "gather_ranks")
 
     def barrier(self) -> None:
         if self.R > 1:
-            self._alltoall([None] * self.R)
+            self._alltoall([None] * self.R, "barrier")
 
-    def _alltoall(self, send: list) -> list:
-        """The one MPI collective every other is made of; raises CellAborted if a rank sent the abort marker."""
-        got = self.comm.alltoall(send)
-        aborted = [x for x in got if isinstance(x, _Abort)]
+    def _alltoall(self, send: list, what: str) -> list:
+        """The one MPI collective every other is made of, tagged with the collective's name; raises
+        CellAborted if a rank sent the abort marker, Diverged (on every rank) if the ranks are in different
+        collectives."""
+        got = self.comm.alltoall([(what, x) for x in send])
+        aborted = [x for _, x in got if isinstance(x, _Abort)]
         if aborted:
             raise CellAborted(aborted[0].reason)
-        return got
+        tags = [t for t, _ in got]
+        if len(set(tags)) > 1:
+            raise Diverged("failed: ranks took different paths through the cell (rank collectives: "
+                           + ", ".join(f"{r}: {t}" for r, t in enumerate(tags)) + ")")
+        return [x for _, x in got]
 
     def abort(self, reason: str) -> None:
         """Release the other ranks from the collective they wait in (this rank's cell failed)."""
         self._outbox = []
         if self.R > 1:
-            self.comm.alltoall([_Abort(reason)] * self.R)
+            self.comm.alltoall([("abort", _Abort(reason))] * self.R)
 
     # --------------------------------------------------------------- counters
     def totals(self) -> dict:

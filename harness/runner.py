@@ -26,7 +26,7 @@ import numpy as np
 
 from . import adapters, plugins
 from .context import Context
-from .engine import CellAborted, Engine, Timer
+from .engine import CellAborted, Diverged, Engine, Timer
 from .model import Boxes, Graph, Level, Machine, State
 from .partitioners import metis_kway
 from .pieces import BoxPieces, moved_cells
@@ -321,7 +321,8 @@ def account(ctx: Context, before: State, after: State) -> dict:
     """The runner's own accounting of the data movement; sends what the method did not send itself."""
     src, dst, nbytes = movement(ctx.graph, before, after)
     eng = ctx.engine
-    if src.size and eng.step_stats("migration")["messages"] == 0:
+    # every rank reaches both collectives whatever its own movement (ranks whose owners differ are caught later)
+    if eng.step_stats("migration")["messages"] == 0 and eng.rank_max(float(src.size)) > 0:
         with ctx.timer("migration"):
             for s, d, b in zip(src.tolist(), dst.tolist(), nbytes.tolist()):
                 if s in eng.local:
@@ -407,6 +408,8 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
         with deadline(timeout, engine):
             after = run_level(roles, ctx, before, memory)
             moved = account(ctx, before, after)
+    except Diverged as why:  # every rank raised it in the same collective: nobody waits for an abort
+        status = str(why)
     except CellAborted as why:  # another rank failed: its abort released this rank from a collective
         status = f"{why} (on another rank)"
     except (Exception, CellTimeout) as exc:  # the plugin's fault: record it, release the other ranks
