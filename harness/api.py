@@ -55,6 +55,14 @@ def progress_bar(cells: int, bars: list | None):
     return bar
 
 
+def _check_cell(pl, state, memory, n: int) -> None:
+    """A stored cell's state and memory fit this run: one owner per vertex of the level (State checks the
+    range), the plan's memory types (raises ValueError: the store moves the cell aside)."""
+    if state.owner.size != n:
+        raise ValueError(f"state has {state.owner.size} owners, the level {n} vertices")
+    pl.check_memory(memory)
+
+
 def compare(methods, workload: str = "shock", P: int = 32, levels: list | None = None,
             machine: str = "uniform", seed: int = 0, out: str | None = None, timeout: float | None = None,
             cache: bool = True, progress: bool = False, workload_params: dict | None = None,
@@ -100,7 +108,9 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
             first = lv is run_levels[0]
             key = Store.key({**base, "first_level": run_levels[0].index, "level": lv.index,
                              "plugins": pversions, "timeout": timeout})
-            found = store.get(key, RunMemory) if cache and eng.is_root else None
+            found = store.get(key, RunMemory, expect={**base, "level": lv.index},
+                              check=lambda row, st, mem, n=g.n, pl=pl: _check_cell(pl, st, mem, n)) \
+                if cache and eng.is_root else None
             if found and found[0].get("status") != "ok" and not reuse_failed:
                 found = None
             found = eng.bcast(found) if eng.R > 1 else found

@@ -19,6 +19,14 @@ Layout of ``<results>/cells/``:
 * ``corrupt/``  cells that could not be read, moved aside (with one warning
   line on stderr) so they are recomputed.
 
+Nothing stored is trusted (:mod:`harness.validate`): a cell is read only if
+both files are regular files (never through a symbolic link, never a FIFO) of
+at most ``MAX_ROW_BYTES`` / ``MAX_STATE_BYTES``, its row matches the cell it is
+asked for (workload, level, algorithm, parameters, P, ...: the ``expect``
+columns), its core figures are in their domains and its memory fits the
+memory dataclass's field types. Anything else goes to ``cells/corrupt/`` (if
+that is a real directory in the store; else the cell's files are removed).
+
 Everything is data: rows are JSON and arrays are loaded with
 ``allow_pickle=False``; nothing stored is ever unpickled, so a planted pickle
 cannot run. Cells of older versions (``KEY.pkl``) are moved aside, never read.
@@ -32,6 +40,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import stat
 import subprocess
 import sys
 from functools import lru_cache
@@ -40,11 +49,14 @@ from pathlib import Path
 import numpy as np
 
 from .model import State
+from .validate import check_figures, check_types, open_regular
 
 DEFAULT_DIR = "lbbench-results"
 FORMAT = 2  # 1: pickled states (before contract 1.0)
 PIECES = ("box", "lo", "hi", "owner", "level")
 _SCALARS = (type(None), bool, int, float, str)
+MAX_ROW_BYTES = 1 << 20   # a row is a few kB
+MAX_STATE_BYTES = 1 << 33  # owners, homes and memories of the largest workloads are far below 8 GiB
 
 
 def warn(msg: str) -> None:
@@ -84,26 +96,34 @@ class Store:
 
     # -- reading -------------------------------------------------------------------------------------
 
-    def get(self, key: str, memory_cls=None) -> tuple[dict, State, object] | None:
+    def get(self, key: str, memory_cls=None, expect: dict | None = None,
+            check=None) -> tuple[dict, State, object] | None:
         """(row, state after the cell, memory instance or None); None when absent or corrupt (moved aside).
 
         ``memory_cls``: the algorithm's memory class, None (no memory wanted:
         None is returned for it), or a dict step name -> class (or None) for a
         composite method, giving a dict step name -> instance. A stored memory
-        that does not match is unusable: the cell is recomputed.
+        that does not match is unusable: the cell is recomputed. ``expect``:
+        columns the row must hold with exactly these values (the cell's key
+        fields); ``check(row, state, memory)``: the caller's own test (raises
+        to reject the cell).
         """
         row_f, st_f = self.cells / f"{key}.json", self.cells / f"{key}.npz"
-        if not row_f.exists():
+        if not os.path.lexists(row_f):
             return None
-        if not st_f.exists():  # killed between the two renames, or an older version's cell
+        if not os.path.lexists(st_f):  # killed between the two renames, or an older version's cell
             return None
         try:
-            row = check_row(json.loads(row_f.read_text()))
+            row = check_stored(_read_row(row_f), expect)
             arrays, head = _load_npz(st_f)
             if head.get("format") != FORMAT or head.get("key") != key:
                 raise ValueError("state file belongs to another cell or format")
             state = _state_from(arrays, head)
+            if expect and "P" in expect and state.P != expect["P"]:
+                raise ValueError(f"state file has P = {state.P}, the cell {expect['P']}")
             memory = None if memory_cls is None else memory_from(memory_cls, head.get("memory"), arrays)
+            if check is not None:
+                check(row, state, memory)
             return row, state, memory
         except Exception as exc:  # any failure to read means the cell is unusable: recompute it
             self._aside(key, why(exc))
@@ -113,10 +133,10 @@ class Store:
         """The valid rows of finished cells (a row with its state file), in key order."""
         out = []
         for f in sorted(self.cells.glob("*.json")):
-            if f.name.startswith(".") or not f.with_suffix(".npz").exists():  # temporary, or unfinished
+            if f.name.startswith(".") or not os.path.lexists(f.with_suffix(".npz")):  # temporary, or unfinished
                 continue
             try:
-                out.append(check_row(json.loads(f.read_text())))
+                out.append(check_stored(_read_row(f)))
             except Exception as exc:
                 self._aside(f.stem, why(exc))
         return out
@@ -177,26 +197,27 @@ class Store:
         if not self.writer:
             warn(f"results directory {self.path}: cell {key} is unreadable ({why}); recomputing it")
             return
-        corrupt = self.cells / "corrupt"
+        corrupt = _corrupt_dir(self.cells)
         try:
-            corrupt.mkdir(exist_ok=True)
             for suffix in (".json", ".npz"):
                 f = self.cells / f"{key}{suffix}"
-                if f.exists():
-                    os.replace(f, corrupt / f.name)
+                if os.path.lexists(f):  # a symlink is moved (or removed) itself, never followed
+                    os.replace(f, corrupt / f.name) if corrupt else os.unlink(f)
         except OSError:
             pass
         warn(f"results directory {self.path}: cell {key} is unreadable ({why}); "
-             "moved to cells/corrupt/, recomputing it")
+             + ("moved to cells/corrupt/" if corrupt else "removed (cells/corrupt is not a directory)")
+             + ", recomputing it")
 
     def _retire_pickles(self) -> None:
         """Move the cells of older versions (pickled states, never loaded) aside, with one warning line."""
         old = sorted(self.cells.glob("*.pkl"))
         if not old:
             return
-        corrupt = self.cells / "corrupt"
+        corrupt = _corrupt_dir(self.cells)
+        if corrupt is None:
+            return
         try:
-            corrupt.mkdir(exist_ok=True)
             for f in old:
                 for g in (f, f.with_suffix(".json")):
                     if g.exists() and not (g.suffix == ".json" and f.with_suffix(".npz").exists()):
@@ -205,6 +226,16 @@ class Store:
             pass
         warn(f"results directory {self.path}: {len(old)} cell(s) stored as pickles by an older lbbench "
              "moved to cells/corrupt/ unread; they will be recomputed")
+
+
+def _corrupt_dir(cells: Path) -> Path | None:
+    """``cells/corrupt``, created if missing; None if something else (a symlink, a file) is in its place."""
+    corrupt = cells / "corrupt"
+    try:
+        corrupt.mkdir(exist_ok=True)
+        return corrupt if stat.S_ISDIR(os.lstat(corrupt).st_mode) else None
+    except OSError:
+        return None
 
 
 STALE = 600.0  # seconds: no writer keeps a temporary file this long
@@ -275,11 +306,30 @@ def check_row(row) -> dict:
     return row
 
 
+def _read_row(path: Path):
+    """A stored row's JSON (a regular file of at most ``MAX_ROW_BYTES``)."""
+    with open_regular(path, MAX_ROW_BYTES, "row file") as fh:
+        return json.loads(fh.read().decode())
+
+
+def check_stored(row, expect: dict | None = None) -> dict:
+    """A row read back from the store: :func:`check_row`, the core figures in their domains
+    (:func:`harness.validate.check_figures`) and every ``expect`` column equal to the cell's."""
+    check_figures(check_row(row))
+    for col, want in (expect or {}).items():
+        if col not in row or row[col] != want or type(row[col]) is not type(want):
+            raise ValueError(f"row's {col!r} is {row.get(col)!r}, the cell's is {want!r}")
+    return row
+
+
 # -- states --------------------------------------------------------------------------------------------
 
-def _load_npz(path) -> tuple[dict, dict]:
-    """All arrays of a cell file (``allow_pickle=False``: a pickle raises) and its decoded header."""
-    with np.load(path, allow_pickle=False) as npz:
+def _load_npz(path, limit: int = MAX_STATE_BYTES) -> tuple[dict, dict]:
+    """All arrays of a cell file (``allow_pickle=False``: a pickle raises) and its decoded header; a regular
+    file of at most ``limit`` bytes, its arrays together at most ``limit`` bytes once unpacked."""
+    with open_regular(path, limit, "state file") as fh, np.load(fh, allow_pickle=False) as npz:
+        if sum(i.file_size for i in npz.zip.infolist()) > limit:
+            raise ValueError(f"state file unpacks to more than {limit} bytes")
         arrays = {k: npz[k] for k in npz.files}
     raw = arrays.pop("cell.json")
     if raw.dtype != np.uint8 or raw.ndim != 1:
@@ -407,6 +457,7 @@ def _one_from(memory_cls, stored, arrays: dict):
         raise ValueError(f"stored memory is a {stored.get('class')}, not a {memory_cls.__qualname__}")
     values = {k: from_data(v, arrays) for k, v in stored["fields"].items()}
     if dataclasses.is_dataclass(memory_cls):
+        check_types(memory_cls, values)
         later = {f.name for f in dataclasses.fields(memory_cls) if not f.init}
         obj = memory_cls(**{k: v for k, v in values.items() if k not in later})
         for k in later & set(values):

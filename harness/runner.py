@@ -84,6 +84,17 @@ class Plan:
         """The run's memories as data for the result store (each dataclass as its fields)."""
         return RunMemory({name: {f.name: getattr(m, f.name) for f in fields(m)} for name, m in memory.items()})
 
+    def check_memory(self, stored: "RunMemory | None") -> None:
+        """``ValueError`` unless ``stored`` (read back from the result store) holds, for algorithms of this
+        plan only, fields that fit their memory dataclasses' types (:func:`harness.validate.check_types`)."""
+        from .validate import check_types
+
+        classes = {s.name: s.algorithm.memory for s in self.steps if s.algorithm.memory is not None}
+        for name, values in (stored.algorithms if stored is not None else {}).items():
+            if name not in classes or not isinstance(values, dict):
+                raise ValueError(f"stored memory for {name!r} does not belong to {self.method}")
+            check_types(classes[name], values)
+
     def unpack(self, stored: "RunMemory | None") -> dict:
         classes = {s.name: s.algorithm.memory for s in self.steps if s.algorithm.memory is not None}
         got = stored.algorithms if stored is not None else {}

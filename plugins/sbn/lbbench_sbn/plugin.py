@@ -40,7 +40,7 @@ class SbnMemory:
     """What the balancer carries from level to level: it runs "forever" (Fig. 4), so every processor's
     (WSysLL, MinTh, MaxTh) at the end of a level is where the next level starts."""
 
-    thresholds: list | None = None
+    thresholds: list[tuple[float, float, float]] | None = None  # (WSysLL, MinTh, MaxTh) per processor
 
 
 def _validate(p: dict) -> None:
