@@ -7,7 +7,7 @@ import sys
 import pandas as pd
 
 from . import plugins, workloads
-from .engine import Engine
+from .engine import Engine, world
 from .model import Machine
 from .results import Store, git_commit, source_hash, versions
 from .runner import INITIAL, RunMemory, carry, graph_of, initial_state, plan, run_cell
@@ -20,14 +20,23 @@ def _methods(methods) -> list[Method]:
     return [m if isinstance(m, Method) else parse_methods(m)[0] for m in methods]
 
 
-def load_levels(engine: Engine, name: str, params: dict | None, seed: int):
-    """The workload's levels; rank 0 generates (and caches) them first, the other ranks then load."""
-    if engine.is_root:
+def load_levels(engine: Engine | None, name: str, params: dict | None, seed: int):
+    """The workload's levels; rank 0 generates (and caches) them first, the other ranks then load.
+
+    ``engine`` None: the ranks of MPI.COMM_WORLD when launched by mpiexec (before any Engine exists).
+    """
+    comm = world() if engine is None else engine.comm
+    root = comm is None or comm.Get_rank() == 0
+    if root:
         out = workloads.load(name, params, seed)
-    engine.barrier()
-    if not engine.is_root:
+    if comm is not None and comm.Get_size() > 1:
+        comm.Barrier()
+    if not root:
         out = workloads.load(name, params, seed)
     return out
+
+
+MAX_SEED = 2**31 - 1  # METIS and the plugins' generators take a C int
 
 
 def select(levels: list, wanted: list | None) -> list:
@@ -77,22 +86,31 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
     ValueError, LookupError or OSError with a one-line message.
     """
     methods = _methods(methods)
-    if int(P) != P or P < 1:
+    if isinstance(P, bool) or int(P) != P or P < 1:
         raise ValueError(f"P must be a positive integer, got {P}")
     P = int(P)
-    mach = Machine.parse(machine, P)
+    if isinstance(seed, bool) or int(seed) != seed or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed {seed}: must be an integer in [0, {MAX_SEED}]")
+    seen = set()
+    for m in methods:
+        if str(m) in seen:
+            raise ValueError(f"method {str(m)!r} is given twice")
+        seen.add(str(m))
     known = plugins.algorithms()
     plans = [plan(m, known) for m in methods]
     if initial not in INITIAL:
         plan(parse_methods(initial)[0], known)  # an unknown or broken algorithm is a one-line error now
-    eng = engine or Engine(P, mach)
-    store = Store(out, writer=eng.is_root)
-    wl, wparams, all_levels = load_levels(eng, workload, workload_params, seed)
+    # the workload first: P is checked against its size before anything of size P is allocated
+    wl, wparams, all_levels = load_levels(engine, workload, workload_params, seed)
     run_levels = select(all_levels, levels)
     shown = {lv.index for lv in run_levels} if not levels else set(levels)
     graphs = [graph_of(lv) for lv in run_levels]
     if P > graphs[0].n:
-        raise ValueError(f"P = {P} is larger than the graph ({graphs[0].n} vertices)")
+        raise ValueError(f"P = {P} is larger than the workload's level {run_levels[0].index} "
+                         f"({graphs[0].n} vertices)")
+    mach = Machine.parse(machine, P)
+    eng = engine or Engine(P, mach)
+    store = Store(out, writer=eng.is_root)
     start = initial_state(run_levels[0], P, seed, initial, eng, known)
 
     bar = progress_bar(len(plans) * len(run_levels), bars) if progress and eng.is_root else None

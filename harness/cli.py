@@ -49,9 +49,25 @@ def parse_levels(text: str | None) -> list | None:
     return sorted(out)
 
 
+MAX_TIMEOUT = 7 * 24 * 3600.0  # a week per cell; larger values overflow the alarm timer
+
+
 def check_timeout(timeout: float | None) -> None:
-    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
-        raise click.BadParameter(f"--timeout {timeout}: must be a positive number of seconds")
+    if timeout is not None and not (math.isfinite(timeout) and 0 < timeout <= MAX_TIMEOUT):
+        raise click.BadParameter(f"--timeout {timeout:g}: must be a number of seconds in (0, {MAX_TIMEOUT:g}]")
+
+
+def check_P(P: int, option: str = "-P") -> int:
+    if P < 1:
+        raise click.BadParameter(f"{option} {P}: must be a positive number of processors")
+    return P
+
+
+def check_seed(seed: int) -> None:
+    from .api import MAX_SEED
+
+    if not 0 <= seed <= MAX_SEED:
+        raise click.BadParameter(f"--seed {seed}: must be an integer in [0, {MAX_SEED}]")
 
 
 def parse_workload(text: str) -> tuple[str, dict]:
@@ -104,7 +120,11 @@ def relaunch(ranks: int, P: int | None = None) -> None:
 def options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, initial="metis",
                  reuse_failed=False, show_traceback=False, P=None) -> ReportOptions:
     check_timeout(timeout)
+    check_seed(seed)
+    for p in P or []:
+        check_P(p)
     name, wparams = parse_workload(workload)
+    workloads.resolve_params(workloads.get(name), wparams)  # unknown or bad workload parameters: refused now
     return ReportOptions(P=P, workload=name, workload_params=wparams, levels=parse_levels(levels),
                          machine=machine, seed=seed, out=out, timeout=timeout, cache=not no_cache,
                          progress=not quiet and _rank() == 0, initial=initial, reuse_failed=reuse_failed,
@@ -230,6 +250,7 @@ def _compare(methods, P, opts: ReportOptions, fmt) -> int:
 def compare(methods, P, workload, levels, machine, initial, out, seed, timeout, mpi, no_cache, reuse_failed,
             show_traceback, fmt, quiet):
     """Run methods side by side through a workload's levels (exit 1 if a cell failed)."""
+    check_P(P)
     if mpi is not None:
         relaunch(mpi, P)
     opts = options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, initial, reuse_failed,
@@ -244,6 +265,7 @@ def compare(methods, P, workload, levels, machine, initial, out, seed, timeout, 
 def run(method, P, workload, levels, machine, initial, out, seed, timeout, mpi, no_cache, reuse_failed,
         show_traceback, fmt, quiet):
     """Run one method (name[key=value,...] or mapper/balancer) through a workload's levels."""
+    check_P(P)
     if mpi is not None:
         relaunch(mpi, P)
     from .spec import parse_methods
@@ -335,6 +357,10 @@ def test_cmd(name, workload, P, ranks, timeout):
     """Conformance checks for one algorithm (a new plugin proves itself here); exit 1 on a failed check."""
     from .conformance import FAIL, check_algorithm
 
+    check_P(P)
+    check_timeout(timeout)
+    if ranks < 0 or ranks > P:
+        raise click.BadParameter(f"--ranks {ranks}: must be in [0, P = {P}]")
     rows = check_algorithm(name, workload, P, ranks, timeout)
     echo(render([Table(f"Conformance of {name}", pd.DataFrame(rows, columns=["Check", "Result", "Detail"]))]))
     if any(r == FAIL for _, r, _ in rows):

@@ -113,6 +113,10 @@ def scaffold(name: str, directory: str | None = None) -> Path:
     """Write the distribution ``lbbench-NAME`` (package ``lbbench_NAME``) and return its directory."""
     if not re.fullmatch(r"[a-z][a-z0-9-]*", name):
         raise ValueError(f"plugin name {name!r}: use lower-case letters, digits and '-' (starting with a letter)")
+    from . import plugins, workloads
+
+    if name in plugins.algorithms() or name in workloads.available():
+        raise ValueError(f"plugin name {name!r} is already registered (lbbench list); choose another name")
     pkg = "lbbench_" + name.replace("-", "_")
     root = Path(directory or name)
     if root.exists() and any(root.iterdir()):

@@ -57,7 +57,15 @@ def parse_call(text: str) -> Call:
 
 
 def parse_method(text: str) -> Method:
-    parts = text.split("/")
+    parts, depth, cur = [], 0, ""
+    for ch in text:  # a '/' inside [...] belongs to a parameter value
+        depth += (ch == "[") - (ch == "]")
+        if ch == "/" and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
     if len(parts) > 2:
         raise ValueError(f"malformed method {text!r}: at most one '/' (mapper/balancer)")
     return Method(tuple(parse_call(p) for p in parts))

@@ -9,6 +9,14 @@ constructors; it loads with ``allow_pickle=False`` and never unpickles, so a
 planted pickle cannot run. A missing file is ``None``; a corrupt one is
 ``None`` with one warning line on stderr (and is removed), so the workload is
 regenerated.
+
+Nothing in the file is trusted (:mod:`harness.validate`): it is read only if
+it is a regular file (not a symlink, not a FIFO) of at most ``MAX_BYTES``,
+unpacking to at most that; every numeric array it holds (whatever a level
+caches) is finite and its integers within ``MAX_WEIGHT`` (2^53, the files
+reader's limit), as are the sums of a graph's weights; the level list is
+non-empty with increasing indices, and equal to the workload's declared
+``level_indices`` when it declares them (``read(path, expect=...)``).
 """
 from __future__ import annotations
 
@@ -20,8 +28,10 @@ import numpy as np
 
 from .model import Boxes, Graph, Level, LoadArray
 from .results import from_data, remove_stale, to_data, warn, why
+from .validate import MAX_WEIGHT, open_regular
 
 FORMAT = 1
+MAX_BYTES = 1 << 34  # the largest generated workloads cache a few hundred MB
 _GRAPH = ("xadj", "adjncy", "pwgt", "rwgt", "cwgt")
 _BOXES = ("level", "lo", "hi", "parent")
 
@@ -82,13 +92,20 @@ def write(path: str | os.PathLike, levels: list[Level]) -> bool:
     return True
 
 
-def read(path: str | os.PathLike) -> list[Level] | None:
-    """The cached levels, or None when the file is missing or corrupt (corrupt: one warning line, removed)."""
+def read(path: str | os.PathLike, expect: list[int] | None = None) -> list[Level] | None:
+    """The cached levels, or None when the file is missing or corrupt (corrupt: one warning line, removed).
+
+    ``expect``: the level indices the workload declares for its parameters (checked when given).
+    """
     path = Path(path)
-    if not path.exists():
+    if not os.path.lexists(path):
         return None
     try:
-        return _levels(path)
+        levels = _levels(path)
+        indices = [lv.index for lv in levels]
+        if expect is not None and indices != list(expect):
+            raise ValueError(f"levels {_span(indices)}, the workload declares {_span(list(expect))}")
+        return levels
     except Exception as exc:  # any failure to read means the cache is unusable: regenerate
         warn(f"workload cache {path} is unreadable ({why(exc)}); regenerating it")
         try:
@@ -98,9 +115,43 @@ def read(path: str | os.PathLike) -> list[Level] | None:
         return None
 
 
+def _span(indices: list) -> str:
+    return f"{indices[0]}-{indices[-1]} ({len(indices)})" if indices else "none"
+
+
+def check_array(name: str, a: np.ndarray) -> None:
+    """A cached array is numbers (or text) within the files reader's limits: finite, integers <= 2^53."""
+    if a.dtype.kind in "iu":
+        if a.size and (int(a.max()) > MAX_WEIGHT or int(a.min()) < -MAX_WEIGHT):
+            raise ValueError(f"array {name} holds values beyond 2^53")
+    elif a.dtype.kind in "fc":
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"array {name} holds values that are not finite")
+    elif a.dtype.kind not in "bUS":
+        raise ValueError(f"array {name} has dtype {a.dtype}")
+
+
+def _check_level(lv: Level) -> None:
+    d = lv.data
+    if isinstance(d, Graph):
+        for k in ("pwgt", "rwgt", "cwgt"):
+            if int(getattr(d, k).sum(dtype=object)) > MAX_WEIGHT:
+                raise ValueError(f"level {lv.index}: the {k} weights sum to more than 2^53")
+    if lv.parent is not None:
+        parent = np.asarray(lv.parent)
+        if parent.ndim != 1 or parent.dtype.kind not in "iu" or (parent.size and parent.min() < 0):
+            raise ValueError(f"level {lv.index}: bad parent map")
+
+
 def _levels(path: Path) -> list[Level]:
-    with np.load(path, allow_pickle=False) as npz:  # a .npy file is no context manager: TypeError
+    # a .npy file is no context manager: TypeError
+    with open_regular(path, MAX_BYTES, "cache file") as fh, np.load(fh, allow_pickle=False) as npz:
+        if sum(i.file_size for i in npz.zip.infolist()) > MAX_BYTES:
+            raise ValueError(f"cache file unpacks to more than {MAX_BYTES} bytes")
         arrays = {k: npz[k] for k in npz.files}
+    for k, a in arrays.items():
+        if k != "levels.json":
+            check_array(k, a)
     raw = arrays.pop("levels.json")
     if raw.dtype != np.uint8 or raw.ndim != 1:
         raise ValueError("bad header")
@@ -128,4 +179,14 @@ def _levels(path: Path) -> list[Level]:
         if not isinstance(meta, dict) or not isinstance(e["index"], int):
             raise ValueError("bad level entry")
         out.append(Level(e["index"], data, parent=parent, meta=meta))
+        _check_level(out[-1])
+    if not out:
+        raise ValueError("no levels")
+    if any(b.index <= a.index for a, b in zip(out, out[1:])) or out[0].index < 0:
+        raise ValueError("level indices are not increasing")
+    for prev, lv in zip(out, out[1:]):
+        if isinstance(prev.data, Graph) and isinstance(lv.data, Graph) and lv.parent is not None and \
+                (np.asarray(lv.parent).size != lv.data.n or
+                 (lv.data.n and int(np.max(lv.parent)) >= prev.data.n)):
+            raise ValueError(f"level {lv.index}: parent map does not fit the two levels")
     return out

@@ -33,6 +33,8 @@ class Workload:
     description: str = ""
     cache: bool = True
     plot: Callable | None = None  # plot(name, level, path, params=, seed=) -> path: a picture of one level
+    validate: Callable | None = None  # validate(params): ValueError naming a bad parameter, before any work
+    level_indices: Callable | None = None  # level_indices(params) -> the indices generate yields (cache check)
 
 
 def available() -> dict[str, Workload]:
@@ -56,7 +58,10 @@ def resolve_params(wl: Workload, given: dict) -> dict:
                          f"(parameters: {', '.join(wl.params) or 'none'})")
     from .spec import coerce
 
-    return {k: coerce(wl.name, k, given[k], d) if k in given else d for k, d in wl.params.items()}
+    params = {k: coerce(wl.name, k, given[k], d) if k in given else d for k, d in wl.params.items()}
+    if wl.validate is not None:
+        wl.validate(params)
+    return params
 
 
 def cache_dir() -> Path:
@@ -73,12 +78,17 @@ def load(name: str, params: dict | None = None, seed: int = 0) -> tuple[Workload
     wl = get(name)
     params = resolve_params(wl, params or {})
     path = cache_dir() / "workloads" / f"{wl.name}-{cache_key(wl, params, seed)}.npz"
-    levels = wlcache.read(path) if wl.cache else None
+    expect = list(wl.level_indices(params)) if wl.level_indices is not None else None
+    levels = wlcache.read(path, expect) if wl.cache else None
     if levels is None:
         try:
             levels = list(wl.generate(seed=seed, **params))
-        except (ValueError, LookupError, OSError):
+        except (LookupError, OSError):
             raise
+        except ValueError as exc:  # name the workload and its parameters
+            msg = " ".join(str(exc).split())[:300]
+            raise ValueError(msg if msg.startswith(("workload", wl.name)) else f"workload {wl.name} {params}: {msg}") \
+                from None
         except Exception as exc:  # a generator that breaks on its parameters: one line, not a traceback
             raise ValueError(f"workload {wl.name} {params}: {type(exc).__name__}: "
                              f"{' '.join(str(exc).split())[:200]}") from None

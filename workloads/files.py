@@ -33,7 +33,9 @@ from pathlib import Path
 import numpy as np
 
 from harness import Graph, Level, Workload
+from harness.contain import contained
 from harness.model import IDX
+from harness.validate import MAX_WEIGHT
 
 GRAPH_SUFFIXES = {".graph", ".metis", ".chaco", ".gr"}
 SIDECARS = (".xyz", ".coords")
@@ -71,7 +73,7 @@ def _data_lines(text: str):
         yield no, s.split()
 
 
-MAX_VALUE = 2**53  # every weight, and every sum of weights, must be exact in the float64 the metrics use
+MAX_VALUE = MAX_WEIGHT  # 2^53: every weight, and every sum of weights, exact in the float64 the metrics use
 
 
 def _ints(path, no, toks, what):
@@ -269,11 +271,16 @@ def read_mesh(path) -> Graph:
 
     path = Path(path)
     try:
-        mesh = meshio.read(str(path))
+        with contained(f"{path}: cannot read mesh"):  # meshio may print and sys.exit on a malformed file
+            mesh = meshio.read(str(path))
+    except ValueError as exc:
+        if str(exc).startswith(f"{path}: cannot read mesh"):
+            raise
+        raise ValueError(f"{path}: cannot read mesh: {exc}") from None
     except Exception as exc:  # meshio raises many types; one clear line for the user
         line = getattr(exc, "lineno", None)
         where = f"{path}:{line}" if line else str(path)
-        raise ValueError(f"{where}: cannot read mesh: {exc}") from None
+        raise ValueError(f"{where}: cannot read mesh: {str(exc).strip() or type(exc).__name__}") from None
     known = [i for i, cb in enumerate(mesh.cells) if cb.type in DIM]
     if not known:
         raise ValueError(f"{path}: no cells of a supported type ({', '.join(DIM)})")

@@ -415,4 +415,5 @@ def weights(bits, ctx, act, n, max_depth, closure_ctx=None):
 
 WORKLOAD = Workload(
     "shock", generate, version=VERSION, params=dict(DEFAULTS),
+    level_indices=lambda p: range(0 if p["initial"] else 1, int(p["levels"]) + 1),
     description="SBN/MinEX shock: ~50,000-tet Delaunay mesh, 9 levels, moving refined cylinder, PLUM weights")

@@ -34,7 +34,15 @@ def generate(seed: int = 0, points: int = 900, levels: int = 3):
     return out
 
 
-WORKLOAD = Workload("mini", generate, version="1", params={"points": 900, "levels": 3},
+def validate(params: dict) -> None:
+    if not 5 <= params["points"] <= 1_000_000:
+        raise ValueError(f"workload mini: points={params['points']} must be in [5, 1000000]")
+    if not 1 <= params["levels"] <= 1000:
+        raise ValueError(f"workload mini: levels={params['levels']} must be in [1, 1000]")
+
+
+WORKLOAD = Workload("mini", generate, version="1", params={"points": 900, "levels": 3}, validate=validate,
+                    level_indices=lambda p: range(1, p["levels"] + 1),
                     description="small Delaunay tetrahedral mesh, 3 levels, a moving refined sphere (core tests)")
 
 
