@@ -177,16 +177,16 @@ class Engine:
         self.exchange()
 
     # ------------------------------------------------------------- collectives
-    def allgather(self, local: dict) -> list:
+    def allgather(self, local: dict, what: str = "allgather") -> list:
         """All P vprocs' values, in vproc order, on every rank (``local`` maps local vproc -> value)."""
         mine = [local[v] for v in self.local]
         if self.R == 1:
             return mine
-        return [x for part in self.gather_ranks(mine) for x in part]
+        return [x for part in self._gather(mine, what) for x in part]
 
     def reduce(self, local: dict, op: str = "sum"):
         """Combine one value per vproc (numbers or arrays) with ``sum``, ``max`` or ``min``."""
-        stacked = np.asarray(self.allgather(local))
+        stacked = np.asarray(self.allgather(local, "reduce"))
         return {"sum": np.sum, "max": np.max, "min": np.min}[op](stacked, axis=0)
 
     def bcast(self, obj, root: int = 0):
@@ -198,11 +198,15 @@ class Engine:
 
     def rank_max(self, value: float) -> float:
         """Max of a per-rank number (timings) over all ranks."""
-        return max(self.gather_ranks(value))
+        return max(self._gather(value, "rank_max"))
 
     def gather_ranks(self, obj) -> list:
         """One Python object per rank, in rank order, on every rank."""
-        return [obj] if self.R == 1 else self._alltoall([obj] * self.R, "gather_ranks")
+        return self._gather(obj, "gather_ranks")
+
+    def _gather(self, obj, what: str) -> list:
+        """:meth:`gather_ranks` tagged with the public collective it serves (ranks in different ones diverge)."""
+        return [obj] if self.R == 1 else self._alltoall([obj] * self.R, what)
 
     def barrier(self) -> None:
         if self.R > 1:
@@ -239,8 +243,8 @@ class Engine:
         for step, times in self._steps:
             for (kind, src), t in times.items():
                 per_step.setdefault((step, kind), {})[src] = t
-        gathered = self.gather_ranks(local)
-        steps = self.gather_ranks(per_step)
+        gathered = self._gather(local, "totals")
+        steps = self._gather(per_step, "totals")
         merged: dict = {}
         for part in steps:
             for key, times in part.items():
@@ -264,7 +268,7 @@ class Engine:
         if kind not in KINDS:
             raise ValueError(f"unknown message kind {kind!r}")
         mine = [(st, sent, recv, nb) for st, k, sent, recv, nb in self._stats if k == kind and st >= since]
-        parts = self.gather_ranks(mine)
+        parts = self._gather(mine, "step_stats")
         steps: dict = {}
         for part in parts:
             for st, sent, recv, nb in part:
@@ -288,7 +292,7 @@ class Engine:
         mat = np.zeros((self.P, self.P), np.int64)
         for (s, d), c in self._pairs[kind].items():
             mat[s, d] += c[col]
-        return np.sum(self.gather_ranks(mat), axis=0)
+        return np.sum(self._gather(mat, "pair_matrix"), axis=0)
 
     def reset_counters(self) -> None:
         self._outbox = []

@@ -127,6 +127,8 @@ def check_array(name: str, a: np.ndarray) -> None:
     elif a.dtype.kind in "fc":
         if not np.all(np.isfinite(a)):
             raise ValueError(f"array {name} holds values that are not finite")
+        if a.size and np.abs(a).max() > MAX_WEIGHT:
+            raise ValueError(f"array {name} holds values beyond 2^53")
     elif a.dtype.kind not in "bUS":
         raise ValueError(f"array {name} has dtype {a.dtype}")
 

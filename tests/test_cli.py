@@ -74,8 +74,15 @@ def test_mpi_flag_relaunches_with_three_ranks(tmp_path):
 @pytest.mark.parametrize("args, msg", [
     (["compare", "--plugins", "nosuch", "-w", "mini"], "unknown algorithm 'nosuch'"),
     (["compare", "--plugins", "none", "-w", "nosuch"], "unknown workload 'nosuch'"),
-    (["compare", "--plugins", "none", "-w", "mini", "-P", "0"], "P must be a positive integer"),
-    (["compare", "--plugins", "none", "-w", "mini", "-P", "100000"], "larger than the graph"),
+    (["compare", "--plugins", "none", "-w", "mini", "-P", "0"], "-P 0: must be a positive number"),
+    (["compare", "--plugins", "none", "-w", "mini", "-P", "100000"], "larger than the workload's level 1"),
+        (["compare", "--plugins", "none", "-w", "mini", "-P", "99999999999999999999"], "P = 99999999999999999999 is larger"),
+        (["compare", "--plugins", "metis,metis", "-w", "mini", "-P", "4"], "method 'metis' is given twice"),
+        (["compare", "--plugins", "plum[partitioner=../../etc]", "-w", "mini", "-P", "4"], "partitioner='../../etc'"),
+        (["compare", "--plugins", "none", "-w", "mini[points=-5]", "-P", "4"], "points=-5"),
+        (["compare", "--plugins", "none", "-w", "mini", "-P", "4", "--seed", "-5"], "--seed -5"),
+        (["compare", "--plugins", "none", "-w", "mini", "-P", "4", "--timeout", "1e10"], "--timeout 1e+10"),
+        (["report", "levels", "--plugins", "none", "-w", "mini", "-P", "2,-4"], "-P -4"),
     (["compare", "--plugins", "metis[ufactor]", "-w", "mini"], "malformed parameter"),
     (["compare", "--plugins", "metis[ufactor=x]", "-w", "mini"], "not a valid int"),
     (["compare", "--plugins", "none", "-w", "mini", "--levels", "3-1"], "--levels"),
@@ -143,3 +150,16 @@ def test_compare_exits_1_when_a_cell_failed(tmp_path, capsys, register):
     assert main(["compare", "--plugins", "fails,none", "-w", "mini", "-P", "2", "-q", "--out", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert "3 of 6 cells failed; see status" in err
+
+
+def test_test_and_new_plugin_refuse_bad_input_before_any_work(tmp_path, capsys):
+    from harness.cli import main
+
+    assert main(["test", "metis", "-P", "0"]) == 2
+    assert main(["new-plugin", "sbn", "--dir", str(tmp_path / "sbn")]) == 2
+    assert not (tmp_path / "sbn").exists()
+    out = capsys.readouterr()
+    assert out.out == ""
+    lines = out.err.strip().splitlines()
+    assert lines == ["lbbench: error: Invalid value: -P 0: must be a positive number of processors",
+                     "lbbench: error: plugin name 'sbn' is already registered (lbbench list); choose another name"]

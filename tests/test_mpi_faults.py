@@ -22,3 +22,25 @@ def test_one_rank_failing_or_timing_out_fails_the_cell_everywhere(tmp_path):
     # the other levels and the other method are unaffected
     assert all(got[alg, lv] == "ok" for alg in ("raise-on-1", "slow-on-1", "swallow") for lv in ("1", "3"))
     assert all(got["none", lv] == "ok" for lv in ("1", "2", "3"))
+
+
+COLLECTIVES = str(Path(__file__).parent / "scripts" / "collectives.py")
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("P", [4, 8])
+def test_a_fault_before_any_collective_on_one_rank_fails_the_cell_on_every_rank(tmp_path, P):
+    res = mpirun(2, COLLECTIVES, str(tmp_path), str(P), timeout=240)
+    assert res.returncode == 0, res.stderr[-2000:]
+    got = {tuple(line.split(" ", 2)[:2]): line.split(" ", 2)[2] for line in res.stdout.strip().splitlines()}
+    assert len([m for m, _ in got if m.startswith("fault[")]) == 3 * 24
+    for (method, level), status in got.items():
+        if method == "skew":  # owners differ between ranks: every level fails, on every rank's vote
+            assert status.startswith("failed: ranks computed different owners"), (method, level, status)
+        elif method.startswith("fault[") and level == "2":
+            if "mode=raise" in method:
+                assert status.startswith("failed: fault: RuntimeError: rank 1 fails before"), (method, status)
+            else:  # rank 1 skipped the collective: the ranks meet in different collectives
+                assert status.startswith("failed: ranks took different paths"), (method, status)
+        else:
+            assert status == "ok", (method, level, status)
