@@ -117,3 +117,14 @@ def test_levels_of_different_size_need_coordinates(tmp_path):
         files.generate(path=str(tmp_path / "nothing*"))
     with pytest.raises(ValueError, match="path="):
         files.generate(path="")
+
+
+@pytest.mark.parametrize("text", ["", "# vtk DataFile Version 4.2\nx\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 4 float\n0 0"])
+def test_a_mesh_reader_that_exits_or_prints_is_one_error_line(tmp_path, capsys, text):
+    path = tmp_path / "m.vtk"
+    path.write_text(text)
+    with pytest.raises(ValueError) as err:  # never SystemExit
+        files.read_mesh(path)
+    assert str(err.value).startswith(f"{path}: cannot read mesh") and "\n" not in str(err.value)
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == ""
