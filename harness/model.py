@@ -31,6 +31,17 @@ def _as_int_array(name: str, values, length: int | None = None, *, nonneg: bool 
     return arr
 
 
+def check_integer_dtype(name: str, values) -> None:
+    """The one rule for an assignment (owners, homes, a partition): an integer dtype, whatever the values.
+
+    A float array is refused even when its values are whole (``np.zeros(n)`` is a bug more often than a
+    choice): ``ValueError("owner has dtype float64, expected integers")``.
+    """
+    dtype = np.asarray(values).dtype
+    if np.asarray(values).size and not np.issubdtype(dtype, np.integer):
+        raise ValueError(f"{name} has dtype {dtype}, expected integers")
+
+
 def _check_symmetric(src: np.ndarray, adjncy: np.ndarray, cwgt: np.ndarray) -> None:
     """Symmetry of adjacency and of cwgt: the sorted (u, v, w) triples equal the sorted (v, u, w) ones."""
     fwd = np.lexsort((cwgt, adjncy, src))
@@ -323,6 +334,8 @@ class State:
     pieces: Any = None
 
     def __post_init__(self):
+        check_integer_dtype("owner", self.owner)
+        check_integer_dtype("home", self.home)
         owner = _as_int_array("owner", self.owner)
         home = _as_int_array("home", self.home, owner.size)
         for name, a in (("owner", owner), ("home", home)):

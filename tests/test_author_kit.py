@@ -1,10 +1,15 @@
 """Plugin author kit 1.1 (issue 23): the faults a third-party author hit, each pinned by a test."""
+import inspect
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
+from harness import Algorithm, State, hookimpl, implements
+from harness.api import compare
 from harness.testing import mpirun
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,3 +32,56 @@ def test_mpi_after_a_single_process_run_catches_a_rank_dependent_plugin(tmp_path
     again = subprocess.run([sys.executable, DIVERGE, str(tmp_path), "cache"], capture_output=True, text=True,
                            timeout=120)
     assert set(again.stdout.split("\n")) - {""} == {"ranks=1 ok"}
+
+
+# -- faults 2, 4, 5: failure messages whole, located in the plugin, one dtype rule -------------------------
+
+def _faulty_algorithms(register):
+    for name in ("long-msg", "long-path", "float-owners", "float-parts"):
+        register(Algorithm(name, "test", roles=("balance",) if name != "float-parts" else ("partition",)))
+
+
+def _line_of(fn, text: str) -> int:
+    src, start = inspect.getsourcelines(fn)
+    return start + next(i for i, line in enumerate(src) if text in line)
+
+
+def Faulty():
+    @implements("long-msg", "long-path", "float-owners")
+    def balance(ctx, state):
+        if ctx.algorithm == "long-msg":
+            raise ValueError("bad input: " + "x" * 600 + " END")
+        if ctx.algorithm == "long-path":
+            open("y" * 5000)  # OSError: File name too long
+        return State.settled(np.zeros(ctx.graph.n), ctx.P)  # whole values, float dtype
+
+    @implements("float-parts")
+    def partition(ctx):
+        return np.zeros(ctx.graph.n)
+
+    return SimpleNamespace(register_algorithms=hookimpl(_faulty_algorithms), balance=balance, partition=partition), \
+        balance.implementation
+
+
+def test_failure_messages_are_whole_and_name_the_plugins_line(register, tmp_path):
+    plugin, fn = Faulty()
+    register(plugin, "faulty")
+    here = Path(__file__).name
+    df = compare("long-msg,long-path,float-owners", workload="mini", P=2, levels=[1], out=tmp_path)
+    long_msg, long_path, float_owners = df["status"]
+    assert ("x" * 600 + " END") in long_msg                                    # fault 2: not cut at ~400
+    assert long_msg.endswith(f"({here}:{_line_of(fn, 'bad input')})")
+    assert "File name too long" in long_path and long_path.endswith(f"({here}:{_line_of(fn, 'open(')})")
+    assert "characters] ..." in long_path and len(long_path) < 2200             # 5000 characters: middle left out
+    assert float_owners.endswith(f"({here}:{_line_of(fn, 'State.settled')})")  # fault 4: the plugin's line
+    assert "model.py" not in float_owners
+
+
+def test_one_dtype_rule_for_owners_from_balancers_and_partitions(register, tmp_path):
+    register(Faulty()[0], "faulty")
+    df = compare("float-owners,float-parts", workload="mini", P=2, levels=[1], out=tmp_path)
+    for status in df["status"]:                                                # fault 5: both refused, same words
+        assert status.startswith("failed: float-") and "has dtype float64, expected integers" in status
+    with pytest.raises(ValueError, match="owner has dtype float64, expected integers"):
+        State.settled(np.array([0.0, 1.0]), 2)
+    assert State.settled(np.array([0, 1], np.int32), 2).owner.dtype == np.int64
