@@ -1,8 +1,10 @@
 """The plugin manager: every plugin, built-in or not, comes through the entry-point group ``lbbench``.
 
 A plugin whose module fails to import, that implements a hook that does not
-exist (a misspelled ``@hookimpl``), whose registration hook raises, or that
-registers an algorithm name another plugin already has, is rejected: it is
+exist (a misspelled ``@hookimpl``), whose registration hook raises, that
+registers an algorithm name another plugin already has, or whose
+``@implements(...)`` names an algorithm no plugin registers (a misspelled
+name), is rejected: it is
 unregistered and listed in :func:`broken` with the reason; the others keep
 working. Built-in plugins (distribution ``lbbench``) register first, so a
 third-party plugin cannot shadow them.
@@ -87,6 +89,7 @@ def implements(*names: str):
         impl.__name__, impl.__qualname__, impl.__doc__ = hook, fn.__qualname__, fn.__doc__
         impl.__module__ = fn.__module__
         impl.implementation = fn
+        impl.algorithms = tuple(dict.fromkeys(names))  # checked at load: every name must be registered
         return hookimpl(impl)
 
     return decorate
@@ -220,7 +223,14 @@ def _collect() -> dict:
     stamp = tuple(sorted(name for name, _ in pm.list_name_plugin()))
     if _cache.get("stamp") != stamp:
         _cache.clear()
-        algs = _gather("register_algorithms", lambda a: a.name, "algorithm")
+        while True:  # a plugin whose @implements names an unregistered algorithm is rejected, then again
+            algs = _gather("register_algorithms", lambda a: a.name, "algorithm")
+            bad = _unregistered_implements(algs)
+            if not bad:
+                break
+            for name, why in bad.items():
+                _declared[name] = [a.name for a in algs.values() if a.plugin == dist_of(name)[0]]
+                reject(name, why)
         _cache.update(
             algorithms=dict(sorted(algs.items())),
             reports=dict(sorted(_gather("register_reports", lambda r: r.name, "report").items())),
@@ -231,6 +241,38 @@ def _collect() -> dict:
         )
         _cache["stamp"] = tuple(sorted(name for name, _ in pm.list_name_plugin()))
     return _cache
+
+
+_declared: dict = {}  # rejected plugin -> the algorithms it had registered (for explain_unknown)
+
+
+def _unregistered_implements(algs: dict) -> dict[str, str]:
+    """Plugin name -> why, for each plugin with an ``@implements`` naming an algorithm no plugin registers."""
+    import difflib
+
+    out: dict = {}
+    for hook_name in _SIGNATURES:
+        for impl in getattr(manager().hook, hook_name).get_hookimpls():
+            missing = [n for n in getattr(impl.function, "algorithms", ()) if n not in algs]
+            if missing and impl.plugin_name not in out:
+                near = difflib.get_close_matches(missing[0], list(algs), n=1)
+                hint = f" (did you mean {near[0]!r}?)" if near else ""
+                where = getattr(impl.function, "implementation", impl.function)
+                out[impl.plugin_name] = (f"@implements({missing[0]!r}) on {hook_name} ({_place(where)}): "
+                                         f"no plugin registers an algorithm {missing[0]!r}{hint}")
+    return out
+
+
+def _place(fn) -> str:
+    code = getattr(fn, "__code__", None)
+    return f"{Path(code.co_filename).name}:{code.co_firstlineno}" if code else getattr(fn, "__qualname__", "?")
+
+
+def serves(hook_name: str, algorithm: str) -> bool:
+    """Whether some implementation of ``hook_name`` may answer for ``algorithm``: one made by ``@implements``
+    naming it, or one written by hand (which checks the name itself, so it may)."""
+    return any(algorithm in getattr(impl.function, "algorithms", (algorithm,))
+               for impl in getattr(manager().hook, hook_name).get_hookimpls())
 
 
 def algorithms() -> dict[str, Algorithm]:
@@ -262,7 +304,7 @@ def references() -> list[Path]:
 def explain_unknown(name: str) -> str:
     """The one-line error for an algorithm name that is not available: the breakage if a broken plugin has it."""
     for plugin, why in broken().items():
-        if name == plugin or name in _declared_by_entry_point(plugin):
+        if name == plugin or name in _declared.get(plugin, ()) or name in _declared_by_entry_point(plugin):
             return f"algorithm {name!r} belongs to the broken plugin {plugin!r}: {why}"
     known = ", ".join(algorithms()) or "none"
     return f"unknown algorithm {name!r} (available: {known})"

@@ -8,8 +8,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from harness import Algorithm, State, hookimpl, implements
+from harness import Algorithm, State, hookimpl, implements, plugins
 from harness.api import compare
+from harness.cli import main
+from harness.conformance import FAIL, check_algorithm
 from harness.testing import mpirun
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,3 +87,43 @@ def test_one_dtype_rule_for_owners_from_balancers_and_partitions(register, tmp_p
     with pytest.raises(ValueError, match="owner has dtype float64, expected integers"):
         State.settled(np.array([0.0, 1.0]), 2)
     assert State.settled(np.array([0, 1], np.int32), 2).owner.dtype == np.int64
+
+
+# -- fault 3: @implements("misspel") for a registered "misspell" ------------------------------------------
+
+def _misspell_algorithms(register):
+    register(Algorithm("misspell", "test", roles=("balance",)))
+
+
+def test_implements_naming_an_unregistered_algorithm_is_caught_at_load(register, capsys):
+    @implements("misspel")
+    def balance(ctx, state):
+        return state
+
+    register(SimpleNamespace(register_algorithms=hookimpl(_misspell_algorithms), balance=balance), "speller")
+    try:
+        assert "misspell" not in plugins.algorithms()
+        why = plugins.broken()["speller"]
+        assert "@implements('misspel') on balance" in why and "did you mean 'misspell'?" in why
+        assert f"{Path(__file__).name}:" in why                       # where the decorator is
+        rows = check_algorithm("misspell", ranks=0)
+        assert rows[0][:2] == ("declaration is well-formed", FAIL) and "misspel" in rows[0][2]
+        assert main(["test", "misspell", "--ranks", "0"]) == 1
+        assert "declaration is well-formed" in capsys.readouterr().out
+        with pytest.raises(LookupError, match="belongs to the broken plugin 'speller'"):
+            compare("misspell", workload="mini", P=2, levels=[1])
+    finally:
+        plugins._broken.pop("speller", None)
+
+
+def test_a_declared_role_without_an_implementation_fails_the_declaration_check(register):
+    @implements("idle-role")
+    def partition(ctx):
+        return np.zeros(ctx.graph.n, np.int64)
+
+    register(SimpleNamespace(register_algorithms=hookimpl(
+        lambda register: register(Algorithm("idle-role", "test", roles=("partition", "balance")))),
+        partition=partition), "idle")
+    rows = check_algorithm("idle-role", ranks=0)
+    assert rows[0] == ("declaration is well-formed", FAIL,
+                       "role 'balance' is declared but no balance hook implements 'idle-role'")
