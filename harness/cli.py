@@ -127,10 +127,11 @@ def comparison_tables(df: pd.DataFrame) -> list[Table]:
             "MaxSR": ok["maxsr"].mean(),
             "LoadImb": ok["loadimb"].mean(),
             "MaxQwgt": ok["lt_none_maxqwgt"].mean(),  # per-level Qwgt with Remap (MinEX §2.3)
-            "Moved weight": float(ok["moved_weight"].sum()),
+            "Moved weight": float(ok["moved_weight"].sum()) if len(ok) else float("nan"),  # blank: nothing ran
             "Total time (s)": float(rows["time_total_s"].sum()),
         })
-    tables.append(Table("Summary (averages over levels)", pd.DataFrame(summary)))
+    tables.append(Table("Summary (averages over the levels that ran; Moved weight and Total time are sums)",
+                        pd.DataFrame(summary)))
     return tables
 
 

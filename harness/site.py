@@ -24,6 +24,7 @@ import math
 import os
 import re
 import shutil
+import textwrap
 import time
 from pathlib import Path
 
@@ -36,6 +37,7 @@ PLOT_COLUMNS = {"LoadImb": "loadimb", "Cut%": "post_exec_cut_pct", "MaxSR": "max
 RUN_KEYS = ["workload", "workload_params", "P", "machine", "initial", "seed"]
 CELL_KEYS = RUN_KEYS + ["algorithm", "level"]
 MAX_PLOTS = 40
+CAPTION_CHARS = 150  # per line of a level plot's caption (13-inch figure, 9-point type)
 MAX_LINES = 10
 
 
@@ -255,7 +257,9 @@ def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png") -> list[tuple[s
             ax.grid(alpha=.3)
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes[0].legend(fontsize=6, loc="best")
-        fig.suptitle(caption, fontsize=9)
+        title = textwrap.wrap(caption, CAPTION_CHARS) or [""]  # a long caption wraps, never runs off the edge
+        fig.suptitle("\n".join(title), fontsize=9)
+        fig.subplots_adjust(top=.8 - .06 * (len(title) - 1))
         name = f"levels-{i:02d}-{_slug(caption)[:80]}.{fmt}"  # the index keeps long captions apart
         fig.savefig(img / name, dpi=72 if fmt == "png" else None)
         out.append((caption, name))

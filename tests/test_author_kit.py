@@ -6,11 +6,14 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from harness import Algorithm, State, hookimpl, implements, plugins
 from harness.api import compare
-from harness.cli import main
+from harness.cli import comparison_tables, main
+from harness.reports import render
+from harness.site import level_plots
 from harness.conformance import FAIL, check_algorithm
 from harness.testing import mpirun
 
@@ -127,3 +130,40 @@ def test_a_declared_role_without_an_implementation_fails_the_declaration_check(r
     rows = check_algorithm("idle-role", ranks=0)
     assert rows[0] == ("declaration is well-formed", FAIL,
                        "role 'balance' is declared but no balance hook implements 'idle-role'")
+
+
+# -- fault 6: the summary's wording, an all-failed method's Moved weight, level plots' titles -------------
+
+def test_summary_says_what_is_summed_and_leaves_a_failed_methods_moved_weight_blank(register, tmp_path):
+    register(Faulty()[0], "faulty")
+    df = compare("metis,long-msg", workload="mini", P=2, out=tmp_path)
+    summary = comparison_tables(df)[-1]
+    assert "Moved weight and Total time are sums" in summary.title and "averages" in summary.title
+    ok, failed = summary.frame.to_dict("records")
+    assert ok["Levels ok"] == "3/3" and ok["Moved weight"] == df[df.algorithm == "metis"]["moved_weight"].sum()
+    assert failed["Levels ok"] == "0/3" and np.isnan(failed["Moved weight"])
+    text = render([summary])
+    assert "0.00" not in text.splitlines()[-1].split("0/3")[1].split()[:6]  # blank, not 0.00, on the failed row
+
+
+def test_level_plot_titles_fit_the_picture(tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    rows = pd.DataFrame([dict(workload="bl", workload_params='{"base": 9, "levels": 3, "steps": 4, "min_size": 2, '
+                              '"refine": 0.25, "ratio": 2, "long_parameter_name": "a long value" }', P=8,
+                              machine="grid:4:10", initial="metis[ufactor=10]", seed=12345, level=lv, algorithm=m,
+                              status="ok", loadimb=1.1, post_exec_cut_pct=3.0, maxsr=10.0, lt_none_maxqwgt=5.0,
+                              _mtime=1.0) for lv in (1, 2) for m in ("sbn", "metis")])
+    seen = []
+    save = Figure.savefig
+
+    def check(fig, *a, **kw):
+        box = fig.bbox
+        ext = fig._suptitle.get_window_extent(fig.canvas.get_renderer())
+        seen.append((ext.x0 >= box.x0 and ext.x1 <= box.x1 and ext.y1 <= box.y1, fig._suptitle.get_text()))
+        return save(fig, *a, **kw)
+
+    monkeypatch.setattr(Figure, "savefig", check)
+    assert level_plots(rows, tmp_path)
+    assert seen and all(inside for inside, _ in seen), seen
+    assert "seed 12345" in seen[0][1]
