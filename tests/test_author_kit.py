@@ -150,7 +150,8 @@ def test_level_plot_titles_fit_the_picture(tmp_path, monkeypatch):
     from matplotlib.figure import Figure
 
     rows = pd.DataFrame([dict(workload="bl", workload_params='{"base": 9, "levels": 3, "steps": 4, "min_size": 2, '
-                              '"refine": 0.25, "ratio": 2, "long_parameter_name": "a long value" }', P=8,
+                              '"refine": 0.25, "ratio": 2, "flagging_threshold": 0.125, "buffer_cells": 2, '
+                              '"nesting": "proper", "long_parameter_name": "a long value", "another": "value"}', P=8,
                               machine="grid:4:10", initial="metis[ufactor=10]", seed=12345, level=lv, algorithm=m,
                               status="ok", loadimb=1.1, post_exec_cut_pct=3.0, maxsr=10.0, lt_none_maxqwgt=5.0,
                               _mtime=1.0) for lv in (1, 2) for m in ("sbn", "metis")])
