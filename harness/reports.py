@@ -101,15 +101,66 @@ def level_table(rows: pd.DataFrame, columns: dict = LEVEL_COLUMNS) -> pd.DataFra
     return out
 
 
-def with_paper(ours: pd.DataFrame, paper: pd.DataFrame, key: str = "Adaptation Level") -> pd.DataFrame:
-    """Put the paper's values (long form: row, column, value) beside ours as ``<column> (paper)``."""
+def with_paper(ours: pd.DataFrame, paper: pd.DataFrame, key=None) -> pd.DataFrame:
+    """Put the paper's values beside ours, as a column ``<column> (paper)`` right after ours.
+
+    ``paper`` holds reference rows in long form (``paper_values(...)``: ``row``, ``column``, ``value``
+    and perhaps ``P``, ``table``). Each reference row lands on the row of ``ours`` it names, in the
+    column it names:
+
+    - ``key`` says which of our columns identify a row. ``None`` (default): our first column; a name
+      or a list of names: the reference's ``row`` holds their values (several joined by ``" / "``,
+      e.g. ``"sbn / 32"``); a dict ``{our column: reference column}`` matches each against that
+      reference column, e.g. ``{"Method": "row", "P": "P"}``.
+    - ``column`` is the title of our column the value goes beside; a value whose column we do not
+      show gets a column of its own at the end.
+
+    Values are compared as text, whole numbers without a decimal point (our ``32.0`` matches ``32``).
+    Our rows that the paper does not print stay blank. The site colours our value against the
+    paper's in every such pair of columns, whatever the key.
+
+    Example (a table keyed by method and P)::
+
+        ours = pd.DataFrame({"Method": ["mine", "mine"], "P": [8, 32], "Cut%": [11.9, 14.0]})
+        with_paper(ours, paper_values("mine", "1"), key={"Method": "row", "P": "P"})
+        # columns: Method, P, Cut%, Cut% (paper)
+    """
     if paper.empty:
         return ours
-    wide = paper.pivot_table(index="row", columns="column", values="value", aggfunc="first")
+    if key is None:
+        key = ours.columns[0]
+    pairs = dict(key) if isinstance(key, dict) else {k: "row" for k in ([key] if isinstance(key, str) else key)}
+    for mine, theirs in pairs.items():
+        if mine not in ours.columns:
+            raise KeyError(f"with_paper: {mine!r} is not a column of the table (columns: "
+                           f"{', '.join(map(str, ours.columns))})")
+        if theirs not in paper.columns or theirs in ("column", "value"):
+            raise KeyError(f"with_paper: the reference has no column {theirs!r} to match {mine!r} against")
+    by = {}
+    for mine, theirs in pairs.items():
+        by.setdefault(theirs, []).append(mine)
+    ref_key = _labels([paper[c].map(_label) for c in by])
+    our_key = _labels([_labels([ours[m].map(_label) for m in cols]) for cols in by.values()])
+    wide = paper.assign(_key=ref_key.to_numpy()).pivot_table(index="_key", columns="column", values="value",
+                                                           aggfunc="first")
     out = ours.copy()
     for col in wide.columns:
         pos = out.columns.get_loc(col) + 1 if col in out.columns else len(out.columns)
-        out.insert(pos, f"{col} (paper)", out[key].astype(str).map(wide[col]))
+        out.insert(pos, f"{col} (paper)", our_key.map(wide[col]).to_numpy())
+    return out
+
+
+def _label(v) -> str:
+    """A key value as text: whole numbers without a decimal point, blanks as ""."""
+    if isinstance(v, (float, np.floating)):
+        return "" if np.isnan(v) else str(int(v)) if float(v).is_integer() else str(v)
+    return "" if v is None else str(v).strip()
+
+
+def _labels(parts: list) -> pd.Series:
+    out = parts[0].astype(str)
+    for p in parts[1:]:
+        out = out + " / " + p.astype(str).to_numpy()
     return out
 
 

@@ -162,8 +162,8 @@ def _fmt(v) -> str:
 
 def ratio_class(ours, paper) -> str:
     """``good`` within 10 % of the paper's value, ``mid`` within 50 %, ``bad`` further; "" if not comparable."""
-    try:
-        a, b = float(ours), float(paper)
+    try:  # a report may show ours as text ("1,234", "12.5%"): any table with a paper column is coloured
+        a, b = (float(v.replace(",", "").rstrip("% ")) if isinstance(v, str) else float(v) for v in (ours, paper))
     except (TypeError, ValueError):
         return ""
     if not (math.isfinite(a) and math.isfinite(b)) or b == 0 or a <= 0 and b > 0 or a >= 0 and b < 0:

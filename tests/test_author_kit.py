@@ -1,5 +1,6 @@
 """Plugin author kit 1.1 (issue 23): the faults a third-party author hit, each pinned by a test."""
 import inspect
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,8 +13,8 @@ import pytest
 from harness import Algorithm, State, hookimpl, implements, plugins
 from harness.api import compare
 from harness.cli import comparison_tables, main
-from harness.reports import render
-from harness.site import level_plots
+from harness.reports import Table, render, with_paper
+from harness.site import level_plots, table_html
 from harness.conformance import FAIL, check_algorithm
 from harness.testing import mpirun
 
@@ -168,3 +169,33 @@ def test_level_plot_titles_fit_the_picture(tmp_path, monkeypatch):
     assert level_plots(rows, tmp_path)
     assert seen and all(inside for inside, _ in seen), seen
     assert "seed 12345" in seen[0][1]
+
+
+# -- fault 7: paper values beside any table, keyed by any columns; the site colours it ---------------------
+
+PAPER = pd.DataFrame({"paper": "mine", "table": "1", "P": [8.0, 32.0, 8.0, float("nan")],
+                      "row": ["a", "a", "b", "Average"], "column": ["Cut%", "Cut%", "Cut%", "MaxSR"],
+                      "value": [1.05, 2.5, 30.0, 7.0]})
+
+
+def test_with_paper_joins_on_any_columns_the_author_names():
+    ours = pd.DataFrame({"Method": ["a", "a", "b"], "P": [8, 32.0, 8], "Cut%": [1.0, 2.0, 3.0]})
+    both = with_paper(ours, PAPER, key={"Method": "row", "P": "P"})
+    assert list(both.columns) == ["Method", "P", "Cut%", "Cut% (paper)", "MaxSR (paper)"]
+    assert both["Cut% (paper)"].tolist() == [1.05, 2.5, 30.0] and both["MaxSR (paper)"].isna().all()
+    # the default key is our first column, whatever its name (was KeyError: 'Adaptation Level')
+    by_method = with_paper(pd.DataFrame({"Method": ["Average"], "MaxSR": [6.0]}), PAPER)
+    assert by_method["MaxSR (paper)"].tolist() == [7.0]
+    # several key columns matched against `row`, joined by " / "
+    joined = PAPER.assign(row=PAPER["row"] + " / " + PAPER["P"].map(lambda p: "" if p != p else f"{p:.0f}"))
+    two = with_paper(ours, joined, key=["Method", "P"])
+    assert two["Cut% (paper)"].tolist() == [1.05, 2.5, 30.0]
+    with pytest.raises(KeyError, match="'Level' is not a column of the table"):
+        with_paper(ours, PAPER, key="Level")
+
+
+def test_the_site_colours_any_table_with_paper_values():
+    ours = pd.DataFrame({"Method": ["a", "a", "b"], "P": [8, 32, 8], "Cut%": ["1.00", "2.00", "3.00"]})
+    html = table_html(Table("keyed by method and P", with_paper(ours, PAPER, key={"Method": "row", "P": "P"})))
+    classes = re.findall(r'<td class="([^"]*)">([^<]*)</td>', html)
+    assert [c for c, v in classes if v in ("1.00", "2.00", "3.00") and "paper" not in c] == ["good", "mid", "bad"]
