@@ -207,7 +207,8 @@ def workloads_plot(name, level, output, seed):
     wname, params = parse_workload(name)
     wl = workloads.get(wname)
     if wl.plot is None:
-        raise click.ClickException(f"workload {wname!r} does not draw pictures")
+        raise click.ClickException(f"workload {wname!r} does not draw pictures (its Workload has no plot=; "
+                                   "docs/plugins.md, Workloads)")
     wl.plot(wname, level, output, params=params, seed=seed)
     echo(f"wrote {output}")
 
@@ -284,7 +285,7 @@ def report(name, P, methods, workload, levels, machine, initial, out, seed, time
 
 
 @cli.command()
-@click.option("--paper", default=None, help="only this paper's claims: sbn, minex, tree, mlb, amr")
+@click.option("--paper", default=None, help="only this paper's claims: sbn, minex, tree, mlb, amr, or a plugin's own paper")
 @click.option("--strict", is_flag=True, help="exit 1 if a claim does not hold or cannot be judged")
 @run_options
 def claims(paper, strict, workload, levels, machine, initial, out, seed, timeout, mpi, no_cache, reuse_failed,
@@ -350,6 +351,15 @@ def columns_cmd(fmt):
 
     df = pd.DataFrame([[k, d, u] for k, (d, u) in SCHEMA.items()], columns=["Column", "Definition", "Unit"])
     echo(render([Table("Core result columns", df)], fmt))
+
+
+@cli.command("docs")
+@click.option("-o", "--output", default=None, help="directory (default: docs/api of a source checkout, else ./lbbench-api)")
+def docs_cmd(output):
+    """Build the API reference (every public name and hook, from the docstrings, by pdoc)."""
+    from .apidocs import build
+
+    echo(f"wrote {build(output)}")
 
 
 @cli.command("new-plugin")

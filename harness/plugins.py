@@ -27,12 +27,26 @@ hookimpl = hookspecs.hookimpl
 class Algorithm:
     """What a plugin declares about one algorithm (docs/plugins.md, "Algorithm").
 
-    ``roles``: the hooks it implements (``partition``, ``remap``, ``accept``,
-    ``balance``); ``accepts``: the level forms it takes (``graph``, ``boxes``,
-    ``array``); ``params``: the parameters with their defaults;
-    ``validate(params)`` raises ValueError for a bad value; ``memory``: the
-    class of its per-run state (``ctx.memory``); ``mapper``: ``"first"`` on a
-    balancer makes ``M/this`` run the mapper only at the first level.
+    Attributes:
+        name: the name on the command line (``--plugins name``); unique over all plugins.
+        family: a label for ``lbbench list`` (``diffusive``, ``global``, ...).
+        params: the parameters with their defaults; ``name[key=value]`` values are converted to the
+            default's type; the hook reads them merged as ``ctx.params``.
+        accepts: the level forms it takes (``graph``, ``boxes``, ``array``), preferred first.
+        roles: the hooks it implements (``partition``, ``remap``, ``accept``, ``balance``).
+        description: one line for ``lbbench list``.
+        memory: the class (a dataclass with defaults) of its per-run state, ``ctx.memory``.
+        mapper: ``"first"`` on a balancer makes ``M/this`` run the mapper only at the first level.
+        validate: ``validate(params) -> None`` raises ``ValueError("one line")`` for a bad value (exit 2
+            before any cell runs).
+        plugin: set by the harness: the distribution that registered it.
+        version: set by the harness: that distribution's version.
+
+    Example:
+        >>> def check(params):
+        ...     if not 0 < params["alpha"] <= 1:
+        ...         raise ValueError("mine: alpha must be in (0, 1]")
+        >>> Algorithm("mine", family="diffusive", params={"alpha": 0.5}, roles=("balance",), validate=check)
     """
 
     name: str
@@ -50,7 +64,21 @@ class Algorithm:
 
 @dataclass(frozen=True)
 class Report:
-    """A named report (a paper's table): ``build(options) -> list[Table]`` (see harness.reports)."""
+    """A named report (a paper's table), registered through ``register_reports``; ``lbbench report NAME``.
+
+    Attributes:
+        name: the name on the command line.
+        build: ``build(opts: ReportOptions) -> list[Table]``; ``opts.compare(...)`` gets the cells.
+        title: the page title (``lbbench list``, the site).
+        description: one line.
+        plugin: set by the harness.
+
+    Example:
+        >>> def table1(opts):
+        ...     df = opts.compare("mine,metis", P=(opts.P or [32])[0])
+        ...     return [Table("Table 1", level_table(df[df.algorithm == "mine"]))]
+        >>> Report("mine-table1", table1, title="My paper, Table 1")
+    """
 
     name: str
     build: Callable
@@ -64,8 +92,25 @@ _SIGNATURES = {"partition": ("ctx",), "remap": ("ctx", "parts"), "accept": ("ctx
 
 
 def implements(*names: str):
-    """Decorate ``partition(ctx)``, ``remap(ctx, parts)``, ``accept(ctx, proposed)`` or ``balance(ctx, state)``:
-    the hook (named by the function) is answered only for the algorithms ``names``."""
+    """Make a hook implementation that answers only for the algorithms ``names``.
+
+    Decorate a function named after its hook: ``partition(ctx)``, ``remap(ctx, parts)``,
+    ``accept(ctx, proposed)`` or ``balance(ctx, state)`` (no ``algorithm`` argument). One function may
+    serve several algorithms: ``ctx.algorithm`` says which one is being run. Every name must be
+    registered by some plugin: a misspelled name rejects the plugin at load (``lbbench list`` shows why).
+
+    Args:
+        *names: the algorithms this function serves (at least one).
+
+    Returns:
+        A decorator; the decorated function becomes the pluggy hook implementation.
+
+    Example:
+        >>> @implements("mine", "mine-fast")
+        ... def balance(ctx, state):
+        ...     rounds = 1 if ctx.algorithm == "mine-fast" else ctx.params["rounds"]
+        ...     return State.settled(my_owner(ctx, state, rounds), ctx.P)
+    """
     wanted = frozenset(names)
     if not wanted:
         raise TypeError("implements() needs at least one algorithm name")
@@ -96,8 +141,18 @@ def implements(*names: str):
 
 
 def registers(module: str, attribute: str):
-    """A ``register_*`` hook implementation that registers every item of ``module.attribute``, imported on
-    first use: ``register_reports = registers("lbbench_mine.reports", "REPORTS")``."""
+    """A ``register_*`` hook implementation that registers every item of ``module.attribute``, imported on first use.
+
+    Args:
+        module: the module's dotted name.
+        attribute: the name of a list (of Report, Claim, Algorithm, Workload) in it.
+
+    Returns:
+        The hook implementation; assign it to the hook's name in the plugin module.
+
+    Example:
+        >>> register_reports = registers("lbbench_mine.reports", "REPORTS")
+    """
     from importlib import import_module
 
     @hookimpl

@@ -46,6 +46,18 @@ def _all() -> pd.DataFrame:
 
 
 def paper_values(paper: str, table: str) -> pd.DataFrame:
-    """Rows of one paper table (e.g. ``paper_values("sbn", "6")``)."""
+    """The reference rows of one paper table, from every registered CSV.
+
+    Args:
+        paper: the paper's short name in the CSV (``sbn``, or a plugin's own).
+        table: the table's name in the CSV (``"6"``).
+
+    Returns:
+        A DataFrame with the columns ``paper, table, P, row, column, value`` (empty if none).
+
+    Example:
+        >>> ref = paper_values("sbn", "6")
+        >>> with_paper(level_table(ours), ref[ref.P == 32])
+    """
     df = _all()
     return df[(df.paper == paper) & (df.table == str(table))].reset_index(drop=True)

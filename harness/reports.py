@@ -29,7 +29,18 @@ LEVEL_COLUMNS = {
 
 @dataclass
 class Table:
-    """One rendered table: a title, a DataFrame, a note, and the pictures drawn for it (paths)."""
+    """One table of a report, rendered as text, GitHub markdown, LaTeX or CSV (and on the site).
+
+    Attributes:
+        title: the table's title.
+        frame: the DataFrame, as printed; a column ``X (paper)`` beside ``X`` is the paper's value
+            (:func:`with_paper`) and the site colours ``X`` by ours / paper.
+        note: a line printed under the table.
+        figures: paths of pictures drawn for it (``opts.figure_path("name.png")``).
+
+    Example:
+        >>> Table("Table 1, P = 32", with_paper(level_table(df), paper_values("mine", "1")), note="ours vs paper")
+    """
 
     title: str
     frame: pd.DataFrame
@@ -39,7 +50,29 @@ class Table:
 
 @dataclass
 class ReportOptions:
-    """What the command line passes to a report; ``P`` None means the report's own list."""
+    """What the command line passes to a report's ``build(opts)`` (``lbbench report NAME [options]``).
+
+    Attributes:
+        P: ``-P 8,32``: the processor counts asked for; None means the report's own list.
+        methods: ``--plugins a,b``: the methods asked for (reports that take any methods), else None.
+        workload: ``-w``: the workload's name.
+        workload_params: its parameters (``-w shock[scale=2]``).
+        levels: ``--levels``: the level numbers, None for all.
+        machine: ``--machine``: ``uniform``, ``sp2`` or ``grid:C:I``.
+        seed: ``--seed``.
+        out: ``--out``: the results directory (None: ``$LBBENCH_RESULTS`` or ``./lbbench-results``).
+        timeout: ``--timeout``: seconds per cell.
+        cache: False with ``--no-cache``.
+        progress: show the progress bar.
+        initial: ``--initial``: the level-1 start.
+        reuse_failed: ``--reuse-failed``.
+        show_traceback: ``--traceback``.
+        bars: the shared progress bar (internal).
+
+    Example:
+        >>> def table1(opts):
+        ...     return [Table(f"P = {P}", level_table(opts.compare("mine", P=P))) for P in opts.P or [8, 32]]
+    """
 
     P: list | None = None
     methods: str | None = None
@@ -58,6 +91,21 @@ class ReportOptions:
     bars: list = field(default_factory=list, repr=False, compare=False)  # one progress bar over a report's cells
 
     def compare(self, methods, P=None, **overrides) -> pd.DataFrame:
+        """Run, or load from the result store, the cells of ``methods`` under these options.
+
+        Args:
+            methods: ``"a,b"`` or a list of method strings (``name[key=value]``, ``mapper/balancer``).
+            P: one processor count (default: the first of ``opts.P``, else 32).
+            **overrides: any other argument of ``harness.compare``, e.g. ``machine="grid:4:10"``,
+                ``workload="mini"``, ``workload_params={...}``, ``levels=[1, 2]``, ``initial="block"``.
+
+        Returns:
+            One row per (method, level) with the result columns (``lbbench columns``) and ``status``.
+
+        Example:
+            >>> df = opts.compare("mine,metis", P=32, machine="sp2")
+            >>> ours = df[df.algorithm == "mine"]
+        """
         from .api import compare
 
         kw = dict(workload=self.workload, workload_params=self.workload_params, levels=self.levels,
@@ -74,7 +122,18 @@ class ReportOptions:
             self.bars.pop().close()
 
     def figure_path(self, name: str) -> Path:
-        """Where a report saves a picture: ``<results dir>/figures/<name>`` (the directory is created)."""
+        """Where a report saves a picture: ``<results dir>/figures/<name>`` (the directory is created).
+
+        Args:
+            name: a file name, e.g. ``"mine-fig3.png"``.
+
+        Returns:
+            The path; name it in ``Table(..., figures=[path])`` so the report and the site show it.
+
+        Example:
+            >>> path = opts.figure_path("mine-fig3.png")
+            >>> fig.savefig(path)
+        """
         from .results import DEFAULT_DIR
 
         d = Path(self.out or os.environ.get("LBBENCH_RESULTS", DEFAULT_DIR)) / "figures"
@@ -86,6 +145,17 @@ def level_table(rows: pd.DataFrame, columns: dict = LEVEL_COLUMNS) -> pd.DataFra
     """One algorithm's rows as the SBN paper's Tables 4-7: a row per Adaptation Level, then Average.
 
     Failed cells show their status instead of numbers and are left out of the Average.
+
+    Args:
+        rows: one method's result rows (``df[df.algorithm == "mine"]``).
+        columns: ``{title: result column}`` in the order shown (default: Pre-Exec Cut%, Post-Exec Cut%,
+            MaxSR, LoadImb).
+
+    Returns:
+        A DataFrame whose first column is ``Adaptation Level`` (``1``, ``2``, ..., ``Average``).
+
+    Example:
+        >>> level_table(df[df.algorithm == "mine"], {"MaxSR": "maxsr", "Moved": "moved_weight"})
     """
     rows = rows.sort_values("level")
     ok = rows["status"] == "ok"
@@ -119,11 +189,18 @@ def with_paper(ours: pd.DataFrame, paper: pd.DataFrame, key=None) -> pd.DataFram
     Our rows that the paper does not print stay blank. The site colours our value against the
     paper's in every such pair of columns, whatever the key.
 
-    Example (a table keyed by method and P)::
+    Args:
+        ours: our table.
+        paper: reference rows (``paper_values(paper, table)``, perhaps filtered, e.g. by P).
+        key: which of our columns identify a row (above).
 
-        ours = pd.DataFrame({"Method": ["mine", "mine"], "P": [8, 32], "Cut%": [11.9, 14.0]})
-        with_paper(ours, paper_values("mine", "1"), key={"Method": "row", "P": "P"})
-        # columns: Method, P, Cut%, Cut% (paper)
+    Returns:
+        A copy of ``ours`` with the ``(paper)`` columns.
+
+    Example:
+        >>> ours = pd.DataFrame({"Method": ["mine", "mine"], "P": [8, 32], "Cut%": [11.9, 14.0]})
+        >>> with_paper(ours, paper_values("mine", "1"), key={"Method": "row", "P": "P"})
+        ... # columns: Method, P, Cut%, Cut% (paper)
     """
     if paper.empty:
         return ours
@@ -173,7 +250,7 @@ def _fmt(v):
 
 
 def render(tables: list[Table], fmt: str = "text") -> str:
-    """Render tables; ``csv`` concatenates them with a ``table`` column."""
+    """Render tables as ``text``, ``github``, ``latex`` or ``csv`` (``csv`` adds a ``table`` column)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r} (use {', '.join(FORMATS)})")
     if fmt == "csv":
