@@ -258,11 +258,12 @@ def test_new_plugin_scaffold_installs_and_passes(tmp_path):
     subprocess.run(pip, check=True, capture_output=True, text=True, timeout=300)
     try:
         lb = [sys.executable, "-m", "harness.cli"]
-        for args in (["test", "demo"], ["compare", "--plugins", "demo,metis", "-P", "8", "-w", "mini", "-q",
-                                         "--out", str(tmp_path / "res")]):
+        for args in (["test", "demo"], ["test", "demo-global"],  # one @implements function serves both
+                     ["compare", "--plugins", "demo,demo-global,metis", "-P", "8", "-w", "mini", "-q",
+                      "--out", str(tmp_path / "res")]):
             res = subprocess.run(lb + args, capture_output=True, text=True, timeout=300)
             assert res.returncode == 0, res.stdout + res.stderr
-        assert "demo" in res.stdout
+        assert "demo" in res.stdout and "demo-global" in res.stdout
         res = subprocess.run([sys.executable, "-m", "pytest", "-q", str(demo)], capture_output=True, text=True,
                              timeout=300, cwd=demo)
         assert res.returncode == 0, res.stdout + res.stderr
