@@ -136,3 +136,16 @@ def test_lbbench_docs_builds_the_reference_and_plugins_md_links_resolve(tmp_path
     assert not bad, bad
     assert "harness/" not in re.sub(r"\]\(api/[^)]*\)", "", (ROOT / "docs" / "plugins.md").read_text()
                                      ).replace("harness/builtin", "")  # no links or pointers into source
+
+
+def test_troubleshooting_table_quotes_messages_the_code_gives():
+    doc = (ROOT / "docs" / "plugins.md").read_text()
+    table = doc[doc.index("## Troubleshooting"):]
+    code = "\n".join(p.read_text() for p in (ROOT / "harness").rglob("*.py"))
+    for fragment in ("implements unknown hook", "no plugin registers an algorithm", "belongs to the broken plugin",
+                     "is declared but no", "has dtype", "expected integers", "returned {type(state).__name__}, not a State",
+                     "has parts outside", "ranks computed different owners", "timed out after",
+                     "is not a column of the table", "does not draw pictures"):
+        shown = fragment.replace("{type(state).__name__}", "NoneType")
+        assert shown in table, fragment
+        assert fragment in code, fragment
