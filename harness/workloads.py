@@ -31,6 +31,10 @@ class Workload:
         plot: ``plot(name, level, path, params=None, seed=0) -> path``: draws one level to a PNG for
             ``lbbench workloads plot NAME --level L -o FILE.png``; None: the command says the workload
             does not draw pictures.
+        validate: ``validate(params)`` raises ``ValueError`` naming a bad parameter; run when the command
+            line is read, before any work.
+        level_indices: ``level_indices(params) -> indices`` of the levels ``generate`` yields; the workload
+            cache is checked against it (a cache with other levels is regenerated).
 
     Example:
         >>> def generate(seed=0, n=100):
@@ -46,8 +50,8 @@ class Workload:
     description: str = ""
     cache: bool = True
     plot: Callable | None = None  # plot(name, level, path, params=, seed=) -> path: a picture of one level
-    validate: Callable | None = None  # validate(params): ValueError naming a bad parameter, before any work
-    level_indices: Callable | None = None  # level_indices(params) -> the indices generate yields (cache check)
+    validate: Callable | None = None
+    level_indices: Callable | None = None
 
 
 def available() -> dict[str, Workload]:
