@@ -112,7 +112,7 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
     shown = {lv.index for lv in run_levels} if not levels else set(levels)
     graphs = [graph_of(lv) for lv in run_levels]
     if P > graphs[0].n:
-        raise ValueError(f"P = {P} is larger than the workload's level {run_levels[0].index} "
+        raise ValueError(f"P = {P} is larger than the graph of the workload's level {run_levels[0].index} "
                          f"({graphs[0].n} vertices)")
     mach = Machine.parse(machine, P)
     eng = engine or Engine(P, mach)

@@ -75,7 +75,7 @@ def test_mpi_flag_relaunches_with_three_ranks(tmp_path):
     (["compare", "--plugins", "nosuch", "-w", "mini"], "unknown algorithm 'nosuch'"),
     (["compare", "--plugins", "none", "-w", "nosuch"], "unknown workload 'nosuch'"),
     (["compare", "--plugins", "none", "-w", "mini", "-P", "0"], "-P 0: must be a positive number"),
-    (["compare", "--plugins", "none", "-w", "mini", "-P", "100000"], "larger than the workload's level 1"),
+    (["compare", "--plugins", "none", "-w", "mini", "-P", "100000"], "larger than the graph of the workload's level 1"),
         (["compare", "--plugins", "none", "-w", "mini", "-P", "99999999999999999999"], "P = 99999999999999999999 is larger"),
         (["compare", "--plugins", "metis,metis", "-w", "mini", "-P", "4"], "method 'metis' is given twice"),
         (["compare", "--plugins", "plum[partitioner=../../etc]", "-w", "mini", "-P", "4"], "partitioner='../../etc'"),
@@ -112,7 +112,7 @@ def test_unreadable_results_directory(tmp_path):
     (["--timeout", "0"], "--timeout"), (["--timeout", "-1"], "--timeout"), (["--timeout", "nan"], "--timeout"),
     (["--timeout", "inf"], "--timeout"), (["--mpi", "0"], "--mpi 0"), (["--mpi", "99"], "more ranks than"),
     (["--machine", "grid:2:1e308"], "I in [1"), (["--levels", "1-1000000000"], "more than 100000 levels"),
-    (["-w", "mini[points=3]"], "QhullError"), (["--plugins", "plum[F=0]"], "F must be a positive integer"),
+    (["-w", "mini[points=3]"], "points=3 must be in [5, 1000000]"), (["--plugins", "plum[F=0]"], "F must be a positive integer"),
     (["--plugins", "sbn[subset=0]"], "subset must be >= 1"), (["--plugins", "minex[coarse=0]"], "coarse must be"),
     (["--levels", "7"], "level 7 does not exist"),
 ])
