@@ -106,6 +106,20 @@ class Claim:
         """A figure for the ``ours`` line: thousands separators from 1000 on, two decimals below."""
         return fmt_num(x)
 
+    # -- the paper's figures and repeated timings (plugins import only ``harness``'s names) --------------
+
+    NOISE = NOISE  # a predicate may return it instead of True/False
+
+    @staticmethod
+    def reference(paper: str, tables: dict, columns: dict) -> pd.DataFrame:
+        """The paper's printed figures as result rows (:func:`reference_frame`), for ``on_paper``."""
+        return reference_frame(paper, tables, columns)
+
+    @staticmethod
+    def timing(pairs: list, need_all: bool = True):
+        """Verdict of "a faster than b" over repeated timings (:func:`timing_pairs`)."""
+        return timing_pairs(pairs, need_all)
+
 
 @dataclass
 class Outcome:
@@ -326,32 +340,33 @@ def summary(outcomes: list[Outcome]) -> str:
 def reference_frame(paper: str, tables: dict, columns: dict, status: str = "ok") -> pd.DataFrame:
     """The paper's printed figures as result rows, so a claim's own predicate runs on them (``on_paper``).
 
-    ``tables``: our method -> the paper's table (``{"plum-pmetis": "6"}``);
+    ``tables``: our method -> the paper's table or tables (``{"plum-pmetis": "6", "sbn": ("5", "8")}``);
     ``columns``: the table's column -> our result column(s) (``{"MaxSR":
     "maxsr", "Pre-Exec Cut%": ("pre_exec_cut_pct", "sbn_pre_exec_cut_pct")}``).
     One row per (method, P, level) from the reference CSVs; rows that are
     not a level (``Average``) are left out; a table printed per P only
-    (``row`` = P) becomes one level.
+    (``row`` = P) becomes level 1 (so a sum over levels is its value).
     """
     from .reference import paper_values
 
-    rows = []
-    for method, tab in tables.items():
-        ref = paper_values(paper, tab)
-        if ref.empty:
-            raise LookupError(f"no reference values for {paper} table {tab}")
-        ref = ref[ref["column"].isin(columns)]
-        ref = ref.assign(level=pd.to_numeric(ref["row"], errors="coerce"))
-        ref = ref[ref["level"].notna()]
-        per_p = (ref["level"] == pd.to_numeric(ref["P"], errors="coerce")).all()
-        for (P, level), g in ref.groupby(["P", "level"], sort=True):
-            row = {"algorithm": method, "P": int(float(P)), "level": 1 if per_p else int(level), "machine": "paper",
-                   "status": status}
-            for col, v in zip(g["column"], g["value"].astype(float)):
-                for ours in (columns[col] if isinstance(columns[col], (tuple, list)) else (columns[col],)):
-                    row[ours] = v
-            rows.append(row)
-    return pd.DataFrame(rows)
+    rows: dict = {}
+    for method, tabs in tables.items():
+        for tab in (tabs if isinstance(tabs, (tuple, list)) else (tabs,)):
+            ref = paper_values(paper, tab)
+            if ref.empty:
+                raise LookupError(f"no reference values for {paper} table {tab}")
+            ref = ref[ref["column"].isin(columns)]
+            ref = ref.assign(level=pd.to_numeric(ref["row"], errors="coerce"))
+            ref = ref[ref["level"].notna()]
+            per_p = (ref["level"] == pd.to_numeric(ref["P"], errors="coerce")).all()
+            for (P, level), g in ref.groupby(["P", "level"], sort=True):
+                key = (method, int(float(P)), 1 if per_p else int(level))
+                row = rows.setdefault(key, {"algorithm": key[0], "P": key[1], "level": key[2], "machine": "paper",
+                                            "status": status})
+                for col, v in zip(g["column"], g["value"].astype(float)):
+                    for ours in (columns[col] if isinstance(columns[col], (tuple, list)) else (columns[col],)):
+                        row[ours] = v
+    return pd.DataFrame(list(rows.values()))
 
 
 def spread(samples) -> float:
