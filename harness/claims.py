@@ -116,6 +116,13 @@ class Claim:
         return reference_frame(paper, tables, columns)
 
     @staticmethod
+    def repeated(row) -> list:
+        """A row's repeated ``texec_s`` figures (``compare(..., repeats=k)``; empty if timed once)."""
+        from .timing import runs
+
+        return runs(row)
+
+    @staticmethod
     def timing(pairs: list, need_all: bool = True):
         """Verdict of "a faster than b" over repeated timings (:func:`timing_pairs`)."""
         return timing_pairs(pairs, need_all)
