@@ -22,6 +22,7 @@ import numpy as np
 
 from harness import Claim, paper_values
 
+from . import examples
 from .reports import BALANCERS, MAPPERS, METHODS, P_LIST, RUN, summarise
 
 LBS = [b for b in BALANCERS if b]
@@ -146,6 +147,35 @@ SMAX_AEMC = pairwise("smax", False, AEMC_PAIRS, "Speedup_max AE/MC(+X) > AE/ORB(
 SPEEDUP_LB = pairwise("speedup", False, LB_PAIRS, "speedup (Eq. 7) of M/LB > of M")
 SPEEDUP_CBTLB = pairwise("speedup", False, CBTLB_PAIRS, "speedup of M/CBTLB > M/MCSTLB, M/BTLB")
 
+def example(method: str):
+    """Our construction on the examples' fixture: the schedule (sender -> receiver per step) and the final
+    loads are the paper's (the amounts are not printed)."""
+    def check(df):
+        steps, final, rec = examples.replay(method)
+        pairs = [[(s, r) for s, r, _ in st] for _, st in steps]
+        paper = examples.PAPER_STEPS[method]
+        same = sum(a == b for a, b in zip(pairs, paper))
+        text = (f"{same}/{len(paper)} steps as printed ({len(pairs)} steps), final loads {final} vs "
+                f"{examples.PAPER_FINAL[method]}; our tree root P{rec['tree_root']}, depth {rec['tree_depth']}")
+        if method == "btlb":
+            replayed, rfinal, _ = examples.replay(method, paper_tree=True)
+            rsame = sum([(s, r) for s, r, _ in st] == b for (_, st), b in zip(replayed, paper))
+            text += f" (labelled replay on the paper's implied tree: {rsame}/{len(paper)} steps, final {rfinal})"
+        return pairs == paper and final == examples.PAPER_FINAL[method], text
+    return check
+
+
+EXAMPLES = [("tree-example1-mcstlb", 1, "mcstlb", "§3.1, Example 1 (Fig. 2)"),
+            ("tree-example2-btlb", 2, "btlb", "§3.2, Example 2 (Fig. 3)"),
+            ("tree-example3-cbtlb", 3, "cbtlb", "§3.3, Example 3 (Fig. 4)")]
+
+
+def _example_text(method: str) -> str:
+    steps = "; ".join(f"Step {i + 1}: " + ", ".join(f"P{s} → P{r}" for s, r in st)
+                      for i, st in enumerate(examples.PAPER_STEPS[method]))
+    return f"we can determine the following load transfer sequence. {steps}."
+
+
 CLAIMS = [
     Claim("tree-lb-faster-than-mapping", "tree", "§4.2, Table 2 (every mapper, LB method and P)",
           "From Table 2, we can observe that the execution time of the proposed load-balancing methods is less "
@@ -179,4 +209,7 @@ CLAIMS = [
     Claim("tree-app-cbtlb-shorter", "tree", "abstract, §5 (Table 3 speedups)",
           "the execution time of an application program under the CBTLB method is shorter than that of the BTLB "
           "method and the MCSTLB method.", CELLS, SPEEDUP_CBTLB[0], on_paper=SPEEDUP_CBTLB[1]),
-]
+] + [Claim(name, "tree", f"{where}; the fixture processor graph of spec §1.3, our own tree construction",
+                _example_text(method), (), example(method),
+                f"steps as printed; final loads {examples.PAPER_FINAL[method]} (derived, spec §1.1-1.3)")
+          for name, _, method, where in EXAMPLES]
