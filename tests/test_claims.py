@@ -250,3 +250,12 @@ def test_claims_then_site_give_the_same_verdicts(sbn_cached, tmp_path):
     got = {by_text[html.unescape(t)]: html.unescape(v) for v, t in rows}
     assert len(verdicts) == 16 and got == verdicts
     assert verdicts["sbn-cut-double-pmetis"] == verdicts["sbn-cut-plum-never-decreases"] == cl.NOT_IN_PAPER
+
+
+def test_minex_table_claims_on_the_papers_tables():
+    got = plugins.claims()
+    judged = [c for c in cl.select(got, "minex") if c.on_paper is not None]
+    assert len(judged) == 7  # Tables 1 and 2; the §1 and Tables 3-4 claims keep their typed figures
+    for c in judged:
+        assert c.on_paper()[0] is True, (c.name, c.on_paper())
+    assert "None 1.33, 2.52, 9.36, 22.81" in got["minex-slowdown-grows"].on_paper()[1]
