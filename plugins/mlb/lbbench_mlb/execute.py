@@ -100,11 +100,15 @@ def _split(held: list, m: int, left: bool):
 
 
 def phase3(engine, cube: Cube, a: np.ndarray, O: np.ndarray, bnds: dict):
-    """§3.3 level by level on the vprocs; returns sigma, rho (d, P): amounts each local vproc sends and
-    receives in step s of the schedule (along edge d-1-s)."""
+    """§3.3 level by level on the vprocs: level l talks along its l - 1 coarsest edges (§4's count); the
+    amounts along its finest edge (the siblings') follow from the desired loads without a message.
+
+    Returns sigma, rho (d, P): what each local vproc sends and receives in step s (along edge d-1-s), and
+    {level: {vproc: amounts}} of the local vprocs that played a node on each level.
+    """
     d, P = cube.d, cube.P
     sigma, rho = np.zeros((d, P), np.int64), np.zeros((d, P), np.int64)
-    parent: dict = {}
+    levels: dict = {}
     for level in range(1, d + 1):
         low = d - level                                  # a node is a block of 2**low ranks
         players = [p for p in engine.local if cube.addr[p] % (1 << low) == 0]
@@ -119,25 +123,40 @@ def phase3(engine, cube: Cube, a: np.ndarray, O: np.ndarray, bnds: dict):
                 keep, send = _split(held[p], int(bnds[p][k, 1]), left=bool((p >> k) & 1))
                 held[p] = keep
                 amounts[p].append(sum(e - b for b, e in send))
-                flat = [len(send)] + [x for iv in send for x in iv]
-                if s == level - 1:
-                    flat += amounts[p][:-1]             # for the parent's check
-                engine.post(p, partner[p], np.array(flat, np.int64), kind="balance")
+                if s < level - 1:
+                    engine.post(p, partner[p], np.array([x for iv in send for x in iv], np.int64), kind="balance")
+            if s == level - 1:
+                break                                    # the siblings' edge: "easily computed" (§3.3)
             inbox = engine.exchange()
             for p in players:
                 (_, _, pay), = inbox[p]
-                n = int(pay[0])
-                got = [(int(pay[1 + 2 * i]), int(pay[2 + 2 * i])) for i in range(n)]
-                held[p] = sorted(held[p] + got)
+                got = pay.reshape(-1, 2).tolist()
+                held[p] = sorted(held[p] + [tuple(iv) for iv in got])
                 if level == d:
                     sigma[s, p], rho[s, p] = amounts[p][s], sum(e - b for b, e in got)
-                if s == level - 1 and p in parent:
-                    theirs = pay[1 + 2 * n:]
-                    if not np.array_equal(np.add(amounts[p][:-1], theirs), parent[p]):
-                        raise RuntimeError(f"mlb: Phase 3 level {level}: vproc {p}'s children send "
-                                           f"{amounts[p][:-1]} + {theirs.tolist()}, the parent {parent[p]}")
-        parent = {p: amounts[p] for p in players}
-    return sigma, rho
+        if level == d:
+            s = d - 1
+            for p in players:                            # after the last step p holds exactly its D
+                lo, m, hi = (int(x) for x in bnds[p][0])
+                mine = hi - m if p & 1 else m - lo
+                sigma[s, p] = amounts[p][s]
+                rho[s, p] = mine - sum(e - b for b, e in held[p])
+        levels[level] = amounts
+    return sigma, rho, levels
+
+
+def check_levels(cube: Cube, levels: dict) -> None:
+    """The schedule of level l splits level l - 1's: the two children of a node send, in each of the
+    node's steps, what the node sends (§3.3: "the communication schedule determined on the next coarser
+    level tells us how much load the two leftmost nodes have to send")."""
+    for level in range(2, cube.d + 1):
+        low = cube.d - level
+        for x, amounts in levels[level - 1].items():
+            y = int(cube.partners[low][x])               # x plays one child, y the other
+            both = np.add(levels[level][x][:-1], levels[level][y][:-1])
+            if not np.array_equal(both, amounts):
+                raise RuntimeError(f"mlb: Phase 3 level {level}: the children of vproc {x}'s node send "
+                                   f"{both.tolist()}, the node {amounts}")
 
 
 # ----------------------------------------------------------------------------------------------- Phase 4
@@ -304,9 +323,14 @@ def run(engine, cube: Cube, load, rwgt, home, phase2, order=None, dest=None, rou
     bnds = {p: b for p, (b, _) in mine.items()}
 
     mark = engine.superstep
-    sigma, rho = phase3(engine, cube, a, O, bnds)
+    sigma, rho, levels = phase3(engine, cube, a, O, bnds)
     st = engine.step_stats("balance", since=mark)
     steps.update(phase3=st["supersteps"], phase3_messages=st["messages"])
+    merged: dict = {}
+    for part in engine.gather_ranks(levels):
+        for level, amounts in part.items():
+            merged.setdefault(level, {}).update(amounts)
+    check_levels(cube, merged)
 
     mark = engine.superstep
     line = None
@@ -344,8 +368,9 @@ def run(engine, cube: Cube, load, rwgt, home, phase2, order=None, dest=None, rou
     held_const[0] = a
     for s in range(d):
         held_const[s + 1] = held_const[s] - sigma[s] + rho[s]
-    if not np.array_equal(held_const[-1], D):
-        raise RuntimeError("mlb: Phase 3's schedule does not deliver the desired loads")
+    across = np.array([rho[s][cube.partners[d - 1 - s]] for s in range(d)]).reshape(d, P)
+    if not np.array_equal(across, sigma) or not np.array_equal(held_const[-1], D) or (held_const < 0).any():
+        raise RuntimeError("mlb: Phase 3's amounts do not match across edges or do not deliver the desired loads")
     L = np.bincount(dest, load, P).astype(np.int64)
     held = np.zeros((d + 1, P), np.int64)
     held[0] = a

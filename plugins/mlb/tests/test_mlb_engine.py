@@ -47,12 +47,12 @@ def test_step_counts_from_the_engine(d, start):
     out, steps = run(eng, cube, load, load, home, lambda T, p: bounds(T, p, d), np.arange(n), dest)
     assert out.loan_procedure == (start != "random" or d == 0) and np.array_equal(out.dest, dest)
     assert steps["phase1"] == d and steps["phase1_messages"] == d * P  # M2
-    assert steps["phase3_messages"] == sum(level << level for level in range(1, d + 1))
-    assert steps["phase3"] == d * (d + 1) // 2     # M5 (§3.3's sum)
+    assert steps["phase3_messages"] == sum((level - 1) << level for level in range(1, d + 1))
+    assert steps["phase3"] == d * (d - 1) // 2     # M5: l - 1 steps on level l (§4); §3.3 bounds it by d(d+1)/2
     assert steps["phase4"] == d                    # M1/M9: exactly log2 P supersteps
     assert steps["schedule"] <= d and steps["max_msgs"] <= 1 and steps["max_recv"] <= 1
     # every Phase 4 message of step s goes to the partner across edge d-1-s
-    first = d + d * (d + 1) // 2  # Phase 4 follows Phases 1 and 3
+    first = d + d * (d - 1) // 2  # Phase 4 follows Phases 1 and 3
     mig = [(s, a, b) for s, a, b, k in eng.log if k == "migration"]
     assert all(first <= s < first + d for s, _, _ in mig)
     for s, a, b in mig:
@@ -82,7 +82,7 @@ def test_phase2_posts_nothing():
         return got
 
     out, steps = run(eng, Cube((16,)), load, load, home, phase2, np.arange(load.size), dest)
-    assert steps["phase1"] == 4 and steps["phase3"] == 10 and steps["phase4"] == 4 and out.loan_procedure
+    assert steps["phase1"] == 4 and steps["phase3"] == 6 and steps["phase4"] == 4 and out.loan_procedure
 
 
 def test_example_of_section_1_5_on_the_engine():
@@ -112,7 +112,7 @@ def test_nd_cube_routes_axis0_bits_first():
     out, steps = run(eng, cube, load.ravel(), load.ravel(), home, lambda T, p: bounds_from(D, p, 4), None,
                      owner.ravel())
     assert steps["phase4"] == 4 and steps["max_msgs"] <= 1
-    first = 4 + 10
+    first = 4 + 6
     for s, a, b, k in eng.log:
         if k == "migration":
             assert b == cube.partner(a, 3 - (s - first))
@@ -166,22 +166,39 @@ def _claim_frame(tmp_path, Ps):
     return pd.concat([opts.compare("mlb", P=P) for P in Ps], ignore_index=True)
 
 
-@pytest.mark.parametrize("mutate", [False, True])
-def test_two_messages_per_step_fail_a_claim(tmp_path, monkeypatch, mutate):
-    """The Phase 4 claims are read from the engine's log: sending each piece as two messages breaks §3.4's
-    "send and receive at most once along each edge" (the claim's predicate says does not hold)."""
+def with_sibling_steps(real):
+    """A mutation of Phase 3: every level also exchanges along its siblings' edge (l steps on level l)."""
+    def phase3(engine, cube, *args):
+        out = real(engine, cube, *args)
+        for level in range(1, cube.d + 1):
+            for p in engine.local:
+                engine.post(p, int(cube.partners[cube.d - level][p]), np.zeros(0, np.int64), kind="balance")
+            engine.exchange()
+        return out
+    return phase3
+
+
+@pytest.mark.parametrize("mutate", [None, "phase4-two-messages", "phase3-sibling-steps"])
+def test_mutations_fail_a_claim(tmp_path, monkeypatch, mutate):
+    """The claims are read from the engine's log: sending each Phase 4 piece as two messages breaks §3.4's
+    "send and receive at most once along each edge"; talking along the siblings' edge on every level of
+    Phase 3 (d(d+1)/2 steps) breaks §4's "l - 1 steps" (the predicates say does not hold)."""
     from lbbench_mlb.claims import make_claims
 
-    if mutate:
+    if mutate == "phase4-two-messages":
         real = execute.loan_procedure
         monkeypatch.setattr(execute, "loan_procedure", lambda engine, *a, **k: real(TwoPerStep(engine), *a, **k))
+    elif mutate == "phase3-sibling-steps":
+        monkeypatch.setattr(execute, "phase3", with_sibling_steps(execute.phase3))
     Ps = (1, 2, 4, 8)
     df = _claim_frame(tmp_path, Ps)
     assert (df["status"] == "ok").all() and df["mlb_loan_procedure"].all()
     claims = {c.name: c for c in make_claims(Ps)}
-    holds, ours = claims["mlb-phase4-once-per-edge"].check(df)
-    assert holds is (not mutate), ours
-    assert ("2 / 2" in ours) == mutate
-    for name in ("mlb-schedule-log-p", "mlb-phase1-log-p", "mlb-phase3-log2", "mlb-desired-spread"):
-        assert claims[name].check(df)[0] is True
-    assert claims["mlb-phase3-section4"].check(df)[0] is False  # d(d+1)/2 measured > §4's d(d-1)/2
+    verdicts = {name: c.check(df) for name, c in claims.items()}
+    fails = {"phase4-two-messages": {"mlb-phase4-once-per-edge"},
+             "phase3-sibling-steps": {"mlb-phase3-section4"}}.get(mutate, set())
+    for name, (holds, ours) in verdicts.items():
+        assert holds is (name not in fails), (name, ours)
+    assert ("2 / 2" in verdicts["mlb-phase4-once-per-edge"][1]) == (mutate == "phase4-two-messages")
+    assert "P=8: 6 steps" in verdicts["mlb-phase3-log2"][1] if mutate == "phase3-sibling-steps" else \
+        "P=8: 3 steps" in verdicts["mlb-phase3-log2"][1]
