@@ -61,8 +61,8 @@ def _phase1(Ps):
         if steps is None or msgs is None:
             return None, "failed or missing cells"
         bad = [P for P in Ps if steps[P] != d(P)]
-        shown = ", ".join(f"P={P} {steps[P]:g} steps / {msgs[P]:g} msgs" for P in _shown(Ps))
-        return not bad, f"Phase 1 (log p = 1, 5, 10): {shown}" + (f"; fails at P = {bad}" if bad else " (every P)")
+        shown = ", ".join(f"P={P} {steps[P]:g} steps (log p = {d(P)}) / {msgs[P]:g} msgs" for P in _shown(Ps))
+        return not bad, f"Phase 1: {shown}" + (f"; fails at P = {bad}" if bad else " (every P)")
     return check
 
 

@@ -128,7 +128,7 @@ def balance(ctx, state):
 
     with ctx.timer("mlb_schedule"):
         out, steps = execute.run(eng, cube, load, rwgt, home, phase2, lay.order, dest, ctx.params["rounding"])
-    # figures of the claims (MLB §3, §4; spec M1-M13)
+    # figures of the claims (MLB §3, §4; README: M1-M13)
     moved = int(rwgt[home != out.dest].sum())
     sent = int(out.sent_rwgt.sum())
     dev = int(np.abs(out.L - out.D).max()) if cube.P else 0

@@ -1,7 +1,7 @@
 """MLB's arithmetic (paper §3, §5): Gray numbering, Phases 1-2, the Phase 4 rounding, e-cube routing.
 
 ``constant_flows`` + ``route`` below are the central test oracle of Phase 3 (the
-constant-load schedule as e-cube routing of unit positions, spec §1.5); the
+constant-load schedule as e-cube routing of unit positions); the
 plugin computes the same amounts on the vprocs (``execute.phase3``) and the
 tests compare them.
 """
@@ -226,7 +226,7 @@ def test_vprocs_reach_the_oracle(data, d, n, rounding, remainder):
 
 
 def test_illustration_all_load_on_rank_0():
-    """p = 4, 8 unit loads on rank 0 (spec §1.5's hand-worked case, not the paper's missing figure):
+    """p = 4, 8 unit loads on rank 0 (a hand-worked pass-through case, not the paper's missing figure):
     step 1 {0->3: 4}, step 2 {0->1: 2, 3->2: 2}, by the oracle and on the vprocs."""
     c = Cube((4,))
     sent, held = route(c, *constant_flows([8, 0, 0, 0], desired(8, 2)))
