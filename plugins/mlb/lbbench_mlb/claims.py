@@ -75,7 +75,12 @@ def _phase3(Ps, formula, name: str):
         bad = [P for P in Ps if steps[P] > formula(d(P))]
         shown = "; ".join(f"P={P}: {steps[P]:g} steps ({msgs[P]:g} msgs), §3.3 d(d+1)/2 = {d(P) * (d(P) + 1) // 2}, "
                           f"§4 d(d-1)/2 = {d(P) * (d(P) - 1) // 2}" for P in _shown(Ps))
-        return not bad, f"Phase 3 measured vs {name}: {shown}" + (f"; exceeds at P = {bad}" if bad else " (every P)")
+        equal = [f for f, fn in (("§3.3's", lambda k: k * (k + 1) // 2), ("§4's", lambda k: k * (k - 1) // 2))
+                 if all(steps[P] == fn(d(P)) for P in Ps)]
+        exact = (f"; the count equals {' and '.join(equal)} formula at every P" if equal else
+                 "; the count equals neither formula at every P")
+        return not bad, (f"Phase 3 measured vs {name}: {shown}" + (f"; exceeds at P = {bad}" if bad else " (every P)")
+                         + exact)
     return check
 
 
