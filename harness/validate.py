@@ -59,9 +59,11 @@ def open_regular(path, limit: int, what: str = "file"):
 
 
 def _core_number(col: str) -> bool:
+    """A core column holding a number (not an identity string, not a JSON list or object)."""
     from .columns import describe
 
-    return describe(col) is not None and col not in TEXT
+    d = describe(col)
+    return d is not None and col not in TEXT and "JSON" not in d[0]
 
 
 def check_figures(row: dict) -> dict:
