@@ -41,6 +41,20 @@ def select(levels: list, wanted: list | None) -> list:
     return [lv for lv in levels if first <= lv.index <= max(wanted)]
 
 
+def run_base(pl, wl, wparams: dict, P: int, mach: Machine, initial: str, seed: int) -> tuple[dict, dict]:
+    """The identity columns of one method's run and the versions (with source hashes) of its plugins."""
+    pversions = {s.algorithm.plugin: [s.algorithm.version, source_hash(s.algorithm.plugin)] for s in pl.steps}
+    base = dict(workload=wl.name, workload_version=wl.version, workload_params=json.dumps(wparams, sort_keys=True),
+                algorithm=str(pl.method), params=pl.params_json(), P=P, machine=mach.name, initial=initial,
+                seed=seed)
+    return base, pversions
+
+
+def cell_key(base: dict, first_level: int, level: int, pversions: dict, timeout: float | None) -> str:
+    """The result-store key of one cell: everything that determines it."""
+    return Store.key({**base, "first_level": first_level, "level": level, "plugins": pversions, "timeout": timeout})
+
+
 def progress_bar(cells: int, bars: list | None):
     """A bar over ``cells`` more cells: a new one, or the shared one in ``bars`` (a report's), made on first use."""
     from tqdm import tqdm
@@ -91,15 +105,11 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
     rows = []
     for pl in plans:
         state, memory, previous = start, pl.new_memory(), None
-        pversions = {s.algorithm.plugin: [s.algorithm.version, source_hash(s.algorithm.plugin)] for s in pl.steps}
-        base = dict(workload=wl.name, workload_version=wl.version, workload_params=json.dumps(wparams, sort_keys=True),
-                    algorithm=str(pl.method), params=pl.params_json(), P=P, machine=mach.name, initial=initial,
-                    seed=seed)
+        base, pversions = run_base(pl, wl, wparams, P, mach, initial, seed)
         for lv, g in zip(run_levels, graphs):
             before = carry(state, lv)
             first = lv is run_levels[0]
-            key = Store.key({**base, "first_level": run_levels[0].index, "level": lv.index,
-                             "plugins": pversions, "timeout": timeout})
+            key = cell_key(base, run_levels[0].index, lv.index, pversions, timeout)
             found = store.get(key, RunMemory) if cache and eng.is_root else None
             if found and found[0].get("status") != "ok" and not reuse_failed:
                 found = None
