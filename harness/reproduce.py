@@ -94,8 +94,8 @@ def request_cells(methods, P, workload="shock", workload_params=None, levels=Non
     known = plugins.algorithms()
     mach = Machine.parse(machine, int(P))
     if generate:
-        wl, wparams, all_levels = _load(workload, json.dumps(workload_params or {}, sort_keys=True, default=str),
-                                        seed)
+        wl, wparams, all_levels = _indices(workload, json.dumps(workload_params or {}, sort_keys=True, default=str),
+                                           seed)
         indices = [lv.index for lv in select(all_levels, levels)]
         first = indices[0]
     else:
@@ -116,10 +116,17 @@ def request_cells(methods, P, workload="shock", workload_params=None, levels=Non
     return out
 
 
-@lru_cache(maxsize=64)
-def _load(workload: str, params: str, seed: int):
-    """A workload's levels, loaded once per reproduction (:func:`reproduce` clears this)."""
-    return workloads.load(workload, json.loads(params), seed)
+@dataclass(frozen=True)
+class _Index:
+    index: int
+
+
+@lru_cache(maxsize=256)
+def _indices(workload: str, params: str, seed: int):
+    """A workload, its resolved parameters and its level indices, loaded once per reproduction
+    (:func:`reproduce` clears this); generating it here fills the workload cache for the run."""
+    wl, wparams, levels = workloads.load(workload, json.loads(params), seed)
+    return wl, wparams, [_Index(lv.index) for lv in levels]
 
 
 class Placeholder(pd.DataFrame):
@@ -258,6 +265,7 @@ class Outcome:
     reports: list = field(default_factory=list)  # (name, tables, seconds, error or "")
     claims: list = field(default_factory=list)  # harness.claims.Outcome
     cells: int = 0
+    computed: int = 0  # cells not in the store when the run began
     planned: int = 0
     failed: dict = field(default_factory=dict)  # key -> one line
     site: str = ""
@@ -290,7 +298,8 @@ def stored_by_key(out: str | None) -> pd.DataFrame:
     return pd.DataFrame(rows, index=keys)
 
 
-def plan(reps: dict, claims: list, base: dict, generate: bool = True) -> tuple[list[Cell], dict]:
+def plan(reps: dict, claims: list, base: dict, generate: bool = True,
+         rows: pd.DataFrame | None = None) -> tuple[list[Cell], dict]:
     """Every cell the reports and claims ask for (in order, with repeats) and, per report, a plan error.
 
     ``generate=False``: per method and run, not per level, without loading a workload (:func:`request_cells`).
@@ -298,7 +307,8 @@ def plan(reps: dict, claims: list, base: dict, generate: bool = True) -> tuple[l
     from . import claims as cl
 
     asked: list[Cell] = []
-    rows = stored_by_key(base.get("out")) if generate else pd.DataFrame()
+    if rows is None:
+        rows = stored_by_key(base.get("out")) if generate else pd.DataFrame()
     errors = {}
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")  # predicates and tables on NaN placeholders
@@ -346,10 +356,11 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
     t0 = time.perf_counter()
     log = log or (lambda text: None)
     reps, claims = chosen(papers, only)
-    _load.cache_clear()
+    _indices.cache_clear()
     base = dict(out=out, timeout=timeout, progress=progress and is_root)
     log(f"planning {len(reps)} reports and {len(claims)} claims")
-    asked, _ = plan(reps, claims, base)
+    stored = stored_by_key(out)
+    asked, _ = plan(reps, claims, base, rows=stored)
     planned = list(dict.fromkeys(c.key for c in asked))
     bar = None
     if progress and is_root:
@@ -374,6 +385,7 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
         if bar is not None:
             bar.close()
     result.cells = len(cellbar.done)
+    result.computed = len(cellbar.done - set(stored.index))
     if is_root:
         if claims:
             cl.record(result.claims, out, git_commit())
@@ -404,7 +416,8 @@ def line(result: Outcome) -> str:
     """The one-line result: cells, failures, claims, site, wall time."""
     from . import claims as cl
 
-    parts = [f"{result.cells} cells ({result.planned} planned)", f"{len(result.failed)} failed"]
+    parts = [f"{result.cells} cells ({result.planned} planned, {result.computed} computed)",
+             f"{len(result.failed)} failed"]
     errs = sum(1 for *_, e in result.reports if e)
     if errs:
         parts.append(f"{errs} reports with errors")

@@ -58,7 +58,7 @@ def test_reproduce_runs_everything_then_resumes_computing_nothing(register, tmp_
     only = ["mlb-tiny", "mlb-tiny-claim"]
     res, site = tmp_path / "res", tmp_path / "site"
     first = rp.reproduce(["mlb"], out=str(res), site=str(site), progress=False, only=only)
-    assert first.ok and first.cells == first.planned == 6
+    assert first.ok and first.cells == first.planned == first.computed == 6
     assert [(n, k, e) for n, k, _, e in first.reports] == [("mlb-tiny", 1, "")]
     assert [o.verdict for o in first.claims] == ["holds"]
     assert (site / "index.html").exists() and (site / "report-mlb-tiny.html").exists()
@@ -71,7 +71,7 @@ def test_reproduce_runs_everything_then_resumes_computing_nothing(register, tmp_
 
     monkeypatch.setattr("harness.api.run_cell", no_compute)
     again = rp.reproduce(["mlb"], out=str(res), site=None, progress=False, only=only)  # (the site: 10 s)
-    assert again.ok and again.cells == 6 and [o.verdict for o in again.claims] == ["holds"]
+    assert again.ok and again.cells == 6 and again.computed == 0 and [o.verdict for o in again.claims] == ["holds"]
     assert sorted(p.name for p in (res / "cells").glob("*.json")) == stored
 
 
@@ -82,7 +82,7 @@ def test_cli_exit_1_with_the_failed_cells(register, tmp_path, monkeypatch, capsy
     code = main(["reproduce", "--paper", "mlb", "--out", str(tmp_path / "res"), "-o", str(tmp_path / "site"), "-q"])
     out, err = capsys.readouterr()
     assert code == 1
-    assert "reproduce: 9 cells (9 planned); 3 failed" in out
+    assert "reproduce: 9 cells (9 planned, 9 computed); 3 failed" in out
     assert "tiny-boom on mini, P = 4, level 1: failed: tiny-boom: RuntimeError: boom" in err
     assert "3 cells failed" in err
     assert (tmp_path / "site" / "index.html").exists()
