@@ -118,7 +118,10 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
                 bar.set_description(f"{pl.method} level {lv.index}")
             if found:
                 row, state, memory = found[0], found[1], pl.unpack(found[2])
+                eng.last_work = None
             else:
+                # vprocs over ranks by the work measured at this method's previous level (figures unchanged)
+                eng.balance_ranks(None if first else eng.last_work)
                 figs, state = run_cell(pl.roles(first), lv, g, before, mach, eng, seed, memory, timeout,
                                        previous, show_traceback)
                 row = {**base, "level": lv.index, "ranks": eng.R, **figs, "git_commit": git_commit(),

@@ -71,6 +71,9 @@ SCHEMA: dict[str, tuple[str, str]] = {
     "texec_s": ("wall partition + remap + balance time plus modelled balance and migration time (tree paper Eq. 6)", "s"),
     "texec_model_s": ("modelled balance + migration time", "s"),
     "time_total_s": ("wall time of the cell, max over ranks", "s"),
+    "rank_busy_s_max": ("CPU time of the cell (the method's hooks and the data movement, not the metrics) outside collectives, max over MPI ranks", "s"),
+    "rank_busy_s_mean": ("the same CPU time, mean over MPI ranks", "s"),
+    "rank_balance": ("rank_busy_s_mean / rank_busy_s_max: how evenly the ranks shared the work (1: evenly)", ""),
 }
 
 
