@@ -97,7 +97,13 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
     run_levels = select(all_levels, levels)
     shown = {lv.index for lv in run_levels} if not levels else set(levels)
     graphs = [graph_of(lv) for lv in run_levels]
-    if P > graphs[0].n:
+    from .model import Boxes
+
+    first_data = run_levels[0].data
+    if isinstance(first_data, Boxes):  # box pieces can be split down to cells: P is bounded by the cells
+        if P > int(first_data.cells.sum()):
+            raise ValueError(f"P = {P} is larger than the level's {int(first_data.cells.sum())} cells")
+    elif P > graphs[0].n:
         raise ValueError(f"P = {P} is larger than the graph ({graphs[0].n} vertices)")
     start = initial_state(run_levels[0], P, seed, initial, eng, known)
 

@@ -44,3 +44,18 @@ def test_cached_graph_equals_a_fresh_one_and_a_corrupt_file_is_rebuilt(tmp_path,
     # other boxes, another key
     other = levels[0].data
     assert adapters.box_graph_key(other) != adapters.box_graph_key(boxes)
+
+
+def test_piece_returning_schemes_accept_P_above_the_number_of_boxes(tmp_path):
+    import pytest
+
+    from harness import workloads
+
+    _, _, levels = workloads.load("bl", SMALL)
+    P = 32
+    assert P > levels[0].data.n  # 19 boxes at the first step
+    df = compare("amr-sfc,amr-wd", workload="bl", workload_params=SMALL, P=P, out=str(tmp_path))
+    assert (df["status"] == "ok").all(), df["status"].tolist()
+    cells = int(levels[0].data.cells.sum())
+    with pytest.raises(ValueError, match=f"larger than the level's {cells} cells"):
+        compare("amr-sfc", workload="bl", workload_params=SMALL, P=cells + 1, out=str(tmp_path), levels=[1])
