@@ -50,9 +50,10 @@ def run_base(pl, wl, wparams: dict, P: int, mach: Machine, initial: str, seed: i
     return base, pversions
 
 
-def cell_key(base: dict, first_level: int, level: int, pversions: dict, timeout: float | None) -> str:
-    """The result-store key of one cell: everything that determines it."""
-    return Store.key({**base, "first_level": first_level, "level": level, "plugins": pversions, "timeout": timeout})
+def cell_key(base: dict, first_level: int, level: int, pversions: dict, timeout: float | None, ranks: int = 1) -> str:
+    """The result-store key of one cell: everything that determines it (and the MPI rank count, ``ranks_key``)."""
+    return Store.key({**base, "first_level": first_level, "level": level, "plugins": pversions, "timeout": timeout,
+                      **ranks_key(ranks)})
 
 
 def progress_bar(cells: int, bars: list | None):
@@ -67,6 +68,12 @@ def progress_bar(cells: int, bars: list | None):
     if bars is not None:
         bars.append(bar)
     return bar
+
+
+def ranks_key(R: int) -> dict:
+    """The MPI rank count's part of a cell's key: none for one process (keys of stores from before it joined
+    stay valid), ``{"ranks": R}`` otherwise, so ``--mpi R`` recomputes, and so checks, every cell."""
+    return {"ranks": R} if R > 1 else {}
 
 
 def compare(methods, workload: str = "shock", P: int = 32, levels: list | None = None,
@@ -115,9 +122,11 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
         for lv, g in zip(run_levels, graphs):
             before = carry(state, lv)
             first = lv is run_levels[0]
-            key = cell_key(base, run_levels[0].index, lv.index, pversions, timeout)
+            key = cell_key(base, run_levels[0].index, lv.index, pversions, timeout, eng.R)
             found = store.get(key, RunMemory) if cache and eng.is_root else None
             if found and found[0].get("status") != "ok" and not reuse_failed:
+                found = None
+            if found and found[0].get("ranks", 1) != eng.R:  # a cell stored by an older version under another R
                 found = None
             found = eng.bcast(found) if eng.R > 1 else found
             if bar:

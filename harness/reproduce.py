@@ -41,10 +41,15 @@ from .reports import ReportOptions, Table
 GENERIC_REPORTS = ("levels",)  # reports of no paper (they take --plugins): not part of a reproduction
 
 
-def paper_of(report_name: str) -> str | None:
+def known_papers() -> list:
+    """The papers: the five of the core's plugins and any other a registered claim names (a plugin's own)."""
+    return list(dict.fromkeys([*PAPERS, *(c.paper for c in plugins.claims().values())]))
+
+
+def paper_of(report_name: str, known: list | None = None) -> str | None:
     """The paper a report reproduces, from its name (``sbn-table4`` -> ``sbn``); None for a generic one."""
     head = report_name.split("-", 1)[0]
-    return head if head in PAPERS and report_name not in GENERIC_REPORTS else None
+    return head if head in (known or known_papers()) and report_name not in GENERIC_REPORTS else None
 
 
 def chosen(papers: list | tuple | None = None, only: list | tuple | None = None) -> tuple[dict, list]:
@@ -54,12 +59,13 @@ def chosen(papers: list | tuple | None = None, only: list | tuple | None = None)
     """
     from . import claims as cl
 
+    known = known_papers()
     papers = [p.strip() for p in papers or () if p.strip()]
-    unknown = [p for p in papers if p not in PAPERS]
+    unknown = [p for p in papers if p not in known]
     if unknown:
-        raise LookupError(f"unknown paper {unknown[0]!r} (papers: {', '.join(PAPERS)})")
+        raise LookupError(f"unknown paper {unknown[0]!r} (papers: {', '.join(known)})")
     reps = {n: r for n, r in plugins.reports().items()
-            if paper_of(n) is not None and (not papers or paper_of(n) in papers)}
+            if paper_of(n, known) is not None and (not papers or paper_of(n, known) in papers)}
     claims = cl.select(plugins.claims())
     if papers:
         claims = [c for c in claims if c.paper in papers]
