@@ -97,6 +97,10 @@ def request_cells(methods, P, workload="shock", workload_params=None, levels=Non
     from .model import Machine
     from .runner import plan
 
+    from .engine import world
+
+    comm = world()
+    ranks = 1 if comm is None else comm.Get_size()  # a cell's key includes the rank count under MPI
     known = plugins.algorithms()
     mach = Machine.parse(machine, int(P))
     if generate:
@@ -118,7 +122,7 @@ def request_cells(methods, P, workload="shock", workload_params=None, levels=Non
         for level in indices:
             ident = json.dumps({"roles": roles, **what, "first_level": first, "level": level,
                                 "timeout": timeout}, sort_keys=True, default=str)
-            out.append(Cell(cell_key(base, first, level, pversions, timeout), ident, str(m), level))
+            out.append(Cell(cell_key(base, first, level, pversions, timeout, ranks), ident, str(m), level))
     return out
 
 
