@@ -12,6 +12,7 @@ from .model import Machine
 from .results import Store, git_commit, source_hash, versions
 from .runner import INITIAL, RunMemory, carry, graph_of, initial_state, plan, run_cell
 from .spec import Method, parse_methods
+from .timing import repeat_timing, snapshot
 
 
 def _methods(methods) -> list[Method]:
@@ -50,10 +51,12 @@ def run_base(pl, wl, wparams: dict, P: int, mach: Machine, initial: str, seed: i
     return base, pversions
 
 
-def cell_key(base: dict, first_level: int, level: int, pversions: dict, timeout: float | None, ranks: int = 1) -> str:
-    """The result-store key of one cell: everything that determines it (and the MPI rank count, ``ranks_key``)."""
+def cell_key(base: dict, first_level: int, level: int, pversions: dict, timeout: float | None, ranks: int = 1,
+             repeats: int = 1) -> str:
+    """The result-store key of one cell: everything that determines it (and the MPI rank count, ``ranks_key``,
+    and the timing repeats)."""
     return Store.key({**base, "first_level": first_level, "level": level, "plugins": pversions, "timeout": timeout,
-                      **ranks_key(ranks)})
+                      **ranks_key(ranks), **({"timing_repeats": int(repeats)} if repeats > 1 else {})})
 
 
 def progress_bar(cells: int, bars: list | None):
@@ -80,16 +83,20 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
             machine: str = "uniform", seed: int = 0, out: str | None = None, timeout: float | None = None,
             cache: bool = True, progress: bool = False, workload_params: dict | None = None,
             engine: Engine | None = None, initial: str = "metis", reuse_failed: bool = False,
-            show_traceback: bool = False, bars: list | None = None) -> pd.DataFrame:
+            show_traceback: bool = False, bars: list | None = None, repeats: int = 1) -> pd.DataFrame:
     """Run every method through the workload's levels at P processors; resume from ``out`` when possible.
 
     Every method starts its first level from the same ``initial`` distribution
     (``metis``, ``block``, ``root`` or a partitioning algorithm's name). Stored
     cells are reused; failed ones are recomputed unless ``reuse_failed``.
+    ``repeats`` > 1 runs each cell's timed part that many times and adds the
+    median and spread of ``texec_s`` (``harness.timing``; stored apart).
     Returns one row per (method, level) on every rank. Bad input raises
     ValueError, LookupError or OSError with a one-line message.
     """
     methods = _methods(methods)
+    if int(repeats) != repeats or repeats < 1:
+        raise ValueError(f"repeats must be a positive integer, got {repeats}")
     if int(P) != P or P < 1:
         raise ValueError(f"P must be a positive integer, got {P}")
     P = int(P)
@@ -122,7 +129,7 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
         for lv, g in zip(run_levels, graphs):
             before = carry(state, lv)
             first = lv is run_levels[0]
-            key = cell_key(base, run_levels[0].index, lv.index, pversions, timeout, eng.R)
+            key = cell_key(base, run_levels[0].index, lv.index, pversions, timeout, eng.R, repeats)
             found = store.get(key, RunMemory) if cache and eng.is_root else None
             if found and found[0].get("status") != "ok" and not reuse_failed:
                 found = None
@@ -137,8 +144,13 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
             else:
                 # vprocs over ranks by the work measured at this method's previous level (figures unchanged)
                 eng.balance_ranks(None if first else eng.last_work)
+                kept = snapshot(memory) if repeats > 1 else None
                 figs, state = run_cell(pl.roles(first), lv, g, before, mach, eng, seed, memory, timeout,
                                        previous, show_traceback)
+                if repeats > 1 and figs["status"] == "ok":
+                    figs.update(repeat_timing(figs, lambda: run_cell(
+                        pl.roles(first), lv, g, before, mach, eng, seed, snapshot(kept), timeout, previous)[0],
+                        int(repeats)))
                 row = {**base, "level": lv.index, "ranks": eng.R, **figs, "git_commit": git_commit(),
                        "versions": versions()}
                 try:

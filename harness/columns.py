@@ -74,6 +74,10 @@ SCHEMA: dict[str, tuple[str, str]] = {
     "rank_busy_s_max": ("CPU time of the cell (the method's hooks and the data movement, not the metrics) outside collectives, max over MPI ranks", "s"),
     "rank_busy_s_mean": ("the same CPU time, mean over MPI ranks", "s"),
     "rank_balance": ("rank_busy_s_mean / rank_busy_s_max: how evenly the ranks shared the work (1: evenly)", ""),
+    "timing_repeats": ("runs of the cell's timed part (compare(..., repeats=k), wall-time claims; absent: 1)", ""),
+    "texec_s_runs": ("texec_s of every repeated run, as a JSON list", "s"),
+    "texec_s_median": ("median of the repeated runs' texec_s", "s"),
+    "texec_s_spread": ("spread of the repeated runs' texec_s: max - min", "s"),
 }
 
 
