@@ -21,6 +21,11 @@ the graph form.
   face-adjacent cells with weight 1, pwgt = rwgt = load, coords = cell indices.
 - ``boxes -> array``: boxes -> graph -> array.
 - Same form: the data itself. Anything else raises ``ValueError``.
+
+A level's box graph is built once: :func:`box_graph` keeps it, as data
+(``.npz``, no pickle), in the workload cache directory under
+``boxgraphs/``, keyed by the boxes' content and the source of the code
+that builds it, and the last few in memory.
 """
 from __future__ import annotations
 
@@ -49,9 +54,9 @@ def as_form(data, form: str):
     if have == form:
         return data
     if form == "graph":
-        return boxes_to_graph(data) if have == "boxes" else array_to_graph(data)
+        return box_graph(data) if have == "boxes" else array_to_graph(data)
     if form == "array":
-        g = boxes_to_graph(data) if have == "boxes" else data
+        g = box_graph(data) if have == "boxes" else data
         return graph_to_array(g)
     raise ValueError(f"cannot convert a {have} level to boxes: an AMR box hierarchy cannot be "
                      f"recovered from a {'graph' if have == 'graph' else 'load array'}")
@@ -229,3 +234,91 @@ def boxes_to_graph(b: Boxes) -> Graph:
     scale = float(b.ratio) ** b.level[:, None].astype(float)
     centre = (b.lo + b.hi + 1) / 2.0 / scale
     return Graph.from_edges(b.n, u, v, w, pwgt=b.work, rwgt=b.cells, coords=centre, name="boxes")
+
+
+# ---------------------------------------------------------------- the box-graph cache
+
+BOX_GRAPHS_IN_MEMORY = 256
+_box_graphs: dict = {}
+
+
+def _builder_hash() -> str:
+    """Hash of the source that builds a box graph (this module, the face and overlap joins)."""
+    global _BUILDER
+    if _BUILDER is None:
+        import hashlib
+        from pathlib import Path
+
+        h = hashlib.sha256()
+        for name in ("adapters.py", "amrmetrics.py", "pieces.py", "model.py"):
+            h.update((Path(__file__).with_name(name)).read_bytes())
+        _BUILDER = h.hexdigest()[:16]
+    return _BUILDER
+
+
+_BUILDER = None
+
+
+def box_graph_key(b: Boxes) -> str:
+    """What determines a box graph: the boxes (levels, corners, ratio) and the code that builds it."""
+    import hashlib
+
+    h = hashlib.sha256(_builder_hash().encode())
+    h.update(str(int(b.ratio)).encode())
+    for a in (b.level, b.lo, b.hi):
+        a = np.ascontiguousarray(a, np.int64)
+        h.update(str(a.shape).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()[:24]
+
+
+def box_graph(b: Boxes) -> Graph:
+    """:func:`boxes_to_graph`, from memory or the workload cache when it was built before (else built and kept)."""
+    import os
+
+    from .workloads import cache_dir
+
+    key = box_graph_key(b)
+    g = _box_graphs.get(key)
+    if g is not None:
+        return g
+    path = cache_dir() / "boxgraphs" / f"{key}.npz"
+    g = _read_graph(path)
+    if g is None:
+        g = boxes_to_graph(b)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(tmp, "wb") as fh:
+                np.savez_compressed(fh, xadj=g.xadj, adjncy=g.adjncy, pwgt=g.pwgt, rwgt=g.rwgt, cwgt=g.cwgt,
+                                    coords=g.coords)
+            os.replace(tmp, path)
+        except OSError:  # a read-only or full cache: the graph is simply not kept
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    _box_graphs[key] = g
+    while len(_box_graphs) > BOX_GRAPHS_IN_MEMORY:
+        _box_graphs.pop(next(iter(_box_graphs)))
+    return g
+
+
+def _read_graph(path) -> Graph | None:
+    """A cached box graph (data only, validated by Graph), or None when missing or unreadable (then removed).
+
+    The symmetry check is skipped: the graph was built symmetric (``Graph.from_edges``) and the file's zip
+    CRCs guard its bytes; every other check of Graph runs.
+    """
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return Graph(z["xadj"], z["adjncy"], z["pwgt"], z["rwgt"], z["cwgt"], coords=z["coords"], name="boxes",
+                         symmetric=True)
+    except FileNotFoundError:
+        return None
+    except Exception:  # noqa: BLE001 - corrupt or foreign: rebuild it
+        try:
+            path.unlink()
+        except OSError:
+            pass
+        return None

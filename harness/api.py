@@ -8,7 +8,7 @@ import pandas as pd
 
 from . import plugins, workloads
 from .engine import Engine, world
-from .model import Machine
+from .model import Boxes, Machine
 from .results import Store, git_commit, source_hash, versions
 from .runner import INITIAL, RunMemory, carry, graph_of, initial_state, plan, run_cell
 from .spec import Method, parse_methods
@@ -49,6 +49,23 @@ def select(levels: list, wanted: list | None) -> list:
         raise ValueError(f"level {missing[0]} does not exist (levels {min(have)}-{max(have)})")
     first = min(wanted)
     return [lv for lv in levels if first <= lv.index <= max(wanted)]
+
+
+def run_base(pl, wl, wparams: dict, P: int, mach: Machine, initial: str, seed: int) -> tuple[dict, dict]:
+    """The identity columns of one method's run and the versions (with source hashes) of its plugins."""
+    pversions = {s.algorithm.plugin: [s.algorithm.version, source_hash(s.algorithm.plugin)] for s in pl.steps}
+    base = dict(workload=wl.name, workload_version=wl.version, workload_params=json.dumps(wparams, sort_keys=True),
+                algorithm=str(pl.method), params=pl.params_json(), P=P, machine=mach.name, initial=initial,
+                seed=seed)
+    return base, pversions
+
+
+def cell_key(base: dict, first_level: int, level: int, pversions: dict, timeout: float | None, ranks: int = 1,
+             repeats: int = 1) -> str:
+    """The result-store key of one cell: everything that determines it (and the MPI rank count, ``ranks_key``,
+    and the timing repeats)."""
+    return Store.key({**base, "first_level": first_level, "level": level, "plugins": pversions, "timeout": timeout,
+                      **ranks_key(ranks), **({"timing_repeats": int(repeats)} if repeats > 1 else {})})
 
 
 def progress_bar(cells: int, bars: list | None):
@@ -116,7 +133,12 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
     run_levels = select(all_levels, levels)
     shown = {lv.index for lv in run_levels} if not levels else set(levels)
     graphs = [graph_of(lv) for lv in run_levels]
-    if P > graphs[0].n:
+    first_data = run_levels[0].data
+    if isinstance(first_data, Boxes):  # box pieces can be split down to cells: P is bounded by the cells
+        if P > int(first_data.cells.sum()):
+            raise ValueError(f"P = {P} is larger than the workload's level {run_levels[0].index} "
+                             f"({int(first_data.cells.sum())} cells)")
+    elif P > graphs[0].n:
         raise ValueError(f"P = {P} is larger than the graph of the workload's level {run_levels[0].index} "
                          f"({graphs[0].n} vertices)")
     mach = Machine.parse(machine, P)
@@ -128,16 +150,11 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
     rows = []
     for pl in plans:
         state, memory, previous = start, pl.new_memory(), None
-        pversions = {s.algorithm.plugin: [s.algorithm.version, source_hash(s.algorithm.plugin)] for s in pl.steps}
-        base = dict(workload=wl.name, workload_version=wl.version, workload_params=json.dumps(wparams, sort_keys=True),
-                    algorithm=str(pl.method), params=pl.params_json(), P=P, machine=mach.name, initial=initial,
-                    seed=seed)
+        base, pversions = run_base(pl, wl, wparams, P, mach, initial, seed)
         for lv, g in zip(run_levels, graphs):
             before = carry(state, lv)
             first = lv is run_levels[0]
-            key = Store.key({**base, "first_level": run_levels[0].index, "level": lv.index,
-                             "plugins": pversions, "timeout": timeout, **ranks_key(eng.R),
-                             **({"timing_repeats": int(repeats)} if repeats > 1 else {})})
+            key = cell_key(base, run_levels[0].index, lv.index, pversions, timeout, eng.R, repeats)
             found = store.get(key, RunMemory, expect={**base, "level": lv.index},
                               check=lambda row, st, mem, n=g.n, pl=pl: _check_cell(pl, st, mem, n)) \
                 if cache and eng.is_root else None
@@ -150,7 +167,10 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
                 bar.set_description(f"{pl.method} level {lv.index}")
             if found:
                 row, state, memory = found[0], found[1], pl.unpack(found[2])
+                eng.last_work = None
             else:
+                # vprocs over ranks by the work measured at this method's previous level (figures unchanged)
+                eng.balance_ranks(None if first else eng.last_work)
                 kept = snapshot(memory) if repeats > 1 else None
                 figs, state = run_cell(pl.roles(first), lv, g, before, mach, eng, seed, memory, timeout,
                                        previous, show_traceback)

@@ -333,6 +333,34 @@ def claims(paper, strict, workload, levels, machine, initial, out, seed, timeout
 
 
 @cli.command()
+@click.option("--paper", "papers", multiple=True, help="only this paper (repeatable): sbn, minex, tree, mlb, amr")
+@click.option("-o", "--output", "site_dir", default="site", show_default=True, help="directory to write the site into")
+@click.option("--out", default=None, help="results directory (default ./lbbench-results)")
+@click.option("--timeout", default=None, type=float, help="seconds per cell before it counts as failed")
+@click.option("--mpi", "mpi", default=None, type=int, help="relaunch under mpiexec -n R")
+@click.option("--format", "fmt", default="text", type=click.Choice(FORMATS), show_default=True)
+@click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+def reproduce(papers, site_dir, out, timeout, mpi, fmt, quiet):
+    """Every report and claim of the papers (or of --paper), then the site; resumes from the store
+    (exit 1 if a cell failed)."""
+    if mpi is not None:
+        relaunch(mpi)
+    from . import reproduce as rp
+
+    check_timeout(timeout)
+    papers = [p for text in papers for p in text.split(",")]
+    result = rp.reproduce(papers or None, out=out, site=site_dir, progress=not quiet, timeout=timeout,
+                          is_root=_rank() == 0, log=lambda text: None if quiet else echo(text))
+    echo(render(rp.summary(result), fmt))
+    echo(rp.line(result))
+    if _rank() == 0 and not result.ok:
+        for text in list(result.failed.values())[:20]:
+            click.echo(f"lbbench: {text}", err=True)
+        click.echo(f"lbbench: {len(result.failed)} cells failed", err=True)
+    raise click.exceptions.Exit(0 if result.ok else 1)
+
+
+@cli.command()
 @click.option("--out", default=None, help="results directory to read (default ./lbbench-results)")
 @click.option("-o", "--output", default="site", show_default=True, help="directory to write the site into")
 @click.option("--workload", "-w", default="shock", show_default=True,

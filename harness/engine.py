@@ -82,8 +82,7 @@ class Engine:
         self.machine = machine or Machine.uniform(P)
         if self.machine.P != P:
             raise ValueError(f"machine has P = {self.machine.P}, engine P = {P}")
-        self.starts = (np.arange(self.R + 1) * P) // self.R
-        self.local = range(int(self.starts[self.rank]), int(self.starts[self.rank + 1]))
+        self.balance_ranks(None)
         self.superstep = 0
         self.tally = None
         self._outbox: list = []
@@ -91,6 +90,63 @@ class Engine:
         self._pairs: dict = {k: defaultdict(lambda: [0, 0]) for k in KINDS}
         self._steps: list = []  # (superstep, kind, {src: modelled seconds})
         self._stats: list = []  # (superstep, kind, {src: sent}, {dst: received}, bytes)
+        self._busy_reset()
+
+    # ------------------------------------------------------------ busy time
+    def _busy_reset(self) -> None:
+        self._cpu0 = time.process_time()
+        self._coll_cpu = 0.0  # CPU seconds inside collectives (MPI may spin while it waits)
+        self._vp_cpu = np.zeros(self.P)  # CPU seconds charged to each local vproc (``working``)
+        self.last_work = getattr(self, "last_work", None)  # per vproc, of the last cell (``rank_busy``)
+
+    def busy_s(self) -> float:
+        """This rank's CPU seconds since the cell began, outside collectives."""
+        return time.process_time() - self._cpu0 - self._coll_cpu
+
+    @contextmanager
+    def working(self, vp: int):
+        """Charge the CPU time of the block to local vproc ``vp`` (the work measure of :meth:`balance_ranks`)."""
+        t = time.process_time()
+        try:
+            yield
+        finally:
+            self._vp_cpu[vp] += time.process_time() - t
+
+    def rank_busy(self, busy: float | None = None) -> dict:
+        """``rank_busy_s_max``, ``rank_busy_s_mean`` over ranks and ``rank_balance`` = mean / max of ``busy``
+        (default :meth:`busy_s` now); keeps the measured work per vproc in ``last_work`` (a collective: every
+        rank calls it at the end of a cell).
+
+        A vproc's work is the CPU charged to it with :meth:`working` plus an even share of its rank's other
+        busy time.
+        """
+        busy = self.busy_s() if busy is None else busy
+        mine = self._vp_cpu[self.local.start:self.local.stop]
+        rest = max(busy - float(mine.sum()), 0.0)
+        parts = self.gather_ranks((busy, mine + rest / max(len(self.local), 1)))
+        self.last_work = np.concatenate([w for _, w in parts])
+        times = [b for b, _ in parts]
+        hi, mean = max(times), sum(times) / len(times)
+        return {"rank_busy_s_max": hi, "rank_busy_s_mean": mean, "rank_balance": mean / hi if hi > 0 else 1.0}
+
+    def balance_ranks(self, work: np.ndarray | None) -> None:
+        """Lay the vprocs out over the ranks as contiguous blocks of about equal ``work`` (one number per
+        vproc, the same on every rank; None: equal counts). Which rank hosts a vproc never changes a figure."""
+        if work is None or self.R == 1:
+            starts = (np.arange(self.R + 1) * self.P) // self.R
+        else:
+            w = np.maximum(np.asarray(work, float), 0.0) + 1e-9
+            cum = np.concatenate([[0.0], np.cumsum(w)])
+            cuts = np.searchsorted(cum, cum[-1] * np.arange(1, self.R) / self.R)
+            # the boundary nearer the ideal share; every rank keeps at least one vproc
+            cuts = [c - 1 if c > 0 and abs(cum[c - 1] - t) <= abs(cum[c] - t) else c
+                    for c, t in zip(cuts.tolist(), (cum[-1] * np.arange(1, self.R) / self.R).tolist())]
+            starts = [0]
+            for r, c in enumerate(cuts, start=1):
+                starts.append(min(max(c, starts[-1] + 1), self.P - (self.R - r)))
+            starts = np.array(starts + [self.P])
+        self.starts = starts
+        self.local = range(int(starts[self.rank]), int(starts[self.rank + 1]))
 
     # ----------------------------------------------------------------- layout
     def rank_of(self, vp) -> np.ndarray:
@@ -239,8 +295,10 @@ class Engine:
     def _alltoall(self, send: list, what: str) -> list:
         """The one MPI collective every other is made of, tagged with the collective's name; raises
         CellAborted if a rank sent the abort marker, Diverged (on every rank) if the ranks are in different
-        collectives."""
+        collectives. Its CPU time is not the rank's busy time."""
+        t = time.process_time()
         got = self.comm.alltoall([(what, x) for x in send])
+        self._coll_cpu += time.process_time() - t
         aborted = [x for _, x in got if isinstance(x, _Abort)]
         if aborted:
             raise CellAborted(aborted[0].reason)
@@ -325,6 +383,7 @@ class Engine:
         self._steps = []
         self._stats = []
         self.superstep = 0
+        self._busy_reset()
 
 
 class Timer:

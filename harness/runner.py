@@ -470,6 +470,7 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
         if show_traceback:
             traceback.print_exception(exc, file=sys.stderr)
         engine.abort(status)
+    busy = engine.busy_s()  # the method's hooks and the data movement; not the metrics every rank computes alike
     status = agree(engine, status, owners_hash(after.owner))
     if status != "ok":
         engine.reset_counters()
@@ -479,6 +480,7 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
     row.update(ctx.record)
     row.update(moved or {"migration_bytes": 0, "migration_messages": 0})
     row.update(engine_row(engine))
+    row.update(engine.rank_busy(busy))
     row.update(timing_row(engine, ctx.timer, time.perf_counter() - t0))
     row.update(texec(row))
     row["owners_hash"] = owners_hash(after.owner)

@@ -96,6 +96,9 @@ def load(name: str, params: dict | None = None, seed: int = 0) -> tuple[Workload
     wl = get(name)
     params = resolve_params(wl, params or {})
     path = cache_dir() / "workloads" / f"{wl.name}-{cache_key(wl, params, seed)}.npz"
+    levels = _recent(path) if wl.cache else None
+    if levels is not None:
+        return wl, params, levels
     expect = list(wl.level_indices(params)) if wl.level_indices is not None else None
     levels = wlcache.read(path, expect) if wl.cache else None
     if levels is None:
@@ -114,4 +117,37 @@ def load(name: str, params: dict | None = None, seed: int = 0) -> tuple[Workload
             raise ValueError(f"workload {wl.name} {params} has no levels")
         if wl.cache:
             wlcache.write(path, levels)
+    if wl.cache:
+        _remember(path, levels)
     return wl, params, levels
+
+
+_RECENT: dict = {}  # cache file -> ((size, mtime), levels): the last few loaded, in this process
+RECENT = 2
+
+
+def _stamp(path: Path):
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _recent(path: Path) -> list | None:
+    """The levels of ``path`` loaded earlier in this process, if the file has not changed since
+    (a report's second ``compare`` on a workload skips reading and validating the file again)."""
+    got = _RECENT.get(path)
+    if got is None or got[0] != _stamp(path) or got[0] is None:
+        return None
+    return got[1]
+
+
+def _remember(path: Path, levels: list) -> None:
+    stamp = _stamp(path)
+    if stamp is None:
+        return
+    _RECENT.pop(path, None)
+    _RECENT[path] = (stamp, levels)
+    while len(_RECENT) > RECENT:
+        _RECENT.pop(next(iter(_RECENT)))

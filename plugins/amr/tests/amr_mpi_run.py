@@ -10,7 +10,7 @@ out = sys.argv[1]
 opts = ReportOptions(workload="bl", workload_params=dict(base=9, levels=3, steps=4, min_size=2), out=out,
                      cache=False, progress=False)
 df = opts.compare(SCHEMES + ["amr-ild[ild_split=none]", "none"], P=16)
-skip = ("time_", "texec_s", "versions", "git_commit", "ranks", "provenance")  # wall-time columns differ
+skip = ("time_", "texec_s", "versions", "git_commit", "ranks", "rank_", "provenance")  # wall-time columns differ
 cols = [c for c in df.columns if not c.startswith(skip)]
 rows = df[cols].to_dict(orient="records")
 figs = summarize(df).drop(columns=["time_s"]).to_dict(orient="records")

@@ -7,7 +7,7 @@ from harness.api import compare
 out = sys.argv[1]
 df = compare("minex,minex[latency=max,throttle=16]", workload="mini", P=8, machine="grid:2:3", cache=False,
              out=out)
-skip = ("time_", "texec_s", "git_commit", "versions", "ranks")
+skip = ("time_", "texec_s", "git_commit", "versions", "ranks", "rank_")
 cols = [c for c in df.columns if not c.startswith(skip)]
 rows = df[cols].to_dict(orient="records")
 from harness.engine import world  # noqa: E402

@@ -320,7 +320,8 @@ class LevelRun:
         for i in sorted(self.dirty):
             v = self.vlist[i]
             if v.dirty:
-                self._sort(v)
+                with self.eng.working(v.p):
+                    self._sort(v)
         self.dirty.clear()
 
     def costs(self, verts) -> Costs:
@@ -347,7 +348,8 @@ class LevelRun:
                     raise RuntimeError(f"sbn: level did not finish within {self.max_steps} supersteps")
             for p, msgs in inbox.items():
                 if msgs:
-                    self._receive(self.vp[p], msgs)
+                    with eng.working(p):  # per-vproc CPU: the engine lays vprocs over ranks by it
+                        self._receive(self.vp[p], msgs)
             self._process_all()
             if self.process:
                 self._select_all()
@@ -615,7 +617,8 @@ class LevelRun:
         free = (self.busy == 0) & (s > self.hold) & ~self.prom
         over = (L > self.maxth) & (s > self.cooldown)
         for i in np.flatnonzero(free & (self.want | over | (L < self.minth))).tolist():
-            self._mainline(self.vlist[i])
+            with self.eng.working(self.p0 + i):
+                self._mainline(self.vlist[i])
 
     def _mainline(self, v: VProc) -> None:
         i = v.i

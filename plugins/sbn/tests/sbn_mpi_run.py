@@ -18,7 +18,7 @@ if mode == "compare":
 
     method, out = sys.argv[2], sys.argv[3]
     df = compare(method, workload="mini", P=4, levels=[1, 2], cache=False, out=out)
-    skip = ("time_", "texec_s", "versions", "git_commit", "ranks")  # wall-clock columns differ
+    skip = ("time_", "texec_s", "versions", "git_commit", "ranks", "rank_")  # wall-clock columns differ
     cols = [c for c in df.columns if not c.startswith(skip) and not c.endswith("_overhead_pct")]
     result = df[cols].to_dict(orient="records")
     root = Engine(4, comm="world").is_root

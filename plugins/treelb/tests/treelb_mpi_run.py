@@ -35,7 +35,7 @@ for method in ("mcstlb", "btlb", "cbtlb"):
     out[method] = rec
 opts = ReportOptions(workload="mini", out=out_dir, cache=False, progress=False, machine="sp2", initial="root")
 df = opts.compare(["ae-orb/cbtlb", "ae-mc/mcstlb", "mlkp/btlb"], P=P)
-skip = ("time_", "texec_s", "versions", "git_commit", "ranks", "provenance")  # wall-time columns differ
+skip = ("time_", "texec_s", "versions", "git_commit", "ranks", "rank_", "provenance")  # wall-time columns differ
 out["runner"] = df[[c for c in df.columns if not c.startswith(skip)]].to_dict(orient="records")
 if Engine(P).is_root:
     print("RESULT " + json.dumps(out, sort_keys=True, default=str))

@@ -1,0 +1,124 @@
+"""asv: the ratios issue 26 sets targets on (tracked, not asserted).
+
+* ``HeadlineRatio``: ``compare --plugins sbn,minex,plum -P 32`` over a
+  METIS-only compare of the same workload, timed in alternation (median of
+  three each; cold result store, cached workload). Target: at most 3x.
+* ``RankBalance``: one SBN level at P = 256 through the runner under
+  ``mpiexec -n R`` (levels 1-2 of ``shock``: level 2 is laid out by level 1's
+  measured work): ``rank_balance`` of level 2 (target >= 0.85 at R = 2 and 4)
+  and the busy CPU summed over the ranks over one rank's (target <= 1.15).
+* ``AmrBoxGraphs``: the 66 box graphs of ``bl`` read back from the workload
+  cache (the second ``compare`` on ``bl``).
+"""
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+_RANKS = r"""
+import json, sys, tempfile
+from harness.api import compare
+from harness.engine import world
+df = compare("sbn", workload="shock", P=int(sys.argv[1]), levels=[1, 2], out=tempfile.mkdtemp(), cache=False)
+c = world()
+if c is None or c.Get_rank() == 0:
+    r = df[df["level"] == 2].iloc[0]
+    print("RESULT " + json.dumps({"balance": float(r["rank_balance"]), "busy_mean": float(r["rank_busy_s_mean"]),
+                                  "ranks": int(r["ranks"])}))
+"""
+
+
+def _compare(methods, P, out):
+    from harness.api import compare
+
+    return compare(methods, workload="shock", P=P, cache=False, out=out)
+
+
+class HeadlineRatio:
+    timeout = 900
+    number = 1
+    repeat = 1
+    warmup_time = 0
+
+    def setup(self):
+        from harness import load_workload
+
+        load_workload("shock", {}, 0)  # the workload is cached; the result store is not
+        self.out = tempfile.mkdtemp(prefix="asv-ratio-")
+
+    def track_headline_over_metis_P32(self):
+        head, metis = [], []
+        for _ in range(3):
+            t = time.perf_counter()
+            _compare("sbn,minex,plum", 32, tempfile.mkdtemp(dir=self.out))
+            head.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            _compare("metis", 32, tempfile.mkdtemp(dir=self.out))
+            metis.append(time.perf_counter() - t)
+        return statistics.median(head) / statistics.median(metis)
+
+    track_headline_over_metis_P32.unit = "x (headline / METIS-only)"
+
+
+class RankBalance:
+    params = [2, 4]
+    param_names = ["ranks"]
+    timeout = 1200
+    P = 256
+
+    def setup_cache(self):
+        from harness import load_workload
+        from harness.testing import mpirun
+
+        load_workload("shock", {}, 0)
+        fd, script = tempfile.mkstemp(suffix=".py")
+        with os.fdopen(fd, "w") as f:
+            f.write(_RANKS)
+        try:
+            out = {}
+            for R in [1] + self.params:
+                res = mpirun(R, script, str(self.P), timeout=1200)
+                line = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
+                if res.returncode != 0 or len(line) != 1:
+                    raise RuntimeError(res.stderr[-2000:])
+                out[R] = json.loads(line[0][len("RESULT "):])
+            return out
+        finally:
+            os.unlink(script)
+
+    def track_rank_balance_P256(self, got, ranks):
+        return got[ranks]["balance"]
+
+    def track_busy_over_one_rank_P256(self, got, ranks):
+        return got[ranks]["busy_mean"] * ranks / got[1]["busy_mean"]
+
+    track_rank_balance_P256.unit = "mean / max busy"
+    track_busy_over_one_rank_P256.unit = "x (sum over ranks / one rank)"
+
+
+class AmrBoxGraphs:
+    timeout = 900
+    number = 1
+    repeat = 3
+
+    def setup(self):
+        from harness import adapters, load_workload
+        from harness.runner import graph_of
+
+        self.levels = load_workload("bl", {}, 0)[2]
+        for lv in self.levels:  # built (or read) once: in the workload cache now
+            graph_of(lv)
+        self.memory = adapters._box_graphs
+
+    def time_bl_box_graphs_from_cache(self):
+        from harness.runner import graph_of
+
+        self.memory.clear()  # as a new process: from the workload cache on disk
+        for lv in self.levels:
+            graph_of(lv)
+
+
+if __name__ == "__main__":  # python -m benchmarks.ratios: the headline ratio once
+    print(HeadlineRatio().track_headline_over_metis_P32() if not sys.argv[1:] else "")

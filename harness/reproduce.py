@@ -1,0 +1,440 @@
+"""``lbbench reproduce``: every registered report and claim of the chosen papers, then the site.
+
+Two passes over the same reports and claims:
+
+1. **plan**: each report is built, and each claim's cells asked for, with
+   :class:`PlanOptions`, whose ``compare`` records the cells asked for (their
+   result-store keys, from :func:`harness.api.cell_key`) and answers with the
+   stored rows, or with placeholder rows (status ``ok``, figures NaN) for a
+   cell not stored yet. This gives the total of distinct cells for the
+   progress bar before anything is computed, and the check that no cell is
+   asked for under two keys (:func:`duplicates`).
+2. **run**: the same builds with :class:`RunOptions`, whose ``compare`` is
+   the ordinary one (the result store first, so a finished cell is never
+   computed twice and an interrupted run resumes); one bar counts distinct
+   cells done out of the planned total, with tqdm's ETA.
+
+Then the claims' verdicts are recorded (``claims/history.csv``) and the site
+is built from the store (:func:`harness.site.build`). A report whose plan
+needs figures the placeholders cannot give asks for more cells when it runs:
+they are added to the bar's total as they come.
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field, fields
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from . import plugins, workloads
+from .claims import PAPERS
+from .columns import SCHEMA
+from .reports import ReportOptions, Table
+
+GENERIC_REPORTS = ("levels",)  # reports of no paper (they take --plugins): not part of a reproduction
+
+
+def known_papers() -> list:
+    """The papers: the five of the core's plugins and any other a registered claim names (a plugin's own)."""
+    return list(dict.fromkeys([*PAPERS, *(c.paper for c in plugins.claims().values())]))
+
+
+def paper_of(report_name: str, known: list | None = None) -> str | None:
+    """The paper a report reproduces, from its name (``sbn-table4`` -> ``sbn``); None for a generic one."""
+    head = report_name.split("-", 1)[0]
+    return head if head in (known or known_papers()) and report_name not in GENERIC_REPORTS else None
+
+
+def chosen(papers: list | tuple | None = None, only: list | tuple | None = None) -> tuple[dict, list]:
+    """The reports (name -> Report) and claims of the named papers, or of all; an unknown paper is an error.
+
+    ``only``: report and claim names to keep (the tests' small reproductions).
+    """
+    from . import claims as cl
+
+    known = known_papers()
+    papers = [p.strip() for p in papers or () if p.strip()]
+    unknown = [p for p in papers if p not in known]
+    if unknown:
+        raise LookupError(f"unknown paper {unknown[0]!r} (papers: {', '.join(known)})")
+    reps = {n: r for n, r in plugins.reports().items()
+            if paper_of(n, known) is not None and (not papers or paper_of(n, known) in papers)}
+    claims = cl.select(plugins.claims())
+    if papers:
+        claims = [c for c in claims if c.paper in papers]
+    if only is not None:
+        reps = {n: r for n, r in reps.items() if n in only}
+        claims = [c for c in claims if c.name in only]
+    return reps, claims
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell asked for: its store key, what determines its computation, and where it was asked for."""
+
+    key: str
+    identity: str  # the roles' algorithms with resolved parameters + workload, P, machine, initial, seed, levels
+    method: str
+    level: int
+
+
+def request_cells(methods, P, workload="shock", workload_params=None, levels=None, machine="uniform",
+                  seed=0, initial="metis", timeout=None, repeats=1, generate=True, **_ignored) -> list[Cell]:
+    """The cells one ``harness.api.compare`` call runs, in its order (methods, then levels).
+
+    ``generate=False`` does not load the workload: one cell per method with
+    level None and a key standing for all its levels (two requests share it
+    exactly when they share their cells' keys), for :func:`duplicates`.
+    """
+    from .api import _methods, cell_key, run_base, select
+    from .model import Machine
+    from .runner import plan
+
+    from .engine import world
+
+    comm = world()
+    ranks = 1 if comm is None else comm.Get_size()  # a cell's key includes the rank count under MPI
+    known = plugins.algorithms()
+    mach = Machine.parse(machine, int(P))
+    if generate:
+        wl, wparams, all_levels = _indices(workload, json.dumps(workload_params or {}, sort_keys=True, default=str),
+                                           seed)
+        indices = [lv.index for lv in select(all_levels, levels)]
+        first = indices[0]
+    else:
+        wl = workloads.get(workload)
+        wparams = workloads.resolve_params(wl, workload_params or {})
+        indices, first = [None], min(levels) if levels else "first"
+    out = []
+    for m in _methods(methods):
+        pl = plan(m, known)
+        base, pversions = run_base(pl, wl, wparams, int(P), mach, initial, seed)
+        roles = {phase: {role: [s.name, s.params] for role, s in pl.roles(phase == "first").items()}
+                 for phase in ("first", "rest")}
+        what = {k: v for k, v in base.items() if k not in ("algorithm", "params")}
+        for level in indices:
+            ident = json.dumps({"roles": roles, **what, "first_level": first, "level": level, "timeout": timeout,
+                                "repeats": int(repeats)}, sort_keys=True, default=str)
+            out.append(Cell(cell_key(base, first, level, pversions, timeout, ranks, repeats), ident, str(m), level))
+    return out
+
+
+@dataclass(frozen=True)
+class _Index:
+    index: int
+
+
+@lru_cache(maxsize=256)
+def _indices(workload: str, params: str, seed: int):
+    """A workload, its resolved parameters and its level indices, loaded once per reproduction
+    (:func:`reproduce` clears this); generating it here fills the workload cache for the run."""
+    wl, wparams, levels = workloads.load(workload, json.loads(params), seed)
+    return wl, wparams, [_Index(lv.index) for lv in levels]
+
+
+class Placeholder(pd.DataFrame):
+    """Rows of cells not stored yet: a column nobody filled in reads as NaN (a plan computes nothing)."""
+
+    @property
+    def _constructor(self):
+        return Placeholder
+
+    def __getitem__(self, key):
+        if isinstance(key, str) and key not in self.columns:
+            return pd.Series(np.nan, index=self.index, name=key, dtype=float)
+        return super().__getitem__(key)
+
+
+def _compare_arguments(opts: ReportOptions, methods, P, overrides: dict) -> dict:
+    """The keyword arguments ``ReportOptions.compare`` passes to ``harness.api.compare``."""
+    from .api import compare
+
+    accepted = set(inspect.signature(compare).parameters)
+    kw = {f.name: getattr(opts, f.name) for f in fields(ReportOptions) if f.name in accepted and f.name != "bars"}
+    kw.update(overrides)
+    kw["P"] = P if P is not None else (opts.P or [32])[0]
+    kw["methods"] = methods
+    return kw
+
+
+class PlanOptions(ReportOptions):
+    """Report options that record the cells asked for; stored cells are answered from the store,
+    the others with placeholder rows (figures NaN), so nothing is computed."""
+
+    def __init__(self, asked: list, rows: pd.DataFrame, generate: bool = True, **kw):
+        super().__init__(**kw)
+        self.asked = asked
+        self.rows = rows
+        self.generate = generate
+
+    def compare(self, methods, P=None, **overrides) -> pd.DataFrame:
+        kw = _compare_arguments(self, methods, P, overrides)
+        cells = request_cells(**kw, generate=self.generate)
+        self.asked.extend(cells)
+        stored = self.rows.reindex([c.key for c in cells]) if len(self.rows) else None
+        out = []
+        for i, c in enumerate(cells):
+            if stored is not None and isinstance(stored.iloc[i].get("status"), str):
+                out.append(stored.iloc[i].to_dict())
+            else:
+                out.append({**dict.fromkeys(SCHEMA, np.nan), "workload": kw["workload"], "algorithm": c.method,
+                            "level": c.level, "P": int(kw["P"]), "machine": kw.get("machine"),
+                            "initial": kw.get("initial"), "seed": kw.get("seed"), "status": "ok", "ranks": 1})
+        return Placeholder(out)
+
+    def figure_path(self, name: str):
+        """Pictures drawn from placeholders go to a scratch directory, never over the real ones."""
+        import tempfile
+        from pathlib import Path
+
+        if not hasattr(self, "_scratch"):
+            self._scratch = tempfile.TemporaryDirectory(prefix="lbbench-plan-")
+        return Path(self._scratch.name) / name
+
+
+class CellBar:
+    """The one progress bar: distinct cells done out of the planned total (api.compare drives it per cell)."""
+
+    def __init__(self, bar, planned: set):
+        self.bar, self.planned, self.done, self.queue = bar, set(planned), set(), []
+
+    # what api.compare calls on a shared bar
+    @property
+    def total(self):
+        return self.bar.total if self.bar is not None else len(self.planned)
+
+    @total.setter
+    def total(self, _value):  # api.compare adds its cells; the plan already counted them
+        pass
+
+    def refresh(self):
+        if self.bar is not None:
+            self.bar.refresh()
+
+    def set_description(self, text):
+        if self.bar is not None:
+            self.bar.set_description(text[:40])
+
+    def expect(self, cells: list[Cell]) -> None:
+        """The cells the next compare call walks, in its order."""
+        self.queue = [c.key for c in cells]
+        new = [k for k in dict.fromkeys(self.queue) if k not in self.planned]
+        if new:
+            self.planned.update(new)
+            if self.bar is not None:
+                self.bar.total += len(new)
+                self.bar.refresh()
+
+    def update(self, n: int = 1):
+        for _ in range(n):
+            key = self.queue.pop(0) if self.queue else None
+            if key is not None and key not in self.done:
+                self.done.add(key)
+                if self.bar is not None:
+                    self.bar.update(1)
+
+    def close(self):  # closed by reproduce, not by a report
+        pass
+
+
+class RunOptions(ReportOptions):
+    """Report options whose ``compare`` runs the cells (store first) and drives the one bar."""
+
+    def __init__(self, cellbar: CellBar, failed: dict, **kw):
+        super().__init__(**kw)
+        self.cellbar = cellbar
+        self.failed = failed
+        self.bars = [cellbar]
+
+    def compare(self, methods, P=None, **overrides) -> pd.DataFrame:
+        kw = _compare_arguments(self, methods, P, overrides)
+        cells = request_cells(**kw)
+        self.cellbar.expect(cells)
+        overrides["progress"] = True  # api.compare then drives the CellBar per cell (claims ask with False)
+        df = super().compare(methods, P=P, **overrides)
+        keys = {(c.method, c.level): c.key for c in cells}
+        if len(df) and "status" in df:
+            for row in df[df["status"] != "ok"].to_dict("records"):
+                key = keys.get((row["algorithm"], int(row["level"])), repr(row["algorithm"]))
+                self.failed[key] = f"{row['algorithm']} on {row['workload']}, P = {row['P']}, level {row['level']}: " \
+                                   f"{row['status']}"
+        return df
+
+
+@dataclass
+class Outcome:
+    """What one reproduction did."""
+
+    reports: list = field(default_factory=list)  # (name, tables, seconds, error or "")
+    claims: list = field(default_factory=list)  # harness.claims.Outcome
+    cells: int = 0
+    computed: int = 0  # cells not in the store when the run began
+    planned: int = 0
+    failed: dict = field(default_factory=dict)  # key -> one line
+    site: str = ""
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed and not any(err for *_, err in self.reports)
+
+
+def stored_by_key(out: str | None) -> pd.DataFrame:
+    """The stored rows indexed by their store key (the file name), read only."""
+    import os
+    from pathlib import Path
+
+    from .results import DEFAULT_DIR
+
+    cells = Path(out or os.environ.get("LBBENCH_RESULTS", DEFAULT_DIR)) / "cells"
+    rows, keys = [], []
+    for f in cells.glob("*.json") if cells.is_dir() else []:
+        if f.name.startswith(".") or not f.with_suffix(".npz").exists():
+            continue
+        try:
+            row = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(row, dict) and row.get("status") == "ok":
+            rows.append(row)
+            keys.append(f.stem)
+    return pd.DataFrame(rows, index=keys)
+
+
+def plan(reps: dict, claims: list, base: dict, generate: bool = True,
+         rows: pd.DataFrame | None = None) -> tuple[list[Cell], dict]:
+    """Every cell the reports and claims ask for (in order, with repeats) and, per report, a plan error.
+
+    ``generate=False``: per method and run, not per level, without loading a workload (:func:`request_cells`).
+    """
+    from . import claims as cl
+
+    asked: list[Cell] = []
+    if rows is None:
+        rows = stored_by_key(base.get("out")) if generate else pd.DataFrame()
+    errors = {}
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")  # predicates and tables on NaN placeholders
+        for name, rep in reps.items():
+            opts = PlanOptions(asked, rows, generate, **{**base, "progress": False})
+            try:
+                rep.build(opts)
+            except Exception as exc:  # noqa: BLE001 - placeholders cannot feed this report further
+                errors[name] = f"{type(exc).__name__}: {exc}"  # (it asks for the rest at run time)
+    opts = PlanOptions(asked, rows, generate, **{**base, "progress": False})
+    for claim in claims:  # the cells a claim declares, without running its predicate on placeholders
+        try:
+            specs = cl.cell_specs(claim)
+        except ValueError:
+            continue  # a malformed claim is n/a when it is judged
+        for c in specs:
+            where = {}
+            if c["workload"]:
+                from .spec import parse_call
+
+                call = parse_call(c["workload"])
+                where = {"workload": call.name, "workload_params": dict(call.given)}
+            opts.compare(c["methods"], P=c["P"], **where, **{k: c[k] for k in ("machine", "initial") if c[k]},
+                         **({"repeats": c["repeats"]} if c.get("repeats", 1) > 1 else {}))
+    return asked, errors
+
+
+def duplicates(cells: list[Cell]) -> dict:
+    """Computations asked for under more than one store key: identity -> the keys and methods."""
+    by: dict = {}
+    for c in cells:
+        by.setdefault(c.identity, {})[c.key] = c.method
+    return {ident: keys for ident, keys in by.items() if len(keys) > 1}
+
+
+def reproduce(papers=None, out: str | None = None, site: str | None = "site", progress: bool = True,
+              timeout: float | None = None, is_root: bool = True, log=None, only=None) -> Outcome:
+    """Plan, run every report and claim of ``papers`` (all if None), record the verdicts, build the site.
+
+    ``is_root``: this rank writes (verdicts, site) and shows the bar; ``only``: see :func:`chosen`.
+    """
+    from . import claims as cl
+    from .results import git_commit
+
+    t0 = time.perf_counter()
+    log = log or (lambda text: None)
+    reps, claims = chosen(papers, only)
+    _indices.cache_clear()
+    base = dict(out=out, timeout=timeout, progress=progress and is_root)
+    log(f"planning {len(reps)} reports and {len(claims)} claims")
+    stored = stored_by_key(out)
+    asked, _ = plan(reps, claims, base, rows=stored)
+    planned = list(dict.fromkeys(c.key for c in asked))
+    bar = None
+    if progress and is_root:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(planned), file=sys.stderr, unit="cell", dynamic_ncols=True,
+                   bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} cells [{elapsed}<{remaining}]")
+    cellbar = CellBar(bar, planned)
+    result = Outcome(planned=len(planned))
+    try:
+        for name, rep in reps.items():
+            t = time.perf_counter()
+            opts = RunOptions(cellbar, result.failed, **base)
+            try:
+                tables: list[Table] = rep.build(opts)
+                err = ""
+            except Exception as exc:  # noqa: BLE001 - one report's error is reported, the others go on
+                tables, err = [], f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+            result.reports.append((name, len(tables), time.perf_counter() - t, err))
+        result.claims = cl.evaluate(claims, RunOptions(cellbar, result.failed, **base))
+    finally:
+        if bar is not None:
+            bar.close()
+    result.cells = len(cellbar.done)
+    result.computed = len(cellbar.done - set(stored.index))
+    if is_root:
+        if claims:
+            cl.record(result.claims, out, git_commit())
+        if site:
+            from .site import build
+
+            result.site = str(build(out, site))
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def summary(result: Outcome) -> list[Table]:
+    """Per report its tables and time; the claims' verdicts; the failed cells."""
+    from . import claims as cl
+
+    rows = [{"Report": n, "Tables": k, "Seconds": round(s, 1), "Error": e} for n, k, s, e in result.reports]
+    tables = [Table("Reports", pd.DataFrame(rows, columns=["Report", "Tables", "Seconds", "Error"]))]
+    if result.claims:
+        frame = pd.DataFrame([{"Paper": o.claim.paper, "Claim": o.claim.name, "Verdict": o.verdict}
+                              for o in result.claims])
+        tables.append(Table("Claims", frame, cl.summary(result.claims)))
+    if result.failed:
+        tables.append(Table("Failed cells", pd.DataFrame({"Cell": list(result.failed.values())})))
+    return tables
+
+
+def line(result: Outcome) -> str:
+    """The one-line result: cells, failures, claims, site, wall time."""
+    from . import claims as cl
+
+    parts = [f"{result.cells} cells ({result.planned} planned, {result.computed} computed)",
+             f"{len(result.failed)} failed"]
+    errs = sum(1 for *_, e in result.reports if e)
+    if errs:
+        parts.append(f"{errs} reports with errors")
+    if result.claims:
+        parts.append(cl.summary(result.claims))
+    if result.site:
+        parts.append(f"site {result.site}")
+    secs = result.seconds
+    parts.append(f"{secs:.1f} s" if secs < 120 else f"{math.floor(secs / 60)} min {secs % 60:.0f} s")
+    return "reproduce: " + "; ".join(parts)

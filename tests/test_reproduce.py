@@ -1,0 +1,112 @@
+"""``lbbench reproduce``: plan, run, resume, failures; and no cell asked for under two keys."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from harness import Algorithm, Claim, Report, Table, hookimpl
+from harness import reproduce as rp
+from harness.cli import main
+
+
+class Tiny:
+    """A small paper: one report and one claim on ``mini`` at P = 4, sharing a cell; and a failing method."""
+
+    @hookimpl
+    def register_algorithms(self, register):
+        register(Algorithm("tiny-boom", "test", roles=("partition",)))
+
+    @hookimpl
+    def partition(self, algorithm, ctx):
+        if algorithm == "tiny-boom":
+            raise RuntimeError("boom")
+
+    @hookimpl
+    def register_reports(self, register):
+        def build(opts):
+            df = opts.compare("none,metis", P=4, workload="mini")
+            return [Table("tiny", df.groupby("algorithm", sort=False)["loadimb"].mean().reset_index())]
+
+        def broken(opts):
+            opts.compare("tiny-boom", P=4, workload="mini")
+            return [Table("boom", pd.DataFrame({"x": [1]}))]
+
+        register(Report("mlb-tiny", build, "a tiny report"))
+        register(Report("mlb-tiny-boom", broken, "a report whose method fails"))
+
+    @hookimpl
+    def register_claims(self, register):
+        def check(df):
+            a, b = (Claim.average(df, m, "loadimb") for m in ("metis", "none"))
+            return (a < b if np.isfinite(a + b) else None), f"metis {a:.2f}, none {b:.2f}"
+
+        register(Claim("mlb-tiny-claim", "mlb", "test", "METIS balances better than nothing.",
+                       ({"methods": "metis,none", "P": 4, "workload": "mini"},), check))
+
+
+def test_plan_counts_distinct_cells_and_the_report_shares_the_claims(register):
+    register(Tiny(), "tiny")
+    reps, claims = rp.chosen(["mlb"], only=["mlb-tiny", "mlb-tiny-claim"])
+    asked, errors = rp.plan(reps, claims, {"out": None})
+    assert not errors
+    # the report asks none,metis and the claim metis,none: 2 methods x 3 levels, asked twice, six distinct cells
+    assert len(asked) == 12 and len({c.key for c in asked}) == 6
+    assert rp.duplicates(asked) == {}
+
+
+def test_reproduce_runs_everything_then_resumes_computing_nothing(register, tmp_path, monkeypatch):
+    register(Tiny(), "tiny")
+    only = ["mlb-tiny", "mlb-tiny-claim"]
+    res, site = tmp_path / "res", tmp_path / "site"
+    first = rp.reproduce(["mlb"], out=str(res), site=str(site), progress=False, only=only)
+    assert first.ok and first.cells == first.planned == first.computed == 6
+    assert [(n, k, e) for n, k, _, e in first.reports] == [("mlb-tiny", 1, "")]
+    assert [o.verdict for o in first.claims] == ["holds"]
+    assert (site / "index.html").exists() and (site / "report-mlb-tiny.html").exists()
+    assert (res / "claims" / "history.csv").exists()
+    stored = sorted(p.name for p in (res / "cells").glob("*.json"))
+    assert len(stored) == 6
+
+    def no_compute(*a, **k):
+        raise AssertionError("a stored cell was computed again")
+
+    monkeypatch.setattr("harness.api.run_cell", no_compute)
+    again = rp.reproduce(["mlb"], out=str(res), site=None, progress=False, only=only)  # (the site: 10 s)
+    assert again.ok and again.cells == 6 and again.computed == 0 and [o.verdict for o in again.claims] == ["holds"]
+    assert sorted(p.name for p in (res / "cells").glob("*.json")) == stored
+
+
+def test_cli_exit_1_with_the_failed_cells(register, tmp_path, monkeypatch, capsys):
+    register(Tiny(), "tiny")
+    real = rp.chosen
+    monkeypatch.setattr(rp, "chosen", lambda papers, only=None: real(papers, ["mlb-tiny", "mlb-tiny-boom"]))
+    code = main(["reproduce", "--paper", "mlb", "--out", str(tmp_path / "res"), "-o", str(tmp_path / "site"), "-q"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "reproduce: 9 cells (9 planned, 9 computed); 3 failed" in out
+    assert "tiny-boom on mini, P = 4, level 1: failed: tiny-boom: RuntimeError: boom" in err
+    assert "3 cells failed" in err
+    assert (tmp_path / "site" / "index.html").exists()
+
+
+def test_unknown_paper_is_one_line(capsys):
+    assert main(["reproduce", "--paper", "nope", "-q"]) == 2
+    assert capsys.readouterr().err.strip() == \
+        "lbbench: error: unknown paper 'nope' (papers: sbn, minex, tree, mlb, amr)"
+
+
+def test_no_cell_is_asked_for_under_two_keys():
+    """Every registered report and claim: a computation asked for twice must be asked for under one key
+    (e.g. ``plum`` and ``plum[partitioner=pmetis]`` would run the same cells twice)."""
+    reps, claims = rp.chosen(None)
+    asked, _ = rp.plan(reps, claims, {"out": None}, generate=False)
+    assert len(reps) >= 30 and len(claims) >= 50 and len(asked) > 300
+    dup = rp.duplicates(asked)
+    assert not dup, "\n".join(f"{list(keys.values())}: {ident}" for ident, keys in list(dup.items())[:5])
+
+
+def test_duplicates_sees_the_same_computation_under_two_names(register):
+    """The check can fail: the default parameter spelled out is the same computation under another key."""
+    a = rp.request_cells("plum", P=8, generate=False)
+    b = rp.request_cells("plum[partitioner=pmetis]", P=8, generate=False)
+    assert a[0].key != b[0].key
+    assert list(rp.duplicates(a + b).values()) == [{a[0].key: "plum", b[0].key: "plum[partitioner=pmetis]"}]
