@@ -6,7 +6,7 @@ import sys
 
 import pandas as pd
 
-from . import plugins, workloads
+from . import pins, plugins, workloads
 from .engine import Engine
 from .model import Machine
 from .results import Store, git_commit, source_hash, versions
@@ -55,20 +55,42 @@ def progress_bar(cells: int, bars: list | None):
     return bar
 
 
-def compare(methods, workload: str = "shock", P: int = 32, levels: list | None = None,
+def processors(workload: str, workload_params: dict | None, P: int | None) -> tuple[int, dict]:
+    """P for a run: the given one, else the processors the workload's data implies (a trace's ranks), else 32.
+
+    A P different from the one the data implies is ValueError (a trace workload offers its own mapping).
+    Also returns the workload's resolved parameters.
+    """
+    wl = workloads.get(workload)
+    params = workloads.resolve_params(wl, workload_params or {})
+    wanted = wl.procs(params) if wl.procs is not None else None
+    if P is None:
+        return wanted or 32, params
+    if wanted is not None and P != wanted:
+        raise ValueError(f"-P {P}: workload {workload} has {wanted} processors; map ranks onto fewer processors "
+                         f"with its parameter ranks_per_proc (e.g. {workload}[ranks_per_proc=2]) or leave -P out")
+    return P, params
+
+
+def compare(methods, workload: str = "shock", P: int | None = 32, levels: list | None = None,
             machine: str = "uniform", seed: int = 0, out: str | None = None, timeout: float | None = None,
             cache: bool = True, progress: bool = False, workload_params: dict | None = None,
-            engine: Engine | None = None, initial: str = "metis", reuse_failed: bool = False,
+            engine: Engine | None = None, initial: str | None = None, reuse_failed: bool = False,
             show_traceback: bool = False, bars: list | None = None) -> pd.DataFrame:
     """Run every method through the workload's levels at P processors; resume from ``out`` when possible.
 
     Every method starts its first level from the same ``initial`` distribution
-    (``metis``, ``block``, ``root`` or a partitioning algorithm's name). Stored
+    (``metis``, ``block``, ``root``, ``trace`` or a partitioning algorithm's
+    name; None: the workload's default). With ``trace`` every level starts
+    where the application ran it. ``P`` None: the workload's own (a trace's
+    ranks) or 32. Stored
     cells are reused; failed ones are recomputed unless ``reuse_failed``.
     Returns one row per (method, level) on every rank. Bad input raises
     ValueError, LookupError or OSError with a one-line message.
     """
     methods = _methods(methods)
+    P, _ = processors(workload, workload_params, P)
+    initial = initial or workloads.get(workload).initial
     if int(P) != P or P < 1:
         raise ValueError(f"P must be a positive integer, got {P}")
     P = int(P)
@@ -85,6 +107,8 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
     graphs = [graph_of(lv) for lv in run_levels]
     if P > graphs[0].n:
         raise ValueError(f"P = {P} is larger than the graph ({graphs[0].n} vertices)")
+    for lv in run_levels:
+        pins.check_range(lv, P)
     start = initial_state(run_levels[0], P, seed, initial, eng, known)
 
     bar = progress_bar(len(plans) * len(run_levels), bars) if progress and eng.is_root else None
@@ -96,8 +120,11 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
                     algorithm=str(pl.method), params=pl.params_json(), P=P, machine=mach.name, initial=initial,
                     seed=seed)
         for lv, g in zip(run_levels, graphs):
-            before = carry(state, lv)
             first = lv is run_levels[0]
+            if initial == "trace":  # every level starts where the application ran it
+                before = start if first else initial_state(lv, P, seed, initial)
+            else:
+                before = carry(state, lv)
             key = Store.key({**base, "first_level": run_levels[0].index, "level": lv.index,
                              "plugins": pversions, "timeout": timeout})
             found = store.get(key, RunMemory) if cache and eng.is_root else None

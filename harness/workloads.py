@@ -23,6 +23,10 @@ class Workload:
     ``generate(seed=..., **params)`` returns a list of :class:`Level`;
     ``params`` are the defaults (values are parsed to the default's type);
     ``forms`` the level forms it yields (``graph``, ``boxes``, ``array``).
+    ``initial`` is the default ``--initial`` on this workload (``trace`` for
+    an application trace); ``procs(params)``, when given, is the processor
+    count the data implies (a trace's ranks): the default P, and any other P
+    is an error.
     """
 
     name: str
@@ -33,6 +37,8 @@ class Workload:
     description: str = ""
     cache: bool = True
     plot: Callable | None = None  # plot(name, level, path, params=, seed=) -> path: a picture of one level
+    initial: str = "metis"
+    procs: Callable[[dict], int] | None = None
 
 
 def available() -> dict[str, Workload]:
