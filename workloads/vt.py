@@ -107,7 +107,7 @@ def read_json(path: Path, max_bytes: int) -> dict:
             raise ValueError(f"{path}: decompresses to more than the {max_bytes / 2**20:.0f} MB a rank file "
                              "may have (workload parameter max_file_mb)")
         if not dec.is_finished():
-            raise ValueError(f"{path}: truncated brotli stream")
+            raise ValueError(f"{path}: neither JSON nor brotli-compressed JSON (a brotli stream that ends early)")
     try:
         data = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

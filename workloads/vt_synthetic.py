@@ -167,3 +167,25 @@ WORKLOAD = Workload(
                                                                         params["ranks_per_proc"]),
     description="a synthetic DARMA vt LBDatafile trace written to files and read by the vt reader "
                 "(moving hot spot, pinned tasks, churn, stencil communications)")
+
+
+def main(argv=None) -> int:
+    """``python -m workloads.vt_synthetic DIR [--ranks R --phases N ...]``: write a synthetic trace."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m workloads.vt_synthetic",
+                                 description="Write a synthetic DARMA vt LBDatafile trace (STEM.RANK.json).")
+    ap.add_argument("directory")
+    for k, v in {**{k: v for k, v in PARAMS.items() if k != "ranks_per_proc"}, "stem": "data", "seed": 0}.items():
+        ap.add_argument(f"--{k}", type=type(v), default=v)
+    args = vars(ap.parse_args(argv))
+    try:
+        files = write_trace(args.pop("directory"), **args)
+    except (ValueError, OSError) as exc:
+        ap.exit(2, f"vt-synthetic: error: {exc}\n")
+    print(f"wrote {len(files)} files {files[0].parent}/{files[0].name.rsplit('.', 2)[0]}.RANK.json")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
