@@ -278,6 +278,11 @@ def read_trace(path: str, weight: str = "time", task_bytes: float = 1024, max_fi
     skipped: set = set()
     identical: set = set()
     R = len(files)
+    named = {int(m["rank"]) for f in files if (m := NAME.match(f.name))}
+    if R > 1 and len(named) == R and named != set(range(R)):
+        missing = min(set(range(R)) - named)
+        raise ValueError(f"workload vt: stem {stem} in {files[0].parent}: rank {missing} is missing "
+                         f"(files for ranks {', '.join(map(str, sorted(named)[:8]))}{', ...' if R > 8 else ''})")
     for f in files:
         data = read_json(f, max_bytes)
         meta = data.get("metadata") or {}
