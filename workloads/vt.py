@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import orjson
 
 from harness import Graph, Level, Workload
 
@@ -109,9 +110,12 @@ def read_json(path: Path, max_bytes: int) -> dict:
         if not dec.is_finished():
             raise ValueError(f"{path}: neither JSON nor brotli-compressed JSON (a brotli stream that ends early)")
     try:
-        data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc})") from None
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:  # the standard parser names the problem (and reads NaN, which we reject later)
+        try:
+            data = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: top level is a {type(data).__name__}, expected an LBDatafile object")
     meta = data.get("metadata") or {}
@@ -199,51 +203,121 @@ def _rank(v, where: str, what: str, R: int | None) -> int:
     return v
 
 
+def _check_task(t, where: str, subphase, R) -> None:
+    """Raise the ValueError naming what is wrong with task ``t`` (the slow path of :func:`add_phase`)."""
+    if not isinstance(t, dict):
+        raise ValueError(f"{where}: not an object")
+    for k in ("entity", "time"):
+        if k not in t:
+            raise ValueError(f"{where}: missing {k!r}")
+    e = t["entity"]
+    entity_key(e, where)
+    _number(t["time"], where, "time")
+    for s in t.get("subphases") or []:
+        if isinstance(s, dict) and s.get("id") == subphase:
+            _number(s.get("time"), where, f"subphase {subphase} time")
+    ud = t.get("user_defined") or {}
+    if isinstance(ud, dict) and "task_serialized_bytes" in ud:
+        _number(ud["task_serialized_bytes"], where, "task_serialized_bytes")
+    _rank(t.get("node"), where, "node", R)
+    _rank(e.get("home"), where, "entity home", R)
+
+
+def _first_bad(values: list) -> int | None:
+    """Index of the first value that is not a finite non-negative number (bools count as bad), or None."""
+    try:
+        a = np.asarray(values, float)
+    except (TypeError, ValueError):
+        a = None
+    if a is not None and a.shape == (len(values),) and np.isfinite(a).all() and (a >= 0).all() \
+            and bool not in set(map(type, values)):
+        return None
+    for i, v in enumerate(values):
+        if type(v) not in (int, float) or not math.isfinite(v) or v < 0:
+            return i
+    return None
+
+
 def add_phase(ph: Phase, entry: dict, path: Path, subphase: int | None, task_bytes: float, R: int | None) -> None:
-    """Append one file's part of a phase to ``ph``."""
+    """Append one file's part of a phase to ``ph``.
+
+    The loops only collect; values are checked in bulk with numpy, and a failure is re-examined
+    task by task to name the file, the phase and the task (or communication) index.
+    """
     tasks = entry.get("tasks")
     if not isinstance(tasks, list):
         raise ValueError(f"{path}: phase {ph.pid}: no 'tasks' list")
+    n0 = len(ph.node)
+    where = f"{path}: phase {ph.pid}, task"
+    name = path.name
+    key, times, nbytes, nodes, homes = ph.key, [], [], [], []
     for i, t in enumerate(tasks):
-        where = f"{path}: phase {ph.pid}, task {i}"
-        if not isinstance(t, dict):
-            raise ValueError(f"{where}: not an object")
-        if "entity" not in t:
-            raise ValueError(f"{where}: missing 'entity'")
-        if "time" not in t:
-            raise ValueError(f"{where}: missing 'time'")
-        e = t["entity"]
-        k = entity_key(e, where)
-        if k in ph.key:
-            f0, i0 = ph.where[ph.key[k]]
-            raise ValueError(f"{where}: entity {k} appears twice in the phase (also {f0} task {i0})")
-        time = _number(t["time"], where, "time")
-        if subphase is not None:
-            time = 0.0
-            for s in t.get("subphases") or []:
-                if isinstance(s, dict) and s.get("id") == subphase:
-                    time = _number(s.get("time"), where, f"subphase {subphase} time")
-        ud = t.get("user_defined") or {}
-        nb = ud.get("task_serialized_bytes", task_bytes) if isinstance(ud, dict) else task_bytes
-        ph.key[k] = len(ph.node)
-        ph.where.append((path.name, i))
-        ph.node.append(_rank(t.get("node"), where, "node", R))
-        ph.home.append(_rank(e.get("home"), where, "entity home", R))
+        try:
+            e = t["entity"]
+            k = e["id"] if "id" in e else (e.get("collection_id"), e["seq_id"])
+            time = t["time"]
+            if subphase is not None:
+                time = next((s["time"] for s in t.get("subphases") or () if s.get("id") == subphase), 0.0)
+            ud = t.get("user_defined")
+            nb = ud.get("task_serialized_bytes", task_bytes) if ud else task_bytes
+            node, home = t["node"], e["home"]
+            if type(node) is not int or type(home) is not int or type(k) not in (int, tuple):
+                raise TypeError
+        except (KeyError, TypeError, AttributeError):
+            _check_task(t, f"{where} {i}", subphase, R)
+            raise ValueError(f"{where} {i}: malformed task") from None
+        if k in key:
+            f0, i0 = ph.where[key[k]]
+            raise ValueError(f"{where} {i}: entity {k} appears twice in the phase (also {f0} task {i0})")
+        key[k] = len(ph.where)
+        ph.where.append((name, i))
+        times.append(time)
+        nbytes.append(nb)
+        nodes.append(node)
+        homes.append(home)
         ph.migratable.append(e.get("migratable", True) is not False)
-        ph.time.append(time)
-        ph.nbytes.append(_number(nb, where, "task_serialized_bytes"))
         idx = e.get("index")
-        ph.index.append(idx if isinstance(idx, list) and all(isinstance(x, (int, float)) for x in idx) else None)
+        ph.index.append(idx if type(idx) is list else None)
+    for values in (times, nbytes):
+        bad = _first_bad(values)
+        if bad is not None:
+            _check_task(tasks[bad], f"{where} {bad}", subphase, R)
+    lo = min(nodes + homes, default=0)
+    hi = max(nodes + homes, default=0)
+    if lo < 0 or (R is not None and hi >= R):
+        for i, t in enumerate(tasks):
+            _check_task(t, f"{where} {i}", subphase, R)
+    ph.time.extend(times)
+    ph.nbytes.extend(nbytes)
+    ph.node.extend(nodes)
+    ph.home.extend(homes)
+    assert len(ph.node) - n0 == len(tasks)
     comms = entry.get("communications") or []
     if not isinstance(comms, list):
         raise ValueError(f"{path}: phase {ph.pid}: 'communications' is not a list")
+    cf, ct, cb = [], [], []
     for i, c in enumerate(comms):
-        where = f"{path}: phase {ph.pid}, communication {i}"
-        if not isinstance(c, dict) or "from" not in c or "to" not in c:
-            raise ValueError(f"{where}: needs 'from' and 'to' entities")
-        ph.comm_from.append(entity_key(c["from"], where + " (from)"))
-        ph.comm_to.append(entity_key(c["to"], where + " (to)"))
-        ph.comm_bytes.append(_number(c.get("bytes", 0.0), where, "bytes"))
+        try:
+            f, t = c["from"], c["to"]
+            kf = f["id"] if "id" in f else (f.get("collection_id"), f["seq_id"])
+            kt = t["id"] if "id" in t else (t.get("collection_id"), t["seq_id"])
+            b = c.get("bytes", 0.0)
+        except (KeyError, TypeError, AttributeError):
+            cw = f"{path}: phase {ph.pid}, communication {i}"
+            if not isinstance(c, dict) or "from" not in c or "to" not in c:
+                raise ValueError(f"{cw}: needs 'from' and 'to' entities") from None
+            entity_key(c["from"], cw + " (from)")
+            entity_key(c["to"], cw + " (to)")
+            raise ValueError(f"{cw}: malformed communication") from None
+        cf.append(kf)
+        ct.append(kt)
+        cb.append(b)
+    bad = _first_bad(cb)
+    if bad is not None:
+        _number(cb[bad], f"{path}: phase {ph.pid}, communication {bad}", "bytes")
+    ph.comm_from.extend(cf)
+    ph.comm_to.extend(ct)
+    ph.comm_bytes.extend(cb)
 
 
 # ------------------------------------------------------------------ the trace
