@@ -325,24 +325,21 @@ def run_level(roles: dict, ctx: Context, before: State, memory: dict) -> State:
     return with_pieces(state, ctx.original, before)
 
 
-def movement(g: Graph, before: State, after: State, bytes_per_unit: float = BYTES_PER_UNIT
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(src, dst, bytes) per processor pair of the data that moved, derived from the homes (or the pieces).
-
-    ``bytes_per_unit`` of rwgt: ``BYTES_PER_UNIT``, or a level's ``meta["bytes_per_rwgt"]`` (a trace's)."""
+def movement(g: Graph, before: State, after: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(src, dst, bytes) per processor pair of the data that moved, derived from the homes (or the pieces)."""
     if before.pieces is not None and after.pieces is not None:
         src, dst, cells = moved_cells(before.pieces, after.pieces)
         return src, dst, np.asarray(cells, np.int64) * BYTES_PER_CELL
     moved = before.home != after.home
     key = before.home[moved] * after.P + after.home[moved]
     pairs, inv = np.unique(key, return_inverse=True)
-    units = np.bincount(inv, weights=g.rwgt[moved], minlength=pairs.size)
-    return pairs // after.P, pairs % after.P, np.rint(units * bytes_per_unit).astype(np.int64)
+    units = np.bincount(inv, weights=g.rwgt[moved], minlength=pairs.size).astype(np.int64)
+    return pairs // after.P, pairs % after.P, units * BYTES_PER_UNIT
 
 
 def account(ctx: Context, before: State, after: State) -> dict:
     """The runner's own accounting of the data movement; sends what the method did not send itself."""
-    src, dst, nbytes = movement(ctx.graph, before, after, ctx.level.meta.get("bytes_per_rwgt", BYTES_PER_UNIT))
+    src, dst, nbytes = movement(ctx.graph, before, after)
     eng = ctx.engine
     if src.size and eng.step_stats("migration")["messages"] == 0:
         with ctx.timer("migration"):

@@ -19,14 +19,19 @@ id + 1, ``meta["phase"]`` the phase id):
   on its home);
 * ``pwgt`` = the task's ``time`` (``weight=time``) or the time of subphase K
   (``weight=subphase:K``, 0 when the task lacks it) in units of
-  ``meta["time_unit_s"]`` seconds: the largest power of ten no larger than
-  1 ps such that every phase's total stays below 2^50 (exact in float64);
-* bytes are converted to the same unit at ``bytes_per_s`` (default 1e9, the
-  time one byte costs), so Wgt, Comm and Remap add up (SBN §3.1): ``cwgt`` of
-  an edge is the bytes of every communication between its two tasks, both
-  directions merged, self-communication dropped; ``rwgt`` is the task's
-  ``task_serialized_bytes`` (``task_bytes``, default 1024, when absent);
-  ``meta["bytes_per_rwgt"]`` turns rwgt units back into migration bytes;
+  ``meta["time_unit_s"]`` seconds: ``time_unit_s`` if given, else (0, the
+  default) the largest power of ten no larger than 1 ps such that every
+  phase's total stays below 2^50 (exact in float64). A rank's time is then
+  exact to about 1e-12 relative, so ``none`` reproduces the measured
+  imbalance to 1e-9;
+* ``cwgt`` of an edge = the bytes of every communication between its two
+  tasks (both directions merged, self-communication dropped, zero-byte
+  pairs left out); ``rwgt`` = the task's ``task_serialized_bytes`` / 8
+  (``BYTES_PER_UNIT``: migration bytes are real bytes), ``task_bytes``
+  (default 1024) when absent. Bytes and time are different units: with the
+  automatic time unit one byte weighs like one ps, so QWgt (SBN §3.1) is
+  nearly computation only; ``time_unit_s=1e-9`` makes a byte weigh like a
+  nanosecond (1 GB/s) at the cost of rounding each task time to 1 ns;
 * a communication with a non-task end (an objgroup, an entity absent from
   the phase) is the task's fixed traffic (``meta["fixed_bytes"]``), not an
   edge;
@@ -51,12 +56,12 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from harness import Graph, Level, Workload
+from harness import BYTES_PER_UNIT, Graph, Level, Workload
 
 MAX_SUM = 2 ** 50  # headroom below 2^53: every weight sum stays exact in float64
 FINEST_UNIT_S = 1e-12
 NAME = re.compile(r"^(?P<stem>.+)\.(?P<rank>\d+)\.json(\.br)?$")
-PARAMS = {"path": "", "weight": "time", "ranks_per_proc": 1, "bytes_per_s": 1e9, "task_bytes": 1024,
+PARAMS = {"path": "", "weight": "time", "ranks_per_proc": 1, "time_unit_s": 0.0, "task_bytes": 1024,
           "max_file_mb": 256}
 
 
@@ -403,22 +408,27 @@ def read_trace(path: str, weight: str = "time", task_bytes: float = 1024, max_fi
     return Trace(stem, files, ordered, repeats, R)
 
 
-def time_unit(trace: Trace) -> float:
-    """Seconds per pwgt unit: the largest power of ten <= 1 ps with every phase's total below 2^50 units."""
+def time_unit(trace: Trace, given: float = 0.0) -> float:
+    """Seconds per pwgt unit: ``given``, or the largest power of ten <= 1 ps with every phase's total below 2^50."""
     total = max((math.fsum(ph.time) for ph in trace.phases), default=0.0)
+    if given:
+        if not (math.isfinite(given) and given > 0):
+            raise ValueError(f"workload vt: time_unit_s={given}: must be a positive number of seconds (0: automatic)")
+        if total / given > MAX_SUM:
+            raise ValueError(f"workload vt: time_unit_s={given}: a phase's total time would exceed 2^50 units")
+        return given
     unit = FINEST_UNIT_S
     while total / unit > MAX_SUM:
         unit *= 10
     return unit
 
 
-def phase_graph(ph: Phase, unit: float, bytes_per_s: float) -> tuple[Graph, np.ndarray]:
-    """The phase's graph (pwgt, rwgt, cwgt in time units) and each vertex's fixed traffic in bytes."""
+def phase_graph(ph: Phase, unit: float) -> tuple[Graph, np.ndarray]:
+    """The phase's graph (pwgt in time units, cwgt in bytes, rwgt in 8-byte units) and each vertex's fixed
+    traffic in bytes."""
     n = len(ph.node)
-    scale = 1.0 / unit
-    per_byte = scale / bytes_per_s
-    pwgt = np.rint(np.asarray(ph.time) * scale).astype(np.int64)
-    rwgt = np.maximum(np.rint(np.asarray(ph.nbytes) * per_byte), 1).astype(np.int64)
+    pwgt = np.rint(np.asarray(ph.time) / unit).astype(np.int64)
+    rwgt = np.maximum(np.ceil(np.asarray(ph.nbytes) / BYTES_PER_UNIT), 1).astype(np.int64)
     get = ph.key.get
     u = np.fromiter((get(k, -1) for k in ph.comm_from), np.int64, len(ph.comm_from))
     v = np.fromiter((get(k, -1) for k in ph.comm_to), np.int64, len(ph.comm_to))
@@ -429,7 +439,7 @@ def phase_graph(ph: Phase, unit: float, bytes_per_s: float) -> tuple[Graph, np.n
     both = (u >= 0) & (v >= 0) & (u != v)
     lo, hi = np.minimum(u[both], v[both]), np.maximum(u[both], v[both])
     keys, inv = np.unique(lo * max(n, 1) + hi, return_inverse=True)
-    w = np.rint(np.bincount(inv, weights=b[both], minlength=keys.size) * per_byte).astype(np.int64)
+    w = np.rint(np.bincount(inv, weights=b[both], minlength=keys.size)).astype(np.int64)
     keep = w > 0
     keys, w = keys[keep], w[keep]
     coords = None
@@ -441,20 +451,18 @@ def phase_graph(ph: Phase, unit: float, bytes_per_s: float) -> tuple[Graph, np.n
                 coords[i, :len(ix)] = ix
     for name, a in (("pwgt", pwgt), ("rwgt", rwgt), ("cwgt", w)):
         if a.size and float(a.sum()) > 2 ** 53:
-            raise ValueError(f"workload vt: phase {ph.pid}: the {name} weights sum to more than 2^53 units "
-                             "(lower bytes_per_s or task_bytes)")
+            raise ValueError(f"workload vt: phase {ph.pid}: the {name} weights sum to more than 2^53 "
+                             "(metrics would lose exactness)")
     g = Graph.from_edges(n, keys // max(n, 1), keys % max(n, 1), w, pwgt=pwgt, rwgt=rwgt, coords=coords,
                          name=f"phase-{ph.pid}")
     return g, fixed
 
 
-def levels_of(trace: Trace, ranks_per_proc: int = 1, bytes_per_s: float = 1e9) -> list[Level]:
+def levels_of(trace: Trace, ranks_per_proc: int = 1, time_unit_s: float = 0.0) -> list[Level]:
     """One level per phase (repeats included), vertices linked across phases by entity identity."""
     if ranks_per_proc < 1:
         raise ValueError(f"workload vt: ranks_per_proc={ranks_per_proc}: must be >= 1")
-    if not (math.isfinite(bytes_per_s) and bytes_per_s > 0):
-        raise ValueError(f"workload vt: bytes_per_s={bytes_per_s}: must be a positive number")
-    unit = time_unit(trace)
+    unit = time_unit(trace, time_unit_s)
     P = -(-trace.ranks // ranks_per_proc)
     built: dict = {}
     out, prev_keys = [], None
@@ -463,7 +471,7 @@ def levels_of(trace: Trace, ranks_per_proc: int = 1, bytes_per_s: float = 1e9) -
     for pid, ph in order:
         src = ph if ph is not None else next(p for p in trace.phases if p.pid == trace.identical[pid])
         if src.pid not in built:
-            built[src.pid] = phase_graph(src, unit, bytes_per_s)
+            built[src.pid] = phase_graph(src, unit)
         g, fixed = built[src.pid]
         node = np.asarray(src.node, np.int64) // ranks_per_proc
         home = np.asarray(src.home, np.int64) // ranks_per_proc
@@ -473,7 +481,7 @@ def levels_of(trace: Trace, ranks_per_proc: int = 1, bytes_per_s: float = 1e9) -
         if prev_keys is not None:
             parent = np.fromiter((prev_keys.get(k, -1) for k in keys), np.int64, len(keys))
         meta = {"phase": pid, "node": node, "home": home, "fixed_bytes": fixed, "time_unit_s": unit,
-                "bytes_per_rwgt": bytes_per_s * unit, "P": P, "ranks": trace.ranks,
+                "P": P, "ranks": trace.ranks,
                 "ranks_per_proc": ranks_per_proc, "repeats": src.pid if ph is None else pid}
         out.append(Level(pid + 1, g, parent=parent, meta=meta, pinned=pinned))
         prev_keys = src.key
@@ -489,9 +497,9 @@ def processors(path: str, ranks_per_proc: int = 1) -> int:
 
 
 def generate(seed: int = 0, path: str = "", weight: str = "time", ranks_per_proc: int = 1,
-             bytes_per_s: float = 1e9, task_bytes: int = 1024, max_file_mb: int = 256) -> list[Level]:
+             time_unit_s: float = 0.0, task_bytes: int = 1024, max_file_mb: int = 256) -> list[Level]:
     trace = read_trace(path, weight, task_bytes, max_file_mb)
-    return levels_of(trace, ranks_per_proc, bytes_per_s)
+    return levels_of(trace, ranks_per_proc, time_unit_s)
 
 
 def procs_of(params: dict) -> int:
