@@ -3,7 +3,8 @@
 The generated balancer is a real (if simple) diffusive scheme: each round,
 every processor above the mean load hands its boundary vertices with the
 lowest ΔCut to its lightest neighbouring processor until it reaches the mean
-(the SBN paper's §3.4 ΔCut, through ``harness.costs_if_on``). As generated,
+(the SBN paper's §3.4 ΔCut, through ``harness.costs_if_on``); pinned
+vertices (``ctx.level.pinned``) never move. As generated,
 it installs, passes ``lbbench test NAME`` and its own pytest, and shows up in
 ``lbbench compare``.
 """
@@ -38,7 +39,9 @@ PLUGIN = '''"""``{name}``: greedy boundary diffusion (a starting point; replace 
 
 Each of ``rounds`` rounds, every processor whose load (sum of pwgt) is above
 the mean moves boundary vertices, lowest ΔCut first (SBN paper §3.4), to
-its lightest neighbouring processor until it is down to the mean.
+its lightest neighbouring processor until it is down to the mean. Pinned
+vertices (``ctx.level.pinned[v] >= 0``) stay where they are: their weight
+counts, but they are never candidates.
 """
 from __future__ import annotations
 
@@ -63,6 +66,7 @@ def register_algorithms(register):
 def balance(ctx, state):
     g, P, m = ctx.graph, ctx.P, ctx.machine
     owner = state.owner.copy()
+    movable = np.ones(g.n, bool) if ctx.level.pinned is None else ctx.level.pinned < 0
     for _ in range(ctx.params["rounds"]):
         load = np.bincount(owner, weights=g.pwgt, minlength=P)
         mean = load.sum() / P
@@ -74,7 +78,7 @@ def balance(ctx, state):
             q = int(nbrs[np.argmin(load[nbrs])])
             if load[q] >= mean:
                 continue
-            border = np.unique(g.src[(owner[g.src] == p) & (owner[g.adjncy] == q)])
+            border = np.unique(g.src[(owner[g.src] == p) & (owner[g.adjncy] == q) & movable[g.src]])
             now = State(owner, state.home, P)
             dc = delta_cut(costs_if_on(g, now, m, border, p), costs_if_on(g, now, m, border, q), normalize=False)
             order = border[np.argsort(dc, kind="stable")]
