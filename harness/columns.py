@@ -71,6 +71,10 @@ SCHEMA: dict[str, tuple[str, str]] = {
     "texec_s": ("wall partition + remap + balance time plus modelled balance and migration time (tree paper Eq. 6)", "s"),
     "texec_model_s": ("modelled balance + migration time", "s"),
     "time_total_s": ("wall time of the cell, max over ranks", "s"),
+    "timing_repeats": ("runs of the cell's timed part (compare(..., repeats=k), wall-time claims; absent: 1)", ""),
+    "texec_s_runs": ("texec_s of every repeated run, as a JSON list", "s"),
+    "texec_s_median": ("median of the repeated runs' texec_s", "s"),
+    "texec_s_spread": ("spread of the repeated runs' texec_s: max - min", "s"),
     # pinned objects (docs/plugins.md)
     "pinned_reassigned": ("pinned vertices a partitioner placed elsewhere, put back on their processor by the runner", ""),
     "pinned_reassigned_pwgt": ("sum of pwgt of those vertices", ""),
