@@ -6,7 +6,7 @@ import sys
 
 import pandas as pd
 
-from . import plugins, workloads
+from . import pins, plugins, workloads
 from .engine import Engine, world
 from .model import Boxes, Machine
 from .results import Store, git_commit, source_hash, versions
@@ -96,22 +96,47 @@ def ranks_key(R: int) -> dict:
     return {"ranks": R} if R > 1 else {}
 
 
-def compare(methods, workload: str = "shock", P: int = 32, levels: list | None = None,
+def processors(workload: str, workload_params: dict | None, P: int | None) -> tuple[int, dict]:
+    """P for a run: the given one, else the processors the workload's data implies (a trace's ranks), else 32.
+
+    A P different from the one the data implies is ValueError (a trace workload offers its own mapping).
+    Also returns the workload's resolved parameters.
+    """
+    wl = workloads.get(workload)
+    params = workloads.resolve_params(wl, workload_params or {})
+    wanted = wl.procs(params) if wl.procs is not None else None
+    if P is None:
+        return wanted or 32, params
+    if wanted is not None and P != wanted:
+        raise ValueError(f"-P {P}: workload {workload} has {wanted} processors; map ranks onto fewer processors "
+                         f"with its parameter ranks_per_proc (e.g. {workload}[ranks_per_proc=2]) or leave -P out")
+    return P, params
+
+
+def compare(methods, workload: str = "shock", P: int | None = 32, levels: list | None = None,
             machine: str = "uniform", seed: int = 0, out: str | None = None, timeout: float | None = None,
             cache: bool = True, progress: bool = False, workload_params: dict | None = None,
-            engine: Engine | None = None, initial: str = "metis", reuse_failed: bool = False,
-            show_traceback: bool = False, bars: list | None = None, repeats: int = 1) -> pd.DataFrame:
+            engine: Engine | None = None, initial: str | None = None, reuse_failed: bool = False,
+            show_traceback: bool = False, bars: list | None = None, repeats: int = 1,
+            states: dict | None = None) -> pd.DataFrame:
     """Run every method through the workload's levels at P processors; resume from ``out`` when possible.
 
     Every method starts its first level from the same ``initial`` distribution
-    (``metis``, ``block``, ``root`` or a partitioning algorithm's name). Stored
+    (``metis``, ``block``, ``root``, ``trace`` or a partitioning algorithm's
+    name; None: the workload's default). With ``trace`` every level starts
+    where the application ran it. ``P`` None: the workload's own (a trace's
+    ranks) or 32. Stored
     cells are reused; failed ones are recomputed unless ``reuse_failed``.
     ``repeats`` > 1 runs each cell's timed part that many times and adds the
     median and spread of ``texec_s`` (``harness.timing``; stored apart).
+    ``states``, when given, receives each method's owners after every level
+    (``states[method][level] = owner``, for ``--export-vt``).
     Returns one row per (method, level) on every rank. Bad input raises
     ValueError, LookupError or OSError with a one-line message.
     """
     methods = _methods(methods)
+    P, _ = processors(workload, workload_params, P)
+    initial = initial or workloads.get(workload).initial
     if int(repeats) != repeats or repeats < 1:
         raise ValueError(f"repeats must be a positive integer, got {repeats}")
     if isinstance(P, bool) or int(P) != P or P < 1:
@@ -141,6 +166,8 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
     elif P > graphs[0].n:
         raise ValueError(f"P = {P} is larger than the graph of the workload's level {run_levels[0].index} "
                          f"({graphs[0].n} vertices)")
+    for lv in run_levels:
+        pins.check_range(lv, P)
     mach = Machine.parse(machine, P)
     eng = engine or Engine(P, mach)
     store = Store(out, writer=eng.is_root)
@@ -152,8 +179,11 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
         state, memory, previous = start, pl.new_memory(), None
         base, pversions = run_base(pl, wl, wparams, P, mach, initial, seed)
         for lv, g in zip(run_levels, graphs):
-            before = carry(state, lv)
             first = lv is run_levels[0]
+            if initial == "trace":  # every level starts where the application ran it
+                before = start if first else initial_state(lv, P, seed, initial)
+            else:
+                before = carry(state, lv)
             key = cell_key(base, run_levels[0].index, lv.index, pversions, timeout, eng.R, repeats)
             found = store.get(key, RunMemory, expect={**base, "level": lv.index},
                               check=lambda row, st, mem, n=g.n, pl=pl: _check_cell(pl, st, mem, n)) \
@@ -186,6 +216,8 @@ def compare(methods, workload: str = "shock", P: int = 32, levels: list | None =
                     row["status"] = f"failed: {exc}"
                     store.put(key, row, state, RunMemory())
             previous = row
+            if states is not None:
+                states.setdefault(str(pl.method), {})[lv.index] = state.owner
             if lv.index in shown:
                 rows.append(row)
             if bar:

@@ -19,7 +19,7 @@ SCHEMA: dict[str, tuple[str, str]] = {
     "params": ("resolved parameters of every algorithm of the method (JSON)", ""),
     "P": ("number of (virtual) processors", ""),
     "machine": ("machine preset (uniform, sp2, grid:C:I)", ""),
-    "initial": ("level-1 start distribution (metis, block, root or an algorithm)", ""),
+    "initial": ("level-1 start distribution (metis, block, root, trace or an algorithm)", ""),
     "seed": ("seed of every random stream", ""),
     "ranks": ("MPI ranks the cell ran on", ""),
     "status": ("ok, or failed: why", ""),
@@ -78,6 +78,9 @@ SCHEMA: dict[str, tuple[str, str]] = {
     "texec_s_runs": ("texec_s of every repeated run, as a JSON list", "s"),
     "texec_s_median": ("median of the repeated runs' texec_s", "s"),
     "texec_s_spread": ("spread of the repeated runs' texec_s: max - min", "s"),
+    # pinned objects (docs/plugins.md)
+    "pinned_reassigned": ("pinned vertices a partitioner placed elsewhere, put back on their processor by the runner", ""),
+    "pinned_reassigned_pwgt": ("sum of pwgt of those vertices", ""),
 }
 
 

@@ -428,7 +428,12 @@ class Level:
         data: the level: a :class:`Graph`, :class:`Boxes` or :class:`LoadArray`.
         parent: ``parent[v]`` is the vertex of the previous level that v came from (owners and homes carry
             over through it); None means the identity (same vertices as the previous level, or the first level).
+            ``parent[v] = -1`` marks a vertex with no parent (a new task of a trace): it starts on processor
+            ``meta["home"][v]``.
         meta: anything else a workload wants to keep (plain data), e.g. ``triangles`` for a picture.
+        pinned: None, or one int64 per vertex of the level's graph: -1 for a migratable object, ``p >= 0``
+            for an object pinned to processor p (its owner and home must stay p; docs/plugins.md,
+            "Pinned objects").
 
     Example:
         >>> Level(2, Graph.from_edges(n, u, v), parent=np.repeat(np.arange(n // 2), 2))
@@ -438,6 +443,19 @@ class Level:
     data: Any  # Graph | Boxes | LoadArray
     parent: np.ndarray | None = None  # parent[v] = vertex of the previous level that v came from
     meta: dict = field(default_factory=dict)
+    pinned: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.pinned is not None:
+            pinned = _as_int_array("pinned", self.pinned, getattr(self.data, "n", None), nonneg=False)
+            if pinned.size and pinned.min() < -1:
+                raise ValueError(f"pinned has entries below -1 (first at index {int(np.argmax(pinned < -1))})")
+            object.__setattr__(self, "pinned", pinned if (pinned >= 0).any() else None)
+
+    @property
+    def pinned_vertices(self) -> np.ndarray:
+        """The indices of the pinned vertices (empty when none are pinned)."""
+        return np.empty(0, IDX) if self.pinned is None else np.flatnonzero(self.pinned >= 0)
 
     @property
     def form(self) -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import adapters, plugins
+from . import adapters, pins, plugins
 from .context import Context
 from .engine import CellAborted, Diverged, Engine, Timer
 from .model import Boxes, Graph, Level, Machine, State, check_integer_dtype
@@ -35,7 +35,7 @@ from .spec import Method, parse_method, resolve
 ROLES = ("partition", "remap", "accept", "balance")
 BYTES_PER_UNIT = 8  # migration bytes per unit of rwgt
 BYTES_PER_CELL = 8  # migration bytes per cell of a box piece
-INITIAL = ("metis", "block", "root")
+INITIAL = ("metis", "block", "root", "trace")
 
 
 class CellFailed(Exception):
@@ -154,11 +154,17 @@ def initial_state(level: Level, P: int, seed: int, how: str = "metis", engine: E
 
     ``metis``: METIS k-way on the level's graph with unit weights (the mesh as
     partitioned before adaptation); ``block``: contiguous blocks along the
-    array order; ``root``: everything on processor 0; any other name: that
-    algorithm's ``partition`` from the ``root`` start.
+    array order; ``root``: everything on processor 0; ``trace``: where the
+    application ran each vertex (``level.meta["node"]``, a trace workload's);
+    any other name: that algorithm's ``partition`` from the ``root`` start.
     """
     g = graph_of(level)
-    if how == "metis":
+    if how == "trace":
+        if "node" not in level.meta:
+            raise ValueError(f"--initial trace: level {level.index} carries no application placement "
+                             "(only trace workloads such as vt do)")
+        owner = np.asarray(level.meta["node"], np.int64)
+    elif how == "metis":
         ones = np.ones(g.n, np.int64)
         owner = metis_kway(g, P, seed=seed, vweights=ones, eweights=np.ones_like(g.cwgt))
     elif how == "block":
@@ -173,7 +179,7 @@ def initial_state(level: Level, P: int, seed: int, how: str = "metis", engine: E
         ctx = Context(level=level, graph=g, state=root, machine=(engine.machine if engine else Machine.uniform(P)),
                       engine=engine or Engine(P, comm=None), params={}, seed=seed, original=level.data)
         owner = partition_state(roles, ctx, root).owner
-    return with_pieces(State.settled(owner, P), level.data)
+    return with_pieces(pins.place(State.settled(owner, P), level), level.data)
 
 
 def with_pieces(state: State, data, before: State | None = None) -> State:
@@ -189,11 +195,17 @@ def carry(state: State, level: Level) -> State:
     """The previous level's state on this level's vertices (a new vertex inherits its parent's).
 
     Box pieces are geometric and carried as they are: ``before.pieces`` are the previous step's.
+    A vertex without a parent (``parent[v] = -1``) starts on ``level.meta["home"][v]``; pinned
+    vertices start on their processor.
     """
     if level.parent is None:
-        return state
+        return pins.place(state, level)
     parent = np.asarray(level.parent)
-    return State(state.owner[parent], state.home[parent], state.P, state.pieces)
+    owner, home = state.owner[parent], state.home[parent]
+    new = np.flatnonzero(parent < 0)
+    if new.size:
+        owner[new] = home[new] = np.asarray(level.meta["home"])[new]
+    return pins.place(State(owner, home, state.P, state.pieces), level)
 
 
 WATCHDOG_GRACE_S = 10.0
@@ -261,7 +273,8 @@ def _enter(ctx: Context, step: Step, memory: dict) -> str:
     ctx.algorithm, ctx.params, ctx.memory = step.name, dict(step.params), memory.get(step.name)
     accepts, own = step.algorithm.accepts, adapters.form_of(ctx.original)
     form = own if own in accepts else accepts[0]
-    ctx.level = Level(ctx.level.index, adapters.as_form(ctx.original, form), ctx.level.parent, ctx.level.meta)
+    ctx.level = Level(ctx.level.index, adapters.as_form(ctx.original, form), ctx.level.parent, ctx.level.meta,
+                      ctx.level.pinned)
     return step.name
 
 
@@ -295,7 +308,11 @@ def partition_state(roles: dict, ctx: Context, before: State, memory: dict | Non
     parts = check_parts(parts, ctx.graph.n, proc.size, name)
     if pieces is not None and "remap" in roles:
         pieces = replace(pieces, owner=proc[pieces.owner])
-    state = State(proc[parts], before.home, P, pieces)
+    owner = proc[parts]
+    if pieces is None:  # partitioners are not told about pins: the runner puts pinned vertices back
+        owner, cost = pins.reassign(owner, ctx.level, ctx.graph.pwgt)
+        ctx.record.update(cost)
+    state = State(owner, before.home, P, pieces)
     if "accept" in roles:
         with ctx.timer("accept"):
             if hook.accept(algorithm=name, ctx=ctx, proposed=state) is False:
@@ -315,6 +332,9 @@ def run_level(roles: dict, ctx: Context, before: State, memory: dict) -> State:
                                  ctx.graph.n, ctx.P, name)
     else:
         state = state.migrated()  # eager migration, as PLUM does
+    n_moved = pins.moved(state, ctx.level)
+    if n_moved:
+        raise CellFailed(f"{ctx.algorithm}: moved {n_moved} pinned objects")
     return with_pieces(state, ctx.original, before)
 
 

@@ -2,7 +2,7 @@
 
 ``write(path, levels)`` stores every level's data (Graph: xadj, adjncy, pwgt,
 rwgt, cwgt, coords, name; Boxes: level, lo, hi, parent, ratio; LoadArray:
-load), its ``parent`` map and its ``meta`` (JSON values, numpy scalars and
+load), its ``parent`` map, its ``pinned`` array and its ``meta`` (JSON values, numpy scalars and
 arrays), atomically (temporary file + rename, removed on any error).
 ``read(path)`` rebuilds the levels, validating them through the model's
 constructors; it loads with ``allow_pickle=False`` and never unpickles, so a
@@ -65,6 +65,9 @@ def write(path: str | os.PathLike, levels: list[Level]) -> bool:
             raise ValueError(f"level {lv.index}: cannot cache data of type {type(d).__name__}")
         if lv.parent is not None:
             arrays[p + "parent_map"] = np.asarray(lv.parent)
+        if lv.pinned is not None:
+            entry["pinned"] = True
+            arrays[p + "pinned"] = np.asarray(lv.pinned)
         if not isinstance(lv.meta, dict):
             raise ValueError(f"level {lv.index}: meta is a {type(lv.meta).__name__}, not a dict")
         try:
@@ -180,7 +183,8 @@ def _levels(path: Path) -> list[Level]:
         meta = from_data(e["meta"], arrays)
         if not isinstance(meta, dict) or not isinstance(e["index"], int):
             raise ValueError("bad level entry")
-        out.append(Level(e["index"], data, parent=parent, meta=meta))
+        pinned = arrays[p + "pinned"] if e.get("pinned") else None
+        out.append(Level(e["index"], data, parent=parent, meta=meta, pinned=pinned))
         _check_level(out[-1])
     if not out:
         raise ValueError("no levels")

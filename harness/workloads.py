@@ -35,6 +35,11 @@ class Workload:
             line is read, before any work.
         level_indices: ``level_indices(params) -> indices`` of the levels ``generate`` yields; the workload
             cache is checked against it (a cache with other levels is regenerated).
+        initial: the default ``--initial`` on this workload (``trace`` for an application trace).
+        procs: ``procs(params) -> int``, the processor count the data implies (a trace's ranks): the
+            default P, and any other P is an error. None: P defaults to 32.
+        export: ``export(params, seed, owners, directory)`` writes one method's assignment
+            (``owners[level] = owner array``) in the workload's own file format (``--export-vt``).
 
     Example:
         >>> def generate(seed=0, n=100):
@@ -52,6 +57,9 @@ class Workload:
     plot: Callable | None = None  # plot(name, level, path, params=, seed=) -> path: a picture of one level
     validate: Callable | None = None
     level_indices: Callable | None = None
+    initial: str = "metis"
+    procs: Callable[[dict], int] | None = None
+    export: Callable | None = None
 
 
 def available() -> dict[str, Workload]:
