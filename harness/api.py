@@ -76,7 +76,7 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
             machine: str = "uniform", seed: int = 0, out: str | None = None, timeout: float | None = None,
             cache: bool = True, progress: bool = False, workload_params: dict | None = None,
             engine: Engine | None = None, initial: str | None = None, reuse_failed: bool = False,
-            show_traceback: bool = False, bars: list | None = None) -> pd.DataFrame:
+            show_traceback: bool = False, bars: list | None = None, states: dict | None = None) -> pd.DataFrame:
     """Run every method through the workload's levels at P processors; resume from ``out`` when possible.
 
     Every method starts its first level from the same ``initial`` distribution
@@ -85,6 +85,8 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
     where the application ran it. ``P`` None: the workload's own (a trace's
     ranks) or 32. Stored
     cells are reused; failed ones are recomputed unless ``reuse_failed``.
+    ``states``, when given, receives each method's owners after every level
+    (``states[method][level] = owner``, for ``--export-vt``).
     Returns one row per (method, level) on every rank. Bad input raises
     ValueError, LookupError or OSError with a one-line message.
     """
@@ -146,6 +148,8 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
                     row["status"] = f"failed: {exc}"
                     store.put(key, row, state, RunMemory())
             previous = row
+            if states is not None:
+                states.setdefault(str(pl.method), {})[lv.index] = state.owner
             if lv.index in shown:
                 rows.append(row)
             if bar:

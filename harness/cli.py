@@ -67,8 +67,9 @@ def run_options(f):
         click.option("--machine", default="uniform", show_default=True, help="uniform, sp2 or grid:C:I"),
         click.option("--out", default=None, help="results directory (default ./lbbench-results)"),
         click.option("--seed", default=0, show_default=True, type=int),
-        click.option("--initial", default="metis", show_default=True,
-                     help="level-1 start: metis, block, root or a partitioning algorithm"),
+        click.option("--initial", default=None,
+                     help="level-1 start: metis, block, root, trace (every level where the application ran it) "
+                          "or a partitioning algorithm [default: trace on trace workloads (vt), else metis]"),
         click.option("--timeout", default=None, type=float, help="seconds per cell before it counts as failed"),
         click.option("--mpi", "mpi", default=None, type=int, help="relaunch under mpiexec -n R"),
         click.option("--no-cache", is_flag=True, help="recompute cells even if stored"),
@@ -101,10 +102,11 @@ def relaunch(ranks: int, P: int | None = None) -> None:
     os.execv(mpiexec(), [mpiexec(), "-n", str(ranks), sys.executable, "-m", "harness.cli", *args])
 
 
-def options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, initial="metis",
+def options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, initial=None,
                  reuse_failed=False, show_traceback=False, P=None) -> ReportOptions:
     check_timeout(timeout)
     name, wparams = parse_workload(workload)
+    initial = initial or workloads.get(name).initial
     return ReportOptions(P=P, workload=name, workload_params=wparams, levels=parse_levels(levels),
                          machine=machine, seed=seed, out=out, timeout=timeout, cache=not no_cache,
                          progress=not quiet and _rank() == 0, initial=initial, reuse_failed=reuse_failed,
@@ -211,8 +213,16 @@ def workloads_plot(name, level, output, seed):
     echo(f"wrote {output}")
 
 
-def _compare(methods, P, opts: ReportOptions, fmt) -> int:
-    df = opts.compare(methods, P=P)
+def _compare(methods, P, opts: ReportOptions, fmt, export_vt=None) -> int:
+    if export_vt:
+        from .export import check_exportable, export_states
+
+        check_exportable(opts.workload)
+        states: dict = {}
+        df = opts.compare(methods, P=P, states=states)
+        written = export_states(opts.workload, opts.workload_params, opts.seed, states, export_vt)
+    else:
+        df = opts.compare(methods, P=P)
     echo(long_form(df) if fmt == "csv" else render(comparison_tables(df), fmt))
     bad = df[df["status"] != "ok"]
     if _rank() == 0:
@@ -220,28 +230,36 @@ def _compare(methods, P, opts: ReportOptions, fmt) -> int:
             click.echo(f"lbbench: {r['algorithm']} level {r['level']}: {r['status']}", err=True)
         if len(bad):
             click.echo(f"lbbench: {len(bad)} of {len(df)} cells failed; see status", err=True)
+        if export_vt:
+            click.echo(f"lbbench: wrote {written} (one directory per method)", err=True)
     return 1 if len(bad) else 0
+
+
+P_HELP = "number of processors [default: a trace's ranks, else 32]"
+EXPORT_HELP = "write each method's assignment as vt LBDatafile files DIR/METHOD/STEM.RANK.json (trace workloads)"
 
 
 @cli.command()
 @click.option("--plugins", "methods", required=True, help="comma-separated methods: sbn,plum[partitioner=dmetis],metis/sbn")
-@click.option("-P", "P", default=32, show_default=True, type=int, help="number of processors")
+@click.option("-P", "P", default=None, type=int, help=P_HELP)
+@click.option("--export-vt", "export_vt", default=None, metavar="DIR", help=EXPORT_HELP)
 @run_options
-def compare(methods, P, workload, levels, machine, initial, out, seed, timeout, mpi, no_cache, reuse_failed,
+def compare(methods, P, export_vt, workload, levels, machine, initial, out, seed, timeout, mpi, no_cache, reuse_failed,
             show_traceback, fmt, quiet):
     """Run methods side by side through a workload's levels (exit 1 if a cell failed)."""
     if mpi is not None:
         relaunch(mpi, P)
     opts = options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, initial, reuse_failed,
                         show_traceback)
-    raise click.exceptions.Exit(_compare(methods, P, opts, fmt))
+    raise click.exceptions.Exit(_compare(methods, P, opts, fmt, export_vt))
 
 
 @cli.command()
 @click.argument("method")
-@click.option("-P", "P", default=32, show_default=True, type=int, help="number of processors")
+@click.option("-P", "P", default=None, type=int, help=P_HELP)
+@click.option("--export-vt", "export_vt", default=None, metavar="DIR", help=EXPORT_HELP)
 @run_options
-def run(method, P, workload, levels, machine, initial, out, seed, timeout, mpi, no_cache, reuse_failed,
+def run(method, P, export_vt, workload, levels, machine, initial, out, seed, timeout, mpi, no_cache, reuse_failed,
         show_traceback, fmt, quiet):
     """Run one method (name[key=value,...] or mapper/balancer) through a workload's levels."""
     if mpi is not None:
@@ -252,7 +270,7 @@ def run(method, P, workload, levels, machine, initial, out, seed, timeout, mpi, 
         raise click.BadParameter("run takes one method; use compare for several")
     opts = options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, initial, reuse_failed,
                         show_traceback)
-    raise click.exceptions.Exit(_compare(method, P, opts, fmt))
+    raise click.exceptions.Exit(_compare(method, P, opts, fmt, export_vt))
 
 
 @cli.command()

@@ -26,6 +26,7 @@ FIGURES = ["pre_exec_cut_pct", "post_exec_cut_pct", "maxsr", "loadimb", "maxqwgt
 TEST_WORKLOADS = {"graph": "mini", "boxes": "bl[base=9,levels=3,steps=4,min_size=2]",
                   "array": "arrays[size=16,steps=3]"}
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
+PINNED_WORKLOAD = "vt-synthetic[ranks={P},phases=2,tasks=24,pinned=0.25]"  # a trace with pinned tasks
 
 
 class Skip(Exception):
@@ -126,6 +127,16 @@ def check_algorithm(name: str, workload: str | None = None, P: int = 4, ranks: i
         return None if df[FIGURES + ["owners_hash"]].equals(again[FIGURES + ["owners_hash"]]) \
             else "results differ between runs"
 
+    def pinned():
+        from . import workloads
+
+        if "vt-synthetic" not in workloads.available():
+            raise Skip("the vt-synthetic workload is not installed")
+        pw = PINNED_WORKLOAD.format(P=P)
+        df = compare(name, workload=_split(pw)[0], workload_params=_split(pw)[1], P=P, out=out, cache=False,
+                     timeout=timeout)
+        return all_ok(df)
+
     def one_proc():
         df = run("1", P=1)
         return all_ok(df) or (None if (df["loadimb"] == 1).all() else "LoadImb != 1 with one processor")
@@ -136,6 +147,8 @@ def check_algorithm(name: str, workload: str | None = None, P: int = 4, ranks: i
     check("moved data is carried by migration messages", accounting)
     check("a second run gives identical figures and owners", identical)
     check("P = 1 works (everything on processor 0)", one_proc)
+    if "graph" in alg.accepts:
+        check("pinned objects stay on their processor (a vt trace with pins)", pinned)
     if ranks > 1:
         check(f"identical owners and figures under mpiexec -n {ranks}",
               lambda: _mpi_same(name, workload, P, ranks, ok_run("P", P=P), timeout))

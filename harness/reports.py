@@ -66,7 +66,7 @@ class ReportOptions:
                   reuse_failed=self.reuse_failed, show_traceback=self.show_traceback)
         kw.update(overrides)
         kw["bars"] = self.bars
-        return compare(methods, P=P if P is not None else (self.P or [32])[0], **kw)
+        return compare(methods, P=P if P is not None else (self.P[0] if self.P else None), **kw)
 
     def close(self) -> None:
         """Close the shared progress bar (the ``report`` command calls it after ``build``)."""

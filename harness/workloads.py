@@ -26,7 +26,9 @@ class Workload:
     ``initial`` is the default ``--initial`` on this workload (``trace`` for
     an application trace); ``procs(params)``, when given, is the processor
     count the data implies (a trace's ranks): the default P, and any other P
-    is an error.
+    is an error. ``export(params, seed, owners, directory)``, when given,
+    writes one method's assignment (``owners[level] = owner array``) in the
+    workload's own file format (``--export-vt``) and returns the directory.
     """
 
     name: str
@@ -39,6 +41,7 @@ class Workload:
     plot: Callable | None = None  # plot(name, level, path, params=, seed=) -> path: a picture of one level
     initial: str = "metis"
     procs: Callable[[dict], int] | None = None
+    export: Callable | None = None
 
 
 def available() -> dict[str, Workload]:

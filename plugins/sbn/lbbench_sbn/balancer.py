@@ -161,7 +161,7 @@ class LevelRun:
 
     def __init__(self, g, machine, engine, state: State, params: Params, rng_for, trees: Trees | None = None,
                  process: bool = True, init_thresholds: th.Thresholds | None = None, const: float | None = None,
-                 trace: bool = False):
+                 trace: bool = False, fixed: np.ndarray | None = None):
         params.validate()
         self.g, self.m, self.eng, self.prm = g, machine, engine, params
         self.P = P = machine.P
@@ -176,6 +176,7 @@ class LevelRun:
         self.holder = np.full(n, -1, np.int64)                       # local vproc holding v (queued or staged)
         self.queued = np.zeros(n, bool)                              # in a local queue, not staged
         self.pinned = np.zeros(n, bool)                              # not selectable for migration
+        self.fixed = np.zeros(n, bool) if fixed is None else np.asarray(fixed, bool)  # Level.pinned: never moves
         self.done_by = np.full(n, -1, np.int64)                      # local vproc that processed v
         c0 = vertex_costs(g, state, machine)
         self.depth = boundary_depth(g, np.asarray(state.owner))
@@ -799,7 +800,7 @@ class LevelRun:
     def _avail(self, v: VProc) -> np.ndarray:
         """Which vertices p may hand over: queued at p and not pinned (as a mask over all vertices)."""
         out = np.zeros(self.n, bool)
-        out[v.Q] = ~self.pinned[v.Q]
+        out[v.Q] = ~(self.pinned[v.Q] | self.fixed[v.Q])
         return out
 
     def _send_jobs(self, v: VProc, j: int, amount: float, base: float) -> None:

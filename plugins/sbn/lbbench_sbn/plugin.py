@@ -95,7 +95,7 @@ def balance(ctx, state):
     if carried is not None and len(carried) != m.P:
         carried = None
     run = LevelRun(g, m, ctx.engine, state, prm, lambda p: ctx.rng(f"vp{p}"), trees=trees(m.P),
-                   init_thresholds=carried)
+                   init_thresholds=carried, fixed=None if ctx.level.pinned is None else ctx.level.pinned >= 0)
     after = run.run()
     ctx.memory.thresholds = run.thresholds()
     ctx.executed(*run.executed())  # LoadImb of what each processor processed (§5.2)

@@ -34,6 +34,7 @@ class Mover:
     engine: object = None
     steps: list = field(default_factory=list)  # (phase, [(sender, receiver, moved weight), ...])
     nodes_moved: int = 0
+    movable: np.ndarray | None = None  # False for pinned nodes (their weight stays as fixed load)
 
     def __post_init__(self):
         self.owner = np.asarray(self.owner, np.int64).copy()
@@ -42,7 +43,7 @@ class Mover:
     def step(self, transfers, phase: str) -> None:
         done = []
         for s, r, m in transfers:
-            ids = select(self.g, self.owner, s, r, m)
+            ids = select(self.g, self.owner, s, r, m, self.movable)
             self.owner[ids] = r
             amount = int(self.g.pwgt[ids].sum())
             self.load[s] -= amount
@@ -195,10 +196,11 @@ class LoadMover:
 
 
 def run(method: str, g, owner, P: int, engine=None, rounding: str = "nearest", max_degree: int = 3,
-        edge_weight: str = "cut_edges"):
-    """One level of ``method`` on the FE graph ``g``: (new owner, per-level figures, executed steps)."""
+        edge_weight: str = "cut_edges", pinned: np.ndarray | None = None):
+    """One level of ``method`` on the FE graph ``g``: (new owner, per-level figures, executed steps).
+    Nodes with ``pinned[v] >= 0`` stay where they are."""
     owner = np.asarray(owner, np.int64)
-    mv = Mover(g, owner, P, engine)
+    mv = Mover(g, owner, P, engine, movable=None if pinned is None else np.asarray(pinned) < 0)
     rec = balance_on(method, processor_graph(g, owner, P, edge_weight), mv, rounding, max_degree)
     return mv.owner, rec, mv.steps
 

@@ -71,7 +71,7 @@ def balance(ctx, state):
     with ctx.timer("selection"):
         owner, rec, _ = balancers.run(method, ctx.graph, state.owner, ctx.P, eng,
                                       rounding=ctx.params["rounding"], edge_weight=ctx.params["edge_weight"],
-                                      max_degree=int(ctx.params.get("max_degree", 3)))
+                                      max_degree=int(ctx.params.get("max_degree", 3)), pinned=ctx.level.pinned)
     mig = eng.step_stats("migration", since=since)
     bal = eng.step_stats("balance", since=since)
     rec["tree_schedule_steps_planned"] = rec.pop("tree_schedule_steps")

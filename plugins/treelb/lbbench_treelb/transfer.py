@@ -10,7 +10,7 @@ the layers run out (P_i's part reachable from the boundary is too small, or
 P_i and P_j are not adjacent), a multi-source BFS over the whole FE graph from
 P_j's nodes and the selected ones takes P_i's nodes by distance, then id.
 Weights: nodes are taken while moved + pwgt(next)/2 < m (exact count for unit
-weights).
+weights). Pinned nodes (``Level.pinned``) never move: ``movable`` leaves them out.
 """
 from __future__ import annotations
 
@@ -55,10 +55,11 @@ def _distances_from(g, sources: np.ndarray, limit_mask: np.ndarray) -> np.ndarra
     return dist
 
 
-def select(g, owner: np.ndarray, i: int, j: int, m: float) -> np.ndarray:
-    """Node ids P_i sends to P_j for a transfer of ``m`` units of pwgt (sorted by selection order)."""
+def select(g, owner: np.ndarray, i: int, j: int, m: float, movable: np.ndarray | None = None) -> np.ndarray:
+    """Node ids P_i sends to P_j for a transfer of ``m`` units of pwgt (sorted by selection order);
+    only nodes with ``movable`` set (all when None) are candidates."""
     w = g.pwgt
-    mine = owner == i
+    mine = owner == i if movable is None else (owner == i) & movable
     mine_ids = np.flatnonzero(mine)
     if m <= 0 or mine_ids.size == 0:
         return mine_ids[:0]

@@ -1,0 +1,43 @@
+"""asv benchmarks of the vt trace reader (issue 24's target).
+
+Target: reading a 256-rank LBDatafile trace of 100,000 tasks with 300,000
+communications (the project's own generator: one phase, 391 tasks per rank,
+each sending to its right neighbour, receiving from the one below and
+sending to its rank's objgroup) into levels takes under 10 s and 1 GB.
+"""
+import shutil
+import tempfile
+
+from workloads import vt
+from workloads.vt_synthetic import write_trace
+
+BIG = dict(ranks=256, phases=1, tasks=391, pinned=0.1)
+
+
+def big_trace(folder, compress: str = "none"):
+    """Write the 256-rank trace into ``folder``; returns it."""
+    write_trace(folder, compress=compress, **BIG)
+    return folder
+
+
+class VtRead:
+    """Read the 256-rank, 100k-task, 300k-communication trace into levels. Target < 10 s, < 1 GB."""
+
+    timeout = 600
+    number = 1
+    repeat = 3
+    params = ["none", "brotli"]
+    param_names = ["compress"]
+
+    def setup(self, compress):
+        self.dir = tempfile.mkdtemp(prefix="lbbench-asv-vt-")
+        big_trace(self.dir, compress)
+
+    def teardown(self, compress):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def time_read(self, compress):
+        vt.generate(path=self.dir)
+
+    def peakmem_read(self, compress):
+        vt.generate(path=self.dir)

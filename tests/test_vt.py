@@ -1,0 +1,279 @@
+"""The ``vt`` workload: DARMA vt LBDatafile traces in (reader), assignments out (``--export-vt``), pinned objects.
+
+Every trace here is written by the project's own generator (``workloads.vt_synthetic``) or by hand.
+"""
+import json
+import math
+import os
+
+import brotli
+import numpy as np
+import pytest
+
+from harness import Algorithm, State, hookimpl
+from harness.api import compare
+from harness.cli import main
+from harness.metrics import work_loadimb
+from workloads import vt
+from workloads.vt_synthetic import write_trace
+
+
+def load_files(folder):
+    """Every rank file as JSON, by rank, read independently of the reader."""
+    out = {}
+    for f in sorted(os.listdir(folder)):
+        raw = open(os.path.join(folder, f), "rb").read()
+        if not raw.lstrip().startswith(b"{"):
+            raw = brotli.decompress(raw)
+        out[int(f.split(".")[-2])] = json.loads(raw)
+    return out
+
+
+def rank_times(docs, R):
+    """{phase id: time per rank} summed from the files' task times by ``node``."""
+    out = {}
+    for doc in docs.values():
+        for ph in doc["phases"]:
+            t = out.setdefault(ph["id"], np.zeros(R))
+            for task in ph["tasks"]:
+                t[task["node"]] += task["time"]
+    return out
+
+
+@pytest.fixture(scope="module")
+def trace32(tmp_path_factory):
+    d = tmp_path_factory.mktemp("t32")
+    write_trace(d, ranks=32, phases=10, tasks=24, pinned=0.1, compress="mixed", seed=3)
+    return str(d)
+
+
+def test_none_reproduces_the_applications_imbalance(trace32):
+    df = compare("none", workload="vt", workload_params={"path": trace32}, P=None, cache=False)
+    assert set(df["P"]) == {32} and set(df["initial"]) == {"trace"} and len(df) == 10
+    times = rank_times(load_files(trace32), 32)
+    for _, row in df.iterrows():
+        t = times[row["level"] - 1]
+        assert row["status"] == "ok"
+        assert row["work_loadimb"] == pytest.approx(t.max() / t.mean(), rel=0, abs=1e-9)
+
+
+def test_reader_maps_tasks_communications_and_pins(tmp_path):
+    write_trace(tmp_path, ranks=4, phases=3, tasks=9, pinned=0.3, churn=0.1, seed=1)
+    docs = load_files(tmp_path)
+    levels = vt.generate(path=str(tmp_path))
+    assert [lv.index for lv in levels] == [1, 2, 3]
+    for lv in levels:
+        phase = [t for d in docs.values() for p in d["phases"] if p["id"] == lv.meta["phase"] for t in p["tasks"]]
+        g = lv.data
+        assert g.n == len(phase)
+        pins = np.array([-1 if t["entity"]["migratable"] else t["node"] for t in phase])
+        assert np.array_equal(lv.pinned, pins) and (pins >= 0).any()
+        assert np.array_equal(lv.meta["node"], [t["node"] for t in phase])
+        unit = lv.meta["time_unit_s"]
+        assert np.allclose(g.pwgt * unit, [t["time"] for t in phase], rtol=0, atol=unit)
+        assert g.coords is not None and g.coords.shape == (g.n, 2)
+        # every task sends 256 B to its rank's objgroup: fixed traffic, not an edge
+        assert np.all(lv.meta["fixed_bytes"] >= 256)
+        # both directions of the stencil merged: each undirected edge once, no self loops
+        assert g.nedges > 0 and np.all(g.src != g.adjncy)
+    # the same entity in two phases is one object; new tasks have no parent
+    p2 = levels[1].parent
+    assert (p2 >= 0).sum() > 0 and (p2 == -1).sum() > 0
+
+
+def test_compressed_and_plain_read_the_same(tmp_path):
+    a, b = tmp_path / "plain", tmp_path / "br"
+    write_trace(a, ranks=4, phases=2, compress="none")
+    write_trace(b, ranks=4, phases=2, compress="brotli")
+    assert open(b / "data.1.json", "rb").read(1) != b"{"
+    la, lb = vt.generate(path=str(a)), vt.generate(path=str(b))
+    for x, y in zip(la, lb):
+        assert np.array_equal(x.data.pwgt, y.data.pwgt) and np.array_equal(x.data.adjncy, y.data.adjncy)
+        assert np.array_equal(x.data.cwgt, y.data.cwgt)
+
+
+def test_identical_and_skipped_phases(tmp_path):
+    write_trace(tmp_path, ranks=2, phases=4, identical=2)
+    levels = vt.generate(path=str(tmp_path))
+    assert [lv.meta["phase"] for lv in levels] == [0, 1, 2, 3]
+    assert levels[3].meta["repeats"] == 1 and np.array_equal(levels[3].data.pwgt, levels[1].data.pwgt)
+    for f in tmp_path.iterdir():
+        doc = json.loads(f.read_bytes())
+        doc["metadata"]["phases"]["skipped"] = {"list": [], "range": [[0, 0]]}
+        f.write_text(json.dumps(doc))
+    assert [lv.meta["phase"] for lv in vt.generate(path=str(tmp_path))] == [1, 2, 3]
+
+
+def test_subphase_weight(tmp_path):
+    write_trace(tmp_path, ranks=2, phases=1)
+    whole = vt.generate(path=str(tmp_path))[0].data.pwgt.sum()
+    part = vt.generate(path=str(tmp_path), weight="subphase:1")[0].data.pwgt.sum()
+    assert part == pytest.approx(0.7 * whole, rel=1e-6)
+
+
+def test_P_is_the_traces_ranks_and_ranks_per_proc_maps_them(tmp_path, capsys):
+    write_trace(tmp_path, ranks=8, phases=1, pinned=0.3)
+    assert main(["run", "none", "-w", f"vt[path={tmp_path}]", "-P", "4", "-q", "--no-cache",
+                 "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "ranks_per_proc" in err and "8 processors" in err
+    df = compare("none,metis", workload="vt", workload_params={"path": str(tmp_path), "ranks_per_proc": 2},
+                 P=None, cache=False)
+    assert set(df["P"]) == {4} and (df["status"] == "ok").all()
+    lv = vt.generate(path=str(tmp_path), ranks_per_proc=2)[0]
+    assert lv.pinned.max() <= 3 and lv.meta["node"].max() == 3
+
+
+class Mover:
+    """A balancer that moves everything to processor 0, pins included."""
+
+    @hookimpl
+    def register_algorithms(self, register):
+        register(Algorithm("mover", "test", roles=("balance",)))
+
+    @hookimpl
+    def balance(self, algorithm, ctx, state):
+        if algorithm == "mover":
+            return State.settled(np.zeros(ctx.graph.n, np.int64), ctx.P)
+
+
+def test_no_method_moves_pinned_objects_and_a_plugin_that_does_fails(register, tmp_path):
+    register(Mover(), "mover")
+    write_trace(tmp_path, ranks=8, phases=3, tasks=16, pinned=0.2, seed=2)
+    states: dict = {}
+    methods = "none,metis,sbn,minex,mcstlb,btlb,cbtlb,plum,metis/mcstlb,mover"
+    df = compare(methods, workload="vt", workload_params={"path": str(tmp_path)}, P=None, cache=False,
+                 states=states)
+    levels = {lv.index: lv for lv in vt.generate(path=str(tmp_path))}
+    for method, owners in states.items():
+        if method == "mover":
+            continue
+        for index, owner in owners.items():
+            pv = levels[index].pinned_vertices
+            assert np.array_equal(owner[pv], levels[index].pinned[pv]), (method, index)
+    ok = df[df.algorithm != "mover"]
+    assert (ok["status"] == "ok").all(), ok[ok.status != "ok"][["algorithm", "level", "status"]]
+    assert (df[df.algorithm == "metis"]["pinned_reassigned"] > 0).any()
+    for _, row in df[df.algorithm == "mover"].iterrows():
+        lv = levels[row["level"]]
+        n = int(np.count_nonzero(lv.pinned[lv.pinned_vertices] != 0))
+        assert row["status"] == f"failed: mover: moved {n} pinned objects"
+
+
+def test_export_vt_round_trips(tmp_path, capsys):
+    src, out = tmp_path / "trace", tmp_path / "export"
+    write_trace(src, ranks=8, phases=3, tasks=16, pinned=0.2, identical=1, compress="mixed", seed=4)
+    assert main(["compare", "--plugins", "metis,sbn", "-w", f"vt[path={src}]", "--export-vt", str(out),
+                 "--format", "csv", "-q", "--no-cache", "--out", str(tmp_path / "r")]) == 0
+    import io
+
+    import pandas as pd
+
+    df = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert sorted(os.listdir(out)) == ["metis", "sbn"]
+    assert open(out / "sbn" / "data.1.json", "rb").read(1) != b"{"  # each file keeps its compression
+    for method in ("metis", "sbn"):
+        back = compare("none", workload="vt", workload_params={"path": str(out / method)}, P=None, cache=False)
+        got = df[df.algorithm == method].set_index("level")
+        assert len(back) == 3
+        for _, row in back.iterrows():
+            # the loads per rank of the export are those the compare reported
+            assert row["work_loadimb"] == pytest.approx(got.loc[row["level"], "work_loadimb"], rel=1e-12)
+            assert row["maxqwgt"] >= 0
+        # and per rank exactly: the export's nodes against the files' own times
+        times = rank_times(load_files(out / method), 8)
+        lv_back = vt.generate(path=str(out / method))
+        for lv in lv_back:
+            load = np.bincount(lv.meta["node"], weights=lv.data.pwgt, minlength=8) * lv.meta["time_unit_s"]
+            if lv.meta["phase"] in times:
+                assert np.allclose(load, times[lv.meta["phase"]], rtol=1e-9)
+
+
+def test_export_vt_needs_a_trace(tmp_path, capsys):
+    assert main(["run", "none", "-w", "mini", "--export-vt", str(tmp_path / "x"), "-q", "--out",
+                 str(tmp_path / "r")]) == 2
+    assert "not a vt trace" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ bad input: one line, exit 2, file/phase/task
+
+def _task(i, node=0, **kw):
+    t = {"entity": {"id": i, "home": node, "migratable": True, "type": "object"}, "node": node, "resource": "cpu",
+         "time": 1.0}
+    t.update(kw)
+    return t
+
+
+def _write(folder, rank, tasks, phase=5, raw=None, **top):
+    folder.mkdir(exist_ok=True)
+    doc = {"type": "LBDatafile", "metadata": {"rank": rank}, "phases": [{"id": phase, "tasks": tasks}], **top}
+    (folder / f"app.{rank}.json").write_bytes(raw if raw is not None else json.dumps(doc).encode())
+
+
+def _error(capsys, folder):
+    assert main(["workloads", "show", f"vt[path={folder}]"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.startswith("lbbench: error:"), err
+    return err
+
+
+@pytest.mark.parametrize("case, expect", [
+    ("time_missing", "app.1.json: phase 5, task 1: missing 'time'"),
+    ("entity_missing", "app.1.json: phase 5, task 1: missing 'entity'"),
+    ("nan", "app.1.json: phase 5, task 1: time is nan"),
+    ("inf", "app.1.json: phase 5, task 1: time is inf"),
+    ("negative", "app.1.json: phase 5, task 1: time is -1.0"),
+    ("duplicate", "app.1.json: phase 5, task 1: entity 1 appears twice in the phase (also app.0.json task 0)"),
+])
+def test_bad_tasks(tmp_path, capsys, case, expect):
+    bad = {"time_missing": {"time": None}, "entity_missing": {"entity": None}, "nan": {"time": math.nan},
+           "inf": {"time": math.inf}, "negative": {"time": -1.0}, "duplicate": {}}[case]
+    _write(tmp_path, 0, [_task(1), _task(2)])
+    second = _task(1 if case == "duplicate" else 4, node=1)
+    for k, v in bad.items():
+        second.pop(k) if v is None else second.update({k: v})
+    _write(tmp_path, 1, [_task(3, node=1), second])
+    assert expect in _error(capsys, tmp_path)
+
+
+def test_bad_files(tmp_path, capsys):
+    d = tmp_path / "notjson"
+    _write(d, 0, [_task(1)], raw=b"\x8b\x02\x80garbage")
+    assert "app.0.json: neither JSON nor brotli-compressed JSON" in _error(capsys, d)
+    d = tmp_path / "badjson"
+    _write(d, 0, [_task(1)], raw=b'{"type": "LBDatafile", "phases": [')
+    assert "app.0.json: not valid JSON" in _error(capsys, d)
+    d = tmp_path / "badbrotli"
+    _write(d, 0, [_task(1)], raw=brotli.compress(b'{"type": "LBDatafile", "phases": [}'))
+    assert "app.0.json: not valid JSON" in _error(capsys, d)
+    d = tmp_path / "type"
+    _write(d, 0, [_task(1)], type="NotLB")
+    assert "app.0.json: type is 'NotLB', expected 'LBDatafile'" in _error(capsys, d)
+    d = tmp_path / "missing"
+    _write(d, 0, [_task(1)])
+    _write(d, 2, [_task(2, node=2)])
+    assert "rank 1 is missing" in _error(capsys, d)
+    d = tmp_path / "claimed"
+    _write(d, 0, [_task(1)])
+    _write(d, 1, [_task(2, node=1)])
+    doc = json.loads((d / "app.1.json").read_text())
+    doc["metadata"]["rank"] = 0
+    (d / "app.1.json").write_text(json.dumps(doc))
+    assert "app.1.json: claims rank 0, which app.0.json also claims" in _error(capsys, d)
+    d = tmp_path / "node"
+    _write(d, 0, [_task(1)])
+    _write(d, 1, [_task(2, node=7)])
+    assert "app.1.json: phase 5, task 0: node 7 but the trace has ranks 0-1" in _error(capsys, d)
+
+
+def test_a_1GB_file_is_refused_without_reading_it(tmp_path, capsys):
+    _write(tmp_path, 0, [_task(1)])
+    with open(tmp_path / "app.1.json", "wb") as fh:  # sparse: no disk used
+        fh.truncate(2**30)
+    assert "app.1.json: file is 1024 MB, more than the 256 MB" in _error(capsys, tmp_path)
+
+
+def test_a_brotli_bomb_is_refused(tmp_path, capsys):
+    _write(tmp_path, 0, [_task(1)], raw=brotli.compress(b"{" + b" " * (3 * 2**20) + b"}"))
+    assert main(["workloads", "show", f"vt[path={tmp_path},max_file_mb=1]"]) == 2
+    assert "decompresses to more than the 1 MB" in capsys.readouterr().err
