@@ -23,14 +23,27 @@ KAHIP_PRESETS = {"fast": 0, "eco": 1, "strong": 2}
 MTK_PRESETS = {"default": "DEFAULT", "quality": "QUALITY", "deterministic": "DETERMINISTIC"}
 
 
+LIMIT = 2**30  # both libraries keep weights in 32-bit integers: totals are kept below this
+
+
+def int32_weights(w) -> np.ndarray:
+    """Positive integer weights whose total fits the libraries' 32-bit weights: scaled down proportionally
+    when the total exceeds LIMIT (a vt trace's picoseconds and bytes), every weight at least 1."""
+    w = np.maximum(np.asarray(w, np.int64), 1)
+    total = float(w.sum())
+    if total <= LIMIT:
+        return w
+    return np.maximum(np.rint(w * ((LIMIT - w.size) / total)), 1).astype(np.int64)
+
+
 def kaffpa(g: Graph, k: int, seed: int, preset: str = "eco", imbalance: float = 0.03) -> np.ndarray:
-    """KaHIP's kaffpa: k blocks, vertex weights pwgt, edge weights cwgt (both raised to >= 1)."""
+    """KaHIP's kaffpa: k blocks, vertex weights pwgt, edge weights cwgt (:func:`int32_weights`)."""
     import kahip
 
     if k == 1 or g.n == 0:
         return np.zeros(g.n, np.int64)
-    vw = np.maximum(g.pwgt, 1).tolist()
-    cw = np.maximum(g.cwgt, 1).tolist()
+    vw = int32_weights(g.pwgt).tolist()
+    cw = int32_weights(g.cwgt).tolist()
     with quiet_native():
         _, blocks = kahip.kaffpa(vw, g.xadj.tolist(), cw, g.adjncy.tolist(), int(k), float(imbalance), True,
                                  int(seed) % (2**31 - 1), KAHIP_PRESETS[preset])
@@ -51,7 +64,7 @@ def mtkahypar(g: Graph, k: int, seed: int, preset: str = "default", epsilon: flo
         return np.zeros(g.n, np.int64)
     e, w = edges(g)
     buf = io.BytesIO()
-    np.savez(buf, edges=e, ew=np.maximum(w, 1), vw=np.maximum(g.pwgt, 1),
+    np.savez(buf, edges=e, ew=int32_weights(w), vw=int32_weights(g.pwgt),
              fixed=np.full(g.n, -1) if fixed is None else np.asarray(fixed, np.int64),
              args=np.array([k, int(seed) % (2**31 - 1)]), eps=np.array([epsilon]))
     res = subprocess.run([sys.executable, "-m", "lbbench_partitioners.mtk_child", MTK_PRESETS[preset]],

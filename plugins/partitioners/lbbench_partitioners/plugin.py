@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import Algorithm, curve_parts, hilbert_order, hookimpl, implements, recursive_bisection
+from harness import Algorithm, curve_parts, hilbert_order, hookimpl, implements, recursive_bisection, registers
 
 from . import libraries
 
@@ -65,3 +65,7 @@ def parts_of(ctx) -> np.ndarray:
 def partition(ctx):
     parts = parts_of(ctx) if ctx.engine.is_root else None
     return ctx.engine.bcast(parts, root=0)
+
+
+register_claims = registers("lbbench_partitioners.claims", "CLAIMS")
+register_reports = registers("lbbench_partitioners.reports", "REPORTS")
