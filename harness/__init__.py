@@ -1,6 +1,15 @@
 """lbbench core: the public names plugins build on (docs/plugins.md).
 
-Plugins import from here only (tests may also use ``harness.testing``).
+Plugins import from here only (tests may also use ``harness.testing``); the
+hooks a plugin implements are in ``harness.hookspecs``. This reference is
+built from the docstrings by ``lbbench docs``.
+
+Constants:
+
+* ``BYTES_PER_UNIT``: migration bytes per unit of moved ``rwgt`` (8).
+* ``IDX``: the integer dtype of every index and assignment array (``numpy.int64``).
+* ``KINDS``: the message kinds the engine counts: ``balance``, ``migration``, ``application``.
+* ``SCHEMA``: the core result columns, ``{column: (definition, unit)}`` (``lbbench columns``).
 """
 from .amrmetrics import amr_figures
 from .api import compare

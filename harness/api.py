@@ -72,6 +72,12 @@ def processors(workload: str, workload_params: dict | None, P: int | None) -> tu
     return P, params
 
 
+def ranks_key(R: int) -> dict:
+    """The MPI rank count's part of a cell's key: none for one process (keys of stores from before it joined
+    stay valid), ``{"ranks": R}`` otherwise, so ``--mpi R`` recomputes, and so checks, every cell."""
+    return {"ranks": R} if R > 1 else {}
+
+
 def compare(methods, workload: str = "shock", P: int | None = 32, levels: list | None = None,
             machine: str = "uniform", seed: int = 0, out: str | None = None, timeout: float | None = None,
             cache: bool = True, progress: bool = False, workload_params: dict | None = None,
@@ -128,9 +134,11 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
             else:
                 before = carry(state, lv)
             key = Store.key({**base, "first_level": run_levels[0].index, "level": lv.index,
-                             "plugins": pversions, "timeout": timeout})
+                             "plugins": pversions, "timeout": timeout, **ranks_key(eng.R)})
             found = store.get(key, RunMemory) if cache and eng.is_root else None
             if found and found[0].get("status") != "ok" and not reuse_failed:
+                found = None
+            if found and found[0].get("ranks", 1) != eng.R:  # a cell stored by an older version under another R
                 found = None
             found = eng.bcast(found) if eng.R > 1 else found
             if bar:

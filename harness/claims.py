@@ -37,14 +37,25 @@ PAPERS = ("sbn", "minex", "tree", "mlb", "amr")
 class Claim:
     """One claim of one paper (docs/plugins.md, "Claims").
 
-    ``name``: unique id (``sbn-maxsr-vs-plum``); ``paper``: short paper name
-    (``sbn``, ``minex``, ``tree``, ``mlb``, ``amr``); ``where``: "§5.3,
-    Tables 4-5"; ``text``: the paper's sentence, quoted; ``cells``: a tuple of
-    dicts ``{"methods": "sbn,plum-pmetis", "P": (8, 32), "machine":
-    "uniform", "workload": None, "initial": None}`` (``machine``,
-    ``workload``, ``initial`` optional, None means the command's); ``check(df) -> (bool, str)`` the predicate and
-    the measured figures; ``reported``: the paper's own figures for the same
-    statement, as text.
+    Attributes:
+        name: unique id (``sbn-maxsr-vs-plum``).
+        paper: short paper name: ``sbn``, ``minex``, ``tree``, ``mlb``, ``amr``, or a plugin's own
+            (``lbbench claims --paper NAME`` takes any registered one).
+        where: "§5.3, Tables 4-5", and the reading of any word that needs a number.
+        text: the paper's sentence, quoted.
+        cells: a tuple of dicts ``{"methods": "sbn,plum-pmetis", "P": (8, 32), "machine": "uniform",
+            "workload": None, "initial": None}`` (``machine``, ``workload``, ``initial`` optional; None
+            means the command's).
+        check: ``check(df) -> (holds, ours)``: the predicate on the cells' rows; ``holds`` True, False or None.
+        reported: the paper's own figures for the same statement, as text.
+        plugin: set by the harness (the distribution that registered it).
+
+    Example:
+        >>> def check(df):
+        ...     a, b = Claim.average(df, "mine", "maxsr", P=32), Claim.average(df, "metis", "maxsr", P=32)
+        ...     return a < b, f"MaxSR {Claim.num(a)} vs {Claim.num(b)}"
+        >>> Claim("mine-moves-less", "mine", "§4, Table 2", "it moves less data than METIS",
+        ...       ({"methods": "mine,metis", "P": (32,)},), check, reported="12 vs 30")
     """
 
     name: str
@@ -71,7 +82,21 @@ class Claim:
     @staticmethod
     def average(df: pd.DataFrame, method: str, column: str, P: int | None = None,
                 machine: str | None = None) -> float:
-        """The mean over levels of ``column`` (the tables' Average row); NaN if a level failed or none ran."""
+        """The mean over levels of ``column`` (the tables' Average row); NaN if a level failed or none ran.
+
+        Args:
+            df: the cells' rows, as ``check`` receives them.
+            method: the method as written in ``cells`` (``plum-pmetis``, ``metis/sbn``).
+            column: a result column (``lbbench columns``), e.g. ``maxsr``.
+            P: only the rows at this P.
+            machine: only the rows on this machine.
+
+        Returns:
+            A float (NaN when it cannot be told).
+
+        Example:
+            >>> Claim.average(df, "sbn", "maxsr", P=32)
+        """
         r = Claim.rows(df, method, P, machine)
         if r.empty or (r["status"] != "ok").any() or column not in r:
             return math.nan

@@ -129,10 +129,11 @@ def comparison_tables(df: pd.DataFrame) -> list[Table]:
             "MaxSR": ok["maxsr"].mean(),
             "LoadImb": ok["loadimb"].mean(),
             "MaxQwgt": ok["lt_none_maxqwgt"].mean(),  # per-level Qwgt with Remap (MinEX §2.3)
-            "Moved weight": float(ok["moved_weight"].sum()),
+            "Moved weight": float(ok["moved_weight"].sum()) if len(ok) else float("nan"),  # blank: nothing ran
             "Total time (s)": float(rows["time_total_s"].sum()),
         })
-    tables.append(Table("Summary (averages over levels)", pd.DataFrame(summary)))
+    tables.append(Table("Summary (averages over the levels that ran; Moved weight and Total time are sums)",
+                        pd.DataFrame(summary)))
     return tables
 
 
@@ -208,7 +209,8 @@ def workloads_plot(name, level, output, seed):
     wname, params = parse_workload(name)
     wl = workloads.get(wname)
     if wl.plot is None:
-        raise click.ClickException(f"workload {wname!r} does not draw pictures")
+        raise click.ClickException(f"workload {wname!r} does not draw pictures (its Workload has no plot=; "
+                                   "docs/plugins.md, Workloads)")
     wl.plot(wname, level, output, params=params, seed=seed)
     echo(f"wrote {output}")
 
@@ -301,7 +303,7 @@ def report(name, P, methods, workload, levels, machine, initial, out, seed, time
 
 
 @cli.command()
-@click.option("--paper", default=None, help="only this paper's claims: sbn, minex, tree, mlb, amr")
+@click.option("--paper", default=None, help="only this paper's claims: sbn, minex, tree, mlb, amr, or a plugin's own paper")
 @click.option("--strict", is_flag=True, help="exit 1 if a claim does not hold or cannot be judged")
 @run_options
 def claims(paper, strict, workload, levels, machine, initial, out, seed, timeout, mpi, no_cache, reuse_failed,
@@ -367,6 +369,15 @@ def columns_cmd(fmt):
 
     df = pd.DataFrame([[k, d, u] for k, (d, u) in SCHEMA.items()], columns=["Column", "Definition", "Unit"])
     echo(render([Table("Core result columns", df)], fmt))
+
+
+@cli.command("docs")
+@click.option("-o", "--output", default=None, help="directory (default: docs/api of a source checkout, else ./lbbench-api)")
+def docs_cmd(output):
+    """Build the API reference (every public name and hook, from the docstrings, by pdoc)."""
+    from .apidocs import build
+
+    echo(f"wrote {build(output)}")
 
 
 @cli.command("new-plugin")

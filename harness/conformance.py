@@ -39,6 +39,9 @@ def default_workload(alg: plugins.Algorithm) -> str:
 
 
 def _declaration(alg) -> str | None:
+    idle = [r for r in alg.roles if r in ROLES and not plugins.serves(r, alg.name)]
+    if idle:
+        return f"role {idle[0]!r} is declared but no {idle[0]} hook implements {alg.name!r}"
     if not alg.roles or set(alg.roles) - set(ROLES):
         return f"roles {alg.roles} must be a non-empty subset of {ROLES}"
     if not alg.accepts or set(alg.accepts) - set(FORMS):
@@ -72,7 +75,10 @@ def check_algorithm(name: str, workload: str | None = None, P: int = 4, ranks: i
     """Run every check; returns (check, PASS|FAIL|SKIP, detail) rows. ``ranks`` < 2 skips the MPI check."""
     algs = plugins.algorithms()
     if name not in algs:
-        raise LookupError(plugins.explain_unknown(name))
+        why = plugins.explain_unknown(name)
+        if why.startswith("unknown algorithm"):
+            raise LookupError(why)
+        return [("declaration is well-formed", FAIL, why)]  # its plugin was rejected at load
     alg = algs[name]
     workload = workload or default_workload(alg)
     wname, wparams = _split(workload)

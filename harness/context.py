@@ -15,16 +15,32 @@ from .model import Graph, Level, Machine, State
 
 @dataclass
 class Context:
-    """Everything a plugin may read while it handles one level.
+    """Everything a plugin may read while it handles one level (``ctx`` of every hook).
 
-    ``level.data`` is the level in the form the algorithm accepts and
-    ``original`` the level's data in its own form; ``graph`` is always the
-    graph form (metrics are computed on it). ``state`` is the state before
-    the level (``home`` carried over from the previous level). ``params`` are
-    the called algorithm's parameters merged over its defaults; ``memory`` is
-    the algorithm's declared per-run state (``Algorithm(memory=...)``);
-    ``previous`` the previous level's result row of this run. ``record``
-    collects extra columns; ``timer`` accumulates wall time per category.
+    Attributes:
+        level: the :class:`Level` (``ctx.level.index`` is its number; ``ctx.level.data`` is ``ctx.data``).
+        graph: the level as a :class:`Graph`, always (metrics are computed on it).
+        state: the :class:`State` before this level: owners and homes carried over from the previous
+            level (a new vertex inherits its parent's).
+        machine: the :class:`Machine` (``ctx.P`` processors, clusters, Proc, Conn, latency, bandwidth).
+        engine: the :class:`Engine`: the P virtual processors, messages and collectives.
+        params: the running algorithm's parameters merged over its defaults.
+        seed: the run's seed (use :meth:`rng` rather than seeding yourself).
+        original: the level's data in its own form (e.g. the :class:`Boxes` of an AMR level).
+        algorithm: the name of the algorithm being run (one ``@implements`` function may serve several).
+        memory: the algorithm's per-run state (an instance of ``Algorithm.memory``), None without one.
+        previous: the previous level's result row of this run (a dict), None at the first level.
+        record: a dict of extra columns for this cell's row.
+        timer: ``with ctx.timer("selection"):`` adds wall time to the column ``time_selection_s``.
+        ran: set by :meth:`executed`.
+
+    Example:
+        >>> @implements("mine")
+        ... def balance(ctx, state):
+        ...     with ctx.timer("selection"):
+        ...         order = ctx.rng("ties").permutation(ctx.graph.n)
+        ...     ctx.record["mine_rounds"] = 3
+        ...     return State.settled(state.owner, ctx.P)
     """
 
     level: Level
@@ -44,10 +60,12 @@ class Context:
 
     @property
     def P(self) -> int:
+        """The number of processors (``ctx.machine.P``)."""
         return self.machine.P
 
     @property
     def data(self):
+        """The level's data in the form the algorithm accepts (its first form the level converts to)."""
         return self.level.data
 
     def cells(self) -> np.ndarray:
@@ -55,7 +73,17 @@ class Context:
         return adapters.cell_vertices(self.original, self.level.form)
 
     def rng(self, stream: str = "") -> np.random.Generator:
-        """A generator seeded by (seed, level, algorithm, stream): the same on every rank and every run."""
+        """A random generator seeded by (seed, level, algorithm, stream): the same on every rank and every run.
+
+        Args:
+            stream: a name that separates independent uses within one hook.
+
+        Returns:
+            A ``numpy.random.Generator``.
+
+        Example:
+            >>> ties = ctx.rng("ties").permutation(ctx.graph.n)
+        """
         key = zlib.crc32(f"{self.algorithm}/{stream}".encode())
         return np.random.default_rng([self.seed, self.level.index, key])
 
@@ -65,6 +93,13 @@ class Context:
         For a balancer that processes the level's work while it balances; the
         core's ``loadimb``/``maxqwgt`` then describe this, and ``settled_*``
         the end state. Identical on every rank.
+
+        Args:
+            on: one processor per vertex of ``ctx.graph``.
+            costs: a :class:`Costs` with one entry per vertex (what each cost where it ran).
+
+        Example:
+            >>> ctx.executed(ran_on, vertex_costs(ctx.graph, State(ran_on, homes, ctx.P), ctx.machine))
         """
         on = np.asarray(on, np.int64)
         n = self.graph.n

@@ -89,15 +89,29 @@ class Engine:
 
     # ----------------------------------------------------------------- layout
     def rank_of(self, vp) -> np.ndarray:
+        """The MPI rank that runs each vproc of ``vp``."""
         return np.searchsorted(self.starts, vp, side="right") - 1
 
     @property
     def is_root(self) -> bool:
+        """True on rank 0 (the only rank that writes files)."""
         return self.rank == 0
 
     # --------------------------------------------------------------- messages
     def post(self, src: int, dst: int, payload, kind: str = "balance") -> None:
-        """Queue a message from local vproc ``src`` to vproc ``dst`` for the next exchange."""
+        """Queue a message from local vproc ``src`` to vproc ``dst`` for the next exchange.
+
+        Args:
+            src: the sending vproc; it must be local (``src in eng.local``).
+            dst: the receiving vproc, any of ``range(eng.P)``.
+            payload: a numpy array or bytes (counted by size; anything else is counted by its pickle).
+            kind: ``balance``, ``migration`` or ``application`` (counted separately).
+
+        Example:
+            >>> for p in eng.local:
+            ...     eng.post(p, (p + 1) % eng.P, np.array([load[p]]), kind="balance")
+            >>> inbox = eng.exchange()
+        """
         if src not in self.local:
             raise ValueError(f"vproc {src} is not local to rank {self.rank}")
         if not 0 <= dst < self.P:
@@ -111,10 +125,19 @@ class Engine:
         return len(self._outbox)
 
     def exchange(self, tally: int | None = None) -> dict[int, list]:
-        """Deliver every posted message; return ``{local dst: [(src, kind, payload), ...]}`` in (src, post) order.
+        """Deliver every posted message (one superstep; one ``alltoall`` under MPI).
 
-        ``tally``: this rank's share of a count every rank needs (work left, say); the sum over all ranks
-        rides on the same collective and is ``self.tally`` afterwards (every rank passes one, or none).
+        Args:
+            tally: this rank's share of a count every rank needs (work left, say); the sum over all ranks
+                rides on the same collective and is ``self.tally`` afterwards (every rank passes one, or none).
+
+        Returns:
+            ``{local dst: [(src, kind, payload), ...]}`` in (src, post) order; every rank must call it.
+
+        Example:
+            >>> inbox = eng.exchange()
+            >>> for dst, msgs in inbox.items():
+            ...     got = sum(int(payload[0]) for src, kind, payload in msgs)
         """
         out, self._outbox = self._outbox, []
         m = self.machine
@@ -200,6 +223,7 @@ class Engine:
         return [obj] if self.R == 1 else self._alltoall([obj] * self.R)
 
     def barrier(self) -> None:
+        """Wait for every rank."""
         if self.R > 1:
             self._alltoall([None] * self.R)
 
@@ -280,6 +304,7 @@ class Engine:
         return np.sum(self.gather_ranks(mat), axis=0)
 
     def reset_counters(self) -> None:
+        """Forget the messages and supersteps counted so far (the runner calls it before each cell)."""
         self._outbox = []
         self._pairs = {k: defaultdict(lambda: [0, 0]) for k in KINDS}
         self._steps = []

@@ -34,7 +34,13 @@ from .model import Graph, Machine, State
 
 @dataclass(frozen=True)
 class Costs:
-    """Per-vertex Wgt, Comm and Remap of a state (SBN paper Table 1's rows)."""
+    """Per-vertex Wgt, Comm and Remap of a state (SBN paper Table 1's rows).
+
+    Attributes:
+        wgt: processing cost ``pwgt * Proc`` of each vertex on its owner.
+        comm: communication cost: cwgt to neighbours whose data is elsewhere, times Conn.
+        remap: redistribution cost ``rwgt * Conn`` when the vertex's data is not where it is computed.
+    """
 
     wgt: np.ndarray
     comm: np.ndarray
@@ -42,11 +48,25 @@ class Costs:
 
     @property
     def total(self) -> np.ndarray:
+        """Wgt + Comm + Remap per vertex (its contribution to QWgt)."""
         return self.wgt + self.comm + self.remap
 
 
 def vertex_costs(g: Graph, s: State, m: Machine) -> Costs:
-    """Wgt, Comm and Remap of every vertex under state s (SBN §3.1); work only on cut entries."""
+    """Wgt, Comm and Remap of every vertex under state s (SBN §3.1); work only on cut entries.
+
+    Args:
+        g: the level's graph (``ctx.graph``).
+        s: the state (owners and homes).
+        m: the machine (``ctx.machine``: Proc and Conn slowdowns).
+
+    Returns:
+        A :class:`Costs` with one float per vertex in each field.
+
+    Example:
+        >>> c = vertex_costs(ctx.graph, ctx.state, ctx.machine)
+        >>> heaviest = int(np.argmax(c.total))
+    """
     owner = s.owner
     wgt = g.pwgt * m.proc_of[owner]
     src = g.src
@@ -61,7 +81,23 @@ def vertex_costs(g: Graph, s: State, m: Machine) -> Costs:
 
 
 def costs_if_on(g: Graph, s: State, m: Machine, verts: np.ndarray, q) -> Costs:
-    """Wgt, Comm and Remap of ``verts`` if each were computed on ``q`` (scalar or per vertex)."""
+    """Wgt, Comm and Remap of ``verts`` if each were computed on ``q``, homes as in ``s`` (SBN §3.1).
+
+    Args:
+        g: the level's graph.
+        s: the state the move is considered from (its homes count for Comm and Remap).
+        m: the machine.
+        verts: vertex indices (any integer array).
+        q: the processor each vertex would be computed on: one for all, or one per vertex.
+
+    Returns:
+        A :class:`Costs` with one entry per vertex of ``verts``, in that order.
+
+    Example:
+        >>> here = costs_if_on(g, state, m, border, p)   # the border vertices as they are (on p)
+        >>> there = costs_if_on(g, state, m, border, q)  # ... if computed on q
+        >>> best_first = border[np.argsort(delta_cut(here, there))]
+    """
     verts = np.asarray(verts, dtype=np.int64)
     q = np.broadcast_to(np.asarray(q, dtype=np.int64), verts.shape)
     starts = g.xadj[verts]
@@ -85,6 +121,17 @@ def delta_cut(from_p: Costs, to_q: Costs, normalize: bool = True) -> np.ndarray:
 
     ``ΔCut = Remap_q - Remap_p + (Comm_q - Comm_p)``; a positive value is
     divided by the vertex's Wgt when ``normalize``.
+
+    Args:
+        from_p: the vertices' costs where they are (``costs_if_on(..., verts, p)``).
+        to_q: their costs on the destination (``costs_if_on(..., verts, q)``), same vertices, same order.
+        normalize: divide a positive ΔCut by Wgt (the SBN paper's selection order).
+
+    Returns:
+        One float per vertex: lower is a better vertex to move (negative: the move reduces the cut).
+
+    Example:
+        >>> dc = delta_cut(costs_if_on(g, s, m, border, p), costs_if_on(g, s, m, border, q), normalize=False)
     """
     d = (to_q.remap - from_p.remap) + (to_q.comm - from_p.comm)
     if normalize:

@@ -31,6 +31,17 @@ def _as_int_array(name: str, values, length: int | None = None, *, nonneg: bool 
     return arr
 
 
+def check_integer_dtype(name: str, values) -> None:
+    """The one rule for an assignment (owners, homes, a partition): an integer dtype, whatever the values.
+
+    A float array is refused even when its values are whole (``np.zeros(n)`` is a bug more often than a
+    choice): ``ValueError("owner has dtype float64, expected integers")``.
+    """
+    dtype = np.asarray(values).dtype
+    if np.asarray(values).size and not np.issubdtype(dtype, np.integer):
+        raise ValueError(f"{name} has dtype {dtype}, expected integers")
+
+
 def _check_symmetric(src: np.ndarray, adjncy: np.ndarray, cwgt: np.ndarray) -> None:
     """Symmetry of adjacency and of cwgt: the sorted (u, v, w) triples equal the sorted (v, u, w) ones."""
     fwd = np.lexsort((cwgt, adjncy, src))
@@ -43,11 +54,26 @@ def _check_symmetric(src: np.ndarray, adjncy: np.ndarray, cwgt: np.ndarray) -> N
 
 @dataclass(frozen=True, eq=False)
 class Graph:
-    """A weighted dual graph in CSR form (DESIGN.md: pwgt, rwgt, cwgt, coords).
+    """A weighted dual graph in CSR form, immutable and validated (one ``ValueError`` line on bad input).
 
-    ``pwgt[v]``  processing weight: leaf elements of v's refinement tree.
-    ``rwgt[v]``  redistribution weight: all elements of v's refinement tree.
-    ``cwgt[e]``  communication weight of adjacency entry e (symmetric).
+    Build one from an edge list with :meth:`Graph.from_edges`. The neighbours of
+    v are ``adjncy[xadj[v]:xadj[v + 1]]``; ``src[e]`` is the vertex adjacency
+    entry e starts at, so ``(src, adjncy, cwgt)`` lists every edge twice.
+
+    Attributes:
+        xadj: CSR row starts, length n + 1, from 0, non-decreasing.
+        adjncy: the neighbour of each adjacency entry (both directions of every edge).
+        pwgt: processing weight per vertex: leaf elements of its refinement tree (default 1).
+        rwgt: redistribution weight per vertex: all elements of its tree (default ``pwgt``).
+        cwgt: communication weight per adjacency entry, symmetric (default 1).
+        coords: optional ``(n, dim)`` float coordinates (pictures, Hilbert order, ORB).
+        name: a label.
+        symmetric: built symmetric (``from_edges``): skips the symmetry check.
+
+    Example:
+        >>> g = Graph.from_edges(4, [0, 1, 2], [1, 2, 3], w=[1, 2, 1], pwgt=[1, 1, 2, 2])
+        >>> g.n, g.nedges, g.neighbours(1).tolist()
+        (4, 3, [0, 2])
     """
 
     xadj: np.ndarray
@@ -88,6 +114,7 @@ class Graph:
 
     @property
     def n(self) -> int:
+        """Number of vertices."""
         return self.xadj.size - 1
 
     @property
@@ -106,6 +133,7 @@ class Graph:
         return s
 
     def neighbours(self, v: int) -> np.ndarray:
+        """The neighbours of vertex v (a view of ``adjncy``)."""
         return self.adjncy[self.xadj[v]:self.xadj[v + 1]]
 
     def neighbours_of(self, verts) -> np.ndarray:
@@ -120,7 +148,21 @@ class Graph:
 
     @classmethod
     def from_edges(cls, n: int, u, v, w=None, **kw) -> "Graph":
-        """Build from an undirected edge list (each edge once); symmetric by construction."""
+        """Build from an undirected edge list (each edge once); symmetric by construction.
+
+        Args:
+            n: number of vertices.
+            u: first end of each edge.
+            v: second end of each edge (``u[i] != v[i]``; give each edge once, not both ways).
+            w: communication weight of each edge (default 1); it becomes ``cwgt`` of both entries.
+            **kw: the other fields: ``pwgt=``, ``rwgt=``, ``coords=``, ``name=`` (not ``cwgt=``: use ``w``).
+
+        Returns:
+            The Graph.
+
+        Example:
+            >>> ring = Graph.from_edges(5, np.arange(5), (np.arange(5) + 1) % 5, pwgt=np.full(5, 8))
+        """
         u = np.asarray(u, IDX).reshape(-1)
         v = np.asarray(v, IDX).reshape(-1)
         w = np.ones(u.size, IDX) if w is None else np.asarray(w, IDX).reshape(-1)
@@ -174,14 +216,17 @@ class Boxes:
 
     @property
     def n(self) -> int:
+        """Number of boxes."""
         return self.level.size
 
     @property
     def cells(self) -> np.ndarray:
+        """Cells per box."""
         return np.prod(self.hi - self.lo + 1, axis=1)
 
     @property
     def work(self) -> np.ndarray:
+        """Work per box: cells x ratio**level."""
         return self.cells * self.ratio ** self.level
 
 
@@ -203,6 +248,7 @@ class LoadArray:
 
     @property
     def n(self) -> int:
+        """Number of cells."""
         return self.load.size
 
 
@@ -251,6 +297,7 @@ class Machine:
 
     @property
     def C(self) -> int:
+        """Number of clusters."""
         return self.proc.size
 
     @property
@@ -276,6 +323,7 @@ class Machine:
 
     @classmethod
     def uniform(cls, P: int) -> "Machine":
+        """P processors in one cluster (no slowdowns)."""
         return cls(P, name="uniform")
 
     @classmethod
@@ -313,8 +361,19 @@ class Machine:
 class State:
     """Where each vertex is computed (``owner``) and where its data lives (``home``).
 
-    ``pieces`` (a :class:`harness.pieces.BoxPieces`) is set on boxes levels:
-    the sub-boxes and their owners, which ``owner`` summarises per box.
+    Data moves when ``home`` changes; the runner accounts for it. ``owner``
+    and ``home`` must have an integer dtype (a float array is refused even
+    with whole values, as a partition is) and lie in ``[0, P)``.
+
+    Attributes:
+        owner: the processor that computes each vertex (or box, or cell).
+        home: the processor that holds its data.
+        P: the number of processors.
+        pieces: on boxes levels, a :class:`BoxPieces` (sub-boxes and their owners; ``owner`` summarises per box).
+
+    Example:
+        >>> moved = State(new_owner, ctx.state.home, ctx.P)   # lazy: data stays, the runner counts nothing yet
+        >>> done = State.settled(new_owner, ctx.P)            # data where it is computed
     """
 
     owner: np.ndarray
@@ -323,6 +382,8 @@ class State:
     pieces: Any = None
 
     def __post_init__(self):
+        check_integer_dtype("owner", self.owner)
+        check_integer_dtype("home", self.home)
         owner = _as_int_array("owner", self.owner)
         home = _as_int_array("home", self.home, owner.size)
         for name, a in (("owner", owner), ("home", home)):
@@ -333,11 +394,24 @@ class State:
 
     @classmethod
     def settled(cls, owner, P: int, pieces=None) -> "State":
-        """A state whose data already lives where it is computed."""
+        """A state whose data already lives where it is computed (``home = owner``).
+
+        Args:
+            owner: an integer array, one processor per vertex.
+            P: the number of processors.
+            pieces: box pieces on a boxes level (else None).
+
+        Returns:
+            The State.
+
+        Example:
+            >>> return State.settled(owner, ctx.P)   # the end of a balance hook
+        """
         owner = np.asarray(owner)
         return cls(owner, owner, P, pieces)
 
     def with_owner(self, owner) -> "State":
+        """The same homes with new owners (no data moved yet)."""
         return State(owner, self.home, self.P)
 
     def migrated(self) -> "State":
@@ -347,13 +421,21 @@ class State:
 
 @dataclass(frozen=True)
 class Level:
-    """One adaptation level of a workload.
+    """One adaptation level of a workload (``ctx.level`` is one: ``ctx.level.index`` is its number).
 
-    ``pinned`` (docs/plugins.md, "Pinned objects"): None, or one int64 per
-    vertex of the level's graph: -1 for a migratable object, ``p >= 0`` for
-    an object pinned to processor p (its owner and home must stay p).
-    ``parent[v] = -1`` marks a vertex with no parent (a new task of a trace):
-    it starts on processor ``meta["home"][v]``.
+    Attributes:
+        index: the level's number as the papers count (1, 2, ...).
+        data: the level: a :class:`Graph`, :class:`Boxes` or :class:`LoadArray`.
+        parent: ``parent[v]`` is the vertex of the previous level that v came from (owners and homes carry
+            over through it); None means the identity (same vertices as the previous level, or the first level).
+        meta: anything else a workload wants to keep (plain data), e.g. ``triangles`` for a picture.
+        pinned: None, or one int64 per vertex of the level's graph (docs/plugins.md, "Pinned objects"):
+            -1 for a migratable object, ``p >= 0`` for an object pinned to processor p (its owner and
+            home must stay p). ``parent[v] = -1`` marks a vertex with no parent (a new task of a trace):
+            it starts on processor ``meta["home"][v]``.
+
+    Example:
+        >>> Level(2, Graph.from_edges(n, u, v), parent=np.repeat(np.arange(n // 2), 2))
     """
 
     index: int
@@ -376,4 +458,5 @@ class Level:
 
     @property
     def form(self) -> str:
+        """``graph``, ``boxes`` or ``array``."""
         return {Graph: "graph", Boxes: "boxes", LoadArray: "array"}[type(self.data)]

@@ -199,10 +199,12 @@ class BoxPieces:
 
     @property
     def n(self) -> int:
+        """Number of pieces."""
         return self.box.size
 
     @property
     def cells(self) -> np.ndarray:
+        """Cells per piece."""
         return np.prod(self.hi - self.lo + 1, axis=1)
 
     def work(self, ratio: int = 2) -> np.ndarray:

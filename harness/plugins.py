@@ -1,8 +1,10 @@
 """The plugin manager: every plugin, built-in or not, comes through the entry-point group ``lbbench``.
 
 A plugin whose module fails to import, that implements a hook that does not
-exist (a misspelled ``@hookimpl``), whose registration hook raises, or that
-registers an algorithm name another plugin already has, is rejected: it is
+exist (a misspelled ``@hookimpl``), whose registration hook raises, that
+registers an algorithm name another plugin already has, or whose
+``@implements(...)`` names an algorithm no plugin registers (a misspelled
+name), is rejected: it is
 unregistered and listed in :func:`broken` with the reason; the others keep
 working. Built-in plugins (distribution ``lbbench``) register first, so a
 third-party plugin cannot shadow them.
@@ -25,12 +27,26 @@ hookimpl = hookspecs.hookimpl
 class Algorithm:
     """What a plugin declares about one algorithm (docs/plugins.md, "Algorithm").
 
-    ``roles``: the hooks it implements (``partition``, ``remap``, ``accept``,
-    ``balance``); ``accepts``: the level forms it takes (``graph``, ``boxes``,
-    ``array``); ``params``: the parameters with their defaults;
-    ``validate(params)`` raises ValueError for a bad value; ``memory``: the
-    class of its per-run state (``ctx.memory``); ``mapper``: ``"first"`` on a
-    balancer makes ``M/this`` run the mapper only at the first level.
+    Attributes:
+        name: the name on the command line (``--plugins name``); unique over all plugins.
+        family: a label for ``lbbench list`` (``diffusive``, ``global``, ...).
+        params: the parameters with their defaults; ``name[key=value]`` values are converted to the
+            default's type; the hook reads them merged as ``ctx.params``.
+        accepts: the level forms it takes (``graph``, ``boxes``, ``array``), preferred first.
+        roles: the hooks it implements (``partition``, ``remap``, ``accept``, ``balance``).
+        description: one line for ``lbbench list``.
+        memory: the class (a dataclass with defaults) of its per-run state, ``ctx.memory``.
+        mapper: ``"first"`` on a balancer makes ``M/this`` run the mapper only at the first level.
+        validate: ``validate(params) -> None`` raises ``ValueError("one line")`` for a bad value (exit 2
+            before any cell runs).
+        plugin: set by the harness: the distribution that registered it.
+        version: set by the harness: that distribution's version.
+
+    Example:
+        >>> def check(params):
+        ...     if not 0 < params["alpha"] <= 1:
+        ...         raise ValueError("mine: alpha must be in (0, 1]")
+        >>> Algorithm("mine", family="diffusive", params={"alpha": 0.5}, roles=("balance",), validate=check)
     """
 
     name: str
@@ -48,7 +64,21 @@ class Algorithm:
 
 @dataclass(frozen=True)
 class Report:
-    """A named report (a paper's table): ``build(options) -> list[Table]`` (see harness.reports)."""
+    """A named report (a paper's table), registered through ``register_reports``; ``lbbench report NAME``.
+
+    Attributes:
+        name: the name on the command line.
+        build: ``build(opts: ReportOptions) -> list[Table]``; ``opts.compare(...)`` gets the cells.
+        title: the page title (``lbbench list``, the site).
+        description: one line.
+        plugin: set by the harness.
+
+    Example:
+        >>> def table1(opts):
+        ...     df = opts.compare("mine,metis", P=(opts.P or [32])[0])
+        ...     return [Table("Table 1", level_table(df[df.algorithm == "mine"]))]
+        >>> Report("mine-table1", table1, title="My paper, Table 1")
+    """
 
     name: str
     build: Callable
@@ -62,8 +92,25 @@ _SIGNATURES = {"partition": ("ctx",), "remap": ("ctx", "parts"), "accept": ("ctx
 
 
 def implements(*names: str):
-    """Decorate ``partition(ctx)``, ``remap(ctx, parts)``, ``accept(ctx, proposed)`` or ``balance(ctx, state)``:
-    the hook (named by the function) is answered only for the algorithms ``names``."""
+    """Make a hook implementation that answers only for the algorithms ``names``.
+
+    Decorate a function named after its hook: ``partition(ctx)``, ``remap(ctx, parts)``,
+    ``accept(ctx, proposed)`` or ``balance(ctx, state)`` (no ``algorithm`` argument). One function may
+    serve several algorithms: ``ctx.algorithm`` says which one is being run. Every name must be
+    registered by some plugin: a misspelled name rejects the plugin at load (``lbbench list`` shows why).
+
+    Args:
+        *names: the algorithms this function serves (at least one).
+
+    Returns:
+        A decorator; the decorated function becomes the pluggy hook implementation.
+
+    Example:
+        >>> @implements("mine", "mine-fast")
+        ... def balance(ctx, state):
+        ...     rounds = 1 if ctx.algorithm == "mine-fast" else ctx.params["rounds"]
+        ...     return State.settled(my_owner(ctx, state, rounds), ctx.P)
+    """
     wanted = frozenset(names)
     if not wanted:
         raise TypeError("implements() needs at least one algorithm name")
@@ -87,14 +134,25 @@ def implements(*names: str):
         impl.__name__, impl.__qualname__, impl.__doc__ = hook, fn.__qualname__, fn.__doc__
         impl.__module__ = fn.__module__
         impl.implementation = fn
+        impl.algorithms = tuple(dict.fromkeys(names))  # checked at load: every name must be registered
         return hookimpl(impl)
 
     return decorate
 
 
 def registers(module: str, attribute: str):
-    """A ``register_*`` hook implementation that registers every item of ``module.attribute``, imported on
-    first use: ``register_reports = registers("lbbench_mine.reports", "REPORTS")``."""
+    """A ``register_*`` hook implementation that registers every item of ``module.attribute``, imported on first use.
+
+    Args:
+        module: the module's dotted name.
+        attribute: the name of a list (of Report, Claim, Algorithm, Workload) in it.
+
+    Returns:
+        The hook implementation; assign it to the hook's name in the plugin module.
+
+    Example:
+        >>> register_reports = registers("lbbench_mine.reports", "REPORTS")
+    """
     from importlib import import_module
 
     @hookimpl
@@ -220,7 +278,14 @@ def _collect() -> dict:
     stamp = tuple(sorted(name for name, _ in pm.list_name_plugin()))
     if _cache.get("stamp") != stamp:
         _cache.clear()
-        algs = _gather("register_algorithms", lambda a: a.name, "algorithm")
+        while True:  # a plugin whose @implements names an unregistered algorithm is rejected, then again
+            algs = _gather("register_algorithms", lambda a: a.name, "algorithm")
+            bad = _unregistered_implements(algs)
+            if not bad:
+                break
+            for name, why in bad.items():
+                _declared[name] = [a.name for a in algs.values() if a.plugin == dist_of(name)[0]]
+                reject(name, why)
         _cache.update(
             algorithms=dict(sorted(algs.items())),
             reports=dict(sorted(_gather("register_reports", lambda r: r.name, "report").items())),
@@ -231,6 +296,38 @@ def _collect() -> dict:
         )
         _cache["stamp"] = tuple(sorted(name for name, _ in pm.list_name_plugin()))
     return _cache
+
+
+_declared: dict = {}  # rejected plugin -> the algorithms it had registered (for explain_unknown)
+
+
+def _unregistered_implements(algs: dict) -> dict[str, str]:
+    """Plugin name -> why, for each plugin with an ``@implements`` naming an algorithm no plugin registers."""
+    import difflib
+
+    out: dict = {}
+    for hook_name in _SIGNATURES:
+        for impl in getattr(manager().hook, hook_name).get_hookimpls():
+            missing = [n for n in getattr(impl.function, "algorithms", ()) if n not in algs]
+            if missing and impl.plugin_name not in out:
+                near = difflib.get_close_matches(missing[0], list(algs), n=1)
+                hint = f" (did you mean {near[0]!r}?)" if near else ""
+                where = getattr(impl.function, "implementation", impl.function)
+                out[impl.plugin_name] = (f"@implements({missing[0]!r}) on {hook_name} ({_place(where)}): "
+                                         f"no plugin registers an algorithm {missing[0]!r}{hint}")
+    return out
+
+
+def _place(fn) -> str:
+    code = getattr(fn, "__code__", None)
+    return f"{Path(code.co_filename).name}:{code.co_firstlineno}" if code else getattr(fn, "__qualname__", "?")
+
+
+def serves(hook_name: str, algorithm: str) -> bool:
+    """Whether some implementation of ``hook_name`` may answer for ``algorithm``: one made by ``@implements``
+    naming it, or one written by hand (which checks the name itself, so it may)."""
+    return any(algorithm in getattr(impl.function, "algorithms", (algorithm,))
+               for impl in getattr(manager().hook, hook_name).get_hookimpls())
 
 
 def algorithms() -> dict[str, Algorithm]:
@@ -262,7 +359,7 @@ def references() -> list[Path]:
 def explain_unknown(name: str) -> str:
     """The one-line error for an algorithm name that is not available: the breakage if a broken plugin has it."""
     for plugin, why in broken().items():
-        if name == plugin or name in _declared_by_entry_point(plugin):
+        if name == plugin or name in _declared.get(plugin, ()) or name in _declared_by_entry_point(plugin):
             return f"algorithm {name!r} belongs to the broken plugin {plugin!r}: {why}"
     known = ", ".join(algorithms()) or "none"
     return f"unknown algorithm {name!r} (available: {known})"

@@ -1,10 +1,19 @@
 """The papers' own numbers, transcribed once into CSV files that plugins register
 (``register_references``; the standard ones are ``workloads/reference/*.csv``).
 
-Every file has the long-form columns ``paper, table, P, row, column, value``
-(``row`` is the adaptation level, ``Average`` or another row label such as a
-ThroTtle value; ``P`` may be empty where a table has no P). Reports put these
-values beside ours.
+Every file has the long-form columns ``paper, table, P, row, column, value``:
+
+- ``paper``, ``table``: what :func:`paper_values` selects on (``paper_values("sbn", "6")``);
+- ``P``: the processor count the value is for, empty where the table has none;
+- ``row``: the printed label of the row in the table the report builds, matched against the
+  report's key column(s) (:func:`harness.reports.with_paper`): the adaptation level (``3``),
+  ``Average``, a method, a ThroTtle value; several key columns joined by ``" / "``;
+- ``column``: the title of the report's column the value goes beside (``MaxSR``);
+- ``value``: the number.
+
+Example: ``mine,1,32,metis,Cut%,12.5`` is the paper's Cut% of the row ``metis`` of its Table 1 at
+P = 32; ``with_paper(ours, paper_values("mine", "1"), key={"Method": "row", "P": "P"})`` puts it
+in ``Cut% (paper)`` beside our ``Cut%`` on the row whose Method is ``metis`` and P is 32.
 """
 from __future__ import annotations
 
@@ -37,6 +46,18 @@ def _all() -> pd.DataFrame:
 
 
 def paper_values(paper: str, table: str) -> pd.DataFrame:
-    """Rows of one paper table (e.g. ``paper_values("sbn", "6")``)."""
+    """The reference rows of one paper table, from every registered CSV.
+
+    Args:
+        paper: the paper's short name in the CSV (``sbn``, or a plugin's own).
+        table: the table's name in the CSV (``"6"``).
+
+    Returns:
+        A DataFrame with the columns ``paper, table, P, row, column, value`` (empty if none).
+
+    Example:
+        >>> ref = paper_values("sbn", "6")
+        >>> with_paper(level_table(ours), ref[ref.P == 32])
+    """
     df = _all()
     return df[(df.paper == paper) & (df.table == str(table))].reset_index(drop=True)

@@ -29,7 +29,18 @@ LEVEL_COLUMNS = {
 
 @dataclass
 class Table:
-    """One rendered table: a title, a DataFrame, a note, and the pictures drawn for it (paths)."""
+    """One table of a report, rendered as text, GitHub markdown, LaTeX or CSV (and on the site).
+
+    Attributes:
+        title: the table's title.
+        frame: the DataFrame, as printed; a column ``X (paper)`` beside ``X`` is the paper's value
+            (:func:`with_paper`) and the site colours ``X`` by ours / paper.
+        note: a line printed under the table.
+        figures: paths of pictures drawn for it (``opts.figure_path("name.png")``).
+
+    Example:
+        >>> Table("Table 1, P = 32", with_paper(level_table(df), paper_values("mine", "1")), note="ours vs paper")
+    """
 
     title: str
     frame: pd.DataFrame
@@ -39,7 +50,29 @@ class Table:
 
 @dataclass
 class ReportOptions:
-    """What the command line passes to a report; ``P`` None means the report's own list."""
+    """What the command line passes to a report's ``build(opts)`` (``lbbench report NAME [options]``).
+
+    Attributes:
+        P: ``-P 8,32``: the processor counts asked for; None means the report's own list.
+        methods: ``--plugins a,b``: the methods asked for (reports that take any methods), else None.
+        workload: ``-w``: the workload's name.
+        workload_params: its parameters (``-w shock[scale=2]``).
+        levels: ``--levels``: the level numbers, None for all.
+        machine: ``--machine``: ``uniform``, ``sp2`` or ``grid:C:I``.
+        seed: ``--seed``.
+        out: ``--out``: the results directory (None: ``$LBBENCH_RESULTS`` or ``./lbbench-results``).
+        timeout: ``--timeout``: seconds per cell.
+        cache: False with ``--no-cache``.
+        progress: show the progress bar.
+        initial: ``--initial``: the level-1 start.
+        reuse_failed: ``--reuse-failed``.
+        show_traceback: ``--traceback``.
+        bars: the shared progress bar (internal).
+
+    Example:
+        >>> def table1(opts):
+        ...     return [Table(f"P = {P}", level_table(opts.compare("mine", P=P))) for P in opts.P or [8, 32]]
+    """
 
     P: list | None = None
     methods: str | None = None
@@ -58,6 +91,21 @@ class ReportOptions:
     bars: list = field(default_factory=list, repr=False, compare=False)  # one progress bar over a report's cells
 
     def compare(self, methods, P=None, **overrides) -> pd.DataFrame:
+        """Run, or load from the result store, the cells of ``methods`` under these options.
+
+        Args:
+            methods: ``"a,b"`` or a list of method strings (``name[key=value]``, ``mapper/balancer``).
+            P: one processor count (default: the first of ``opts.P``, else 32).
+            **overrides: any other argument of ``harness.compare``, e.g. ``machine="grid:4:10"``,
+                ``workload="mini"``, ``workload_params={...}``, ``levels=[1, 2]``, ``initial="block"``.
+
+        Returns:
+            One row per (method, level) with the result columns (``lbbench columns``) and ``status``.
+
+        Example:
+            >>> df = opts.compare("mine,metis", P=32, machine="sp2")
+            >>> ours = df[df.algorithm == "mine"]
+        """
         from .api import compare
 
         kw = dict(workload=self.workload, workload_params=self.workload_params, levels=self.levels,
@@ -74,7 +122,18 @@ class ReportOptions:
             self.bars.pop().close()
 
     def figure_path(self, name: str) -> Path:
-        """Where a report saves a picture: ``<results dir>/figures/<name>`` (the directory is created)."""
+        """Where a report saves a picture: ``<results dir>/figures/<name>`` (the directory is created).
+
+        Args:
+            name: a file name, e.g. ``"mine-fig3.png"``.
+
+        Returns:
+            The path; name it in ``Table(..., figures=[path])`` so the report and the site show it.
+
+        Example:
+            >>> path = opts.figure_path("mine-fig3.png")
+            >>> fig.savefig(path)
+        """
         from .results import DEFAULT_DIR
 
         d = Path(self.out or os.environ.get("LBBENCH_RESULTS", DEFAULT_DIR)) / "figures"
@@ -86,6 +145,17 @@ def level_table(rows: pd.DataFrame, columns: dict = LEVEL_COLUMNS) -> pd.DataFra
     """One algorithm's rows as the SBN paper's Tables 4-7: a row per Adaptation Level, then Average.
 
     Failed cells show their status instead of numbers and are left out of the Average.
+
+    Args:
+        rows: one method's result rows (``df[df.algorithm == "mine"]``).
+        columns: ``{title: result column}`` in the order shown (default: Pre-Exec Cut%, Post-Exec Cut%,
+            MaxSR, LoadImb).
+
+    Returns:
+        A DataFrame whose first column is ``Adaptation Level`` (``1``, ``2``, ..., ``Average``).
+
+    Example:
+        >>> level_table(df[df.algorithm == "mine"], {"MaxSR": "maxsr", "Moved": "moved_weight"})
     """
     rows = rows.sort_values("level")
     ok = rows["status"] == "ok"
@@ -101,15 +171,73 @@ def level_table(rows: pd.DataFrame, columns: dict = LEVEL_COLUMNS) -> pd.DataFra
     return out
 
 
-def with_paper(ours: pd.DataFrame, paper: pd.DataFrame, key: str = "Adaptation Level") -> pd.DataFrame:
-    """Put the paper's values (long form: row, column, value) beside ours as ``<column> (paper)``."""
+def with_paper(ours: pd.DataFrame, paper: pd.DataFrame, key=None) -> pd.DataFrame:
+    """Put the paper's values beside ours, as a column ``<column> (paper)`` right after ours.
+
+    ``paper`` holds reference rows in long form (``paper_values(...)``: ``row``, ``column``, ``value``
+    and perhaps ``P``, ``table``). Each reference row lands on the row of ``ours`` it names, in the
+    column it names:
+
+    - ``key`` says which of our columns identify a row. ``None`` (default): our first column; a name
+      or a list of names: the reference's ``row`` holds their values (several joined by ``" / "``,
+      e.g. ``"sbn / 32"``); a dict ``{our column: reference column}`` matches each against that
+      reference column, e.g. ``{"Method": "row", "P": "P"}``.
+    - ``column`` is the title of our column the value goes beside; a value whose column we do not
+      show gets a column of its own at the end.
+
+    Values are compared as text, whole numbers without a decimal point (our ``32.0`` matches ``32``).
+    Our rows that the paper does not print stay blank. The site colours our value against the
+    paper's in every such pair of columns, whatever the key.
+
+    Args:
+        ours: our table.
+        paper: reference rows (``paper_values(paper, table)``, perhaps filtered, e.g. by P).
+        key: which of our columns identify a row (above).
+
+    Returns:
+        A copy of ``ours`` with the ``(paper)`` columns.
+
+    Example:
+        >>> ours = pd.DataFrame({"Method": ["mine", "mine"], "P": [8, 32], "Cut%": [11.9, 14.0]})
+        >>> with_paper(ours, paper_values("mine", "1"), key={"Method": "row", "P": "P"})
+        ... # columns: Method, P, Cut%, Cut% (paper)
+    """
     if paper.empty:
         return ours
-    wide = paper.pivot_table(index="row", columns="column", values="value", aggfunc="first")
+    if key is None:
+        key = ours.columns[0]
+    pairs = dict(key) if isinstance(key, dict) else {k: "row" for k in ([key] if isinstance(key, str) else key)}
+    for mine, theirs in pairs.items():
+        if mine not in ours.columns:
+            raise KeyError(f"with_paper: {mine!r} is not a column of the table (columns: "
+                           f"{', '.join(map(str, ours.columns))})")
+        if theirs not in paper.columns or theirs in ("column", "value"):
+            raise KeyError(f"with_paper: the reference has no column {theirs!r} to match {mine!r} against")
+    by = {}
+    for mine, theirs in pairs.items():
+        by.setdefault(theirs, []).append(mine)
+    ref_key = _labels([paper[c].map(_label) for c in by])
+    our_key = _labels([_labels([ours[m].map(_label) for m in cols]) for cols in by.values()])
+    wide = paper.assign(_key=ref_key.to_numpy()).pivot_table(index="_key", columns="column", values="value",
+                                                           aggfunc="first")
     out = ours.copy()
     for col in wide.columns:
         pos = out.columns.get_loc(col) + 1 if col in out.columns else len(out.columns)
-        out.insert(pos, f"{col} (paper)", out[key].astype(str).map(wide[col]))
+        out.insert(pos, f"{col} (paper)", our_key.map(wide[col]).to_numpy())
+    return out
+
+
+def _label(v) -> str:
+    """A key value as text: whole numbers without a decimal point, blanks as ""."""
+    if isinstance(v, (float, np.floating)):
+        return "" if np.isnan(v) else str(int(v)) if float(v).is_integer() else str(v)
+    return "" if v is None else str(v).strip()
+
+
+def _labels(parts: list) -> pd.Series:
+    out = parts[0].astype(str)
+    for p in parts[1:]:
+        out = out + " / " + p.astype(str).to_numpy()
     return out
 
 
@@ -122,7 +250,7 @@ def _fmt(v):
 
 
 def render(tables: list[Table], fmt: str = "text") -> str:
-    """Render tables; ``csv`` concatenates them with a ``table`` column."""
+    """Render tables as ``text``, ``github``, ``latex`` or ``csv`` (``csv`` adds a ``table`` column)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r} (use {', '.join(FORMATS)})")
     if fmt == "csv":

@@ -27,7 +27,7 @@ import numpy as np
 from . import adapters, pins, plugins
 from .context import Context
 from .engine import CellAborted, Engine, Timer
-from .model import Boxes, Graph, Level, Machine, State
+from .model import Boxes, Graph, Level, Machine, State, check_integer_dtype
 from .partitioners import metis_kway
 from .pieces import BoxPieces, moved_cells
 from .spec import Method, parse_method, resolve
@@ -239,8 +239,10 @@ def check_parts(parts, n: int, nparts: int, who: str) -> np.ndarray:
     a = np.asarray(parts)
     if a.shape != (n,):
         raise CellFailed(f"{who}: partition has shape {a.shape}, expected ({n},)")
-    if a.size and not np.issubdtype(a.dtype, np.integer):
-        raise CellFailed(f"{who}: partition has dtype {a.dtype}, expected integers")
+    try:
+        check_integer_dtype("partition", a)  # the rule State applies to owners
+    except ValueError as exc:
+        raise CellFailed(f"{who}: {exc}") from None
     if a.size and (a.min() < 0 or a.max() >= nparts):
         raise CellFailed(f"{who}: partition has parts outside [0, {nparts})")
     return a.astype(np.int64)
@@ -387,13 +389,53 @@ def owners_hash(owner: np.ndarray) -> str:
     return f"{zlib.crc32(np.ascontiguousarray(owner, np.int64).tobytes()):08x}"
 
 
+MESSAGE_CHARS = 2000  # a longer message keeps its start and end, with what was left out counted between
+
+
 def failure(exc: BaseException, who: str) -> str:
-    """One line naming the algorithm, the error and where it was raised (innermost file:line)."""
+    """One line naming the algorithm, the error and where the plugin raised it (file:line, never cut off).
+
+    The place is the innermost frame of the plugin's own code (the package of the first frame past the
+    harness and pluggy), so ``State.settled(float owners)`` names the plugin's line, not ``model.py``; with
+    no such frame, the innermost one.
+    """
     if isinstance(exc, (CellFailed, CellTimeout)):
-        return " ".join(str(exc).split())[:400]
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
-    return " ".join(f"{who}: {type(exc).__name__}: {exc}{where}".split())[:400]
+        return _shorten(" ".join(str(exc).split()))
+    where = plugin_frame(exc.__traceback__)
+    where = f" ({Path(where.f_code.co_filename).name}:{where.lineno})" if where else ""
+    return _shorten(" ".join(f"{who}: {type(exc).__name__}: {exc}".split())) + where
+
+
+def _shorten(text: str) -> str:
+    if len(text) <= MESSAGE_CHARS:
+        return text
+    keep = MESSAGE_CHARS // 2
+    return f"{text[:keep]} ... [{len(text) - 2 * keep} characters] ... {text[-keep:]}"
+
+
+@dataclass(frozen=True)
+class _Frame:
+    f_code: object
+    lineno: int
+    module: str
+
+
+def plugin_frame(tb) -> "_Frame | None":
+    """The innermost frame of the plugin's package in a traceback (or the innermost frame)."""
+    frames = [_Frame(f.f_code, line, f.f_globals.get("__name__", "")) for f, line in traceback.walk_tb(tb)]
+    if not frames:
+        return None
+
+    def package(module: str) -> str:
+        parts = module.split(".")
+        return ".".join(parts[:3]) if parts[:2] == ["harness", "builtin"] else parts[0]
+
+    def core(module: str) -> bool:
+        return package(module) in ("harness", "pluggy")
+
+    own = next((package(f.module) for f in frames if not core(f.module)), None)
+    mine = [f for f in frames if own is not None and package(f.module) == own]
+    return mine[-1] if mine else frames[-1]
 
 
 def agree(engine: Engine, status: str, digest: str) -> str:

@@ -1,11 +1,13 @@
 """``lbbench new-plugin NAME``: an installable plugin distribution to start from.
 
-The generated balancer is a real (if simple) diffusive scheme: each round,
-every processor above the mean load hands its boundary vertices with the
-lowest ΔCut to its lightest neighbouring processor until it reaches the mean
-(the SBN paper's §3.4 ΔCut, through ``harness.costs_if_on``). As generated,
-it installs, passes ``lbbench test NAME`` and its own pytest, and shows up in
-``lbbench compare``.
+The generated balancers are a real (if simple) diffusive scheme: each round,
+every processor above the mean load hands the vertices with the lowest ΔCut
+to a lighter processor until it reaches the mean (the SBN paper's §3.4 ΔCut,
+through ``harness.costs_if_on``): ``NAME`` to its lightest neighbouring
+processor, ``NAME-global`` to the lightest of all. One ``@implements``
+function serves both and reads ``ctx.algorithm``. As generated, it installs,
+passes ``lbbench test NAME`` (and ``NAME-global``) and its own pytest, and
+shows up in ``lbbench compare``.
 """
 from __future__ import annotations
 
@@ -34,11 +36,15 @@ include = ["{pkg}*"]
 addopts = "-p no:cacheprovider"
 '''
 
-PLUGIN = '''"""``{name}``: greedy boundary diffusion (a starting point; replace it with your algorithm).
+PLUGIN = '''"""``{name}`` and ``{name}-global``: greedy diffusion (a starting point; replace it with your algorithm).
 
 Each of ``rounds`` rounds, every processor whose load (sum of pwgt) is above
-the mean moves boundary vertices, lowest ΔCut first (SBN paper §3.4), to
-its lightest neighbouring processor until it is down to the mean.
+the mean moves vertices, lowest ΔCut first (SBN paper §3.4), to a lighter
+processor until it is down to the mean: ``{name}`` moves boundary vertices to
+its lightest neighbouring processor, ``{name}-global`` any of its vertices to
+the lightest processor of all. One function serves both algorithms
+(``@implements("{name}", "{name}-global")``); ``ctx.algorithm`` says which
+one is running.
 """
 from __future__ import annotations
 
@@ -56,10 +62,27 @@ def _validate(params):
 def register_algorithms(register):
     register(Algorithm("{name}", family="diffusive", params={{"rounds": 4}}, roles=("balance",),
                        accepts=("graph",), validate=_validate,
-                       description="greedy boundary diffusion towards the mean load"))
+                       description="greedy boundary diffusion to the lightest neighbouring processor"))
+    register(Algorithm("{name}-global", family="diffusive", params={{"rounds": 4}}, roles=("balance",),
+                       accepts=("graph",), validate=_validate,
+                       description="greedy diffusion to the lightest processor of all"))
 
 
-@implements("{name}")
+def _target(ctx, owner, load, p):
+    """(destination processor, candidate vertices) for the overloaded processor p, or (None, None)."""
+    g = ctx.graph
+    if ctx.algorithm == "{name}-global":
+        q = int(np.argmin(load))
+        return (q, np.flatnonzero(owner == p)) if q != p else (None, None)
+    nbrs = owner[g.adjncy[owner[g.src] == p]]
+    nbrs = np.unique(nbrs[nbrs != p])
+    if nbrs.size == 0:
+        return None, None
+    q = int(nbrs[np.argmin(load[nbrs])])
+    return q, np.unique(g.src[(owner[g.src] == p) & (owner[g.adjncy] == q)])
+
+
+@implements("{name}", "{name}-global")
 def balance(ctx, state):
     g, P, m = ctx.graph, ctx.P, ctx.machine
     owner = state.owner.copy()
@@ -67,17 +90,12 @@ def balance(ctx, state):
         load = np.bincount(owner, weights=g.pwgt, minlength=P)
         mean = load.sum() / P
         for p in np.flatnonzero(load > mean):  # processors in id order: identical on every rank
-            nbrs = owner[g.adjncy[owner[g.src] == p]]
-            nbrs = np.unique(nbrs[nbrs != p])
-            if nbrs.size == 0:
+            q, cand = _target(ctx, owner, load, p)
+            if q is None or load[q] >= mean:
                 continue
-            q = int(nbrs[np.argmin(load[nbrs])])
-            if load[q] >= mean:
-                continue
-            border = np.unique(g.src[(owner[g.src] == p) & (owner[g.adjncy] == q)])
             now = State(owner, state.home, P)
-            dc = delta_cut(costs_if_on(g, now, m, border, p), costs_if_on(g, now, m, border, q), normalize=False)
-            order = border[np.argsort(dc, kind="stable")]
+            dc = delta_cut(costs_if_on(g, now, m, cand, p), costs_if_on(g, now, m, cand, q), normalize=False)
+            order = cand[np.argsort(dc, kind="stable")]
             room = min(load[p] - mean, mean - load[q])
             take = order[np.cumsum(g.pwgt[order]) <= room]
             owner[take] = q
@@ -94,6 +112,10 @@ TEST = '''"""The conformance checks lbbench asks of every algorithm (``lbbench t
 
 def test_{pkg}_conforms(conformance):
     conformance("{name}")
+
+
+def test_{pkg}_global_conforms(conformance):
+    conformance("{name}-global")
 '''
 
 README = '''# {name}
@@ -101,11 +123,12 @@ README = '''# {name}
 A load balancer for [lbbench](https://github.com/lbbench/lbbench), made by `lbbench new-plugin`.
 
     pip install -e .
-    lbbench test {name}
-    lbbench compare --plugins {name},metis -P 8 -w mini
+    lbbench test {name} && lbbench test {name}-global
+    lbbench compare --plugins {name},{name}-global,metis -P 8 -w mini
     python -m pytest
 
-Write your algorithm in `{pkg}/plugin.py`; the contract is in lbbench's `docs/plugins.md`.
+Write your algorithm in `{pkg}/plugin.py`; the contract is in lbbench's `docs/plugins.md`
+and its API reference (`lbbench docs` writes it).
 '''
 
 

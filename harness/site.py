@@ -24,6 +24,7 @@ import math
 import os
 import re
 import shutil
+import textwrap
 import time
 from pathlib import Path
 
@@ -36,6 +37,7 @@ PLOT_COLUMNS = {"LoadImb": "loadimb", "Cut%": "post_exec_cut_pct", "MaxSR": "max
 RUN_KEYS = ["workload", "workload_params", "P", "machine", "initial", "seed"]
 CELL_KEYS = RUN_KEYS + ["algorithm", "level"]
 MAX_PLOTS = 40
+CAPTION_CHARS = 150  # per line of a level plot's caption (13-inch figure, 9-point type)
 MAX_LINES = 10
 
 
@@ -160,8 +162,8 @@ def _fmt(v) -> str:
 
 def ratio_class(ours, paper) -> str:
     """``good`` within 10 % of the paper's value, ``mid`` within 50 %, ``bad`` further; "" if not comparable."""
-    try:
-        a, b = float(ours), float(paper)
+    try:  # a report may show ours as text ("1,234", "12.5%"): any table with a paper column is coloured
+        a, b = (float(v.replace(",", "").rstrip("% ")) if isinstance(v, str) else float(v) for v in (ours, paper))
     except (TypeError, ValueError):
         return ""
     if not (math.isfinite(a) and math.isfinite(b)) or b == 0 or a <= 0 and b > 0 or a >= 0 and b < 0:
@@ -255,7 +257,9 @@ def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png") -> list[tuple[s
             ax.grid(alpha=.3)
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes[0].legend(fontsize=6, loc="best")
-        fig.suptitle(caption, fontsize=9)
+        title = textwrap.wrap(caption, CAPTION_CHARS) or [""]  # a long caption wraps, never runs off the edge
+        fig.suptitle("\n".join(title), fontsize=9)
+        fig.subplots_adjust(top=.8 - .06 * (len(title) - 1))
         name = f"levels-{i:02d}-{_slug(caption)[:80]}.{fmt}"  # the index keeps long captions apart
         fig.savefig(img / name, dpi=72 if fmt == "png" else None)
         out.append((caption, name))

@@ -37,6 +37,7 @@ class Method:
 
 
 def parse_call(text: str) -> Call:
+    """Parse ``name`` or ``name[key=value,...]`` (the command line's method syntax) into a ``Call``."""
     m = _CALL.match(text.strip())
     if not m:
         raise ValueError(f"malformed method {text!r}: expected name or name[key=value,...]")

@@ -18,17 +18,30 @@ from .model import Level
 
 @dataclass(frozen=True)
 class Workload:
-    """A named source of adaptation levels.
+    """A named source of adaptation levels, registered through ``register_workloads``.
 
-    ``generate(seed=..., **params)`` returns a list of :class:`Level`;
-    ``params`` are the defaults (values are parsed to the default's type);
-    ``forms`` the level forms it yields (``graph``, ``boxes``, ``array``).
-    ``initial`` is the default ``--initial`` on this workload (``trace`` for
-    an application trace); ``procs(params)``, when given, is the processor
-    count the data implies (a trace's ranks): the default P, and any other P
-    is an error. ``export(params, seed, owners, directory)``, when given,
-    writes one method's assignment (``owners[level] = owner array``) in the
-    workload's own file format (``--export-vt``) and returns the directory.
+    Attributes:
+        name: the name on the command line (``-w name[key=value]``).
+        generate: ``generate(seed=..., **params) -> list[Level]``, deterministic for a seed.
+        version: bump it when the levels change: it keys the workload cache and the stored cells.
+        params: the parameters with their defaults (command-line values are converted to the default's type).
+        forms: the level forms it yields (``graph``, ``boxes``, ``array``).
+        description: one line for ``lbbench workloads``.
+        cache: keep generated levels in the on-disk workload cache (set False for cheap ones).
+        plot: ``plot(name, level, path, params=None, seed=0) -> path``: draws one level to a PNG for
+            ``lbbench workloads plot NAME --level L -o FILE.png``; None: the command says the workload
+            does not draw pictures.
+        initial: the default ``--initial`` on this workload (``trace`` for an application trace).
+        procs: ``procs(params) -> P``, when given, the processor count the data implies (a trace's
+            ranks): the default P, and any other P is an error.
+        export: ``export(params, seed, owners, directory)``, when given, writes one method's assignment
+            (``owners[level] = owner array``) in the workload's own file format (``--export-vt``) and
+            returns the directory.
+
+    Example:
+        >>> def generate(seed=0, n=100):
+        ...     return [Level(1, Graph.from_edges(n, np.arange(n - 1), np.arange(1, n)))]
+        >>> Workload("path", generate, version="1", params={"n": 100}, description="a path graph")
     """
 
     name: str
@@ -45,6 +58,7 @@ class Workload:
 
 
 def available() -> dict[str, Workload]:
+    """Every registered workload by name."""
     from . import plugins
 
     return plugins.workloads()
