@@ -40,8 +40,8 @@ then, in lbbench's environment:
         [--rounds 5 --fanout 2 --iterations 4 --phases 0,1 --out DIR]
 
 The traces: LBAF's public ``nolb-8color-16nodes-11firstphases`` (32 ranks,
-with ``--lbaf-data``) and two ``vt-synthetic`` traces (64 and 256 ranks)
-written under ``--out``. Without an importable LBAF the script says so and
+with ``--lbaf-data``) and ``vt-synthetic`` traces (``--synthetic 32,64`` ranks of
+``--tasks 16`` tasks each) written under ``--out``. Without an importable LBAF the script says so and
 exits 0 (skipped).
 """
 from __future__ import annotations
@@ -116,11 +116,11 @@ def traces(args) -> list[tuple[str, str, str]]:
     if args.lbaf_data:
         d = Path(args.lbaf_data) / "nolb-8color-16nodes-11firstphases"
         out.append(("LBAF nolb-8color-16nodes-11firstphases (32 ranks)", str(d), str(d / "data")))
-    for ranks in (64, 256):
-        d = Path(args.out) / f"vt-synthetic-{ranks}"
+    for ranks in args.synthetic:
+        d = Path(args.out) / f"vt-synthetic-{ranks}x{args.tasks}"
         if not d.is_dir():
-            write_trace(d, ranks=ranks, phases=max(args.phases) + 1, tasks=32, seed=1)
-        out.append((f"vt-synthetic ({ranks} ranks, 32 tasks each)", str(d), str(d / "data")))
+            write_trace(d, ranks=ranks, phases=max(args.phases) + 1, tasks=args.tasks, seed=1)
+        out.append((f"vt-synthetic ({ranks} ranks x {args.tasks} tasks)", str(d), str(d / "data")))
     return out
 
 
@@ -132,15 +132,18 @@ def main(argv=None) -> int:
     ap.add_argument("--fanout", type=int, default=2)
     ap.add_argument("--iterations", type=int, default=4)
     ap.add_argument("--phases", default="0", help="phase ids, e.g. 0,1")
+    ap.add_argument("--synthetic", default="32,64", help="ranks of the vt-synthetic traces written ('' for none)")
+    ap.add_argument("--tasks", type=int, default=16, help="tasks per rank of the vt-synthetic traces")
     ap.add_argument("--out", default="lbaf-peer", help="where the synthetic traces and our results go")
     args = ap.parse_args(argv)
     args.phases = [int(x) for x in args.phases.split(",")]
+    args.synthetic = [int(x) for x in args.synthetic.split(",") if x.strip()]
     if not lbaf_available(args.lbaf_python):
         print(f"LBAF is not importable with {args.lbaf_python}: skipped (see this script's docstring)")
         return 0
     Path(args.out).mkdir(parents=True, exist_ok=True)
     print(f"rounds={args.rounds} fanout={args.fanout} iterations={args.iterations}; imbalance = max/mean - 1")
-    print(f"{'trace':52} {'phase':>5} {'before':>8} {'LBAF':>8} {'ours':>8} {'LBAF s':>8} {'ours s':>8}")
+    print(f"{'trace':52} {'phase':>5} {'before':>8} {'LBAF':>8} {'ours':>8} {'LBAF s':>8} {'ours s':>8}", flush=True)
     for label, path, stem in traces(args):
         for ph in args.phases:
             a = run_lbaf(args.lbaf_python, stem, ph, args.rounds, args.fanout, args.iterations)
