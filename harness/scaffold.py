@@ -93,6 +93,8 @@ def balance(ctx, state):
             q, cand = _target(ctx, owner, load, p)
             if q is None or load[q] >= mean:
                 continue
+            if ctx.level.pinned is not None:  # pinned objects never move (docs/plugins.md, "Pinned objects")
+                cand = cand[ctx.level.pinned[cand] < 0]
             now = State(owner, state.home, P)
             dc = delta_cut(costs_if_on(g, now, m, cand, p), costs_if_on(g, now, m, cand, q), normalize=False)
             order = cand[np.argsort(dc, kind="stable")]
