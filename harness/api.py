@@ -55,6 +55,12 @@ def progress_bar(cells: int, bars: list | None):
     return bar
 
 
+def ranks_key(R: int) -> dict:
+    """The MPI rank count's part of a cell's key: none for one process (keys of stores from before it joined
+    stay valid), ``{"ranks": R}`` otherwise, so ``--mpi R`` recomputes, and so checks, every cell."""
+    return {"ranks": R} if R > 1 else {}
+
+
 def processors(workload: str, workload_params: dict | None, P: int | None) -> tuple[int, dict]:
     """P for a run: the given one, else the processors the workload's data implies (a trace's ranks), else 32.
 
@@ -70,12 +76,6 @@ def processors(workload: str, workload_params: dict | None, P: int | None) -> tu
         raise ValueError(f"-P {P}: workload {workload} has {wanted} processors; map ranks onto fewer processors "
                          f"with its parameter ranks_per_proc (e.g. {workload}[ranks_per_proc=2]) or leave -P out")
     return P, params
-
-
-def ranks_key(R: int) -> dict:
-    """The MPI rank count's part of a cell's key: none for one process (keys of stores from before it joined
-    stay valid), ``{"ranks": R}`` otherwise, so ``--mpi R`` recomputes, and so checks, every cell."""
-    return {"ranks": R} if R > 1 else {}
 
 
 def compare(methods, workload: str = "shock", P: int | None = 32, levels: list | None = None,

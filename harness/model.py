@@ -428,11 +428,12 @@ class Level:
         data: the level: a :class:`Graph`, :class:`Boxes` or :class:`LoadArray`.
         parent: ``parent[v]`` is the vertex of the previous level that v came from (owners and homes carry
             over through it); None means the identity (same vertices as the previous level, or the first level).
+            ``parent[v] = -1`` marks a vertex with no parent (a new task of a trace): it starts on processor
+            ``meta["home"][v]``.
         meta: anything else a workload wants to keep (plain data), e.g. ``triangles`` for a picture.
-        pinned: None, or one int64 per vertex of the level's graph (docs/plugins.md, "Pinned objects"):
-            -1 for a migratable object, ``p >= 0`` for an object pinned to processor p (its owner and
-            home must stay p). ``parent[v] = -1`` marks a vertex with no parent (a new task of a trace):
-            it starts on processor ``meta["home"][v]``.
+        pinned: None, or one int64 per vertex of the level's graph: -1 for a migratable object, ``p >= 0``
+            for an object pinned to processor p (its owner and home must stay p; docs/plugins.md,
+            "Pinned objects").
 
     Example:
         >>> Level(2, Graph.from_edges(n, u, v), parent=np.repeat(np.arange(n // 2), 2))

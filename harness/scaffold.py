@@ -4,7 +4,8 @@ The generated balancers are a real (if simple) diffusive scheme: each round,
 every processor above the mean load hands the vertices with the lowest ΔCut
 to a lighter processor until it reaches the mean (the SBN paper's §3.4 ΔCut,
 through ``harness.costs_if_on``): ``NAME`` to its lightest neighbouring
-processor, ``NAME-global`` to the lightest of all. One ``@implements``
+processor, ``NAME-global`` to the lightest of all; pinned vertices
+(``ctx.level.pinned``) never move. One ``@implements``
 function serves both and reads ``ctx.algorithm``. As generated, it installs,
 passes ``lbbench test NAME`` (and ``NAME-global``) and its own pytest, and
 shows up in ``lbbench compare``.
@@ -44,7 +45,8 @@ processor until it is down to the mean: ``{name}`` moves boundary vertices to
 its lightest neighbouring processor, ``{name}-global`` any of its vertices to
 the lightest processor of all. One function serves both algorithms
 (``@implements("{name}", "{name}-global")``); ``ctx.algorithm`` says which
-one is running.
+one is running. Pinned vertices (``ctx.level.pinned[v] >= 0``) stay where
+they are: their weight counts, but they are never candidates.
 """
 from __future__ import annotations
 
@@ -86,6 +88,7 @@ def _target(ctx, owner, load, p):
 def balance(ctx, state):
     g, P, m = ctx.graph, ctx.P, ctx.machine
     owner = state.owner.copy()
+    movable = np.ones(g.n, bool) if ctx.level.pinned is None else ctx.level.pinned < 0
     for _ in range(ctx.params["rounds"]):
         load = np.bincount(owner, weights=g.pwgt, minlength=P)
         mean = load.sum() / P
@@ -93,8 +96,7 @@ def balance(ctx, state):
             q, cand = _target(ctx, owner, load, p)
             if q is None or load[q] >= mean:
                 continue
-            if ctx.level.pinned is not None:  # pinned objects never move (docs/plugins.md, "Pinned objects")
-                cand = cand[ctx.level.pinned[cand] < 0]
+            cand = cand[movable[cand]]
             now = State(owner, state.home, P)
             dc = delta_cut(costs_if_on(g, now, m, cand, p), costs_if_on(g, now, m, cand, q), normalize=False)
             order = cand[np.argsort(dc, kind="stable")]

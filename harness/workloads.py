@@ -32,11 +32,10 @@ class Workload:
             ``lbbench workloads plot NAME --level L -o FILE.png``; None: the command says the workload
             does not draw pictures.
         initial: the default ``--initial`` on this workload (``trace`` for an application trace).
-        procs: ``procs(params) -> P``, when given, the processor count the data implies (a trace's
-            ranks): the default P, and any other P is an error.
-        export: ``export(params, seed, owners, directory)``, when given, writes one method's assignment
-            (``owners[level] = owner array``) in the workload's own file format (``--export-vt``) and
-            returns the directory.
+        procs: ``procs(params) -> int``, the processor count the data implies (a trace's ranks): the
+            default P, and any other P is an error. None: P defaults to 32.
+        export: ``export(params, seed, owners, directory)`` writes one method's assignment
+            (``owners[level] = owner array``) in the workload's own file format (``--export-vt``).
 
     Example:
         >>> def generate(seed=0, n=100):

@@ -145,7 +145,7 @@ def test_troubleshooting_table_quotes_messages_the_code_gives():
     for fragment in ("implements unknown hook", "no plugin registers an algorithm", "belongs to the broken plugin",
                      "is declared but no", "has dtype", "expected integers", "returned {type(state).__name__}, not a State",
                      "has parts outside", "ranks computed different owners", "timed out after",
-                     "is not a column of the table", "does not draw pictures"):
+                     "is not a column of the table", "does not draw pictures", "pinned objects"):
         shown = fragment.replace("{type(state).__name__}", "NoneType")
         assert shown in table, fragment
         assert fragment in code, fragment

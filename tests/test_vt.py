@@ -154,6 +154,7 @@ def test_no_method_moves_pinned_objects_and_a_plugin_that_does_fails(register, t
     ok = df[df.algorithm != "mover"]
     assert (ok["status"] == "ok").all(), ok[ok.status != "ok"][["algorithm", "level", "status"]]
     assert (df[df.algorithm == "metis"]["pinned_reassigned"] > 0).any()
+    assert (df[df.algorithm == "minex"]["pinned_reassigned"] == 0).all()  # MinEX never moves them itself
     for _, row in df[df.algorithm == "mover"].iterrows():
         lv = levels[row["level"]]
         n = int(np.count_nonzero(lv.pinned[lv.pinned_vertices] != 0))

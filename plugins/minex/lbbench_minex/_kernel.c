@@ -34,6 +34,7 @@ typedef struct {
     i64 n0, cap, vtot;
     i64 *pwgt, *rwgt, *merge, *lookup, *vpos, *hpos, *owner;
     char *border;
+    char *fixed;            /* pinned (Level.pinned): never moved; a merged vertex holding one is fixed */
     i64 *estart, *elen;     /* EList records of each vertex */
     i64 *hstart, *hlen;     /* rhome records of each vertex */
     /* arenas */
@@ -174,6 +175,7 @@ static int merge_pair(K *k, i64 v, i64 w) {
     k->lookup[M] = -1;
     k->owner[M] = k->owner[v];
     k->border[M] = k->border[v] || k->border[w];
+    k->fixed[M] = k->fixed[v] || k->fixed[w];
     k->hpos[M] = -1;
     k->merge[v] = k->merge[w] = M;
     k->lookup[v] = k->lookup[w] = M;
@@ -337,6 +339,7 @@ static inline double CONN(K *k, i64 c, i64 d) { return k->conn[c * k->C + d]; }
 
 /* returns 1 and fills b* when V has an admissible move */
 static int evaluate(K *k, i64 V) {
+    if (k->fixed[V]) return 0;
     i64 p = k->owner[V];
     i64 nk = 0;
     i64 s = k->estart[V], e = s + k->elen[V];
@@ -572,7 +575,7 @@ static int cmp_i64(const void *a, const void *b) {
 /* ------------------------------------------------------------------ run */
 static void kfree(K *k) {
     void *ptrs[] = {k->pwgt, k->rwgt, k->merge, k->lookup, k->vpos, k->hpos, k->owner, k->border,
-                    k->estart, k->elen, k->hstart, k->hlen, k->enbr, k->ecw, k->hh, k->hr, k->vmap,
+                    k->fixed, k->estart, k->elen, k->hstart, k->hlen, k->enbr, k->ecw, k->hh, k->hr, k->vmap,
                     k->stk, k->mark, k->path, k->slq, k->slp, k->pmark, k->kp_, k->kv_, k->aff, k->dW,
                     k->dC, k->dR, k->nq, k->baff, k->bdW, k->bdC, k->bdR, k->hg, k->hv, k->seen};
     for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) free(ptrs[i]);
@@ -621,7 +624,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
         size_t I = sizeof(i64), D = sizeof(double);
         k->pwgt = xmalloc(k, cap * I); k->rwgt = xmalloc(k, cap * I); k->merge = xmalloc(k, cap * I);
         k->lookup = xmalloc(k, cap * I); k->vpos = xmalloc(k, cap * I); k->hpos = xmalloc(k, cap * I);
-        k->owner = xmalloc(k, cap * I); k->border = xmalloc(k, cap);
+        k->owner = xmalloc(k, cap * I); k->border = xmalloc(k, cap); k->fixed = xmalloc(k, cap);
         k->estart = xmalloc(k, cap * I); k->elen = xmalloc(k, cap * I);
         k->hstart = xmalloc(k, cap * I); k->hlen = xmalloc(k, cap * I);
         k->ecap = 2 * m2 + 16; k->enbr = xmalloc(k, k->ecap * I); k->ecw = xmalloc(k, k->ecap * I);
@@ -642,7 +645,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
         for (i64 v = 0; v < n; v++) {
             k->pwgt[v] = pw[v]; k->rwgt[v] = rw[v]; k->merge[v] = -1; k->lookup[v] = -1;
             k->vpos[v] = v; k->vmap[v] = v; k->hpos[v] = -1; k->owner[v] = own[v];
-            k->border[v] = bord[v] ? 1 : 0; k->estart[v] = xadj[v]; k->elen[v] = xadj[v + 1] - xadj[v];
+            k->border[v] = bord[v] & 1; k->fixed[v] = (bord[v] & 2) != 0; k->estart[v] = xadj[v]; k->elen[v] = xadj[v + 1] - xadj[v];
             k->hstart[v] = v; k->hlen[v] = 1; k->hh[v] = home[v]; k->hr[v] = rw[v];
         }
         for (i64 i = 0; i < cap; i++) { k->mark[i] = -1; k->seen[i] = 0; }
@@ -718,4 +721,9 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel",
                                     "MinEX in C, identical to the Python reference", -1, methods,
                                     NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__kernel(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__kernel(void) {
+    PyObject *m = PyModule_Create(&module);
+    /* bit 2 of a border byte marks a pinned vertex (Level.pinned) */
+    if (m != NULL && PyModule_AddIntConstant(m, "PINS", 1) < 0) { Py_DECREF(m); return NULL; }
+    return m;
+}

@@ -133,9 +133,11 @@ class Criteria:
 
         Candidates are the processors of V's neighbours. The best is the one
         with the smallest Gain among those with ΔMinVar < 0 and
-        -Gain/ΔMinVar < ThroTtle. Also refreshes V's border flag.
+        -Gain/ΔMinVar < ThroTtle. Also refreshes V's border flag. None for a fixed (pinned) vertex.
         """
         mesh = self.mesh
+        if mesh.fixed[V]:  # a pinned vertex (or a contraction holding one) never moves
+            return None
         merge, owner, find = mesh.merge, mesh.owner, mesh.find
         p = owner[V]
         k: dict = {}

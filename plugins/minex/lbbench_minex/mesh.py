@@ -40,7 +40,7 @@ import numpy as np
 class Mesh:
     """The contracted/expanded graph of one MinEX call."""
 
-    def __init__(self, xadj, adjncy, cwgt, pwgt, rwgt, owner, home, border=None):
+    def __init__(self, xadj, adjncy, cwgt, pwgt, rwgt, owner, home, border=None, fixed=None):
         n = len(xadj) - 1
         self.n0 = n
         adj = np.asarray(adjncy).tolist()
@@ -57,6 +57,7 @@ class Mesh:
         if border is None:
             border = [True] * n
         self.border = list(border)
+        self.fixed = [False] * n if fixed is None else list(fixed)  # pinned (Level.pinned): never moved
         self.vmap = list(range(n))  # VMap: the active vertices
         self.vpos = list(range(n))  # *vmap
         self.vtot = n  # vTot
@@ -117,6 +118,7 @@ class Mesh:
         self.lookup.append(-1)
         self.owner.append(self.owner[v])
         self.border.append(self.border[v] or self.border[w])
+        self.fixed.append(self.fixed[v] or self.fixed[w])
         merge[v] = merge[w] = M
         self.lookup[v] = self.lookup[w] = M
         # VMap: M takes v's place, w is removed (the last entry fills its slot)
@@ -153,7 +155,7 @@ class Mesh:
         vmap.append(w)
         self.nedges -= len(self.nbr[M])
         for lst in (self.nbr, self.cw, self.pwgt, self.rwgt, self.rhome, self.merge, self.lookup,
-                    self.owner, self.border, self.vpos):
+                    self.owner, self.border, self.fixed, self.vpos):
             lst.pop()
         self.vtot = M
         return v, w, M

@@ -117,10 +117,12 @@ def _model_code(model):
 
 
 def minex_python(graph, machine, owner, home, border, loads: Loads, seed: int, target: int, sample: int,
-                 passes: int, max_moves: int, trace: list | None, stats: Stats) -> np.ndarray:
+                 passes: int, max_moves: int, trace: list | None, stats: Stats,
+                 fixed: np.ndarray | None = None) -> np.ndarray:
     """The reference implementation."""
     t0 = time.perf_counter()
-    mesh = Mesh(graph.xadj, graph.adjncy, graph.cwgt, graph.pwgt, graph.rwgt, owner, home, border.tolist())
+    mesh = Mesh(graph.xadj, graph.adjncy, graph.cwgt, graph.pwgt, graph.rwgt, owner, home, border.tolist(),
+                None if fixed is None else fixed.tolist())
     crit = Criteria(mesh, machine, loads, trace)
     ref = Refiner(crit, max_moves)
     t1 = time.perf_counter()
@@ -157,7 +159,7 @@ def minex_python(graph, machine, owner, home, border, loads: Loads, seed: int, t
 
 
 def minex_c(graph, machine, owner, home, border, loads: Loads, seed: int, target: int, sample: int,
-            passes: int, max_moves: int, stats: Stats) -> np.ndarray:
+            passes: int, max_moves: int, stats: Stats, fixed: np.ndarray | None = None) -> np.ndarray:
     """The C kernel: the same algorithm as :func:`minex_python`."""
     code, frac = _model_code(loads.model)
     i64 = np.int64
@@ -168,7 +170,7 @@ def minex_c(graph, machine, owner, home, border, loads: Loads, seed: int, target
     W, C, R, Q = (np.array(x, float) for x in (loads.W, loads.C, loads.R, loads.Q))
     t0 = time.perf_counter()
     out = _kernel.run(a(graph.xadj), a(graph.adjncy), a(graph.cwgt), a(graph.pwgt), a(graph.rwgt), a(owner),
-                      a(home), a(border, np.uint8), machine.P, machine.C, a(machine.cluster),
+                      a(home), a(border, np.uint8) | (0 if fixed is None else 2 * a(fixed, np.uint8)), machine.P, machine.C, a(machine.cluster),
                       a(machine.conn, float), a(machine.proc_of, float), W, C, R, Q, loads.S1, loads.limit,
                       loads.tol, int(loads.inf), code, frac, target, sample, passes, max_moves,
                       int(seed) & ((1 << 64) - 1), int(loads.gsum))
@@ -199,7 +201,8 @@ def check_params(throttle, latency, coarse, sample, passes, normalize, impl, gai
 
 def minex(graph, owner, home, machine, seed: int, throttle: float = 64.0, latency="none", coarse: int = 8,
           sample: int = 1, passes: int = 8, normalize: str = "total", max_moves: int | None = None,
-          impl: str = "auto", trace: list | None = None, gain: str = "sum") -> tuple[np.ndarray, Stats]:
+          impl: str = "auto", trace: list | None = None, gain: str = "sum",
+          pinned: np.ndarray | None = None) -> tuple[np.ndarray, Stats]:
     """New owners for every vertex of ``graph`` from the current ``owner`` (data on ``home``).
 
     ``throttle``: ThroTtle of §3.3. ``latency``: a latency model (harness.latency).
@@ -208,7 +211,8 @@ def minex(graph, owner, home, machine, seed: int, throttle: float = 64.0, latenc
     sweeps over the coarse graph's border vertices (§3.6). ``max_moves``: a safety cap
     (default 4 n + 100). ``impl``: ``c``, ``python`` or ``auto`` (C when built, and when the
     latency model is one it knows). ``trace``: a list that receives one record per move
-    (Python implementation only).
+    (Python implementation only). ``pinned``: ``Level.pinned``; pinned vertices (and any
+    contraction holding one) are never moved.
     """
     P = machine.P
     owner = np.asarray(owner, np.int64)
@@ -225,16 +229,20 @@ def minex(graph, owner, home, machine, seed: int, throttle: float = 64.0, latenc
     border = initial_border(graph.xadj, graph.adjncy, owner)
     stats.seconds["loads"] = time.perf_counter() - t0
     cap = max_moves if max_moves is not None else 4 * n + 100
+    fixed = None if pinned is None else np.asarray(pinned) >= 0
     use_c = impl == "c" or (impl == "auto" and trace is None)
-    if use_c and (_kernel is None or _model_code(loads.model) is None):
+    stale = fixed is not None and not getattr(_kernel, "PINS", 0)  # a kernel built before pins: rebuild it
+    if use_c and (_kernel is None or _model_code(loads.model) is None or stale):
         if impl == "c":
-            why = "the C kernel is not built" if _kernel is None else "the latency model is a Python function"
+            why = "the C kernel is not built" if _kernel is None else "the latency model is a Python function" \
+                if _model_code(loads.model) is None else "the C kernel predates pinned objects (rebuild it)"
             raise ValueError(f"minex: impl=c unavailable: {why}")
         use_c = False
     stats.impl = "c" if use_c else "python"
     if use_c:
-        parts = minex_c(graph, machine, owner, home, border, loads, seed, coarse * P, sample, passes, cap, stats)
+        parts = minex_c(graph, machine, owner, home, border, loads, seed, coarse * P, sample, passes, cap, stats,
+                        fixed)
     else:
         parts = minex_python(graph, machine, owner, home, border, loads, seed, coarse * P, sample, passes, cap,
-                             trace, stats)
+                             trace, stats, fixed)
     return parts, stats

@@ -35,7 +35,7 @@ def partition(ctx):
     parts, stats = minex(ctx.graph, ctx.state.owner, ctx.state.home, ctx.machine, seed,
                          throttle=float(p["throttle"]), latency=p["latency"], coarse=int(p["coarse"]),
                          sample=int(p["sample"]), passes=int(p["passes"]), normalize=p["normalize"],
-                         impl=p["impl"], gain=p["gain"])
+                         impl=p["impl"], gain=p["gain"], pinned=ctx.level.pinned)
     ctx.record.update({
         "minex_coarse_vertices": stats.coarse_vertices,
         "minex_merges": stats.merges,

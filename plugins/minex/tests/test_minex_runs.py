@@ -107,3 +107,27 @@ def test_report_compare_uses_mean_maxsr_and_cut(tmp_path):
     assert "MaxSR (paper)" not in f.columns  # the paper's values are for P = 32 only
     [t32] = reports.compare(ReportOptions(P=[32], workload="mini", out=str(tmp_path), progress=False))
     assert t32.frame.set_index("Row").loc["PLUM", "MaxSR (paper)"] == 63270
+
+
+def test_pinned_vertices_never_move_and_both_kernels_agree():
+    """Level.pinned: a pinned vertex (and a contraction holding one) is never moved, by C or Python."""
+    from harness import Graph, Machine
+    from lbbench_minex.minex import _kernel, minex
+
+    rng = np.random.default_rng(0)
+    n = 400
+    u = rng.integers(0, n, 1600)
+    v = rng.integers(0, n, 1600)
+    keep = u < v
+    key = np.unique(u[keep] * n + v[keep])
+    g = Graph.from_edges(n, key // n, key % n, rng.integers(1, 5, key.size), pwgt=rng.integers(1, 50, n))
+    owner = np.where(np.arange(n) < 300, 0, rng.integers(1, 4, n))  # processor 0 overloaded
+    pinned = np.where(rng.random(n) < 0.3, owner, -1)
+    impls = ["python"] + (["c"] if _kernel is not None else [])
+    got = {}
+    for impl in impls:
+        parts, _ = minex(g, owner, owner, Machine.uniform(4), seed=1, impl=impl, pinned=pinned)
+        assert np.array_equal(parts[pinned >= 0], pinned[pinned >= 0])
+        assert (parts != owner).any()  # it still balances the rest
+        got[impl] = parts
+    assert all(np.array_equal(got["python"], p) for p in got.values())
