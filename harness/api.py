@@ -12,6 +12,7 @@ from .model import Machine
 from .results import Store, git_commit, source_hash, versions
 from .runner import INITIAL, RunMemory, carry, graph_of, initial_state, plan, run_cell
 from .spec import Method, parse_methods
+from .timing import repeat_timing, snapshot
 
 
 def _methods(methods) -> list[Method]:
@@ -82,7 +83,8 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
             machine: str = "uniform", seed: int = 0, out: str | None = None, timeout: float | None = None,
             cache: bool = True, progress: bool = False, workload_params: dict | None = None,
             engine: Engine | None = None, initial: str | None = None, reuse_failed: bool = False,
-            show_traceback: bool = False, bars: list | None = None, states: dict | None = None) -> pd.DataFrame:
+            show_traceback: bool = False, bars: list | None = None, states: dict | None = None,
+            repeats: int = 1) -> pd.DataFrame:
     """Run every method through the workload's levels at P processors; resume from ``out`` when possible.
 
     Every method starts its first level from the same ``initial`` distribution
@@ -93,12 +95,16 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
     cells are reused; failed ones are recomputed unless ``reuse_failed``.
     ``states``, when given, receives each method's owners after every level
     (``states[method][level] = owner``, for ``--export-vt``).
+    ``repeats`` > 1 runs each cell's timed part that many times and adds the
+    median and spread of ``texec_s`` (``harness.timing``; stored apart).
     Returns one row per (method, level) on every rank. Bad input raises
     ValueError, LookupError or OSError with a one-line message.
     """
     methods = _methods(methods)
     P, _ = processors(workload, workload_params, P)
     initial = initial or workloads.get(workload).initial
+    if int(repeats) != repeats or repeats < 1:
+        raise ValueError(f"repeats must be a positive integer, got {repeats}")
     if int(P) != P or P < 1:
         raise ValueError(f"P must be a positive integer, got {P}")
     P = int(P)
@@ -134,7 +140,8 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
             else:
                 before = carry(state, lv)
             key = Store.key({**base, "first_level": run_levels[0].index, "level": lv.index,
-                             "plugins": pversions, "timeout": timeout, **ranks_key(eng.R)})
+                             "plugins": pversions, "timeout": timeout, **ranks_key(eng.R),
+                             **({"timing_repeats": int(repeats)} if repeats > 1 else {})})
             found = store.get(key, RunMemory) if cache and eng.is_root else None
             if found and found[0].get("status") != "ok" and not reuse_failed:
                 found = None
@@ -146,8 +153,13 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
             if found:
                 row, state, memory = found[0], found[1], pl.unpack(found[2])
             else:
+                kept = snapshot(memory) if repeats > 1 else None
                 figs, state = run_cell(pl.roles(first), lv, g, before, mach, eng, seed, memory, timeout,
                                        previous, show_traceback)
+                if repeats > 1 and figs["status"] == "ok":
+                    figs.update(repeat_timing(figs, lambda: run_cell(
+                        pl.roles(first), lv, g, before, mach, eng, seed, snapshot(kept), timeout, previous)[0],
+                        int(repeats)))
                 row = {**base, "level": lv.index, "ranks": eng.R, **figs, "git_commit": git_commit(),
                        "versions": versions()}
                 try:

@@ -12,8 +12,20 @@ store (``ReportOptions.compare``), so claims run after the reports cost
 nothing; cells shared by several claims are asked for once.
 
 A claim is the paper's and its predicate reads the sentence as written; it
-is never tuned to make the claim pass. A claim whose cells failed, or whose
-predicate finds no figure to judge (NaN), is ``n/a``, not a verdict.
+is never tuned to make the claim pass. The verdicts (``VERDICTS``, defined
+here only):
+
+* ``holds`` / ``does not hold``: the predicate on our cells;
+* ``not in the paper's own numbers``: the same predicate on the figures the
+  paper prints (``on_paper``, from the reference CSVs, see
+  :func:`reference_frame`) fails, whatever ours say (ours are still shown);
+* ``within noise``: a wall-time comparison whose medians differ by less than
+  the spread of the repeated runs (:func:`timing_pairs`);
+* ``n/a``: a cell failed or is missing, or the predicate finds no figure to
+  judge (NaN); the reason is shown.
+
+There is no "report only": a sentence that states an ordering or a
+comparison gets a verdict.
 """
 from __future__ import annotations
 
@@ -30,6 +42,8 @@ import numpy as np
 import pandas as pd
 
 HOLDS, FAILS, NA = "holds", "does not hold", "n/a"
+NOT_IN_PAPER, NOISE = "not in the paper's own numbers", "within noise"
+VERDICTS = (HOLDS, FAILS, NOT_IN_PAPER, NOISE, NA)
 PAPERS = ("sbn", "minex", "tree", "mlb", "amr")
 
 
@@ -45,10 +59,14 @@ class Claim:
         text: the paper's sentence, quoted.
         cells: a tuple of dicts ``{"methods": "sbn,plum-pmetis", "P": (8, 32), "machine": "uniform",
             "workload": None, "initial": None}`` (``machine``, ``workload``, ``initial`` optional; None
-            means the command's).
-        check: ``check(df) -> (holds, ours)``: the predicate on the cells' rows; ``holds`` True, False or None.
-        reported: the paper's own figures for the same statement, as text.
+            means the command's; ``"repeats": 5`` for a wall-time claim: the timed part run 5 times).
+        check: ``check(df) -> (holds, ours)``: the predicate on the cells' rows; ``holds`` True, False,
+            None (cannot tell) or ``Claim.NOISE``.
+        reported: the paper's figures as text, where ``on_paper`` cannot compute them.
         plugin: set by the harness (the distribution that registered it).
+        on_paper: ``on_paper() -> (holds, text)``: the same predicate on the paper's printed figures
+            (``Claim.reference``); failing there gives ``not in the paper's own numbers``, and ``text``
+            replaces ``reported``.
 
     Example:
         >>> def check(df):
@@ -66,6 +84,7 @@ class Claim:
     check: Callable
     reported: str = ""
     plugin: str = ""
+    on_paper: Callable | None = None
 
     # -- helpers for predicates ------------------------------------------------------------------------
 
@@ -116,16 +135,38 @@ class Claim:
         """A figure for the ``ours`` line: thousands separators from 1000 on, two decimals below."""
         return fmt_num(x)
 
+    # -- the paper's figures and repeated timings (plugins import only ``harness``'s names) --------------
+
+    NOISE = NOISE  # a predicate may return it instead of True/False
+
+    @staticmethod
+    def reference(paper: str, tables: dict, columns: dict) -> pd.DataFrame:
+        """The paper's printed figures as result rows (:func:`reference_frame`), for ``on_paper``."""
+        return reference_frame(paper, tables, columns)
+
+    @staticmethod
+    def repeated(row) -> list:
+        """A row's repeated ``texec_s`` figures (``compare(..., repeats=k)``; empty if timed once)."""
+        from .timing import runs
+
+        return runs(row)
+
+    @staticmethod
+    def timing(pairs: list, need_all: bool = True):
+        """Verdict of "a faster than b" over repeated timings (:func:`timing_pairs`)."""
+        return timing_pairs(pairs, need_all)
+
 
 @dataclass
 class Outcome:
-    """A claim's verdict: ``holds``, ``does not hold`` or ``n/a``; ``ours`` the measured figures."""
+    """A claim's verdict (one of ``VERDICTS``); ``ours`` the measured figures, ``paper`` the paper's."""
 
     claim: Claim
     verdict: str
     ours: str
     seconds: float = 0.0
     frame: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    paper: str = ""  # the paper's figures: ``on_paper``'s, computed, else the claim's ``reported``
 
     @property
     def ok(self) -> bool:
@@ -143,7 +184,7 @@ def cell_specs(claim: Claim) -> list[dict]:
         methods = c["methods"] if isinstance(c["methods"], str) else ",".join(c["methods"])
         for P in Ps:
             out.append({"methods": methods, "P": int(P), "machine": c.get("machine"), "workload": c.get("workload"),
-                        "initial": c.get("initial")})
+                        "initial": c.get("initial"), "repeats": int(c.get("repeats") or 1)})
     return out
 
 
@@ -196,12 +237,13 @@ def evaluate(claims: list[Claim], opts, workload: str | None = None, workload_pa
             for c in cell_specs(claim):
                 wname, wparams = where(c)
                 gkey = (wname, repr(sorted(wparams.items())), c["P"], c["machine"] or opts.machine,
-                        c["initial"] or opts.initial)
+                        c["initial"] or opts.initial, c["repeats"])
                 groups.setdefault(gkey, (wparams, []))
-                for m in _split(c["methods"]):
+                mine = _split(c["methods"])
+                for m in mine:
                     if m not in groups[gkey][1]:
                         groups[gkey][1].append(m)
-                specs.append(gkey)
+                specs.append((gkey, tuple(mine)))
         except ValueError as exc:
             specs = exc
         plans.append((claim, specs))
@@ -213,14 +255,11 @@ def evaluate(claims: list[Claim], opts, workload: str | None = None, workload_pa
         bar = tqdm(total=len(groups) + len(claims), file=sys.stderr, unit="step", leave=False)
     frames: dict = {}
     for gkey, (wparams, methods) in groups.items():
-        wname, _, P, machine, initial = gkey
+        wname, _, P, machine, initial, repeats = gkey
         if bar:
             bar.set_description(f"cells {wname} P={P} {machine}")
-        try:
-            frames[gkey] = opts.compare(methods, P=P, machine=machine, workload=wname, workload_params=wparams,
-                                        initial=initial, progress=False)
-        except (ValueError, LookupError, OSError) as exc:
-            frames[gkey] = _one_line(exc)
+        frames[gkey] = fetch(opts, methods, P=P, machine=machine, workload=wname, workload_params=wparams,
+                             initial=initial, progress=False, **({"repeats": repeats} if repeats > 1 else {}))
         if bar:
             bar.update()
 
@@ -236,28 +275,74 @@ def evaluate(claims: list[Claim], opts, workload: str | None = None, workload_pa
     return out
 
 
-def judge(claim: Claim, specs, frames: dict) -> Outcome:
-    """Run one claim's predicate on its cells' rows."""
-    t0 = time.perf_counter()
-    if isinstance(specs, Exception):
-        return Outcome(claim, NA, f"bad claim: {_one_line(specs)}")
-    parts = []
-    for gkey in dict.fromkeys(specs):
-        got = frames[gkey]
-        if isinstance(got, str):
-            return Outcome(claim, NA, f"cells unavailable: {got}")
+def fetch(opts, methods: list, **kw) -> tuple:
+    """The cells of ``methods`` at one (workload, P, machine, initial): ``(frame, {method: why missing})``.
+
+    One ``compare`` for all; if it fails (a cell not stored, bad input), one
+    per method, so a missing method makes only the claims that need it ``n/a``.
+    """
+    try:
+        return opts.compare(methods, **kw), {}
+    except (ValueError, LookupError, OSError) as exc:
+        if len(methods) == 1:
+            return pd.DataFrame(), {methods[0]: _one_line(exc)}
+    parts, missing = [], {}
+    for m in methods:
+        got, why = fetch(opts, [m], **kw)
         parts.append(got)
+        missing.update(why)
+    return pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) \
+        else pd.DataFrame(), missing
+
+
+def verdict_of(holds) -> str:
+    """A predicate's first value as a verdict: True/False, ``NOISE``, or None/NaN (``n/a``)."""
+    if isinstance(holds, str):
+        if holds not in VERDICTS:
+            raise ValueError(f"unknown verdict {holds!r} (one of {', '.join(VERDICTS)})")
+        return holds
+    if holds is None or (isinstance(holds, float) and math.isnan(holds)):
+        return NA
+    return HOLDS if bool(holds) else FAILS
+
+
+def judge(claim: Claim, specs, frames: dict) -> Outcome:
+    """Run one claim's predicate on its cells' rows, and on the paper's printed figures if it has them."""
+    t0 = time.perf_counter()
+    paper_ok, paper = None, claim.reported
+    if claim.on_paper is not None:
+        try:
+            paper_ok, paper = claim.on_paper()
+            paper_ok = verdict_of(paper_ok)
+        except Exception as exc:  # noqa: BLE001 - a broken reference reading is shown, not fatal
+            paper_ok, paper = NA, f"paper's figures unreadable: {type(exc).__name__}: {_one_line(exc)}"
+    if isinstance(specs, Exception):
+        return Outcome(claim, NA, f"bad claim: {_one_line(specs)}", paper=paper)
+    needed: dict = {}
+    for gkey, methods in specs:
+        have = needed.setdefault(gkey, [])
+        have += [m for m in methods if m not in have]
+    parts = []
+    for gkey, methods in needed.items():
+        got, missing = frames[gkey]
+        lost = [m for m in methods if m in missing]
+        if lost:
+            return Outcome(claim, NA, f"cells unavailable: {missing[lost[0]]}", paper=paper)
+        if len(got):
+            parts.append(got[got["algorithm"].isin(methods)])
     df = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     bad = df[df["status"] != "ok"] if "status" in df else df
     try:
         holds, ours = claim.check(df)
+        verdict = verdict_of(holds)
     except Exception as exc:  # a broken predicate is that claim's problem, not the run's
         return Outcome(claim, NA, f"predicate error: {type(exc).__name__}: {_one_line(exc)}",
-                       time.perf_counter() - t0, df)
-    if holds is None or (isinstance(holds, float) and math.isnan(holds)):
-        why = f" ({len(bad)} failed cells)" if len(bad) else ""
-        return Outcome(claim, NA, f"{ours}{why}", time.perf_counter() - t0, df)
-    return Outcome(claim, HOLDS if bool(holds) else FAILS, ours, time.perf_counter() - t0, df)
+                       time.perf_counter() - t0, df, paper)
+    if verdict == NA and len(bad):
+        ours = f"{ours} ({len(bad)} failed cells)"
+    if paper_ok == FAILS:  # the sentence does not hold on the paper's own printed figures
+        ours, verdict = f"{ours} [on ours: {verdict}]", NOT_IN_PAPER
+    return Outcome(claim, verdict, ours, time.perf_counter() - t0, df, paper)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -269,14 +354,99 @@ def table(outcomes: list[Outcome], fmt: str = "text") -> pd.DataFrame:
     """One row per claim: Paper, Where, Claim, Ours, Paper's figures, Verdict (text wrapped for ``text``)."""
     wrap = (lambda s, w: "\n".join(textwrap.wrap(s, w)) or s) if fmt == "text" else (lambda s, w: s)
     rows = [{"Paper": o.claim.paper, "Where": wrap(o.claim.where, 16), "Claim": wrap(f"“{o.claim.text}”", 48),
-             "Ours": wrap(o.ours, 40), "Paper's figures": wrap(o.claim.reported, 30), "Verdict": o.verdict}
+             "Ours": wrap(o.ours, 40), "Paper's figures": wrap(o.paper or o.claim.reported, 30),
+             "Verdict": wrap(o.verdict, 14)}
             for o in outcomes]
     return pd.DataFrame(rows, columns=["Paper", "Where", "Claim", "Ours", "Paper's figures", "Verdict"])
 
 
+def counts(outcomes: list[Outcome]) -> dict:
+    """Claims per verdict, every category of ``VERDICTS`` (0 included)."""
+    return {v: sum(o.verdict == v for o in outcomes) for v in VERDICTS}
+
+
 def summary(outcomes: list[Outcome]) -> str:
-    n = {v: sum(o.verdict == v for o in outcomes) for v in (HOLDS, FAILS, NA)}
-    return f"{len(outcomes)} claims: {n[HOLDS]} hold, {n[FAILS]} do not hold, {n[NA]} n/a"
+    n = counts(outcomes)
+    return (f"{len(outcomes)} claims: {n[HOLDS]} hold, {n[FAILS]} do not hold, {n[NOT_IN_PAPER]} not in the "
+            f"paper's own numbers, {n[NOISE]} within noise, {n[NA]} n/a")
+
+
+# -- the paper's figures and repeated timings ------------------------------------------------------------------
+
+def reference_frame(paper: str, tables: dict, columns: dict, status: str = "ok") -> pd.DataFrame:
+    """The paper's printed figures as result rows, so a claim's own predicate runs on them (``on_paper``).
+
+    ``tables``: our method -> the paper's table or tables (``{"plum-pmetis": "6", "sbn": ("5", "8")}``);
+    ``columns``: the table's column -> our result column(s) (``{"MaxSR":
+    "maxsr", "Pre-Exec Cut%": ("pre_exec_cut_pct", "sbn_pre_exec_cut_pct")}``).
+    One row per (method, P, level) from the reference CSVs; rows that are
+    not a level (``Average``) are left out; a table printed per P only
+    (``row`` = P) becomes level 1 (so a sum over levels is its value).
+    """
+    from .reference import paper_values
+
+    rows: dict = {}
+    for method, tabs in tables.items():
+        for tab in (tabs if isinstance(tabs, (tuple, list)) else (tabs,)):
+            ref = paper_values(paper, tab)
+            if ref.empty:
+                raise LookupError(f"no reference values for {paper} table {tab}")
+            ref = ref[ref["column"].isin(columns)]
+            ref = ref.assign(level=pd.to_numeric(ref["row"], errors="coerce"))
+            ref = ref[ref["level"].notna()]
+            per_p = (ref["level"] == pd.to_numeric(ref["P"], errors="coerce")).all()
+            for (P, level), g in ref.groupby(["P", "level"], sort=True):
+                key = (method, int(float(P)), 1 if per_p else int(level))
+                row = rows.setdefault(key, {"algorithm": key[0], "P": key[1], "level": key[2], "machine": "paper",
+                                            "status": status})
+                for col, v in zip(g["column"], g["value"].astype(float)):
+                    for ours in (columns[col] if isinstance(columns[col], (tuple, list)) else (columns[col],)):
+                        row[ours] = v
+    return pd.DataFrame(list(rows.values()))
+
+
+def spread(samples) -> float:
+    """The spread of repeated timings: max - min (the whole range of the runs)."""
+    x = np.asarray(samples, float)
+    return float(x.max() - x.min()) if x.size else math.nan
+
+
+def timing_pairs(pairs: list, need_all: bool = True):
+    """Verdict of "a is faster than b" over ``pairs`` of repeated timings ``(label, a_runs, b_runs)``.
+
+    A pair is decided when the medians differ by more than the larger spread
+    of its two (max - min over the runs); otherwise it is within noise. The
+    claim holds if the pairs it needs (every one, or more than half) are
+    decided faster; it does not hold if the decided-slower pairs make that
+    impossible; otherwise it is ``within noise``. Returns (verdict, counts
+    text, per-pair figures).
+    """
+    faster = slower = noise = 0
+    figures = []
+    for label, a, b in pairs:
+        ma, mb = float(np.median(a)), float(np.median(b))
+        s = max(spread(a), spread(b))
+        if not (math.isfinite(ma) and math.isfinite(mb) and math.isfinite(s)) or min(len(a), len(b)) < 2:
+            return None, "no repeated timings", ""
+        if abs(ma - mb) <= s:
+            noise += 1
+            mark = "~"
+        elif ma < mb:
+            faster += 1
+            mark = "<"
+        else:
+            slower += 1
+            mark = ">"
+        figures.append(f"{label} {ma:.3g}{mark}{mb:.3g} (±{s:.2g})")
+    n = len(pairs)
+    need = n if need_all else n // 2 + 1
+    if faster >= need:
+        verdict = HOLDS
+    elif n - slower < need:
+        verdict = FAILS
+    else:
+        verdict = NOISE
+    return verdict, f"{faster} faster, {slower} slower, {noise} within noise of {n}", "; ".join(figures)
 
 
 def record(outcomes: list[Outcome], out: str | None, commit: str) -> Path:

@@ -36,9 +36,8 @@ from .reports import ReportOptions, Table
 PLOT_COLUMNS = {"LoadImb": "loadimb", "Cut%": "post_exec_cut_pct", "MaxSR": "maxsr", "MaxQwgt": "maxqwgt"}
 RUN_KEYS = ["workload", "workload_params", "P", "machine", "initial", "seed"]
 CELL_KEYS = RUN_KEYS + ["algorithm", "level"]
-MAX_PLOTS = 40
 CAPTION_CHARS = 150  # per line of a level plot's caption (13-inch figure, 9-point type)
-MAX_LINES = 10
+MAX_LINES = 10  # lines per picture; a run with more methods gets more pictures
 
 
 class NotStored(LookupError):
@@ -89,6 +88,7 @@ class StoredOptions(ReportOptions):
         initial = overrides.get("initial", self.initial)
         seed = overrides.get("seed", self.seed)
         levels = overrides.get("levels", self.levels)
+        repeats = int(overrides.get("repeats") or 1)
         r = self.rows
         if r.empty:
             raise NotStored("no stored results")
@@ -97,17 +97,45 @@ class StoredOptions(ReportOptions):
         if wparams:
             want = {k: str(v) for k, v in wparams.items()}
             r = r.loc[r["workload_params"].map(lambda s: _params_match(s, want)).astype(bool)]
+        if repeats > 1:  # a wall-time claim: only cells whose timed part was repeated that often
+            r = r[r["timing_repeats"].fillna(1).astype(int) == repeats] if "timing_repeats" in r else r.iloc[:0]
         parts = []
         for m in _methods(methods):
-            got = r[r["algorithm"] == str(m)]
+            got = r[method_rows(r, m)]
             if levels:
                 got = got[got["level"].isin(levels)]
             if got.empty:
                 raise NotStored(f"{m} on {workload} at P = {P}, machine {machine} is not stored")
-            # one run: the workload parameters of the newest cell
-            got = got[got["workload_params"] == got.iloc[-1]["workload_params"]]
+            # one run: the workload parameters of the newest cell; one row per level (the newest)
+            got = got[got["workload_params"] == got.sort_values("_mtime").iloc[-1]["workload_params"]]
+            got = got.sort_values("_mtime").drop_duplicates("level", keep="last").assign(algorithm=str(m))
             parts.append(got.sort_values("level"))
         return pd.concat(parts, ignore_index=True).drop(columns=["_mtime"])
+
+
+def cell_key(method) -> str:
+    """The key a method's cells are found by: its resolved parameters per algorithm (the stored ``params``).
+
+    ``plum-pmetis``, ``sbn[prepartition=true]`` and ``sbn[prepartition=True]``
+    are each found under what they resolve to, as ``lbbench compare`` stores
+    them; a method whose algorithm is not installed falls back to its label.
+    """
+    from . import plugins
+    from .runner import plan
+
+    try:
+        return plan(method, plugins.algorithms()).params_json()
+    except (LookupError, ValueError):
+        return ""
+
+
+def method_rows(rows: pd.DataFrame, method) -> pd.Series:
+    """Which stored rows are ``method``'s cells: same label, or same resolved parameters (``cell_key``)."""
+    sel = rows["algorithm"] == str(method)
+    key = cell_key(method)
+    if key and "params" in rows:
+        sel |= rows["params"] == key
+    return sel
 
 
 def _params_match(stored: str, want: dict) -> bool:
@@ -132,6 +160,7 @@ td.paper{color:#555;background:#fafafa}
 td.good{background:#d9f2dd}td.mid{background:#fff1c2}td.bad{background:#f9d4d0}
 .badge{display:inline-block;border-radius:.8em;padding:.05em .6em;font-size:.85em;font-weight:600;white-space:nowrap}
 .holds{background:#1f883d;color:#fff}.fails{background:#cf222e;color:#fff}.na{background:#8c959f;color:#fff}
+.notpaper{background:#8250df;color:#fff}.noise{background:#bf8700;color:#fff}
 .muted{color:#666;font-size:.9em}.quote{font-style:italic}
 figure{display:inline-block;margin:.5em 1em .5em 0}figcaption{font-size:.85em;color:#555}
 img{max-width:100%;border:1px solid #e0e0e0}
@@ -208,9 +237,9 @@ LEGEND = ('<p class="legend muted">Our value beside the paper\'s: <span class="b
 
 
 def badge(verdict: str) -> str:
-    from .claims import FAILS, HOLDS
+    from .claims import FAILS, HOLDS, NOISE, NOT_IN_PAPER
 
-    cls = "holds" if verdict == HOLDS else "fails" if verdict == FAILS else "na"
+    cls = {HOLDS: "holds", FAILS: "fails", NOT_IN_PAPER: "notpaper", NOISE: "noise"}.get(verdict, "na")
     return f'<span class="badge {cls}">{_e(verdict)}</span>'
 
 
@@ -220,10 +249,13 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:120] or "x"
 
 
-def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png") -> list[tuple[str, str]]:
+def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png") -> list[tuple[str, str, str]]:
     """Per stored run (workload, P, machine, initial, seed): LoadImb, Cut%, MaxSR, MaxQwgt per level.
 
-    Returns (caption, file name) for each picture, newest runs first (at most MAX_PLOTS).
+    Every run with two levels or more is drawn, every method of it: at most
+    MAX_LINES lines per picture, further pictures for the other methods.
+    Returns (group, caption, file name) per picture, the group being the
+    run's workload and P (one page of curves each), newest runs first.
     """
     import matplotlib
 
@@ -240,30 +272,51 @@ def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png") -> list[tuple[s
     out = []
     fig, axes = plt.subplots(1, 4, figsize=(13, 2.9))  # one figure, redrawn for every run (much faster)
     fig.subplots_adjust(left=.05, right=.99, bottom=.17, top=.8, wspace=.28)
-    for i, (_, key, g) in enumerate(runs[:MAX_PLOTS]):
+    for _, key, g in runs:
         workload, wparams, P, machine, initial, seed = key
         params = "" if wparams in ("{}", "", None) else f" {wparams}"
+        group = f"{workload}{params}, P = {P}"
         caption = f"{workload}{params}, P = {P}, machine {machine}, initial {initial}, seed {seed}"
-        methods = list(dict.fromkeys(g.sort_values("_mtime")["algorithm"]))[:MAX_LINES]
-        for ax, (title, col) in zip(axes, PLOT_COLUMNS.items()):
-            ax.clear()
-            for m in methods:
-                r = g[g["algorithm"] == m].sort_values("level")
-                if col in r:
-                    ax.plot(r["level"], r[col].astype(float), marker="o", ms=3, lw=1.3, label=m)
-            ax.set_title(title, fontsize=10)
-            ax.set_xlabel("adaptation level", fontsize=8)
-            ax.tick_params(labelsize=7)
-            ax.grid(alpha=.3)
-            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        axes[0].legend(fontsize=6, loc="best")
-        title = textwrap.wrap(caption, CAPTION_CHARS) or [""]  # a long caption wraps, never runs off the edge
-        fig.suptitle("\n".join(title), fontsize=9)
-        fig.subplots_adjust(top=.8 - .06 * (len(title) - 1))
-        name = f"levels-{i:02d}-{_slug(caption)[:80]}.{fmt}"  # the index keeps long captions apart
-        fig.savefig(img / name, dpi=72 if fmt == "png" else None)
-        out.append((caption, name))
+        every = list(dict.fromkeys(g.sort_values("_mtime")["algorithm"]))
+        for first in range(0, len(every), MAX_LINES):
+            methods = every[first:first + MAX_LINES]
+            part = f" (methods {first + 1}-{first + len(methods)} of {len(every)})" if len(every) > MAX_LINES else ""
+            for ax, (title, col) in zip(axes, PLOT_COLUMNS.items()):
+                ax.clear()
+                for m in methods:
+                    r = g[g["algorithm"] == m].sort_values("level")
+                    if col in r:
+                        ax.plot(r["level"], r[col].astype(float), marker="o", ms=3, lw=1.3, label=m)
+                ax.set_title(title, fontsize=10)
+                ax.set_xlabel("adaptation level", fontsize=8)
+                ax.tick_params(labelsize=7)
+                ax.grid(alpha=.3)
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            axes[0].legend(fontsize=6, loc="best")
+            title = textwrap.wrap(caption + part, CAPTION_CHARS) or [""]  # a long caption wraps, never runs off
+            fig.suptitle("\n".join(title), fontsize=9)
+            fig.subplots_adjust(top=.8 - .06 * (len(title) - 1))
+            name = f"levels-{len(out):03d}-{_slug(caption)[:80]}.{fmt}"  # the index keeps long captions apart
+            fig.savefig(img / name, dpi=72 if fmt == "png" else None)
+            out.append((group, caption + part, name))
     plt.close(fig)
+    return out
+
+
+def curve_pages(plots: list, site: Path) -> list[tuple[str, str, int]]:
+    """One page of per-level curves per (workload, P): (group, page file, pictures), in the plots' order."""
+    groups: dict = {}
+    for group, caption, name in plots:
+        groups.setdefault(group, []).append((caption, name))
+    out = []
+    for group, figs in groups.items():
+        page = f"levels-{_slug(group)}.html"
+        body = [f'<p><a href="index.html">&#8592; index</a></p>\n<h1>Per-level curves: {_e(group)}</h1>',
+                f'<p class="muted">{len(figs)} pictures, every stored run of this workload and P.</p>']
+        body += [f'<figure><img src="img/{_e(name)}" alt="{_e(caption)}"/><figcaption>{_e(caption)}</figcaption>'
+                 "</figure>" for caption, name in figs]
+        (site / page).write_text(_page(f"Per-level curves: {group}", "\n".join(body)))
+        out.append((group, page, len(figs)))
     return out
 
 
@@ -367,12 +420,13 @@ def build(out: str | None, output: str | os.PathLike = "site", image_format: str
     body.append(f'<h2 id="claims">Claims</h2>\n<p class="muted">{_e(cl.summary(outcomes))} on the stored cells '
                 "(<code>lbbench claims</code> runs the missing ones). Each claim is the paper's sentence; the "
                 "reading of vague words is under Where.</p>")
+    body.append('<p class="counts">' + " ".join(f"{badge(v)} {n}" for v, n in cl.counts(outcomes).items()) + "</p>")
     body.append("<table>\n<thead><tr><th>Verdict</th><th>Paper</th><th>Where</th><th>Claim</th><th>Ours</th>"
                 "<th>Paper's figures</th></tr></thead>\n<tbody>")
     for o in outcomes:
         c = o.claim
         body.append(f"<tr><td>{badge(o.verdict)}</td><td>{_e(c.paper)}</td><td>{_e(c.where)}</td>"
-                    f'<td class="quote">“{_e(c.text)}”</td><td>{_e(o.ours)}</td><td>{_e(c.reported)}</td></tr>')
+                    f'<td class="quote">“{_e(c.text)}”</td><td>{_e(o.ours)}</td><td>{_e(o.paper or c.reported)}</td></tr>')
     body.append("</tbody>\n</table>")
     if len(hist):
         piv = hist.drop_duplicates(["commit", "claim"], keep="last")
@@ -389,9 +443,11 @@ def build(out: str | None, output: str | os.PathLike = "site", image_format: str
     body.append('<h2 id="levels">Per-level curves</h2>')
     if not plots:
         body.append('<p class="muted">No stored run with two levels or more.</p>')
-    for caption, name in plots:
-        body.append(f'<figure><img src="img/{_e(name)}" alt="{_e(caption)}"/><figcaption>{_e(caption)}'
-                    "</figcaption></figure>")
+    else:
+        pages = curve_pages(plots, site)
+        body.append(f'<p class="muted">{len(plots)} pictures of every stored run, one page per workload and P:</p>'
+                    "\n<ul>" + "".join(f'<li><a href="{_e(page)}">{_e(group)}</a> ({n} pictures)</li>'
+                                       for group, page, n in pages) + "</ul>")
 
     body.append('<h2 id="provenance">Provenance</h2>\n<table>\n<tbody>')
     prov = [("lbbench and plugins (now)", versions()), ("git commit (now)", git_commit())]

@@ -57,8 +57,9 @@ def test_site_parses_links_images_and_paper_columns(site, register, tmp_path):
     register(fig_report(tmp_path), "site-fig")
     assert main(["site", "--out", str(res), "-o", str(out), "-w", "mini"]) == 0
     index = parse(out / "index.html")
-    pages = [out / "index.html"] + sorted(out.glob("report-*.html"))
+    pages = [out / "index.html"] + sorted(out.glob("report-*.html")) + sorted(out.glob("levels-*.html"))
     assert out / "report-sbn-table5.html" in pages and out / "report-t-figure.html" in pages
+    assert (out / "levels-mini_levels_3_points_900_P_4.html") in pages  # the curves of the run, on its page
     images = 0
     for page in pages:
         root = parse(page)
@@ -112,3 +113,41 @@ def test_stored_options_serve_only_stored_cells(site):
 def test_ratio_classes():
     assert ratio_class(1.05, 1.0) == "good" and ratio_class(1.4, 1.0) == "mid" and ratio_class(3, 1) == "bad"
     assert ratio_class("x", 1.0) == "" and ratio_class(1.0, float("nan")) == "" and ratio_class(1.0, 0) == ""
+
+
+def test_stored_options_find_a_method_by_label_or_resolved_parameters(site):
+    res, _ = site
+    opts = StoredOptions(stored_rows(str(res)), workload="mini", out=str(res))
+    stored = opts.compare("sbn", P=4)
+    # same algorithm, same resolved parameters, other spelling: the same cells, under the name asked for
+    same = opts.compare("sbn[prepartition=false]", P=4)
+    assert set(same["algorithm"]) == {"sbn[prepartition=false]"}
+    assert same["owners_hash"].tolist() == stored["owners_hash"].tolist()
+    with pytest.raises(NotStored):  # other parameters are other cells
+        opts.compare("sbn[prepartition=true]", P=4)
+
+
+def test_every_run_is_drawn_no_cap(tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    from harness.site import MAX_LINES, curve_pages, level_plots
+
+    # count the pictures, do not render them (rendering is what test_site_svg_plots checks)
+    monkeypatch.setattr(Figure, "savefig", lambda self, path, **kw: Path(path).write_text("<svg/>"))
+    rows = []
+    for run in range(41):  # more runs than the old silent cap of 40
+        for m in range(MAX_LINES + 2 if run == 0 else 1):  # the first run has more methods than one picture holds
+            for level in (1, 2):
+                rows.append({"workload": "w", "workload_params": "{}", "P": 2 + run % 3, "machine": "uniform",
+                             "initial": "metis", "seed": run, "algorithm": f"m{m}", "level": level, "status": "ok",
+                             "loadimb": 1.0 + level / 10, "post_exec_cut_pct": 1.0, "maxsr": 2.0, "maxqwgt": 3.0,
+                             "_mtime": float(run)})
+    img = tmp_path / "img"
+    img.mkdir()
+    plots = level_plots(pd.DataFrame(rows), img, "svg")
+    assert len(plots) == 42 and len(list(img.glob("*.svg"))) == 42
+    assert sum("(methods 1-10 of 12)" in c or "(methods 11-12 of 12)" in c for _, c, _ in plots) == 2
+    pages = curve_pages(plots, tmp_path)
+    assert sorted((g, n) for g, _, n in pages) == [("w, P = 2", 15), ("w, P = 3", 14), ("w, P = 4", 13)]
+    for _, page, n in pages:
+        assert len(list(parse(tmp_path / page).iter("img"))) == n

@@ -14,9 +14,12 @@ from harness import Report, Table
 
 SCHEMES = ["amr-sfc", "amr-igd", "amr-cgd", "amr-ild", "amr-itb", "amr-wd"]
 ILD_WHOLE = "amr-ild[ild_split=none]"
+IGD_ROTATE = "amr-igd[igd_deal=rotate]"
 CONTEXT = [ILD_WHOLE, "none", "metis"]
+VARIANTS = [IGD_ROTATE]  # shown beside the claims' figures (A8), not in the figures' tables
 LABEL = {"amr-sfc": "SFC", "amr-igd": "IGD", "amr-cgd": "CGD", "amr-ild": "ILD", "amr-itb": "ITB",
-         "amr-wd": "WD", ILD_WHOLE: "ILD (whole boxes)", "none": "none", "metis": "metis"}
+         "amr-wd": "WD", ILD_WHOLE: "ILD (whole boxes)", IGD_ROTATE: "IGD (igd_deal=rotate)", "none": "none",
+         "metis": "metis"}
 PS = [16, 32, 64]
 MB = 1e6
 
@@ -112,10 +115,11 @@ def plot(summary: pd.DataFrame, columns: list, title: str, path) -> str:
     return str(path)
 
 
-def collect(opts) -> pd.DataFrame:
-    """Every method at every P (the result store makes the second report free)."""
+def collect(opts, extra: list = ()) -> pd.DataFrame:
+    """Every method (and ``extra``) at every P (the result store makes the second report free)."""
     kw = {} if opts.workload != "shock" else {"workload": "bl", "workload_params": {}}
-    return pd.concat([opts.compare(SCHEMES + CONTEXT, P=P, **kw) for P in (opts.P or PS)], ignore_index=True)
+    return pd.concat([opts.compare(SCHEMES + CONTEXT + list(extra), P=P, **kw) for P in (opts.P or PS)],
+                     ignore_index=True)
 
 
 def figure_report(name: str):
@@ -150,11 +154,15 @@ def _claim_checks(s: pd.DataFrame, P: int) -> dict:
     intra, inter = col("intra_comm_mb"), col("inter_comm_mb")
     out["A1"] = (intra.idxmax() == "amr-igd" and inter.idxmax() == "amr-igd",
                  f"intra {fmt(intra)}; inter {fmt(inter)}")
-    med = comm[["amr-ild", "amr-itb", "amr-wd"]].median()
-    out["A2"] = (bool(comm["amr-sfc"] <= med and comm["amr-cgd"] <= med),
-                 f"comm {fmt(comm)}; median of ILD/ITB/WD {med:.4g}")
+    rest = comm[["amr-ild", "amr-itb", "amr-wd"]]
+    med = rest.median()
+    out["A2"] = (bool(comm["amr-sfc"] < rest.min() and comm["amr-cgd"] < rest.min()),
+                 f"comm {fmt(comm)}; best of ILD/ITB/WD {rest.min():.4g} (other reading, at most their median "
+                 f"{med:.4g}: {'holds' if comm['amr-sfc'] <= med and comm['amr-cgd'] <= med else 'does not hold'})")
     tot = comm + copy
-    out["A3"] = (tot.idxmax() == "amr-igd", f"copies {fmt(copy)}; comm + copies {fmt(tot)}")
+    out["A3"] = (copy.idxmax() == "amr-igd",
+                 f"copies {fmt(copy)} (Fig. 10; with Fig. 9's communication, comm + copies: {fmt(tot)}, largest "
+                 f"{LABEL[tot.idxmax()]})")
     mv = col("moved_mb")
     out["A4"] = (mv.idxmax() == "amr-igd", f"moved {fmt(mv)}")
     out["A5"] = (mv.idxmin() == "amr-cgd", f"moved {fmt(mv)}")
@@ -163,35 +171,45 @@ def _claim_checks(s: pd.DataFrame, P: int) -> dict:
     bx = col("boxes_k")
     out["A7"] = (bx.idxmax() == "amr-igd", f"boxes {fmt(bx)}")
     im = col("imb_mean")
-    out["A8"] = (im.idxmin() == "amr-igd" and im["amr-igd"] < 1.0, f"mean imbalance {fmt(im)}")
+    rotate = _at(s, P, "imb_mean").get(IGD_ROTATE, np.nan)
+    out["A8"] = (im.idxmin() == "amr-igd" and im["amr-igd"] < 1.0,
+                 f"mean imbalance {fmt(im)}; IGD with igd_deal=rotate {rotate:.4g}")
     five = [m for m in six if m != "amr-igd"]
-    out["A9"] = (bx[five].idxmin() == "amr-itb" or im[five].idxmin() == "amr-itb",
-                 f"boxes {fmt(bx[five])}; mean imbalance {fmt(im[five])}")
+    quality = bx[five].rank(method="min") + im[five].rank(method="min")
+    either = bx[five].idxmin() == "amr-itb" or im[five].idxmin() == "amr-itb"
+    out["A9"] = (bool(quality["amr-itb"] == quality.min()),
+                 f"rank sums of boxes + imbalance {fmt(quality)}; boxes {fmt(bx[five])}; mean imbalance "
+                 f"{fmt(im[five])} (other reading, ITB fewest boxes or lowest imbalance: "
+                 f"{'holds' if either else 'does not hold'})")
     whole = _at(s, P, "imb_mean").get(ILD_WHOLE, np.nan)
     others = im.drop("amr-ild")
-    out["A10"] = (bool(np.isfinite(whole) and whole > others.max()),
-                  f"ILD whole boxes {whole:.4g}, ILD planes {im['amr-ild']:.4g}; others {fmt(others)}")
+    out["A10"] = (bool(im["amr-ild"] > others.max()),
+                  f"ILD {im['amr-ild']:.4g}; others {fmt(others)} (beside: ILD with whole boxes {whole:.4g})")
     ranks = sum(x.rank(method="min") for x in (comm, copy, mv, bx, im))
-    best3 = set(ranks.sort_values(kind="stable").index[:3])
-    out["A11"] = ({"amr-itb", "amr-sfc", "amr-wd"} <= best3, f"rank sums {fmt(ranks)}")
+    order = ranks.sort_values(kind="stable")
+    best3 = set(order.index[:3])
+    top = ranks["amr-itb"] == ranks.min()
+    out["A11"] = (bool(top and {"amr-sfc", "amr-wd"} <= best3),
+                  f"rank sums {fmt(ranks)} (other reading, ITB, SFC, WD the best three in any order: "
+                  f"{'holds' if {'amr-itb', 'amr-sfc', 'amr-wd'} <= best3 else 'does not hold'})")
     return out
-
 
 CLAIMS = {
     "A1": ("required", "IGD has the largest intra-level and the largest inter-level communication", "§5, Fig. 9"),
-    "A2": ("expected", "SFC and CGD each <= median of ILD, ITB, WD in total communication", "§5, Fig. 9"),
-    "A3": ("expected", "IGD has the largest communication + memory-copy volume", "§5, Fig. 10"),
+    "A2": ("expected", "SFC and CGD each below the best of ILD, ITB, WD in total communication", "§5, Fig. 9"),
+    "A3": ("expected", "IGD has the largest memory-copy volume (Fig. 10: intra + inter copies)", "§5, Fig. 10"),
     "A4": ("required", "IGD has the largest data movement", "§5, Fig. 11"),
     "A5": ("expected", "CGD has the least data movement", "§5, Fig. 11"),
-    "A6": ("report only", "ILD takes the longest to distribute (Python wall time)", "§5, Fig. 12"),
+    "A6": ("required", "ILD takes the longest to distribute (Python wall time, summed over the steps)",
+           "§5, Fig. 12"),
     "A7": ("required", "IGD has the most boxes", "§5, Fig. 13"),
     "A8": ("required", "IGD has the smallest mean imbalance, below 1%", "§5, Fig. 13"),
-    "A9": ("expected", "ITB has the fewest boxes or the lowest imbalance of the five non-IGD schemes", "§5, Fig. 13"),
-    "A10": ("expected", "ILD (whole boxes) has the largest mean imbalance", "§5, Fig. 13"),
-    "A11": ("report only", "ITB, SFC and WD are the best three on the summed ranks of comm, copies, movement, "
-            "boxes, imbalance", "§6"),
+    "A9": ("expected", "ITB has the best rank sum of boxes + mean imbalance of the five non-IGD schemes",
+           "§5, Fig. 13"),
+    "A10": ("expected", "ILD (default, plane splits) has the largest mean imbalance", "§5, Fig. 13"),
+    "A11": ("required", "ITB has the best summed rank of comm, copies, movement, boxes, imbalance; SFC and WD "
+            "are next (the best three)", "§6"),
 }
-
 
 def claims_table(s: pd.DataFrame) -> pd.DataFrame:
     """One row per claim: status, holds / does not hold at each P, the verdict (required: at every P;
@@ -217,7 +235,7 @@ def claims_table(s: pd.DataFrame) -> pd.DataFrame:
 
 
 def claims_report(opts):
-    s = summarize(collect(opts))
+    s = summarize(collect(opts, VARIANTS))
     out = [Table("AMR paper claims A1-A11 on our numbers (cumulative over the steps)", claims_table(s))]
     for name, (title, columns) in FIGURES.items():
         for c in columns:

@@ -9,24 +9,22 @@ functions hold the arithmetic, so that every rank derives the same numbers.
 * Phase 2 (§3.2) :func:`desired`: D(root) = T, each child half of its parent's
   desired load, the remainder to the child covering the lower ranks (or the
   higher ones, ``remainder="right"``).
-* Phase 3 (§3.3) :func:`constant_flows` + :func:`route`: the schedule for a
-  constant load function. Rank r's load units occupy prefix positions
-  [P_r, P_{r+1}), unit x belongs to the rank r with x in [Q_r, Q_{r+1})
-  (Q: prefix sums of D); using every edge once, coarsest first, forces
-  dimension-ordered (e-cube) routing of every unit.
-* Phase 4 (§3.4) :func:`destinations`: indivisible elements. The loan
-  mechanism's outcome is pinned as: each ideal cut Q_r is rounded to the
-  nearest element boundary (element i with prefix positions [p_i, p_{i+1}) goes
-  to the rank whose [Q_r, Q_{r+1}) holds its midpoint, ties to the higher
-  rank), or, ``rounding="up"``, to the first boundary at or after Q_r (the
-  element goes where its first unit goes). The schedule is the e-cube routing
-  of these destinations; the loans (held - scheduled) are derived from it.
+* Phase 2 on one processor (§3.2) :func:`bounds`: from the total T alone, the
+  desired-load positions of the blocks on the processor's path to the root
+  (O(log p) work, no message); :func:`bounds_from` the same from given desired
+  loads (the §5 extension).
+* :func:`take`: Phase 4's choice of the piece of load function to send, the
+  one "as close as possible" to an amount (§3.4).
+* :func:`destinations`: the outcome the Phase 4 loan procedure is expected to
+  reach (each ideal cut Q_r rounded to the nearest element boundary: element i
+  with prefix positions [p_i, p_{i+1}) goes to the rank whose [Q_r, Q_{r+1})
+  holds its midpoint, ties to the higher rank; ``rounding="up"``: to the first
+  boundary at or after Q_r). The ``partition`` hook predicts with it; the
+  engine execution (``execute.py``) computes the real outcome on the vprocs.
 """
 from __future__ import annotations
 
 import numpy as np
-
-from .hypercube import Cube
 
 ROUNDINGS = ("midpoint", "up")
 REMAINDERS = ("left", "right")
@@ -84,33 +82,39 @@ def destinations(load, D, rounding: str = "midpoint") -> np.ndarray:
     return dest[0] if one else dest
 
 
-def constant_flows(a, D):
-    """Phase 3's pieces: (source rank, destination rank, amount) of the constant-load schedule."""
-    a, D = np.asarray(a, np.int64), np.asarray(D, np.int64)
-    Pp = np.concatenate([[0], np.cumsum(a)])
-    Qp = np.concatenate([[0], np.cumsum(D)])
-    b = np.unique(np.concatenate([Pp, Qp]))
-    start, w = b[:-1], np.diff(b)
-    src = np.searchsorted(Pp, start, side="right") - 1
-    dst = np.minimum(np.searchsorted(Qp, start, side="right") - 1, D.size - 1)
-    return src, dst, w
+def bounds(T: int, rank: int, d: int, remainder: str = "left"):
+    """Phase 2 on processor ``rank`` (§3.2): row k of the (d, 3) result is (lo, m, hi), the desired-load
+    positions of the aligned block of 2**(k+1) ranks holding ``rank``, split at m between its halves;
+    also D of ``rank``. Halving from the root along the path: O(d), no communication."""
+    out = np.zeros((d, 3), np.int64)
+    lo, D = 0, int(T)
+    for k in range(d - 1, -1, -1):
+        left = (D + 1) // 2 if remainder == "left" else D // 2
+        out[k] = lo, lo + left, lo + D
+        lo, D = (lo + left, D - left) if (rank >> k) & 1 else (lo, left)
+    return out, D
 
 
-def route(cube: Cube, src, dst, w):
-    """E-cube routing of amounts ``w`` from ``src`` to ``dst`` (coarsest edge first).
+def bounds_from(D, rank: int, d: int):
+    """:func:`bounds` for given desired loads ``D`` per rank (the §5 extension's strips)."""
+    Q = np.concatenate([[0], np.cumsum(np.asarray(D, np.int64))])
+    out = np.zeros((d, 3), np.int64)
+    for k in range(d):
+        start = (rank >> (k + 1)) << (k + 1)
+        out[k] = Q[start], Q[start + (1 << k)], Q[start + (2 << k)]
+    return out, int(D[rank])
 
-    Returns ``sent`` (d, P): what each processor sends in step s, across its
-    (d-1-s)-edge, and ``held`` (d+1, P): what it holds before step 0 and after each step.
-    """
-    src, dst, w = (np.asarray(x, np.int64) for x in (src, dst, w))
-    d, P = cube.d, cube.P
-    sent = np.zeros((d, P), np.int64)
-    held = np.zeros((d + 1, P), np.int64)
-    held[0] = np.bincount(src, w, P)
-    for s in range(d):
-        k = d - 1 - s
-        loc = cube.route_location(src, dst, s)
-        mv = ((cube.addr[loc] ^ cube.addr[dst]) >> k) & 1 == 1
-        sent[s] = np.bincount(loc[mv], w[mv], P)
-        held[s + 1] = held[s] - sent[s] + sent[s][cube.partner(np.arange(P), k)]
-    return sent, held
+
+def take(loads, t: int, from_right: bool, rounding: str = "midpoint") -> int:
+    """Phase 4 (§3.4): how many elements, from one end of ``loads`` (in line order), make the piece closest
+    to amount ``t``. ``midpoint``: an element goes if more than half of it lies within t (exactly half:
+    it goes to the higher rank, i.e. when sending right); ``up``: if its first unit lies within t.
+    An amount cannot place an element of load 0 that lies exactly at the cut: it stays on this side."""
+    a = np.asarray(loads, np.int64)
+    if from_right:
+        a = a[::-1]
+    c = np.cumsum(a) - a                   # load before each element, from that end (non-decreasing)
+    key, bound = (2 * c + a, 2 * t) if rounding == "midpoint" else (c + a if from_right else c, t)
+    if not from_right:
+        return int(np.searchsorted(key, bound, side="left"))
+    return int(min(np.searchsorted(key, bound, side="right"), np.searchsorted(c, t, side="left")))

@@ -1,10 +1,13 @@
 """lbbench hooks for ``mlb``: Quinlan & Berndt's Multilevel Load Balancer on Gray-coded hypercube processors.
 
-``partition`` (the array-form path) computes where every cell goes: Phases 1-2
-and the Phase 4 rounding (1-D on the array in C or Hilbert order, or the §5
-n-D extension on a processor mesh). ``balance`` executes the schedule on the
-engine's virtual processors (``execute.py``) and records the per-level figures
-of the paper's claims, the step counts read from ``engine.step_stats``.
+``partition`` (the array-form path) predicts where every cell goes: the
+outcome of Phases 1-2 and the Phase 4 rounding, computed on every rank from the
+level's array (1-D on the array in C or Hilbert order, or the §5 n-D extension
+on a processor mesh). ``balance`` runs the four phases on the engine's virtual
+processors (``execute.py``; in 1-D from a rank-ordered start, Phase 4 is the
+paper's loan-variable procedure and decides the destinations itself) and
+records the per-level figures of the paper's claims, the step and message
+counts read from ``engine.step_stats``.
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from harness import Algorithm, LoadArray, State, hilbert_order, hookimpl, implem
 from . import execute
 from .hypercube import Cube, log2_exact
 from .ndim import is_boxes, is_contiguous, nd_destinations, one_box_each, parse_mesh
-from .phases import REMAINDERS, ROUNDINGS, desired, destinations
+from .phases import REMAINDERS, ROUNDINGS, bounds, bounds_from, desired, destinations
 
 DEFAULTS = {
     "dims": "1",
@@ -25,7 +28,6 @@ DEFAULTS = {
     "mesh": "auto",
     "rounding": "midpoint",
     "remainder": "left",
-    "emulate_phases": True,
 }
 
 
@@ -119,28 +121,33 @@ def balance(ctx, state):
     load = lay.load.reshape(-1)
     rwgt = np.asarray(ctx.graph.rwgt)[items]
     nd = lay.order is None
-    emulate = bool(ctx.params["emulate_phases"])
+    remainder = ctx.params["remainder"]
 
-    def D_of(T):
-        return lay.D if nd else desired(T, cube.d, ctx.params["remainder"])
+    def phase2(T, p):
+        return bounds_from(lay.D, p, cube.d) if nd else bounds(T, p, cube.d, remainder)
 
     with ctx.timer("mlb_schedule"):
-        out, steps = execute.run(eng, cube, load, rwgt, home, dest, D_of, emulate)
-    # figures of the claims (MLB §3, §4; spec M1-M13)
-    moved = int(rwgt[home != dest].sum())
+        out, steps = execute.run(eng, cube, load, rwgt, home, phase2, lay.order, dest, ctx.params["rounding"])
+    # figures of the claims (MLB §3, §4; README: M1-M13)
+    moved = int(rwgt[home != out.dest].sum())
     sent = int(out.sent_rwgt.sum())
     dev = int(np.abs(out.L - out.D).max()) if cube.P else 0
-    contiguous = mlb_shaped(lay, dest)
-    rect = contiguous if lay.load.ndim == 1 else one_box_each(dest.reshape(lay.load.shape), cube.P)
+    contiguous = mlb_shaped(lay, out.dest)
+    rect = contiguous if lay.load.ndim == 1 else one_box_each(out.dest.reshape(lay.load.shape), cube.P)
     ctx.record.update({
         "mlb_d": cube.d,
         "mlb_mesh": "x".join(map(str, cube.shape)),
         "mlb_phase1_supersteps": steps["phase1"],
+        "mlb_phase1_messages": steps["phase1_messages"],
         "mlb_phase3_supersteps": steps["phase3"],
+        "mlb_phase3_messages": steps["phase3_messages"],
         "mlb_phase4_supersteps": steps["phase4"],
+        "mlb_phase4_messages": steps["phase4_messages"],
         "mlb_schedule_steps": steps["schedule"],
         "mlb_max_msgs_per_vproc_step": steps["max_msgs"],
         "mlb_max_recv_per_vproc_step": steps["max_recv"],
+        "mlb_loan_procedure": out.loan_procedure,
+        "mlb_as_predicted": bool(np.array_equal(out.dest, dest)),
         "mlb_total": out.T,
         "mlb_desired_spread": int(out.D.max() - out.D.min()),
         "mlb_max_dev": dev,
@@ -152,7 +159,9 @@ def balance(ctx, state):
         "mlb_passthrough_weight": sent - moved,
         "mlb_loan_max": int(np.abs(out.loans).max()),
     })
-    return State.settled(state.owner, state.P)
+    owner = np.array(state.owner, np.int64, copy=True)
+    owner[items] = out.dest
+    return State.settled(owner, state.P)
 
 
 register_reports = registers("lbbench_mlb.reports", "REPORTS")

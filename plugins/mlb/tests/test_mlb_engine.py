@@ -5,9 +5,10 @@ from hypothesis import given, settings, strategies as st
 
 from harness import Engine
 
+from lbbench_mlb import execute
 from lbbench_mlb.execute import run
 from lbbench_mlb.hypercube import Cube
-from lbbench_mlb.phases import desired, destinations
+from lbbench_mlb.phases import bounds, bounds_from, desired, destinations
 
 
 class Recording(Engine):
@@ -43,13 +44,15 @@ def test_step_counts_from_the_engine(d, start):
     load, home, dest = _case(d, n, rng, start)
     eng = Recording(P)
     cube = Cube((P,))
-    out, steps = run(eng, cube, load, load, home, dest, lambda T: desired(T, d))
-    assert steps["phase1"] == d                    # M2
-    assert steps["phase3"] == d * (d + 1) // 2     # M5 (§3.3's sum)
+    out, steps = run(eng, cube, load, load, home, lambda T, p: bounds(T, p, d), np.arange(n), dest)
+    assert out.loan_procedure == (start != "random" or d == 0) and np.array_equal(out.dest, dest)
+    assert steps["phase1"] == d and steps["phase1_messages"] == d * P  # M2
+    assert steps["phase3_messages"] == sum((level - 1) << level for level in range(1, d + 1))
+    assert steps["phase3"] == d * (d - 1) // 2     # M5: l - 1 steps on level l (§4); §3.3 bounds it by d(d+1)/2
     assert steps["phase4"] == d                    # M1/M9: exactly log2 P supersteps
     assert steps["schedule"] <= d and steps["max_msgs"] <= 1 and steps["max_recv"] <= 1
     # every Phase 4 message of step s goes to the partner across edge d-1-s
-    first = d + d * (d + 1) // 2  # Phase 4 follows Phases 1 and 3
+    first = d + d * (d - 1) // 2  # Phase 4 follows Phases 1 and 3
     mig = [(s, a, b) for s, a, b, k in eng.log if k == "migration"]
     assert all(first <= s < first + d for s, _, _ in mig)
     for s, a, b in mig:
@@ -59,6 +62,7 @@ def test_step_counts_from_the_engine(d, start):
     assert len(p1) == d * P and all(b == cube.partner(a, s) for s, a, b in p1)
     assert np.array_equal(out.L, np.bincount(dest, load, P)) and out.T == load.sum()
     assert np.array_equal(out.loans[0], np.zeros(P)) and np.array_equal(out.loans[-1], out.L - out.D)
+    assert steps["phase4_messages"] == len(mig) <= d * P
     # pass-through: sent >= moved; the redistribution weight that moved is what the engine carried
     moved = load[home != dest].sum()
     assert out.sent_rwgt.sum() >= moved
@@ -66,20 +70,19 @@ def test_step_counts_from_the_engine(d, start):
     assert nb >= 8 * moved
 
 
-def test_phase2_posts_nothing_and_emulation_off():
+def test_phase2_posts_nothing():
     rng = np.random.default_rng(1)
-    load, home, dest = _case(4, 300, rng, "random")
+    load, home, dest = _case(4, 300, rng, "block")
     eng = Recording(16)
 
-    def D_of(T):
+    def phase2(T, p):
         before = eng.pending()
-        D = desired(T, 4)
+        got = bounds(T, p, 4)
         assert eng.pending() == before == 0
-        return D
+        return got
 
-    out, steps = run(eng, Cube((16,)), load, load, home, dest, D_of, emulate=False)
-    assert steps["phase1"] == 0 and steps["phase3"] == 0 and steps["phase4"] == 4
-    assert all(k == "migration" for _, _, _, k in eng.log)
+    out, steps = run(eng, Cube((16,)), load, load, home, phase2, np.arange(load.size), dest)
+    assert steps["phase1"] == 4 and steps["phase3"] == 6 and steps["phase4"] == 4 and out.loan_procedure
 
 
 def test_example_of_section_1_5_on_the_engine():
@@ -87,7 +90,8 @@ def test_example_of_section_1_5_on_the_engine():
     load = np.ones(8, np.int64)
     dest = destinations(load, desired(8, 2))
     eng = Engine(4, comm=None)
-    out, steps = run(eng, Cube((4,)), load, load, np.zeros(8, np.int64), dest, lambda T: desired(T, 2))
+    out, steps = run(eng, Cube((4,)), load, load, np.zeros(8, np.int64), lambda T, p: bounds(T, p, 2), np.arange(8),
+                     dest)
     assert out.sent.tolist() == [[4, 0, 0, 0], [2, 0, 0, 2]]
     assert out.L.tolist() == [2, 2, 2, 2] and steps["schedule"] == 2
     mat = eng.pair_matrix("migration", "messages")
@@ -105,9 +109,10 @@ def test_nd_cube_routes_axis0_bits_first():
     cube = Cube(mesh)
     home = rng.integers(0, 16, load.size)
     eng = Recording(16)
-    out, steps = run(eng, cube, load.ravel(), load.ravel(), home, owner.ravel(), lambda T: D)
+    out, steps = run(eng, cube, load.ravel(), load.ravel(), home, lambda T, p: bounds_from(D, p, 4), None,
+                     owner.ravel())
     assert steps["phase4"] == 4 and steps["max_msgs"] <= 1
-    first = 4 + 10
+    first = 4 + 6
     for s, a, b, k in eng.log:
         if k == "migration":
             assert b == cube.partner(a, 3 - (s - first))
@@ -126,8 +131,74 @@ def test_random_cases_deliver_everything_in_d_steps(data, d, n):
     rwgt = np.array(data.draw(st.lists(st.integers(0, 5), min_size=n, max_size=n)))
     dest = destinations(load, desired(load.sum(), d))
     eng = Engine(P, comm=None)
-    out, steps = run(eng, Cube((P,)), load, rwgt, home, dest, lambda T: desired(T, d))
+    out, steps = run(eng, Cube((P,)), load, rwgt, home, lambda T, p: bounds(T, p, d), np.arange(n), dest)
     assert steps["phase4"] == d and steps["max_msgs"] <= 1 and steps["max_recv"] <= 1
-    assert np.all(np.diff(dest) >= 0) and np.abs(out.L - out.D).max() <= max(load.max(), 0)
-    assert out.sent_rwgt.sum() >= rwgt[home != dest].sum()
-    assert eng.step_stats("migration")["bytes"] >= 8 * rwgt[home != dest].sum()
+    assert np.all(np.diff(out.dest) >= 0) and np.abs(out.L - out.D).max() <= max(load.max(), 0)
+    assert out.sent_rwgt.sum() >= rwgt[home != out.dest].sum()
+    assert eng.step_stats("migration")["bytes"] >= 8 * rwgt[home != out.dest].sum()
+
+
+class TwoPerStep:
+    """A mutation of Phase 4: every piece goes as two messages (same elements, same loan)."""
+
+    def __init__(self, engine):
+        self._engine = engine
+
+    def __getattr__(self, name):
+        return getattr(self._engine, name)
+
+    def post(self, src, dst, payload, kind="balance"):
+        if kind != "migration":
+            return self._engine.post(src, dst, payload, kind)
+        m = int(payload[0])
+        ids, loads, pos = payload[2:2 + m], payload[2 + m:2 + 2 * m], payload[2 + 2 * m:2 + 3 * m]
+        h = m // 2
+        self._engine.post(src, dst, np.concatenate([[h, payload[1]], ids[:h], loads[:h], pos[:h],
+                                                    payload[2 + 3 * m:]]), kind)
+        self._engine.post(src, dst, np.concatenate([[m - h, 0], ids[h:], loads[h:], pos[h:]]), kind)
+
+
+def _claim_frame(tmp_path, Ps):
+    from harness import ReportOptions
+    import pandas as pd
+    opts = ReportOptions(workload="arrays", workload_params=dict(kind="peaks", dims=1, size=512, steps=2),
+                         out=str(tmp_path), cache=False, progress=False, initial="block")
+    return pd.concat([opts.compare("mlb", P=P) for P in Ps], ignore_index=True)
+
+
+def with_sibling_steps(real):
+    """A mutation of Phase 3: every level also exchanges along its siblings' edge (l steps on level l)."""
+    def phase3(engine, cube, *args):
+        out = real(engine, cube, *args)
+        for level in range(1, cube.d + 1):
+            for p in engine.local:
+                engine.post(p, int(cube.partners[cube.d - level][p]), np.zeros(0, np.int64), kind="balance")
+            engine.exchange()
+        return out
+    return phase3
+
+
+@pytest.mark.parametrize("mutate", [None, "phase4-two-messages", "phase3-sibling-steps"])
+def test_mutations_fail_a_claim(tmp_path, monkeypatch, mutate):
+    """The claims are read from the engine's log: sending each Phase 4 piece as two messages breaks §3.4's
+    "send and receive at most once along each edge"; talking along the siblings' edge on every level of
+    Phase 3 (d(d+1)/2 steps) breaks §4's "l - 1 steps" (the predicates say does not hold)."""
+    from lbbench_mlb.claims import make_claims
+
+    if mutate == "phase4-two-messages":
+        real = execute.loan_procedure
+        monkeypatch.setattr(execute, "loan_procedure", lambda engine, *a, **k: real(TwoPerStep(engine), *a, **k))
+    elif mutate == "phase3-sibling-steps":
+        monkeypatch.setattr(execute, "phase3", with_sibling_steps(execute.phase3))
+    Ps = (1, 2, 4, 8)
+    df = _claim_frame(tmp_path, Ps)
+    assert (df["status"] == "ok").all() and df["mlb_loan_procedure"].all()
+    claims = {c.name: c for c in make_claims(Ps)}
+    verdicts = {name: c.check(df) for name, c in claims.items()}
+    fails = {"phase4-two-messages": {"mlb-phase4-once-per-edge"},
+             "phase3-sibling-steps": {"mlb-phase3-section4"}}.get(mutate, set())
+    for name, (holds, ours) in verdicts.items():
+        assert holds is (name not in fails), (name, ours)
+    assert ("2 / 2" in verdicts["mlb-phase4-once-per-edge"][1]) == (mutate == "phase4-two-messages")
+    assert "P=8: 6 steps" in verdicts["mlb-phase3-log2"][1] if mutate == "phase3-sibling-steps" else \
+        "P=8: 3 steps" in verdicts["mlb-phase3-log2"][1]

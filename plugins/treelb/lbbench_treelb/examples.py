@@ -13,7 +13,8 @@ from .trees import Tree
 EDGES = [(0, 1, 1), (0, 2, 5), (0, 3, 1), (1, 2, 5), (2, 3, 4), (2, 5, 4), (3, 4, 3), (3, 5, 1), (4, 5, 1),
          (4, 6, 1), (5, 6, 3)]
 LOADS = [26, 10, 16, 13, 12, 13, 10]  # Fig. 2b, after the refinement (N = 100, M = 7)
-# Example 2's binary tree as the printed schedule implies it: P3 -> {P2 -> {P0, P1}, P5 -> {P4, P6}}
+# Example 2's binary tree as the printed schedule implies it: P3 -> {P2 -> {P0, P1}, P5 -> {P4, P6}}.
+# Fig. 3b is not in the text; this tree is used only by the labelled replay (``paper_tree=True``).
 BTLB_TREE = Tree.from_children(3, {3: [2, 5], 2: [0, 1], 5: [4, 6]}, 7)
 
 PAPER_STEPS = {
@@ -30,10 +31,18 @@ def fixture() -> ProcGraph:
     return ProcGraph.from_edges(7, EDGES, LOADS)
 
 
-def replay(method: str, paper_tree: bool = True):
-    """(steps as [(phase, [(sender, receiver, amount)])], final loads, figures) on the fixture.
-    ``paper_tree`` uses Example 2's printed tree for BTLB (our construction differs, spec §1.2)."""
+def replay(method: str, paper_tree: bool = False):
+    """(steps as [(phase, [(sender, receiver, amount)])], final loads, figures) on the fixture, with our
+    own tree construction. ``paper_tree`` replays BTLB on the tree Example 2's schedule implies instead
+    (a labelled replay: our construction roots elsewhere, spec §1.2)."""
     mv = LoadMover(LOADS)
     tree = BTLB_TREE if method == "btlb" and paper_tree else None
     rec = balance_on(method, fixture(), mv, tree=tree)
     return mv.steps, mv.load.tolist(), rec
+
+
+def tree_text(tree: Tree) -> str:
+    """A tree as ``root P5: P5 -> P6, P3; P3 -> P4, P2; ...`` (children in order), and its depth."""
+    kids = "; ".join(f"P{v} -> " + ", ".join(f"P{c}" for c in tree.children[v])
+                     for v in tree.order.tolist() if tree.children[v])
+    return f"root P{tree.root}, depth {tree.depth}: {kids}"

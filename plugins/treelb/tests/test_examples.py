@@ -24,7 +24,7 @@ def test_example_1_mcstlb_exact():
 
 
 def test_example_2_btlb_exact_on_the_papers_tree():
-    steps, final, _ = examples.replay("btlb")
+    steps, final, _ = examples.replay("btlb", paper_tree=True)  # the labelled replay
     assert [s for _, s in steps] == [[(0, 2, 12), (5, 4, 2)], [(2, 1, 4), (5, 6, 4)], [(2, 3, 9)], [(3, 5, 8)]]
     assert final == [14, 14, 15, 14, 14, 15, 14]
 
@@ -62,10 +62,22 @@ def test_every_balancer_preserves_load_and_balances(method, paper_tree):
 
 
 def test_schedule_follows_the_paper_order_of_the_papers_examples():
-    # the printed step lists, transfers compared as (sender, receiver)
+    # the printed step lists, transfers compared as (sender, receiver); Example 2 on the paper's implied tree
     for method, paper in examples.PAPER_STEPS.items():
-        steps, _, _ = examples.replay(method)
+        steps, _, _ = examples.replay(method, paper_tree=method == "btlb")
         assert [[(s, r) for s, r, _ in st] for _, st in steps] == paper
+
+
+def test_example_2_on_our_btlb_construction_and_its_claim():
+    from lbbench_treelb.claims import CLAIMS
+
+    steps, final, rec = examples.replay("btlb")
+    assert [s for _, s in steps] == [[(0, 2, 12), (3, 4, 2), (5, 6, 4)], [(2, 1, 4)], [(2, 3, 9)], [(3, 5, 6)]]
+    assert final == examples.PAPER_FINAL["btlb"] and (rec["tree_root"], rec["tree_depth"]) == (5, 3)
+    claim = {c.name: c for c in CLAIMS}
+    holds, text = claim["tree-example2-btlb"].check(None)
+    assert holds is False and text.startswith("2/4 steps as printed") and "replay on the paper's implied tree: 4/4" in text
+    assert claim["tree-example1-mcstlb"].check(None)[0] and claim["tree-example3-cbtlb"].check(None)[0]
 
 
 def test_twa_messages_give_the_central_flows():
