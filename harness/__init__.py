@@ -19,6 +19,7 @@ from .claims import Claim
 from .columns import SCHEMA
 from .context import Context
 from .engine import KINDS, Engine, Timer
+from .geometric import curve_parts, recursive_bisection
 from .hookspecs import hookimpl
 from .latency import level_figures as latency_figures
 from .latency import get as latency_model
@@ -45,9 +46,9 @@ __all__ = [
     "Algorithm", "BYTES_PER_UNIT", "Claim", "amr_figures", "compare", "app_figures", "app_proc_times", "app_terms", "app_speedup", "app_speedup_from_tables",
     "app_speedup_max", "app_total_time", "BoxPieces", "available_algorithms", "available_workloads", "Boxes", "Context", "Costs", "Engine", "Graph", "IDX", "KINDS", "Level",
     "LoadArray", "Machine", "Report", "ReportOptions", "SCHEMA", "State", "Table", "Timer", "Workload", "as_form",
-    "block_owner", "boxes_to_graph", "carry", "cell_vertices", "core_metrics", "costs_if_on", "cut_pct", "delta_cut",
+    "block_owner", "boxes_to_graph", "carry", "cell_vertices", "core_metrics", "costs_if_on", "curve_parts", "cut_pct", "delta_cut",
     "dual_edges", "graph_of", "hilbert_index", "hilbert_order", "hookimpl", "implements", "initial_state",
     "latency_figures", "latency_model", "latency_qwgt", "level_table", "load_figures", "load_workload", "loadimb", "loadimb_of",
     "max_tolerance", "maxsr", "metis_kway", "no_tolerance", "overlap_join", "paper_values", "parse_call", "processor_costs",
-    "quiet_native", "qwgt", "registers", "render", "resolve_params", "vertex_costs", "with_paper", "work_loadimb", "wsysll",
+    "quiet_native", "qwgt", "recursive_bisection", "registers", "render", "resolve_params", "vertex_costs", "with_paper", "work_loadimb", "wsysll",
 ]

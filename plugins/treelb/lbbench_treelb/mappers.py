@@ -19,39 +19,17 @@ import heapq
 
 import numpy as np
 
+from harness import recursive_bisection as geometric_bisection
+
 FM_WINDOW = 64  # default: moves without improvement before a pass stops (METIS-style hill-climbing window)
 
 
-def _split(coords, w, ids, k):
-    """One ORB cut of ``ids`` (k processors): (low ids, high ids, k_low)."""
-    xyz = coords[ids]
-    axis = int(np.argmax(xyz.max(axis=0) - xyz.min(axis=0)))
-    order = ids[np.lexsort((ids, xyz[:, axis]))]
-    kl = k // 2
-    cum = np.cumsum(w[order])
-    target = cum[-1] * kl / k
-    n_low = int(np.argmin(np.abs(cum - target))) + 1
-    return order[:n_low], order[n_low:], kl, float(target)
-
-
 def recursive_bisection(g, P: int, refine=None) -> np.ndarray:
-    """ORB over ``g.coords``; ``refine(low, high, target_low_weight)`` may improve each cut."""
+    """ORB over ``g.coords`` (the harness's coordinate bisection, also Zoltan's RCB); ``refine(low, high,
+    target_low_weight)`` may improve each cut."""
     if g.coords is None:
         raise ValueError("ae-orb/ae-mc need node coordinates (the workload has no coords)")
-    parts = np.zeros(g.n, np.int64)
-    w = g.pwgt.astype(float)
-    stack = [(np.arange(g.n, dtype=np.int64), P, 0)]
-    while stack:
-        ids, k, first = stack.pop()
-        if k == 1 or ids.size == 0:
-            parts[ids] = first
-            continue
-        low, high, kl, target = _split(g.coords, w, ids, k)
-        if refine is not None and low.size and high.size:
-            low, high = refine(g, low, high, target)
-        stack.append((high, k - kl, first + kl))
-        stack.append((low, kl, first))
-    return parts
+    return geometric_bisection(g, P, refine=refine)
 
 
 def orb(g, P: int) -> np.ndarray:

@@ -1,0 +1,1 @@
+"""Charm++ load balancers and GrapevineLB for lbbench (see README.md)."""

@@ -1,0 +1,60 @@
+"""The charm balancers through their hook: pinned objects, the engine's message pattern, conformance."""
+import numpy as np
+import pytest
+
+from harness import Context, Engine, Graph, Level, Machine, State
+from lbbench_charm import plugin
+
+NAMES = ("greedy", "refine", "greedy-refine", "grapevine")
+
+
+def ctx_for(name, P=16, n=600, pinned=True, seed=2):
+    rng = np.random.default_rng(seed)
+    u = np.arange(n - 1)
+    g = Graph.from_edges(n, u, u + 1, pwgt=rng.integers(1, 40, n))
+    pin = np.full(n, -1)
+    if pinned:
+        pin[::7] = rng.integers(0, P, pin[::7].size)
+    owner = np.where(pin >= 0, pin, rng.integers(0, P // 4, n))
+    defaults = {"greedy": {}, "refine": {"threshold": 1.003}, "greedy-refine": {"tolerance": 1.0},
+                "grapevine": dict(plugin.GRAPEVINE)}[name]
+    state = State.settled(owner, P)
+    ctx = Context(Level(1, g, pinned=pin), g, state, Machine.uniform(P), Engine(P, comm=None), defaults, seed,
+                  algorithm=name)
+    return ctx, state, pin
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_pinned_objects_never_move(name):
+    ctx, state, pin = ctx_for(name)
+    after = plugin.balance.implementation(ctx, state)
+    p = pin >= 0
+    assert np.array_equal(after.owner[p], pin[p]) and np.array_equal(after.home[p], pin[p])
+    before = np.bincount(state.owner, weights=ctx.graph.pwgt, minlength=ctx.P).max()
+    assert np.bincount(after.owner, weights=ctx.graph.pwgt, minlength=ctx.P).max() < before
+
+
+@pytest.mark.parametrize("name", ("greedy", "refine", "greedy-refine"))
+def test_centralized_message_pattern(name):
+    """Two balance supersteps: P statistics messages into the root, P decisions out of it."""
+    ctx, state, _ = ctx_for(name, pinned=False)
+    plugin.balance.implementation(ctx, state)
+    assert ctx.record["charm_balance_supersteps"] == 2
+    assert ctx.record["charm_balance_messages"] == 2 * ctx.P
+    assert ctx.record["charm_max_recv_msgs"] == ctx.P
+
+
+def test_bad_parameters_are_one_line_errors():
+    from harness import available_algorithms
+
+    algs = available_algorithms()
+    with pytest.raises(ValueError, match="criterion"):
+        algs["grapevine"].validate({**plugin.GRAPEVINE, "criterion": "greedy"})
+    with pytest.raises(ValueError, match="threshold"):
+        algs["refine"].validate({"threshold": 0.5})
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("name", NAMES)
+def test_conformance(conformance, name):
+    conformance(name)
