@@ -78,6 +78,9 @@ SCHEMA: dict[str, tuple[str, str]] = {
     "texec_s_runs": ("texec_s of every repeated run, as a JSON list", "s"),
     "texec_s_median": ("median of the repeated runs' texec_s", "s"),
     "texec_s_spread": ("spread of the repeated runs' texec_s: max - min", "s"),
+    # pinned objects (docs/plugins.md)
+    "pinned_reassigned": ("pinned vertices a partitioner placed elsewhere, put back on their processor by the runner", ""),
+    "pinned_reassigned_pwgt": ("sum of pwgt of those vertices", ""),
 }
 
 
