@@ -76,4 +76,5 @@ def generate(seed: int = 0, **params):
 
 WORKLOAD = Workload(
     "arrays", generate, version=VERSION, params=dict(DEFAULTS), forms=("array",),
+    level_indices=lambda p: range(1, int(p["steps"]) + 1),
     description="MLB's structured load arrays: 1-3-D integer loads (uniform, random, moving AMR-like peaks)")

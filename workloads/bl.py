@@ -257,5 +257,6 @@ def generate(seed: int = 0, **params):
 
 WORKLOAD = Workload(
     "bl", generate, version=VERSION, params=dict(DEFAULTS), forms=("boxes",),
+    level_indices=lambda p: range(1, int(p["steps"]) + 1),
     description="AMR paper's Buckley-Leverette trace: 33^3 base, 5 levels x2, 66 regrid steps, "
                 "Berger-Rigoutsos boxes with proper nesting")

@@ -53,5 +53,5 @@ def generate(seed: int = 0):
     return [Level(1, graph(), meta=meta)]
 
 
-WORKLOAD = Workload("sbn-example", generate, version="1", params={},
+WORKLOAD = Workload("sbn-example", generate, version="1", params={}, level_indices=lambda p: range(1, 2),
                     description="SBN paper §3.6 example: 16 vertices, 20 edges, 4 processors (Tables 1-3)")

@@ -300,5 +300,6 @@ def generate(seed: int = 0, refinements: int = 5):
 
 WORKLOAD = Workload(
     "truss", generate, version=VERSION, params={"refinements": 5},
+    level_indices=lambda p: range(1, int(p["refinements"]) + 2),
     description="tree-LB paper's Truss: 2-D triangular FE node graph, 18,407 -> 57,081 nodes over 5 "
                 "Laplace-adaptive bisection refinements (Table 1); level L = refinement L-1")
