@@ -57,5 +57,5 @@ def test_piece_returning_schemes_accept_P_above_the_number_of_boxes(tmp_path):
     df = compare("amr-sfc,amr-wd", workload="bl", workload_params=SMALL, P=P, out=str(tmp_path))
     assert (df["status"] == "ok").all(), df["status"].tolist()
     cells = int(levels[0].data.cells.sum())
-    with pytest.raises(ValueError, match=f"larger than the workload's level 1 \({cells} cells\)"):
+    with pytest.raises(ValueError, match=rf"larger than the workload's level 1 \({cells} cells\)"):
         compare("amr-sfc", workload="bl", workload_params=SMALL, P=cells + 1, out=str(tmp_path), levels=[1])
