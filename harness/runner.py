@@ -364,12 +364,23 @@ def account(ctx: Context, before: State, after: State) -> dict:
     return {"migration_bytes": int(nbytes.sum()), "migration_messages": int(src.size)}
 
 
-def metrics_row(ctx: Context, before: State, after: State) -> dict:
+def metrics_row(ctx: Context, before: State, after: State, skip: frozenset = frozenset()) -> tuple[dict, tuple | None]:
+    """Every ``metrics`` implementation's columns (registration order: later ones override), and the first
+    implementation that raised as ``(plugin name, status)`` or None; one that raises is left out, never fatal."""
     figs: dict = {}
+    broken = None
+    kwargs = {"ctx": ctx, "before": before, "after": after}
     with ctx.timer("metrics"):
-        for part in reversed(plugins.hook().metrics(ctx=ctx, before=before, after=after)):
+        for impl in plugins.hook().metrics.get_hookimpls():
+            if impl.plugin_name in skip:
+                continue
+            try:
+                part = impl.function(*[kwargs[a] for a in impl.argnames])
+            except Exception as exc:  # a metrics plugin's fault fails the cell, the comparison goes on
+                broken = broken or (impl.plugin_name, f"failed: metrics of {failure(exc, impl.plugin_name)}")
+                continue
             figs.update(part or {})
-    return figs
+    return figs, broken
 
 
 def engine_row(engine: Engine) -> dict:
@@ -496,7 +507,18 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
         engine.reset_counters()
         after, moved, ctx.ran = before, {}, None
         ctx.record.clear()
-    row = metrics_row(ctx, before, after)
+    row, broken = metrics_row(ctx, before, after)
+    if engine.R > 1:  # a metrics plugin that raised on one rank only fails the cell on every rank
+        voted = agree(engine, broken[1] if broken else "ok", "")
+        if voted != "ok" and broken is None:
+            broken = (None, voted)
+    if broken is not None and after is not before:  # failed: the state stays as it was, figures of that state
+        engine.reset_counters()
+        after, moved, ctx.ran = before, {}, None
+        ctx.record.clear()
+        row, _ = metrics_row(ctx, before, after, skip=frozenset({broken[0]}))
+    if broken is not None and status == "ok":
+        status = broken[1]
     row.update(ctx.record)
     row.update(moved or {"migration_bytes": 0, "migration_messages": 0})
     row.update(engine_row(engine))

@@ -44,3 +44,30 @@ def test_a_fault_before_any_collective_on_one_rank_fails_the_cell_on_every_rank(
                 assert status.startswith("failed: ranks took different paths"), (method, status)
         else:
             assert status == "ok", (method, level, status)
+
+
+METRICS = str(Path(__file__).parent / "scripts" / "metrics_fault.py")
+
+
+def _metrics_statuses(res):
+    assert res.returncode == 0, res.stderr[-2000:]
+    return {tuple(line.split(" ")[:2]): line.split(" ", 2)[2] for line in res.stdout.strip().splitlines()}
+
+
+@pytest.mark.parametrize("ranks", [1, pytest.param(2, marks=pytest.mark.mpi)])
+def test_a_metrics_plugin_that_raises_fails_its_cell_and_the_comparison_goes_on(tmp_path, ranks):
+    if ranks == 1:
+        import subprocess
+        import sys
+
+        res = subprocess.run([sys.executable, METRICS, str(tmp_path)], capture_output=True, text=True, timeout=120)
+    else:
+        res = mpirun(2, METRICS, str(tmp_path), timeout=120)
+    got = _metrics_statuses(res)
+    assert got["none", "3"].startswith("failed: metrics of probe: ValueError: metrics fail everywhere")
+    assert got["metis", "2"].startswith("failed: metrics of probe: RuntimeError: metrics fail on the last rank")
+    if ranks == 2:
+        assert "(on another rank)" in got["metis", "2"]  # it raised on rank 1; rank 0 writes the row
+    # the core metrics of a failed cell are still there; every other cell is ok
+    assert got["metis", "2"].split()[-1] != "nan"
+    assert all(got[m, lv].startswith("ok") for m, lv in got if (m, lv) not in {("none", "3"), ("metis", "2")})
