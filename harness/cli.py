@@ -369,7 +369,7 @@ def reproduce(papers, site_dir, out, timeout, mpi, fmt, quiet):
     papers = [p for text in papers for p in text.split(",")]
     result = rp.reproduce(papers or None, out=out, site=site_dir, progress=not quiet, timeout=timeout,
                           is_root=_rank() == 0, log=lambda text: None if quiet else echo(text))
-    echo(render(rp.summary(result), fmt))
+    echo(render(rp.summary(result, rp.stored_by_key(out) if _rank() == 0 else None), fmt))
     echo(rp.line(result))
     if _rank() == 0 and not result.ok:
         for text in list(result.failed.values())[:20]:

@@ -27,7 +27,7 @@ import math
 import sys
 import time
 import warnings
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 
 import numpy as np
@@ -83,6 +83,7 @@ class Cell:
     identity: str  # the roles' algorithms with resolved parameters + workload, P, machine, initial, seed, levels
     method: str
     level: int
+    by: str = field(default="", compare=False)  # the report or claim that asked for it (the plan's record)
 
 
 def request_cells(methods, P, workload="shock", workload_params=None, levels=None, machine="uniform",
@@ -168,15 +169,16 @@ class PlanOptions(ReportOptions):
     """Report options that record the cells asked for; stored cells are answered from the store,
     the others with placeholder rows (figures NaN), so nothing is computed."""
 
-    def __init__(self, asked: list, rows: pd.DataFrame, generate: bool = True, **kw):
+    def __init__(self, asked: list, rows: pd.DataFrame, generate: bool = True, by: str = "", **kw):
         super().__init__(**kw)
         self.asked = asked
         self.rows = rows
         self.generate = generate
+        self.by = by
 
     def compare(self, methods, P=None, **overrides) -> pd.DataFrame:
         kw = _compare_arguments(self, methods, P, overrides)
-        cells = request_cells(**kw, generate=self.generate)
+        cells = [replace(c, by=self.by) for c in request_cells(**kw, generate=self.generate)]
         self.asked.extend(cells)
         stored = self.rows.reindex([c.key for c in cells]) if len(self.rows) else None
         out = []
@@ -280,6 +282,10 @@ class Outcome:
     failed: dict = field(default_factory=dict)  # key -> one line
     site: str = ""
     seconds: float = 0.0
+    asked: list = field(default_factory=list)  # the plan's cells (with who asked for each)
+    keys: set = field(default_factory=set)  # the cells the run went through
+    plan_seconds: float = 0.0
+    site_seconds: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -323,13 +329,13 @@ def plan(reps: dict, claims: list, base: dict, generate: bool = True,
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")  # predicates and tables on NaN placeholders
         for name, rep in reps.items():
-            opts = PlanOptions(asked, rows, generate, **{**base, "progress": False})
+            opts = PlanOptions(asked, rows, generate, by=name, **{**base, "progress": False})
             try:
                 rep.build(opts)
             except Exception as exc:  # noqa: BLE001 - placeholders cannot feed this report further
                 errors[name] = f"{type(exc).__name__}: {exc}"  # (it asks for the rest at run time)
-    opts = PlanOptions(asked, rows, generate, **{**base, "progress": False})
     for claim in claims:  # the cells a claim declares, without running its predicate on placeholders
+        opts = PlanOptions(asked, rows, generate, by=f"{claim.paper} claims", **{**base, "progress": False})
         try:
             specs = cl.cell_specs(claim)
         except ValueError:
@@ -372,6 +378,7 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
     stored = stored_by_key(out)
     asked, _ = plan(reps, claims, base, rows=stored)
     planned = list(dict.fromkeys(c.key for c in asked))
+    plan_seconds = time.perf_counter() - t0
     bar = None
     if progress and is_root:
         from tqdm import tqdm
@@ -379,7 +386,7 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
         bar = tqdm(total=len(planned), file=sys.stderr, unit="cell", dynamic_ncols=True,
                    bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} cells [{elapsed}<{remaining}]")
     cellbar = CellBar(bar, planned)
-    result = Outcome(planned=len(planned))
+    result = Outcome(planned=len(planned), asked=asked, plan_seconds=plan_seconds)
     try:
         for name, rep in reps.items():
             t = time.perf_counter()
@@ -395,6 +402,7 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
         if bar is not None:
             bar.close()
     result.cells = len(cellbar.done)
+    result.keys = set(cellbar.done)
     result.computed = len(cellbar.done - set(stored.index))
     if is_root:
         if claims:
@@ -402,17 +410,49 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
         if site:
             from .site import build
 
+            t = time.perf_counter()
             result.site = str(build(out, site))
+            result.site_seconds = time.perf_counter() - t
     result.seconds = time.perf_counter() - t0
     return result
 
 
-def summary(result: Outcome) -> list[Table]:
-    """Per report its tables and time; the claims' verdicts; the failed cells."""
+def where_time(result: Outcome, rows: pd.DataFrame) -> list[Table]:
+    """Where the reproduction's time went: the stored ``time_total_s`` (a cell's wall time when it was
+    computed, in this run or an earlier one) of the cells it went through, per report (a cell asked for
+    by several counts for the first that asked, in the plan's order; a paper's claims count as one) and
+    per method, beside the planning and the site's wall time of this run."""
+    first: dict = {}
+    for c in result.asked:
+        first.setdefault(c.key, (c.by, c.method))
+    keys = [k for k in result.keys if k in rows.index and "time_total_s" in rows]
+    cells = pd.DataFrame({"by": [first.get(k, ("asked at run time", ""))[0] for k in keys],
+                          "method": rows.loc[keys, "algorithm"].astype(str).to_numpy() if keys else [],
+                          "seconds": pd.to_numeric(rows.loc[keys, "time_total_s"], errors="coerce").to_numpy()
+                          if keys else []})
+    total = float(cells["seconds"].sum())
+    tables = []
+    for col, title in (("by", "Report"), ("method", "Method")):
+        g = cells.groupby(col)["seconds"].agg(["count", "sum"]).sort_values("sum", ascending=False)
+        frame = pd.DataFrame({title: g.index, "Cells": g["count"].to_numpy(), "Seconds": g["sum"].round(1).to_numpy(),
+                              "Share %": (100 * g["sum"] / total).round(1).to_numpy() if total else 0.0})
+        extra = [{title: "planning (this run)", "Seconds": round(result.plan_seconds, 1)},
+                 {title: "site (this run)", "Seconds": round(result.site_seconds, 1)}] if col == "by" else []
+        tables.append(Table(f"Where the time went, per {title.lower()} (stored time_total_s of the "
+                            f"{len(cells)} cells: {total:.1f} s)", pd.concat([frame, pd.DataFrame(extra)],
+                                                                            ignore_index=True)))
+    return tables
+
+
+def summary(result: Outcome, rows: pd.DataFrame | None = None) -> list[Table]:
+    """Per report its tables and time; the claims' verdicts; the failed cells; with ``rows`` (the store),
+    where the time went (:func:`where_time`)."""
     from . import claims as cl
 
-    rows = [{"Report": n, "Tables": k, "Seconds": round(s, 1), "Error": e} for n, k, s, e in result.reports]
-    tables = [Table("Reports", pd.DataFrame(rows, columns=["Report", "Tables", "Seconds", "Error"]))]
+    rows_ = [{"Report": n, "Tables": k, "Seconds": round(s, 1), "Error": e} for n, k, s, e in result.reports]
+    tables = [Table("Reports", pd.DataFrame(rows_, columns=["Report", "Tables", "Seconds", "Error"]))]
+    if rows is not None:
+        tables.extend(where_time(result, rows))
     if result.claims:
         frame = pd.DataFrame([{"Paper": o.claim.paper, "Claim": o.claim.name, "Verdict": o.verdict}
                               for o in result.claims])

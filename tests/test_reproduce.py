@@ -65,6 +65,13 @@ def test_reproduce_runs_everything_then_resumes_computing_nothing(register, tmp_
     assert (res / "claims" / "history.csv").exists()
     stored = sorted(p.name for p in (res / "cells").glob("*.json"))
     assert len(stored) == 6
+    rows = rp.stored_by_key(str(res))
+    per_report, per_method = (t.frame for t in rp.where_time(first, rows))
+    # the report asked for all six cells before the claim did: they count for it, the claim's for none
+    assert per_report.set_index("Report").loc["mlb-tiny", "Cells"] == 6 and "mlb claims" not in set(per_report["Report"])
+    assert dict(zip(per_method["Method"], per_method["Cells"])) == {"none": 3, "metis": 3}
+    assert per_method["Seconds"].sum() == pytest.approx(rows["time_total_s"].sum(), abs=0.1)
+    assert {"planning (this run)", "site (this run)"} <= set(per_report["Report"])
 
     def no_compute(*a, **k):
         raise AssertionError("a stored cell was computed again")
@@ -83,6 +90,7 @@ def test_cli_exit_1_with_the_failed_cells(register, tmp_path, monkeypatch, capsy
     out, err = capsys.readouterr()
     assert code == 1
     assert "reproduce: 9 cells (9 planned, 9 computed); 3 failed" in out
+    assert "Where the time went, per report (stored time_total_s of the 6 cells" in out  # the failed 3 are not stored
     assert "tiny-boom on mini, P = 4, level 1: failed: tiny-boom: RuntimeError: boom" in err
     assert "3 cells failed" in err
     assert (tmp_path / "site" / "index.html").exists()
