@@ -16,11 +16,14 @@ FIRST_COLUMNS = ["workload", "workload_version", "level", "algorithm", "params",
                  "seed", "status", "pre_exec_cut_pct", "post_exec_cut_pct", "maxsr", "loadimb", "maxqwgt", "moved_weight"]
 
 
+def _rank_env() -> str | None:
+    """The MPI rank variable mpiexec set, if launched by it."""
+    return next((v for v in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK") if v in os.environ), None)
+
+
 def _rank() -> int:
-    for var in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"):
-        if var in os.environ:
-            return int(os.environ[var])
-    return 0
+    var = _rank_env()
+    return int(os.environ[var]) if var else 0
 
 
 def echo(text: str) -> None:
@@ -356,11 +359,16 @@ def claims(paper, strict, workload, levels, machine, initial, out, seed, timeout
 @click.option("--out", default=None, help="results directory (default ./lbbench-results)")
 @click.option("--timeout", default=None, type=float, help="seconds per cell before it counts as failed")
 @click.option("--mpi", "mpi", default=None, type=int, help="relaunch under mpiexec -n R")
+@click.option("--jobs", "-j", "workers", default=1, show_default=True, type=click.IntRange(0, 1024),
+              help="processes computing cells of independent runs at once (0: one per available core; not with --mpi)")
 @click.option("--format", "fmt", default="text", type=click.Choice(FORMATS), show_default=True)
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
-def reproduce(papers, site_dir, out, timeout, mpi, fmt, quiet):
+def reproduce(papers, site_dir, out, timeout, mpi, workers, fmt, quiet):
     """Every report and claim of the papers (or of --paper), then the site; resumes from the store
     (exit 1 if a cell failed)."""
+    workers = workers or len(os.sched_getaffinity(0))
+    if workers > 1 and (mpi is not None or _rank_env()):
+        raise click.BadParameter("--jobs > 1 runs processes of one rank each: not with --mpi or under mpiexec")
     if mpi is not None:
         relaunch(mpi)
     from . import reproduce as rp
@@ -368,7 +376,7 @@ def reproduce(papers, site_dir, out, timeout, mpi, fmt, quiet):
     check_timeout(timeout)
     papers = [p for text in papers for p in text.split(",")]
     result = rp.reproduce(papers or None, out=out, site=site_dir, progress=not quiet, timeout=timeout,
-                          is_root=_rank() == 0, log=lambda text: None if quiet else echo(text))
+                          is_root=_rank() == 0, log=lambda text: None if quiet else echo(text), workers=workers)
     echo(render(rp.summary(result, rp.stored_by_key(out) if _rank() == 0 else None), fmt))
     echo(rp.line(result))
     if _rank() == 0 and not result.ok:

@@ -169,17 +169,20 @@ class PlanOptions(ReportOptions):
     """Report options that record the cells asked for; stored cells are answered from the store,
     the others with placeholder rows (figures NaN), so nothing is computed."""
 
-    def __init__(self, asked: list, rows: pd.DataFrame, generate: bool = True, by: str = "", **kw):
+    def __init__(self, asked: list, rows: pd.DataFrame, generate: bool = True, by: str = "",
+                 calls: list | None = None, **kw):
         super().__init__(**kw)
         self.asked = asked
         self.rows = rows
         self.generate = generate
         self.by = by
+        self.calls = calls if calls is not None else []
 
     def compare(self, methods, P=None, **overrides) -> pd.DataFrame:
         kw = _compare_arguments(self, methods, P, overrides)
         cells = [replace(c, by=self.by) for c in request_cells(**kw, generate=self.generate)]
         self.asked.extend(cells)
+        self.calls.append({**kw, "_cells": len(cells) // max(1, len({c.method for c in cells}))})
         stored = self.rows.reindex([c.key for c in cells]) if len(self.rows) else None
         out = []
         for i, c in enumerate(cells):
@@ -244,6 +247,14 @@ class CellBar:
 
     def close(self):  # closed by reproduce, not by a report
         pass
+
+    def finished(self, keys: list[str]) -> None:
+        """Cells a worker process computed (:func:`prefill`)."""
+        new = [k for k in dict.fromkeys(keys) if k not in self.done]
+        self.done.update(new)
+        self.planned.update(new)
+        if self.bar is not None and new:
+            self.bar.update(len(new))
 
 
 class RunOptions(ReportOptions):
@@ -315,10 +326,11 @@ def stored_by_key(out: str | None) -> pd.DataFrame:
 
 
 def plan(reps: dict, claims: list, base: dict, generate: bool = True,
-         rows: pd.DataFrame | None = None) -> tuple[list[Cell], dict]:
+         rows: pd.DataFrame | None = None, calls: list | None = None) -> tuple[list[Cell], dict]:
     """Every cell the reports and claims ask for (in order, with repeats) and, per report, a plan error.
 
     ``generate=False``: per method and run, not per level, without loading a workload (:func:`request_cells`).
+    ``calls``, when given, receives the keyword arguments of every ``compare`` asked for (:func:`jobs`).
     """
     from . import claims as cl
 
@@ -329,13 +341,14 @@ def plan(reps: dict, claims: list, base: dict, generate: bool = True,
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")  # predicates and tables on NaN placeholders
         for name, rep in reps.items():
-            opts = PlanOptions(asked, rows, generate, by=name, **{**base, "progress": False})
+            opts = PlanOptions(asked, rows, generate, by=name, calls=calls, **{**base, "progress": False})
             try:
                 rep.build(opts)
             except Exception as exc:  # noqa: BLE001 - placeholders cannot feed this report further
                 errors[name] = f"{type(exc).__name__}: {exc}"  # (it asks for the rest at run time)
     for claim in claims:  # the cells a claim declares, without running its predicate on placeholders
-        opts = PlanOptions(asked, rows, generate, by=f"{claim.paper} claims", **{**base, "progress": False})
+        opts = PlanOptions(asked, rows, generate, by=f"{claim.paper} claims", calls=calls,
+                           **{**base, "progress": False})
         try:
             specs = cl.cell_specs(claim)
         except ValueError:
@@ -352,6 +365,58 @@ def plan(reps: dict, claims: list, base: dict, generate: bool = True,
     return asked, errors
 
 
+def jobs(calls: list) -> list[dict]:
+    """The plan's ``compare`` calls as independent jobs, longest first: one method through its levels each
+    (runs of different methods, P, machines or workloads never depend on each other), asked once, with the
+    most repeats any call asked for."""
+    from .api import _methods
+
+    by: dict = {}
+    for kw in calls:
+        for m in _methods(kw["methods"]):
+            job = {k: v for k, v in kw.items() if k not in ("repeats", "_cells", "progress")} | {"methods": str(m)}
+            ident = json.dumps(job, sort_keys=True, default=str)
+            seen = by.setdefault(ident, {**job, "repeats": 1, "_cells": kw["_cells"]})
+            seen["repeats"] = max(seen["repeats"], int(kw.get("repeats") or 1))
+    return sorted(by.values(), key=lambda j: (-j["_cells"], -int(j["P"] or 0)))
+
+
+def _job(kw: dict) -> list[str]:
+    """One job in a worker process: its cells computed and stored; the keys of those that finished ok."""
+    from .api import compare
+
+    kw = {k: v for k, v in kw.items() if k != "_cells"}
+    keys = {(c.method, c.level): c.key for c in request_cells(**kw)}
+    df = compare(**kw, progress=False)
+    ok = df[df["status"] == "ok"] if len(df) else df
+    return [keys[(str(a), int(lv))] for a, lv in zip(ok.get("algorithm", []), ok.get("level", []))
+            if (str(a), int(lv)) in keys]
+
+
+def prefill(todo: list[dict], workers: int, cellbar: CellBar, log) -> None:
+    """Compute the jobs' cells in ``workers`` processes (forked, so the registered plugins are theirs);
+    each stores its cells as they finish, and the reports and claims then read them from the store. A job
+    that raises or a worker that dies leaves its cells to the ordinary run, which reports the failure."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+    import multiprocessing
+
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = [pool.submit(_job, kw) for kw in todo]
+        try:
+            for fut in as_completed(futures):
+                try:
+                    cellbar.finished(fut.result())
+                except BrokenProcessPool:
+                    log("reproduce: a worker process died; the remaining cells run in this process")
+                    break
+                except Exception:  # noqa: BLE001 - the ordinary run recomputes the job and reports it
+                    continue
+        finally:
+            for fut in futures:
+                fut.cancel()
+
+
 def duplicates(cells: list[Cell]) -> dict:
     """Computations asked for under more than one store key: identity -> the keys and methods."""
     by: dict = {}
@@ -361,10 +426,11 @@ def duplicates(cells: list[Cell]) -> dict:
 
 
 def reproduce(papers=None, out: str | None = None, site: str | None = "site", progress: bool = True,
-              timeout: float | None = None, is_root: bool = True, log=None, only=None) -> Outcome:
+              timeout: float | None = None, is_root: bool = True, log=None, only=None, workers: int = 1) -> Outcome:
     """Plan, run every report and claim of ``papers`` (all if None), record the verdicts, build the site.
 
-    ``is_root``: this rank writes (verdicts, site) and shows the bar; ``only``: see :func:`chosen`.
+    ``is_root``: this rank writes (verdicts, site) and shows the bar; ``only``: see :func:`chosen`;
+    ``workers`` > 1: the cells are first computed by that many processes (:func:`prefill`; not under MPI).
     """
     from . import claims as cl
     from .results import git_commit
@@ -376,7 +442,8 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
     base = dict(out=out, timeout=timeout, progress=progress and is_root)
     log(f"planning {len(reps)} reports and {len(claims)} claims")
     stored = stored_by_key(out)
-    asked, _ = plan(reps, claims, base, rows=stored)
+    calls: list = []
+    asked, _ = plan(reps, claims, base, rows=stored, calls=calls)
     planned = list(dict.fromkeys(c.key for c in asked))
     plan_seconds = time.perf_counter() - t0
     bar = None
@@ -388,6 +455,8 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
     cellbar = CellBar(bar, planned)
     result = Outcome(planned=len(planned), asked=asked, plan_seconds=plan_seconds)
     try:
+        if workers > 1 and len(planned) > len(set(planned) & set(stored.index)):
+            prefill(jobs(calls), workers, cellbar, log)
         for name, rep in reps.items():
             t = time.perf_counter()
             opts = RunOptions(cellbar, result.failed, **base)

@@ -1,9 +1,11 @@
 """``lbbench reproduce``: plan, run, resume, failures; and no cell asked for under two keys."""
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from harness import Algorithm, Claim, Report, Table, hookimpl
+from harness import Algorithm, api, Claim, Report, Table, hookimpl
 from harness import reproduce as rp
 from harness.cli import main
 
@@ -82,11 +84,33 @@ def test_reproduce_runs_everything_then_resumes_computing_nothing(register, tmp_
     assert sorted(p.name for p in (res / "cells").glob("*.json")) == stored
 
 
-def test_cli_exit_1_with_the_failed_cells(register, tmp_path, monkeypatch, capsys):
+def test_jobs_compute_every_cell_in_worker_processes_with_the_same_figures(register, tmp_path, monkeypatch):
+    register(Tiny(), "tiny")
+    only = ["mlb-tiny", "mlb-tiny-claim"]
+    serial = rp.reproduce(["mlb"], out=str(tmp_path / "serial"), site=None, progress=False, only=only)
+    parent, real = os.getpid(), api.run_cell
+
+    def only_in_workers(*a, **k):
+        assert os.getpid() != parent, "a cell was computed in the parent process"
+        return real(*a, **k)
+
+    monkeypatch.setattr("harness.api.run_cell", only_in_workers)
+    par = rp.reproduce(["mlb"], out=str(tmp_path / "par"), site=None, progress=False, only=only, workers=2)
+    assert par.ok and par.cells == par.planned == par.computed == 6
+    assert [o.verdict for o in par.claims] == [o.verdict for o in serial.claims] == ["holds"]
+    figures = ["algorithm", "level", "loadimb", "maxqwgt", "post_exec_cut_pct", "moved_weight", "owners_hash"]
+    a, b = (rp.stored_by_key(str(tmp_path / d)) for d in ("serial", "par"))
+    assert sorted(a.index) == sorted(b.index)  # the same keys: a worker's cell is the one-process cell
+    pd.testing.assert_frame_equal(a.loc[sorted(a.index), figures], b.loc[sorted(a.index), figures])
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_cli_exit_1_with_the_failed_cells(register, tmp_path, monkeypatch, capsys, jobs):
     register(Tiny(), "tiny")
     real = rp.chosen
     monkeypatch.setattr(rp, "chosen", lambda papers, only=None: real(papers, ["mlb-tiny", "mlb-tiny-boom"]))
-    code = main(["reproduce", "--paper", "mlb", "--out", str(tmp_path / "res"), "-o", str(tmp_path / "site"), "-q"])
+    code = main(["reproduce", "--paper", "mlb", "--out", str(tmp_path / "res"), "-o", str(tmp_path / "site"), "-q",
+                 "-j", jobs])
     out, err = capsys.readouterr()
     assert code == 1
     assert "reproduce: 9 cells (9 planned, 9 computed); 3 failed" in out
@@ -101,6 +125,12 @@ def test_unknown_paper_is_one_line(capsys):
     err = capsys.readouterr().err.strip()
     assert "\n" not in err
     assert err.startswith("lbbench: error: unknown paper 'nope' (papers: sbn, minex, tree, mlb, amr")
+
+
+def test_jobs_with_mpi_is_one_line(capsys):
+    assert main(["reproduce", "--paper", "mlb", "-j", "2", "--mpi", "2", "-q"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--jobs > 1" in err
 
 
 def test_no_cell_is_asked_for_under_two_keys():
