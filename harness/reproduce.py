@@ -503,10 +503,12 @@ def where_time(result: Outcome, rows: pd.DataFrame) -> list[Table]:
     tables = []
     for col, title in (("by", "Report"), ("method", "Method")):
         g = cells.groupby(col)["seconds"].agg(["count", "sum"]).sort_values("sum", ascending=False)
-        frame = pd.DataFrame({title: g.index, "Cells": g["count"].to_numpy(), "Seconds": g["sum"].round(1).to_numpy(),
-                              "Share %": (100 * g["sum"] / total).round(1).to_numpy() if total else 0.0})
-        extra = [{title: "planning (this run)", "Seconds": round(result.plan_seconds, 1)},
-                 {title: "site (this run)", "Seconds": round(result.site_seconds, 1)}] if col == "by" else []
+        frame = pd.DataFrame({title: g.index, "Cells": g["count"].astype(object).to_numpy(),
+                              "Seconds": g["sum"].round(1).to_numpy(),
+                              "Share %": (100 * g["sum"] / total).round(1).astype(object).to_numpy() if total else ""})
+        extra = [{title: "planning (this run)", "Cells": "", "Seconds": round(result.plan_seconds, 1), "Share %": ""},
+                 {title: "site (this run)", "Cells": "", "Seconds": round(result.site_seconds, 1), "Share %": ""}
+                 ] if col == "by" else []
         tables.append(Table(f"Where the time went, per {title.lower()} (stored time_total_s of the "
                             f"{len(cells)} cells: {total:.1f} s)", pd.concat([frame, pd.DataFrame(extra)],
                                                                             ignore_index=True)))
