@@ -23,7 +23,7 @@ import os
 import pickle
 import time
 from collections import defaultdict
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
@@ -67,6 +67,24 @@ def payload_bytes(payload) -> int:
     return len(pickle.dumps(payload, protocol=5))
 
 
+class _Charge:
+    """The context manager of :meth:`Engine.working`: adds the block's CPU seconds to ``cpu[vp]``."""
+
+    __slots__ = ("cpu", "vp", "t")
+
+    def __init__(self, cpu: np.ndarray, vp: int):
+        self.cpu, self.vp = cpu, vp
+
+    def __enter__(self):
+        self.t = time.process_time()
+
+    def __exit__(self, *exc):
+        self.cpu[self.vp] += time.process_time() - self.t
+
+
+_UNCHARGED = nullcontext()
+
+
 class Engine:
     """P virtual processors on the ranks of ``comm`` (None: one process)."""
 
@@ -103,14 +121,10 @@ class Engine:
         """This rank's CPU seconds since the cell began, outside collectives."""
         return time.process_time() - self._cpu0 - self._coll_cpu
 
-    @contextmanager
     def working(self, vp: int):
-        """Charge the CPU time of the block to local vproc ``vp`` (the work measure of :meth:`balance_ranks`)."""
-        t = time.process_time()
-        try:
-            yield
-        finally:
-            self._vp_cpu[vp] += time.process_time() - t
+        """Charge the CPU time of the block to local vproc ``vp`` (the work measure of :meth:`balance_ranks`;
+        with one rank there is no layout to decide and nothing is measured)."""
+        return _Charge(self._vp_cpu, vp) if self.R > 1 else _UNCHARGED
 
     def rank_busy(self, busy: float | None = None) -> dict:
         """``rank_busy_s_max``, ``rank_busy_s_mean`` over ranks and ``rank_balance`` = mean / max of ``busy``

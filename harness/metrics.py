@@ -99,15 +99,16 @@ def costs_if_on(g: Graph, s: State, m: Machine, verts: np.ndarray, q) -> Costs:
         >>> best_first = border[np.argsort(delta_cut(here, there))]
     """
     verts = np.asarray(verts, dtype=np.int64)
-    q = np.broadcast_to(np.asarray(q, dtype=np.int64), verts.shape)
+    q = np.asarray(q, dtype=np.int64)
+    if q.ndim:
+        q = np.broadcast_to(q, verts.shape)
     starts = g.xadj[verts]
     deg = g.xadj[verts + 1] - starts
     # adjacency entries of verts, flattened, with the row they belong to
     row = np.repeat(np.arange(verts.size), deg)
-    offs = np.arange(row.size) - np.repeat(np.cumsum(deg) - deg, deg)
-    entries = starts[row] + offs
+    entries = np.arange(row.size) + np.repeat(starts - (np.cumsum(deg) - deg), deg)
     hw = s.home[g.adjncy[entries]]
-    qe = q[row]
+    qe = q[row] if q.ndim else q
     per = np.where(hw != qe, g.cwgt[entries] * m.slowdown(qe, hw), 0.0)
     comm = np.bincount(row, weights=per, minlength=verts.size)
     home = s.home[verts]

@@ -302,8 +302,13 @@ class Machine:
 
     @property
     def proc_of(self) -> np.ndarray:
-        """Processing slowdown per processor."""
-        return self.proc[self.cluster]
+        """Processing slowdown per processor (cached)."""
+        m = self.__dict__.get("_proc_of")
+        if m is None:
+            m = self.proc[self.cluster]
+            m.setflags(write=False)
+            object.__setattr__(self, "_proc_of", m)
+        return m
 
     @property
     def conn_pp(self) -> np.ndarray:
