@@ -43,11 +43,19 @@ def check_integer_dtype(name: str, values) -> None:
 
 
 def _check_symmetric(src: np.ndarray, adjncy: np.ndarray, cwgt: np.ndarray) -> None:
-    """Symmetry of adjacency and of cwgt: the sorted (u, v, w) triples equal the sorted (v, u, w) ones."""
-    fwd = np.lexsort((cwgt, adjncy, src))
-    bwd = np.lexsort((cwgt, src, adjncy))
-    if not (np.array_equal(src[fwd], adjncy[bwd]) and np.array_equal(adjncy[fwd], src[bwd])):
+    """Symmetry of adjacency and of cwgt: the sorted (u, v, w) triples equal the sorted (v, u, w) ones.
+
+    Entries are sorted by the one key ``u * n + v`` (stable); only when the weights do not line up that
+    way (parallel entries between two vertices) are they compared with the weight as second key.
+    """
+    n = int(max(src.max(), adjncy.max())) + 1 if src.size else 0
+    fk, bk = src * n + adjncy, adjncy * n + src
+    fwd, bwd = np.argsort(fk, kind="stable"), np.argsort(bk, kind="stable")
+    if not np.array_equal(fk[fwd], bk[bwd]):
         raise ValueError("adjacency is not symmetric")
+    if np.array_equal(cwgt[fwd], cwgt[bwd]):
+        return
+    fwd, bwd = np.lexsort((cwgt, fk)), np.lexsort((cwgt, bk))
     if not np.array_equal(cwgt[fwd], cwgt[bwd]):
         raise ValueError("cwgt is not symmetric")
 

@@ -946,8 +946,8 @@ def boundary_depth(g, owner: np.ndarray) -> np.ndarray:
     depth[front] = 0
     while front.size:
         d += 1
-        nb = np.unique(g.neighbours_of(front))
-        nb = nb[depth[nb] < 0]
+        nb = g.neighbours_of(front)
+        nb = np.unique(nb[depth[nb] < 0])
         depth[nb] = d
         front = nb
     depth[depth < 0] = d
