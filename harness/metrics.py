@@ -74,10 +74,15 @@ def vertex_costs(g: Graph, s: State, m: Machine) -> Costs:
     cut = np.flatnonzero(hw != owner[src])
     p, q = owner[src[cut]], hw[cut]
     comm = np.bincount(src[cut], weights=g.cwgt[cut] * m.slowdown(p, q), minlength=g.n)
+    return Costs(wgt.astype(float), comm, remap_costs(g, m, s.home, owner))
+
+
+def remap_costs(g: Graph, m: Machine, home: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """Remap of every vertex (SBN §3.1): ``rwgt * Conn[home, owner]`` where its data is not where it is computed."""
     remap = np.zeros(g.n)
-    moved = np.flatnonzero(s.home != owner)
-    remap[moved] = g.rwgt[moved] * m.slowdown(s.home[moved], owner[moved])
-    return Costs(wgt.astype(float), comm, remap)
+    moved = np.flatnonzero(home != owner)
+    remap[moved] = g.rwgt[moved] * m.slowdown(home[moved], owner[moved])
+    return remap
 
 
 def costs_if_on(g: Graph, s: State, m: Machine, verts: np.ndarray, q) -> Costs:
