@@ -440,8 +440,8 @@ class LevelRun:
             # re-price the queued vertices whose own data or a neighbour's data moved in p's view
             ch = np.concatenate(v.changed)
             v.changed = []
-            aff = np.unique(np.concatenate([ch, self.g.neighbours_of(ch)]))
-            aff = aff[self.queued[aff] & (self.holder[aff] == p)]  # a chosen chunk keeps its price
+            aff = np.concatenate([ch, self.g.neighbours_of(ch)])
+            aff = np.unique(aff[self.queued[aff] & (self.holder[aff] == p)])  # a chosen chunk keeps its price
             self._price(v, aff)
         self._tick("migration", t0)
 
