@@ -6,6 +6,8 @@
   Targets: P = 2048 in under 90 s and 1 GB.
 * ``Headline``: ``lbbench compare --plugins sbn,minex,plum -P 32`` (all nine levels,
   cold result store, cached workload). Target: under 10 s.
+* ``HarnessFloor``: ``lbbench compare --plugins metis,plum,minex -P P`` at P = 2048
+  and 8192 (nine shock levels): wall time and peak memory of the harness's own floor.
 * ``MpiSpeedup``: one SBN level at P = 256 under ``mpiexec -n 1`` and ``-n 2`` (the
   level's own wall time, without start-up). Target: ``-n 2`` at least 1.6x faster.
 """
@@ -100,6 +102,29 @@ class Headline:
 
     def time_compare_sbn_minex_plum_P32(self):
         compare("sbn,minex,plum", 32, tempfile.mkdtemp(dir=self.out))
+
+
+class HarnessFloor:
+    """The harness's own floor (issue 26): ``lbbench compare --plugins metis,plum,minex -P P`` over the nine
+    shock levels (cold result store, cached workload), wall time and peak memory. Measured before contract
+    1.0 (db1fcb4) side by side with it: see the issue's closing note."""
+
+    params = [2048, 8192]
+    param_names = ["P"]
+    timeout = 900
+    number = 1
+    repeat = 1
+    warmup_time = 0
+
+    def setup(self, P):
+        shock_level(0, 32)  # the workload is cached; the result store is not
+        self.out = tempfile.mkdtemp(prefix="asv-floor-")
+
+    def time_compare_metis_plum_minex(self, P):
+        compare("metis,plum,minex", P, tempfile.mkdtemp(dir=self.out))
+
+    def peakmem_compare_metis_plum_minex(self, P):
+        compare("metis,plum,minex", P, tempfile.mkdtemp(dir=self.out))
 
 
 class MpiSpeedup:

@@ -67,6 +67,22 @@ def payload_bytes(payload) -> int:
     return len(pickle.dumps(payload, protocol=5))
 
 
+class _Charge:
+    """The context manager of :meth:`Engine.working`: adds the block's CPU seconds to ``cpu[vp]`` (a CPU
+    clock: with more ranks than cores a wall clock would charge a vproc the time its rank was descheduled)."""
+
+    __slots__ = ("cpu", "vp", "t")
+
+    def __init__(self, cpu: np.ndarray, vp: int):
+        self.cpu, self.vp = cpu, vp
+
+    def __enter__(self):
+        self.t = time.process_time()
+
+    def __exit__(self, *exc):
+        self.cpu[self.vp] += time.process_time() - self.t
+
+
 class Engine:
     """P virtual processors on the ranks of ``comm`` (None: one process)."""
 
@@ -103,14 +119,9 @@ class Engine:
         """This rank's CPU seconds since the cell began, outside collectives."""
         return time.process_time() - self._cpu0 - self._coll_cpu
 
-    @contextmanager
-    def working(self, vp: int):
+    def working(self, vp: int) -> "_Charge":
         """Charge the CPU time of the block to local vproc ``vp`` (the work measure of :meth:`balance_ranks`)."""
-        t = time.process_time()
-        try:
-            yield
-        finally:
-            self._vp_cpu[vp] += time.process_time() - t
+        return _Charge(self._vp_cpu, vp)
 
     def rank_busy(self, busy: float | None = None) -> dict:
         """``rank_busy_s_max``, ``rank_busy_s_mean`` over ranks and ``rank_balance`` = mean / max of ``busy``
@@ -202,19 +213,25 @@ class Engine:
         """
         out, self._outbox = self._outbox, []
         m = self.machine
+        lat, bw, conn, cluster = m.latency, m.bandwidth, m.conn, m.cluster
+        one = conn[0, 0] if m.C == 1 else None  # one cluster: the same Conn for every pair
+        pairs = self._pairs
         step_time: dict = {}
         counts: dict = {}
         for src, dst, kind, payload in out:
             nb = payload_bytes(payload)
-            c = self._pairs[kind][(src, dst)]
+            c = pairs[kind][(src, dst)]
             c[0] += 1
             c[1] += nb
-            sent, recv, nbytes = counts.setdefault(kind, ({}, {}, [0]))
+            cnt = counts.get(kind)
+            if cnt is None:
+                cnt = counts[kind] = ({}, {}, [0])
+            sent, recv, nbytes = cnt
             sent[src] = sent.get(src, 0) + 1
             recv[dst] = recv.get(dst, 0) + 1
             nbytes[0] += nb
             if src != dst:
-                t = (m.latency + nb / m.bandwidth) * m.conn[m.cluster[src], m.cluster[dst]]
+                t = (lat + nb / bw) * (one if one is not None else conn[cluster[src], cluster[dst]])
                 key = (kind, src)
                 step_time[key] = step_time.get(key, 0.0) + t
         if step_time:

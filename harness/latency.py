@@ -51,7 +51,7 @@ from typing import Callable
 
 import numpy as np
 
-from .metrics import load_figures, vertex_costs
+from .metrics import load_figures, remap_costs, vertex_costs
 from .model import Graph, Machine, State
 
 LatencyModel = Callable  # f(wgt, comm, remap) -> qwgt, element-wise
@@ -136,11 +136,12 @@ def processor_costs(g: Graph, m: Machine, owner, home_before, home_during=None):
     home_before = np.array(home_before, dtype=np.int64)
     home_during = owner if home_during is None else np.array(home_during, dtype=np.int64)
     run = vertex_costs(g, State(owner, home_during, m.P), m)  # Wgt and Comm during the level
-    moved = vertex_costs(g, State(home_during, home_before, m.P), m)  # Remap: data moved home_before -> home_during
+    moved = State(home_during, home_before, m.P)  # Remap: data moved home_before -> home_during
+    remap = remap_costs(g, m, moved.home, moved.owner)
     P = m.P
     W = np.bincount(owner, weights=run.wgt, minlength=P)
     C = np.bincount(owner, weights=run.comm, minlength=P)
-    R = np.bincount(owner, weights=moved.remap, minlength=P)
+    R = np.bincount(owner, weights=remap, minlength=P)
     return W, C, R
 
 

@@ -74,10 +74,15 @@ def vertex_costs(g: Graph, s: State, m: Machine) -> Costs:
     cut = np.flatnonzero(hw != owner[src])
     p, q = owner[src[cut]], hw[cut]
     comm = np.bincount(src[cut], weights=g.cwgt[cut] * m.slowdown(p, q), minlength=g.n)
+    return Costs(wgt.astype(float), comm, remap_costs(g, m, s.home, owner))
+
+
+def remap_costs(g: Graph, m: Machine, home: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """Remap of every vertex (SBN §3.1): ``rwgt * Conn[home, owner]`` where its data is not where it is computed."""
     remap = np.zeros(g.n)
-    moved = np.flatnonzero(s.home != owner)
-    remap[moved] = g.rwgt[moved] * m.slowdown(s.home[moved], owner[moved])
-    return Costs(wgt.astype(float), comm, remap)
+    moved = np.flatnonzero(home != owner)
+    remap[moved] = g.rwgt[moved] * m.slowdown(home[moved], owner[moved])
+    return remap
 
 
 def costs_if_on(g: Graph, s: State, m: Machine, verts: np.ndarray, q) -> Costs:
@@ -99,15 +104,16 @@ def costs_if_on(g: Graph, s: State, m: Machine, verts: np.ndarray, q) -> Costs:
         >>> best_first = border[np.argsort(delta_cut(here, there))]
     """
     verts = np.asarray(verts, dtype=np.int64)
-    q = np.broadcast_to(np.asarray(q, dtype=np.int64), verts.shape)
+    q = np.asarray(q, dtype=np.int64)
+    if q.ndim:
+        q = np.broadcast_to(q, verts.shape)
     starts = g.xadj[verts]
     deg = g.xadj[verts + 1] - starts
     # adjacency entries of verts, flattened, with the row they belong to
     row = np.repeat(np.arange(verts.size), deg)
-    offs = np.arange(row.size) - np.repeat(np.cumsum(deg) - deg, deg)
-    entries = starts[row] + offs
+    entries = np.arange(row.size) + np.repeat(starts - (np.cumsum(deg) - deg), deg)
     hw = s.home[g.adjncy[entries]]
-    qe = q[row]
+    qe = q[row] if q.ndim else q
     per = np.where(hw != qe, g.cwgt[entries] * m.slowdown(qe, hw), 0.0)
     comm = np.bincount(row, weights=per, minlength=verts.size)
     home = s.home[verts]

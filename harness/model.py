@@ -43,11 +43,19 @@ def check_integer_dtype(name: str, values) -> None:
 
 
 def _check_symmetric(src: np.ndarray, adjncy: np.ndarray, cwgt: np.ndarray) -> None:
-    """Symmetry of adjacency and of cwgt: the sorted (u, v, w) triples equal the sorted (v, u, w) ones."""
-    fwd = np.lexsort((cwgt, adjncy, src))
-    bwd = np.lexsort((cwgt, src, adjncy))
-    if not (np.array_equal(src[fwd], adjncy[bwd]) and np.array_equal(adjncy[fwd], src[bwd])):
+    """Symmetry of adjacency and of cwgt: the sorted (u, v, w) triples equal the sorted (v, u, w) ones.
+
+    Entries are sorted by the one key ``u * n + v`` (stable); only when the weights do not line up that
+    way (parallel entries between two vertices) are they compared with the weight as second key.
+    """
+    n = int(max(src.max(), adjncy.max())) + 1 if src.size else 0
+    fk, bk = src * n + adjncy, adjncy * n + src
+    fwd, bwd = np.argsort(fk, kind="stable"), np.argsort(bk, kind="stable")
+    if not np.array_equal(fk[fwd], bk[bwd]):
         raise ValueError("adjacency is not symmetric")
+    if np.array_equal(cwgt[fwd], cwgt[bwd]):
+        return
+    fwd, bwd = np.lexsort((cwgt, fk)), np.lexsort((cwgt, bk))
     if not np.array_equal(cwgt[fwd], cwgt[bwd]):
         raise ValueError("cwgt is not symmetric")
 
@@ -302,8 +310,13 @@ class Machine:
 
     @property
     def proc_of(self) -> np.ndarray:
-        """Processing slowdown per processor."""
-        return self.proc[self.cluster]
+        """Processing slowdown per processor (cached)."""
+        m = self.__dict__.get("_proc_of")
+        if m is None:
+            m = self.proc[self.cluster]
+            m.setflags(write=False)
+            object.__setattr__(self, "_proc_of", m)
+        return m
 
     @property
     def conn_pp(self) -> np.ndarray:

@@ -268,13 +268,12 @@ class LevelRun:
         val = np.full(u.size, where, np.int64) if np.ndim(where) == 0 else np.asarray(where, np.int64)[order]
         kk, kv = v.kk, v.kv
         pos = np.searchsorted(kk, u)
-        old = pos < kk.size
-        old[old] = kk[pos[old]] == u[old]
+        old = kk[np.minimum(pos, kk.size - 1)] == u if kk.size else np.zeros(u.size, bool)
         if old.any():
             kv = kv.copy()
             kv[pos[old]] = val[old]
-        new = ~old
-        if new.any():  # merge the new vertices in (sorted): their final positions, then the old ones around them
+        if not old.all():  # merge the new vertices in (sorted): their final positions, then the old ones around them
+            new = ~old
             at = pos[new] + np.arange(int(new.sum()))
             keep = np.ones(kk.size + at.size, bool)
             keep[at] = False
@@ -393,11 +392,18 @@ class LevelRun:
     def _receive(self, v: VProc, msgs) -> None:
         p = v.p
         t0 = time.perf_counter()
-        # locate messages first (sent one superstep earlier, §3.5): a bare int64 array [processor, vertex, ...]
-        for _, _, pl in msgs:
-            if isinstance(pl, np.ndarray):
-                ids = _own(pl[1:])
-                self._learn(v, ids[self.data_at[ids] != p], int(pl[0]))
+        # locate messages first (sent one superstep earlier, §3.5): a bare int64 array [processor, vertex, ...];
+        # learned together, a later message's entry for a vertex winning over an earlier one's
+        locs = [pl for _, _, pl in msgs if isinstance(pl, np.ndarray)]
+        if locs:
+            ids = _own(np.concatenate([pl[1:] for pl in locs]))
+            at = np.repeat(np.array([pl[0] for pl in locs], np.int64), [pl.size - 1 for pl in locs])
+            keep = self.data_at[ids] != p
+            ids, at = ids[keep], at[keep]
+            if len(locs) > 1:  # the last entry of each vertex
+                last = ids.size - 1 - np.unique(ids[::-1], return_index=True)[1]
+                ids, at = ids[last], at[last]
+            self._learn(v, ids, at)
         t0 = self._tick("migration", t0)
         for src, kind, pl in msgs:
             if isinstance(pl, np.ndarray):
@@ -434,8 +440,8 @@ class LevelRun:
             # re-price the queued vertices whose own data or a neighbour's data moved in p's view
             ch = np.concatenate(v.changed)
             v.changed = []
-            aff = np.unique(np.concatenate([ch, self.g.neighbours_of(ch)]))
-            aff = aff[self.queued[aff] & (self.holder[aff] == p)]  # a chosen chunk keeps its price
+            aff = np.concatenate([ch, self.g.neighbours_of(ch)])
+            aff = np.unique(aff[self.queued[aff] & (self.holder[aff] == p)])  # a chosen chunk keeps its price
             self._price(v, aff)
         self._tick("migration", t0)
 
@@ -940,8 +946,8 @@ def boundary_depth(g, owner: np.ndarray) -> np.ndarray:
     depth[front] = 0
     while front.size:
         d += 1
-        nb = np.unique(g.neighbours_of(front))
-        nb = nb[depth[nb] < 0]
+        nb = g.neighbours_of(front)
+        nb = np.unique(nb[depth[nb] < 0])
         depth[nb] = d
         front = nb
     depth[depth < 0] = d

@@ -46,18 +46,21 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
     def total_p(verts):
         return cost.wgt[verts] + cost.comm[verts] + cost.remap[verts]
 
+    near = None  # per queued vertex: has a neighbour whose data q holds (p's view does not change here)
     for _ in range(max_rounds):
         if sent_q >= amount or sent_p >= cap_p:
             break
-        pool = queue[avail[queue]]
+        free = avail[queue]
+        pool = queue[free]
         if pool.size == 0:
             break
         if near_q:
             # prefer vertices next to data held by q (our reading of §3.4, see module doc)
-            deg = np.diff(g.xadj)[pool]
-            touch = np.zeros(pool.size, bool)
-            hit = view.home[g.neighbours_of(pool)] == q
-            np.logical_or.at(touch, np.repeat(np.arange(pool.size), deg), hit)
+            if near is None:
+                deg = g.xadj[queue + 1] - g.xadj[queue]
+                hit = view.home[g.neighbours_of(queue)] == q
+                near = np.bincount(np.repeat(np.arange(queue.size), deg), weights=hit, minlength=queue.size) > 0
+            touch = near[free]
             if touch.any():
                 pool = pool[touch]
         R = pool if pool.size <= subset else rng.choice(pool, size=subset, replace=False)
