@@ -22,6 +22,7 @@ from harness import Claim
 
 T4, T5, T6, T7 = "sbn[prepartition=true]", "sbn", "plum-pmetis", "plum-dmetis"
 PS = (2, 4, 8, 16, 32)
+REPEATS = 5  # runs of the timed part for the wall-time claim (Table 9)
 avg, num = Claim.average, Claim.num
 
 # the paper's tables of each method, and their columns as our result columns
@@ -144,13 +145,28 @@ def _overheads(df, P):
             for c in ("balance", "migration", "selection")}
 
 
-def selection_most(df):
+def _selection_most(df):
+    """Table 9's plain reading (one figure per phase): the paper's printed percentages."""
     got = {P: _overheads(df, P) for P in PS}
     if any(v is None for v in got.values()):
         return None, "failed cells"
     holds = all(v["selection"] > max(v["balance"], v["migration"]) for v in got.values())
     return holds, "selection / balancing / migration %: " + ", ".join(
         f"P={P} {v['selection']:.3f}/{v['balance']:.3f}/{v['migration']:.3f}" for P, v in got.items())
+
+
+def selection_most(df):
+    """Ours on the repeated runs: each phase's wall time summed over the levels, per run (Table 9's
+    percentages divide every phase by the same modelled makespan, so the order is the seconds'); selection
+    above balancing and above migration at every P, decided beyond the larger spread, else within noise."""
+    runs = {(P, c): Claim.repeated_total(df, T5, f"time_sbn_{c}_s", P) for P in PS
+            for c in ("selection", "balance", "migration")}
+    if not all(runs.values()):
+        return None, "failed cells or no repeated timings"
+    pairs = [(f"P={P} selection vs {c}", runs[(P, "selection")], runs[(P, c)]) for P in PS
+             for c in ("balance", "migration")]
+    verdict, counts, figures = Claim.timing(pairs, lower=False)
+    return verdict, f"wall s, medians of {REPEATS} runs: {counts}; {figures}"
 
 
 def overhead_small(df):
@@ -230,9 +246,10 @@ CLAIMS = [
           "the cost of vertex migration is significantly greater than the cost of actually balancing the system "
           "load.",
           ({"methods": T5, "P": PS},), migration_vs_balance, on_paper=on_paper(migration_vs_balance)),
-    Claim("sbn-selection-most", "sbn", "§5.4, Table 9 (every P)",
+    Claim("sbn-selection-most", "sbn", "§5.4, Table 9 (every P; wall seconds per phase, medians of 5 runs "
+          "decided beyond the larger spread)",
           "processing related to the selection of vertices is the most expensive phase of the SBN load balancer.",
-          ({"methods": T5, "P": PS},), selection_most, on_paper=on_paper(selection_most)),
+          ({"methods": T5, "P": PS, "repeats": REPEATS},), selection_most, on_paper=on_paper(_selection_most)),
     Claim("sbn-overhead-small", "sbn", "§5.4, Table 9 (relatively small = under 10% at every P)",
           "the total time required to load balance is still relatively small compared to the time spent "
           "processing the mesh.",
