@@ -19,8 +19,9 @@ here only):
 * ``not in the paper's own numbers``: the same predicate on the figures the
   paper prints (``on_paper``, from the reference CSVs, see
   :func:`reference_frame`) fails, whatever ours say (ours are still shown);
-* ``within noise``: a wall-time comparison whose medians differ by less than
-  the spread of the repeated runs (:func:`timing_pairs`);
+* ``within noise``: a wall-time comparison whose medians differ by no more
+  than the spread of the repeated runs (:func:`timing_pairs`; a figure
+  derived from a wall time, such as a speedup, is computed per run);
 * ``n/a``: a cell failed or is missing, or the predicate finds no figure to
   judge (NaN); the reason is shown.
 

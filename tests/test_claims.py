@@ -166,6 +166,22 @@ def test_amr_time_claim_same_verdict_on_two_runs(tmp_path):
     assert "medians of 5 runs" in runs[0].ours
 
 
+def test_tree_time_predicates_same_verdict_on_two_runs(tmp_path):
+    """The tree claims' wall-time predicates (T_exec, Table 2; Eq. 7 per run, Table 3) on a one-refinement truss at
+    P = 10, every cell recomputed twice: a balancer against re-mapping from scratch is decided both times, a method
+    against itself is within noise both times."""
+    from lbbench_treelb.claims import REPEATS, timed
+    from lbbench_treelb.reports import METHODS, RUN
+
+    pairs = {"texec": [("AE/MC/CBTLB", "AE/MC", 10)], "speedup": [("AE/MC", "AE/MC", 10)]}
+    claims = [Claim(f"t-tree-{key}", "testpaper", "§", "x", ({"methods": ",".join(METHODS[m] for m in {a, b}),
+                                                             "P": 10, **RUN, "repeats": REPEATS},),
+                    timed(p, key, key)[0]) for key, p in pairs.items() for a, b, _ in p]
+    runs = [[o.verdict for o in cl.evaluate(claims, opts(tmp_path, cache=False), "truss", {"refinements": 1})]
+            for _ in range(2)]
+    assert runs[0] == runs[1] == [cl.HOLDS, cl.NOISE]
+
+
 def test_claims_after_a_report_compute_nothing(tmp_path):
     assert main(["report", "sbn-table5", "-P", "4", "-w", "mini", "--out", str(tmp_path), "-q"]) == 0
     cells = tmp_path / "cells"
