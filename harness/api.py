@@ -12,7 +12,7 @@ from .model import Boxes, Machine
 from .results import Store, git_commit, source_hash, versions
 from .runner import INITIAL, RunMemory, carry, graph_of, initial_state, plan, run_cell
 from .spec import Method, parse_methods
-from .timing import repeat_timing, snapshot
+from .timing import repeat_timing, repeats_of, snapshot
 
 
 def _methods(methods) -> list[Method]:
@@ -60,12 +60,11 @@ def run_base(pl, wl, wparams: dict, P: int, mach: Machine, initial: str, seed: i
     return base, pversions
 
 
-def cell_key(base: dict, first_level: int, level: int, pversions: dict, timeout: float | None, ranks: int = 1,
-             repeats: int = 1) -> str:
-    """The result-store key of one cell: everything that determines it (and the MPI rank count, ``ranks_key``,
-    and the timing repeats)."""
+def cell_key(base: dict, first_level: int, level: int, pversions: dict, timeout: float | None, ranks: int = 1) -> str:
+    """The result-store key of one cell: everything that determines it (and the MPI rank count, ``ranks_key``;
+    not the timing repeats: a stored cell timed fewer times than asked is topped up, ``harness.timing``)."""
     return Store.key({**base, "first_level": first_level, "level": level, "plugins": pversions, "timeout": timeout,
-                      **ranks_key(ranks), **({"timing_repeats": int(repeats)} if repeats > 1 else {})})
+                      **ranks_key(ranks)})
 
 
 def progress_bar(cells: int, bars: list | None):
@@ -128,7 +127,8 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
     ranks) or 32. Stored
     cells are reused; failed ones are recomputed unless ``reuse_failed``.
     ``repeats`` > 1 runs each cell's timed part that many times and adds the
-    median and spread of ``texec_s`` (``harness.timing``; stored apart).
+    runs, median and spread of its timed columns (``harness.timing``; a stored
+    cell timed fewer times gets the missing runs, the cell's figures unchanged).
     ``states``, when given, receives each method's owners after every level
     (``states[method][level] = owner``, for ``--export-vt``).
     Returns one row per (method, level) on every rank. Bad input raises
@@ -184,7 +184,7 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
                 before = start if first else initial_state(lv, P, seed, initial)
             else:
                 before = carry(state, lv)
-            key = cell_key(base, run_levels[0].index, lv.index, pversions, timeout, eng.R, repeats)
+            key = cell_key(base, run_levels[0].index, lv.index, pversions, timeout, eng.R)
             found = store.get(key, RunMemory, expect={**base, "level": lv.index},
                               check=lambda row, st, mem, n=g.n, pl=pl: _check_cell(pl, st, mem, n)) \
                 if cache and eng.is_root else None
@@ -195,19 +195,22 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
             found = eng.bcast(found) if eng.R > 1 else found
             if bar:
                 bar.set_description(f"{pl.method} level {lv.index}")
+            kept = snapshot(memory) if repeats > 1 else None
+            again = lambda: run_cell(pl.roles(first), lv, g, before, mach, eng, seed, snapshot(kept),  # noqa: E731
+                                     timeout, previous, metrics=False)[0]  # the timed part from the same start
             if found:
                 row, state, memory = found[0], found[1], pl.unpack(found[2])
                 eng.last_work = None
+                if row.get("status") == "ok" and repeats_of(row) < repeats:
+                    row = {**row, **repeat_timing(row, again, int(repeats))}
+                    store.put(key, row, state, found[2])
             else:
                 # vprocs over ranks by the work measured at this method's previous level (figures unchanged)
                 eng.balance_ranks(None if first else eng.last_work)
-                kept = snapshot(memory) if repeats > 1 else None
                 figs, state = run_cell(pl.roles(first), lv, g, before, mach, eng, seed, memory, timeout,
                                        previous, show_traceback)
                 if repeats > 1 and figs["status"] == "ok":
-                    figs.update(repeat_timing(figs, lambda: run_cell(
-                        pl.roles(first), lv, g, before, mach, eng, seed, snapshot(kept), timeout, previous)[0],
-                        int(repeats)))
+                    figs.update(repeat_timing(figs, again, int(repeats)))
                 row = {**base, "level": lv.index, "ranks": eng.R, **figs, "git_commit": git_commit(),
                        "versions": versions()}
                 try:

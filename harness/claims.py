@@ -19,8 +19,9 @@ here only):
 * ``not in the paper's own numbers``: the same predicate on the figures the
   paper prints (``on_paper``, from the reference CSVs, see
   :func:`reference_frame`) fails, whatever ours say (ours are still shown);
-* ``within noise``: a wall-time comparison whose medians differ by less than
-  the spread of the repeated runs (:func:`timing_pairs`);
+* ``within noise``: a wall-time comparison whose medians differ by no more
+  than the spread of the repeated runs (:func:`timing_pairs`; a figure
+  derived from a wall time, such as a speedup, is computed per run);
 * ``n/a``: a cell failed or is missing, or the predicate finds no figure to
   judge (NaN); the reason is shown.
 
@@ -145,16 +146,30 @@ class Claim:
         return reference_frame(paper, tables, columns)
 
     @staticmethod
-    def repeated(row) -> list:
-        """A row's repeated ``texec_s`` figures (``compare(..., repeats=k)``; empty if timed once)."""
+    def repeated(row, column: str = "texec_s") -> list:
+        """A row's repeated figures of a timed column (``compare(..., repeats=k)``; empty if timed once)."""
         from .timing import runs
 
-        return runs(row)
+        return runs(row, column)
 
     @staticmethod
-    def timing(pairs: list, need_all: bool = True):
-        """Verdict of "a faster than b" over repeated timings (:func:`timing_pairs`)."""
-        return timing_pairs(pairs, need_all)
+    def repeated_total(df: pd.DataFrame, method: str, column: str, P: int | None = None,
+                       machine: str | None = None) -> list:
+        """Run k's figure of a timed column summed over the levels, for every k (a sum over levels of one
+        repeat, like :meth:`total` of one run); empty if a level failed, none ran or it was timed once."""
+        r = Claim.rows(df, method, P, machine)
+        if r.empty or (r["status"] != "ok").any():
+            return []
+        per_level = [Claim.repeated(row, column) for _, row in r.iterrows()]
+        if any(len(x) != len(per_level[0]) or not x for x in per_level):
+            return []
+        return [float(x) for x in np.sum(per_level, axis=0)]
+
+    @staticmethod
+    def timing(pairs: list, need_all: bool = True, lower: bool = True):
+        """Verdict of "a faster than b" (``lower``; else "a higher than b") over repeated timings
+        (:func:`timing_pairs`)."""
+        return timing_pairs(pairs, need_all, lower)
 
 
 @dataclass
@@ -411,15 +426,16 @@ def spread(samples) -> float:
     return float(x.max() - x.min()) if x.size else math.nan
 
 
-def timing_pairs(pairs: list, need_all: bool = True):
+def timing_pairs(pairs: list, need_all: bool = True, lower: bool = True):
     """Verdict of "a is faster than b" over ``pairs`` of repeated timings ``(label, a_runs, b_runs)``.
 
     A pair is decided when the medians differ by more than the larger spread
     of its two (max - min over the runs); otherwise it is within noise. The
     claim holds if the pairs it needs (every one, or more than half) are
     decided faster; it does not hold if the decided-slower pairs make that
-    impossible; otherwise it is ``within noise``. Returns (verdict, counts
-    text, per-pair figures).
+    impossible; otherwise it is ``within noise``. ``lower=False``: "a is
+    higher than b" (a speedup computed from each run). Returns (verdict,
+    counts text, per-pair figures).
     """
     faster = slower = noise = 0
     figures = []
@@ -431,12 +447,12 @@ def timing_pairs(pairs: list, need_all: bool = True):
         if abs(ma - mb) <= s:
             noise += 1
             mark = "~"
-        elif ma < mb:
+        elif (ma < mb) == lower:
             faster += 1
-            mark = "<"
+            mark = "<" if lower else ">"
         else:
             slower += 1
-            mark = ">"
+            mark = ">" if lower else "<"
         figures.append(f"{label} {ma:.3g}{mark}{mb:.3g} (±{s:.2g})")
     n = len(pairs)
     need = n if need_all else n // 2 + 1
@@ -446,7 +462,8 @@ def timing_pairs(pairs: list, need_all: bool = True):
         verdict = FAILS
     else:
         verdict = NOISE
-    return verdict, f"{faster} faster, {slower} slower, {noise} within noise of {n}", "; ".join(figures)
+    better, worse = ("faster", "slower") if lower else ("higher", "lower")
+    return verdict, f"{faster} {better}, {slower} {worse}, {noise} within noise of {n}", "; ".join(figures)
 
 
 def record(outcomes: list[Outcome], out: str | None, commit: str) -> Path:

@@ -75,9 +75,8 @@ SCHEMA: dict[str, tuple[str, str]] = {
     "rank_busy_s_mean": ("the same CPU time, mean over MPI ranks", "s"),
     "rank_balance": ("rank_busy_s_mean / rank_busy_s_max: how evenly the ranks shared the work (1: evenly)", ""),
     "timing_repeats": ("runs of the cell's timed part (compare(..., repeats=k), wall-time claims; absent: 1)", ""),
-    "texec_s_runs": ("texec_s of every repeated run, as a JSON list", "s"),
-    "texec_s_median": ("median of the repeated runs' texec_s", "s"),
-    "texec_s_spread": ("spread of the repeated runs' texec_s: max - min", "s"),
+    "timing_runs": ("every repeated run's figure of each timed column (texec_s, time_<phase>_s), a JSON object "
+                    "column -> list", "s"),
     # pinned objects (docs/plugins.md)
     "pinned_reassigned": ("pinned vertices a partitioner placed elsewhere, put back on their processor by the runner", ""),
     "pinned_reassigned_pwgt": ("sum of pwgt of those vertices", ""),
@@ -90,4 +89,7 @@ def describe(name: str) -> tuple[str, str] | None:
         return SCHEMA[name]
     if name.startswith("time_") and name.endswith("_s"):
         return (f"wall time in phase {name[5:-2]!r}, max over ranks", "s")
+    for suffix, what in (("_median", "median"), ("_spread", "spread (max - min)")):  # harness.timing
+        if name.endswith(suffix) and describe(name[:-len(suffix)]):
+            return (f"{what} of the repeated runs' {name[:-len(suffix)]}", "s")
     return None

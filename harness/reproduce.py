@@ -87,7 +87,7 @@ class Cell:
 
 
 def request_cells(methods, P, workload="shock", workload_params=None, levels=None, machine="uniform",
-                  seed=0, initial="metis", timeout=None, repeats=1, generate=True, **_ignored) -> list[Cell]:
+                  seed=0, initial="metis", timeout=None, generate=True, **_ignored) -> list[Cell]:
     """The cells one ``harness.api.compare`` call runs, in its order (methods, then levels).
 
     ``generate=False`` does not load the workload: one cell per method with
@@ -121,9 +121,9 @@ def request_cells(methods, P, workload="shock", workload_params=None, levels=Non
                  for phase in ("first", "rest")}
         what = {k: v for k, v in base.items() if k not in ("algorithm", "params")}
         for level in indices:
-            ident = json.dumps({"roles": roles, **what, "first_level": first, "level": level, "timeout": timeout,
-                                "repeats": int(repeats)}, sort_keys=True, default=str)
-            out.append(Cell(cell_key(base, first, level, pversions, timeout, ranks, repeats), ident, str(m), level))
+            ident = json.dumps({"roles": roles, **what, "first_level": first, "level": level, "timeout": timeout},
+                               sort_keys=True, default=str)  # not the timing repeats: one cell, topped up
+            out.append(Cell(cell_key(base, first, level, pversions, timeout, ranks), ident, str(m), level))
     return out
 
 

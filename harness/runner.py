@@ -481,8 +481,11 @@ def agree(engine: Engine, status: str, digest: str) -> str:
 
 def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machine, engine: Engine,
              seed: int, memory: dict, timeout: float | None, previous: dict | None = None,
-             show_traceback: bool = False) -> tuple[dict, State]:
-    """One (method, level) cell: the row's figures and the state after it. Never raises for a plugin's fault."""
+             show_traceback: bool = False, metrics: bool = True) -> tuple[dict, State]:
+    """One (method, level) cell: the row's figures and the state after it. Never raises for a plugin's fault.
+
+    ``metrics=False``: a timing repeat (``harness.timing``): the hooks and the data movement only, the row
+    their timings, traffic and the plugin's own ``ctx.record``."""
     engine.reset_counters()
     ctx = Context(level=level, graph=g, state=before, machine=machine, engine=engine, params={},
                   seed=seed, original=level.data, previous=previous)
@@ -503,6 +506,9 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
         engine.abort(status)
     busy = engine.busy_s()  # the method's hooks and the data movement; not the metrics every rank computes alike
     status = agree(engine, status, owners_hash(after.owner))
+    if not metrics:
+        row = {**ctx.record, **engine_row(engine), **timing_row(engine, ctx.timer, time.perf_counter() - t0)}
+        return {**row, **texec(row), "status": status}, after
     if status != "ok":
         engine.reset_counters()
         after, moved, ctx.ran = before, {}, None

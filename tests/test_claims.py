@@ -146,6 +146,65 @@ def test_bench_claims_sbn_cached(benchmark, sbn_cached):
     assert len(out) == len(chosen) and all(x.verdict in cl.VERDICTS for x in out)
 
 
+def _sbn_rows(selection, balance, migration, pct=1.0):
+    """Rows of ``sbn`` at every P of Table 9 whose phases' repeated wall times are the given runs."""
+    import json
+
+    runs = {"time_sbn_selection_s": selection, "time_sbn_balance_s": balance, "time_sbn_migration_s": migration}
+    return pd.DataFrame([{"algorithm": "sbn", "P": P, "level": 1, "machine": "uniform", "status": "ok",
+                          "timing_repeats": len(selection), "timing_runs": json.dumps(runs), "sbn_makespan_s": 1.0,
+                          **{k: v[0] for k, v in runs.items()},
+                          **{f"sbn_{c}_overhead_pct": pct for c in ("selection", "balance", "migration")}}
+                         for P in (2, 4, 8, 16, 32)])
+
+
+def test_sbn_table9_claims_on_repeated_runs(sbn_cached):
+    """``sbn-selection-most`` and ``sbn-overhead-small`` decide on the medians beyond the spread; on mini's real
+    cells (5 runs) they get a verdict."""
+    from lbbench_sbn.claims import overhead_small, selection_most
+
+    slow, fast, wide = [2.0, 2.1, 1.9, 2.05, 2.0], [1.0, 1.1, 0.9, 1.0, 1.05], [1.0, 3.0, 2.0, 0.5, 2.5]
+    assert selection_most(_sbn_rows(slow, fast, fast))[0] == cl.HOLDS
+    assert selection_most(_sbn_rows(fast, slow, fast))[0] == cl.FAILS
+    got = selection_most(_sbn_rows(slow, wide, fast))
+    assert got[0] == cl.NOISE and "5 higher, 0 lower, 5 within noise of 10" in got[1]
+    # the total share per run follows each run's seconds: 9% on the first run, 9.6% on the others (selection
+    # 1.2x): the median 9.6 is within the spread 0.6 of 10
+    assert overhead_small(_sbn_rows(fast, fast, fast, pct=1.0))[0] == cl.HOLDS
+    assert overhead_small(_sbn_rows([1.0, 1.2, 1.2, 1.2, 1.2], [1.0] * 5, [1.0] * 5, pct=3.0))[0] == cl.NOISE
+    assert overhead_small(_sbn_rows([1.0] * 5, [1.0] * 5, [1.0] * 5, pct=4.0))[0] == cl.FAILS
+    chosen, o = sbn_cached
+    for out in cl.evaluate([c for c in chosen if c.name in ("sbn-selection-most", "sbn-overhead-small")], o, "mini"):
+        assert out.verdict in (cl.HOLDS, cl.FAILS, cl.NOISE) and "medians of 5 runs" in out.ours, out.ours
+        assert (out.frame["timing_repeats"] >= 5).all()
+
+
+def test_amr_time_claim_same_verdict_on_two_runs(tmp_path):
+    """A6 ("ILD requires the maximum time") on the small bl, every cell recomputed twice: the same verdict."""
+    from workloads import bl
+
+    a6 = [plugins.claims()["amr-a6"]]
+    runs = [cl.evaluate(a6, opts(tmp_path, cache=False), "bl", bl.SMALL)[0] for _ in range(2)]
+    assert runs[0].verdict == runs[1].verdict != cl.NA, [r.ours for r in runs]
+    assert "medians of 5 runs" in runs[0].ours
+
+
+def test_tree_time_predicates_same_verdict_on_two_runs(tmp_path):
+    """The tree claims' wall-time predicates (T_exec, Table 2; Eq. 7 per run, Table 3) on a one-refinement truss at
+    P = 10, every cell recomputed twice: a balancer against re-mapping from scratch is decided both times, a method
+    against itself is within noise both times."""
+    from lbbench_treelb.claims import REPEATS, timed
+    from lbbench_treelb.reports import METHODS, RUN
+
+    pairs = {"texec": [("AE/MC/CBTLB", "AE/MC", 10)], "speedup": [("AE/MC", "AE/MC", 10)]}
+    claims = [Claim(f"t-tree-{key}", "testpaper", "§", "x", ({"methods": ",".join(METHODS[m] for m in {a, b}),
+                                                             "P": 10, **RUN, "repeats": REPEATS},),
+                    timed(p, key, key)[0]) for key, p in pairs.items() for a, b, _ in p]
+    runs = [[o.verdict for o in cl.evaluate(claims, opts(tmp_path, cache=False), "truss", {"refinements": 1})]
+            for _ in range(2)]
+    assert runs[0] == runs[1] == [cl.HOLDS, cl.NOISE]
+
+
 def test_claims_after_a_report_compute_nothing(tmp_path):
     assert main(["report", "sbn-table5", "-P", "4", "-w", "mini", "--out", str(tmp_path), "-q"]) == 0
     cells = tmp_path / "cells"
@@ -204,29 +263,51 @@ def test_timing_pairs_decide_only_outside_the_spread():
     assert cl.timing_pairs([("a", fast, [1.0])])[0] is None  # one run is no spread
 
 
-def _texec_runs(df, method):
-    runs = [Claim.repeated(r) for _, r in Claim.rows(df, method, 4).iterrows()]
-    return [sum(x) for x in zip(*runs)]
+def test_timing_pairs_higher_and_within_noise():
+    """``lower=False`` ("a is higher than b", a speedup per run); a pair inside the spread is within noise."""
+    low, high = [1.0, 1.1, 0.9, 1.0, 1.05], [2.0, 2.1, 1.9, 2.2, 2.0]
+    verdict, counts, figures = cl.timing_pairs([("s", high, low)], lower=False)
+    assert verdict == cl.HOLDS and counts == "1 higher, 0 lower, 0 within noise of 1" and "s 2>1" in figures
+    assert cl.timing_pairs([("s", low, high)], lower=False)[0] == cl.FAILS
+    # medians 1.0 and 1.05 apart by 0.05, spread 0.2: within noise, and the claim says so
+    verdict, counts, figures = cl.timing_pairs([("s", [1.05, 0.95, 1.1, 1.0, 1.1], low)], lower=False)
+    assert verdict == cl.NOISE and counts == "0 higher, 0 lower, 1 within noise of 1" and "~" in figures
+    noisy = Claim("t-noise", "testpaper", "§", "a is faster than b.", (), lambda df: cl.timing_pairs(
+        [("a vs b", [1.0, 1.2, 0.8, 1.0, 1.1], [1.1, 0.9, 1.3, 1.05, 1.0])])[:2])
+    assert cl.judge(noisy, [], {}).verdict == cl.NOISE
 
 
 def _timed(a, b):
     def check(df):
-        verdict, counts, _ = Claim.timing([(f"{a} vs {b}", _texec_runs(df, a), _texec_runs(df, b))])
+        verdict, counts, _ = Claim.timing([(f"{a} vs {b}", Claim.repeated_total(df, a, "texec_s", 4),
+                                            Claim.repeated_total(df, b, "texec_s", 4))])
         return verdict, counts
     return Claim(f"t-{a}-faster-{b}", "testpaper", "§", f"{a} is faster than {b}.",
                  ({"methods": f"{a},{b}", "P": 4, "repeats": 5},), check)
 
 
 def test_timing_claims_repeat_the_timed_part_and_agree_on_two_runs(tmp_path):
+    import json
+
     from harness import compare
 
     df = compare("metis", workload="mini", P=4, out=str(tmp_path), repeats=5)
     assert (df["timing_repeats"] == 5).all() and all(len(Claim.repeated(r)) == 5 for _, r in df.iterrows())
     row = df.iloc[0]
     assert row["texec_s_median"] == sorted(Claim.repeated(row))[2] and row["texec_s_spread"] >= 0
-    # a cell timed once is another cell: the plain one is not overwritten and has no repeated figures
+    runs = json.loads(row["timing_runs"])
+    # the hooks' phases are repeated, never the metrics (nor the whole cell's time, which includes them)
+    assert "time_partition_s" in runs and not {"time_metrics_s", "time_total_s"} & set(runs)
+    assert runs["texec_s"][0] == row["texec_s"] and row["time_partition_s_median"] == sorted(runs["time_partition_s"])[2]
+    # the repeat count is not the cell's identity: a report's plain compare reads the same cells, computing nothing
+    cells = sorted(p.stat().st_mtime_ns for p in (tmp_path / "cells").glob("*.json"))
     plain = compare("metis", workload="mini", P=4, out=str(tmp_path))
-    assert "timing_repeats" not in plain or plain["timing_repeats"].isna().all()
+    assert sorted(p.stat().st_mtime_ns for p in (tmp_path / "cells").glob("*.json")) == cells
+    assert list(plain["texec_s"]) == list(df["texec_s"]) and (plain["timing_repeats"] == 5).all()
+    # asking for more runs tops the stored cells up: their runs are kept, the cells' figures unchanged
+    more = compare("metis", workload="mini", P=4, out=str(tmp_path), repeats=7)
+    assert [Claim.repeated(r)[:5] for _, r in more.iterrows()] == [Claim.repeated(r) for _, r in df.iterrows()]
+    assert (more["timing_repeats"] == 7).all() and list(more["moved_weight"]) == list(df["moved_weight"])
     claims = [_timed("none", "metis"), _timed("metis", "metis")]
     first = [o.verdict for o in cl.evaluate(claims, opts(tmp_path, cache=False))]
     second = [o.verdict for o in cl.evaluate(claims, opts(tmp_path, cache=False))]
@@ -234,6 +315,29 @@ def test_timing_claims_repeat_the_timed_part_and_agree_on_two_runs(tmp_path):
     assert first == second == [cl.HOLDS, cl.NOISE]
     with pytest.raises(ValueError, match="repeats"):
         compare("metis", workload="mini", P=4, out=str(tmp_path), repeats=0)
+
+
+def test_a_report_and_a_timing_claim_ask_for_one_cell():
+    """``lbbench reproduce`` plans a cell once whether a report (one run) or a wall-time claim (5) asks."""
+    from harness import reproduce as rp
+
+    once = rp.request_cells("metis,none", 4, workload="mini")
+    five = rp.request_cells("metis,none", 4, workload="mini", repeats=5)
+    assert [(c.key, c.identity) for c in once] == [(c.key, c.identity) for c in five]
+    assert rp.duplicates(once + five) == {}
+
+
+def test_a_cell_timed_once_is_topped_up_not_recomputed(tmp_path):
+    from harness import compare
+
+    plain = compare("sbn", workload="mini", P=4, out=str(tmp_path), levels=[1, 2])
+    timed = compare("sbn", workload="mini", P=4, out=str(tmp_path), levels=[1, 2], repeats=5)
+    # the first run is the stored one: its figures, its times; the plugin's own timed phases are repeated
+    for col in ("texec_s", "maxsr", "time_sbn_selection_s", "owners_hash"):
+        assert list(timed[col]) == list(plain[col]), col
+    assert all(Claim.repeated(r, "time_sbn_selection_s")[0] == r["time_sbn_selection_s"] and
+               len(Claim.repeated(r, "time_sbn_selection_s")) == 5 for _, r in timed.iterrows())
+    assert len(Claim.repeated_total(timed, "sbn", "time_sbn_balance_s", 4)) == 5
 
 
 def test_claims_then_site_give_the_same_verdicts(sbn_cached, tmp_path):
@@ -255,7 +359,42 @@ def test_claims_then_site_give_the_same_verdicts(sbn_cached, tmp_path):
 def test_minex_table_claims_on_the_papers_tables():
     got = plugins.claims()
     judged = [c for c in cl.select(got, "minex") if c.on_paper is not None]
-    assert len(judged) == 7  # Tables 1 and 2; the §1 and Tables 3-4 claims keep their typed figures
+    # every claim on printed figures (§1, Tables 1-4, §4's text); §1 prints no LoadImb for "comparable"
+    assert {c.name for c in cl.select(got, "minex")} - {c.name for c in judged} == {"minex-comparable-balance"}
     for c in judged:
         assert c.on_paper()[0] is True, (c.name, c.on_paper())
     assert "None 1.33, 2.52, 9.36, 22.81" in got["minex-slowdown-grows"].on_paper()[1]
+    assert got["minex-moves-less-than-plum"].on_paper()[1] == "elements moved (mean MaxSR): MinEX 30,548, PLUM 63,270"
+    assert got["minex-cut-below-sbn"].on_paper()[1] == "edge cut %: MinEX 20.90, SBN 36.50"
+    assert got["minex-none-imbalanced"].on_paper()[1] == ("LoadImb none vs MinEX: P=2 1.80 vs 1.00, P=4 2.57 vs "
+                                                          "1.00, P=8 2.81 vs 1.00")
+    assert got["minex-none-runtime"].on_paper()[1].endswith("1.46, 1.86, 2.31 (mean 1.88)")
+    assert got["minex-factor-five"].on_paper()[1] == "None: 18,323 -> 3,667 (5.0x); Max: 17,752 -> 3,297 (5.4x)"
+
+
+@pytest.mark.parametrize("table,row,column,value,claim", [
+    ("4", "None P=4", "LoadImb C=1", 1.2, "minex-none-imbalanced"),  # no longer severely affected at P = 4
+    ("3", "None P=8", "MaxQwgt C=1", 800, "minex-none-runtime"),  # none/MinEX 4.53 at P = 8: mean 2.62
+    ("sec4", "Max C=4 I=100", "MaxQwgt MinEX", 2000, "minex-factor-five"),  # 8.9x
+    ("compare", "MinEX", "Elements moved", 70000, "minex-moves-less-than-plum"),
+    ("compare", "SBN", "Edge cut %", 20.0, "minex-cut-below-sbn"),
+])
+def test_minex_claims_on_paper_follow_the_reference_csv(monkeypatch, table, row, column, value, claim):
+    """``on_paper`` reads the transcribed figures: changing one printed figure flips the paper's verdict (which
+    makes the claim "not in the paper's own numbers")."""
+    import lbbench_minex.claims as mc
+
+    real = mc.paper_values
+
+    def mutated(paper, tab):
+        ref = real(paper, tab)
+        if tab == table:
+            hit = (ref["row"] == row) & (ref["column"] == column)
+            assert hit.sum() == 1
+            ref = ref.assign(value=ref["value"].mask(hit, value))
+        return ref
+
+    c = plugins.claims()[claim]
+    assert c.on_paper()[0] is True
+    monkeypatch.setattr(mc, "paper_values", mutated)
+    assert c.on_paper()[0] is False

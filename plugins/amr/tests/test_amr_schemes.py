@@ -193,7 +193,8 @@ def test_claims_are_registered_and_judge_direct_rows(small):
     s = summarize(df).set_index("algorithm")
     copies = (s["intra_copy_mb"] + s["inter_copy_mb"]).reindex(SCHEMES)
     assert verdicts["amr-a3"][0] is (copies.idxmax() == "amr-igd")  # Fig. 10: the copies alone
-    assert verdicts["amr-a6"][0] is (s["time_s"].reindex(SCHEMES).idxmax() == "amr-ild")
+    # A6 is a wall-time ordering, judged on repeated runs only (tests/test_claims.py): one run is no verdict
+    assert verdicts["amr-a6"] == (None, "failed cells or no repeated timings")
     assert verdicts["amr-a10"][0] is (s["imb_mean"].reindex(SCHEMES).idxmax() == "amr-ild")  # the default ILD
     assert verdicts["amr-a11"][0] in (True, False) and "other reading" in verdicts["amr-a11"][1]
-    assert all(v[0] in (True, False) for v in verdicts.values())
+    assert all(v[0] in (True, False) for k, v in verdicts.items() if k != "amr-a6")
