@@ -54,18 +54,16 @@ class _Costs:
         self.qw = np.bincount(self.owner, weights=self.t, minlength=self.P)
 
     def _state(self):
-        """(projected, data) states of the current assignment, built once per move."""
+        """The projected state of the current assignment (data where it is assigned), built once per move."""
         if self._states is None:
-            proj = State.settled(self.owner, self.P)
-            self._states = (proj, State(proj.owner, self.home, self.P))
+            self._states = State.settled(self.owner, self.P)
         return self._states
 
     def on(self, verts, q) -> Costs:
         """Costs of ``verts`` on q with Comm projected on the current assignment and Remap on the data homes."""
-        proj, data = self._state()
-        c = costs_if_on(self.g, proj, self.m, verts, q)
-        r = costs_if_on(self.g, data, self.m, verts, q).remap
-        return Costs(c.wgt, c.comm, r)
+        c = costs_if_on(self.g, self._state(), self.m, verts, q)
+        home = self.home[verts]  # Remap as costs_if_on gives it for the data homes (§3.1)
+        return Costs(c.wgt, c.comm, np.where(home != q, self.g.rwgt[verts] * self.m.slowdown(home, q), 0.0))
 
     def move(self, verts, q):
         if verts.size == 0:
