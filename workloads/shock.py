@@ -287,16 +287,24 @@ def build_levels(pts, tets, centres, radius, max_depth, initial=False, meta=None
     ctx = _face_context(tets, a, b, act, n)
     cctx = _edge_context(tets, a, b) if closure else None
     base_meta = dict(meta or {}, initial_elements=int(n), paper_elements=PAPER_ELEMENTS)
+    # the dual graph's CSR once: every level shares xadj, adjncy and coords (frozen arrays); cwgt of entry e
+    # is the weight of dual edge ``edge_of[e]`` (from_edges with the edge ids as weights)
+    csr = Graph.from_edges(n, a, b, np.arange(a.size, dtype=np.int64), coords=cent)
+    edge_of = csr.cwgt
+
+    def level(index, pw, rw, cw, cylinder_x):
+        g = Graph(csr.xadj, csr.adjncy, pwgt=pw, rwgt=rw, cwgt=cw[edge_of], coords=csr.coords,
+                  name=f"shock-{index}", symmetric=True)
+        return Level(index, g, meta=dict(base_meta, cylinder_x=cylinder_x))
+
     levels = []
     if initial:
         ones = np.ones(n, np.int64)
-        g = Graph.from_edges(n, a, b, np.ones(a.size, np.int64), pwgt=ones, rwgt=ones, coords=cent,
-                             name="shock-0")
-        levels.append(Level(0, g, meta=dict(base_meta, cylinder_x=None)))
+        levels.append(level(0, ones, ones, np.ones(a.size, np.int64), None))
     for t in range(T):
         pw, rw, cw = weights(bits[t], ctx, act, n, max_depth, cctx)
-        g = Graph.from_edges(n, a, b, cw, pwgt=pw, rwgt=rw, coords=cent, name=f"shock-{t + 1}")
-        levels.append(Level(t + 1, g, meta=dict(base_meta, cylinder_x=centres[t])))
+        bits[t] = None
+        levels.append(level(t + 1, pw, rw, cw, centres[t]))
     return levels
 
 
@@ -325,13 +333,18 @@ FACE_EDGES = np.array([[e for e, (p, q) in enumerate(LOCAL_EDGES) if i not in (p
 
 def _edge_context(tets, a, b):
     """Global edge ids per tetrahedron (n, 6) and, per dual edge, the global edges of the shared face (E, 3)."""
-    pairs = np.sort(tets[:, LOCAL_EDGES], axis=2).reshape(-1, 2)
-    _, inv = np.unique(pairs, axis=0, return_inverse=True)
+    ends = tets[:, LOCAL_EDGES]  # (n, 6, 2); an edge's key lo * npts + hi orders edges as (lo, hi) rows do
+    lo, hi = np.minimum(ends[..., 0], ends[..., 1]), np.maximum(ends[..., 0], ends[..., 1])
+    del ends
+    key = lo * np.int64(int(tets.max()) + 1) + hi
+    del lo, hi
+    keys, inv = np.unique(key.ravel(), return_inverse=True)
     etet = inv.reshape(-1, 6).astype(np.int64)
+    del key, inv
     A, B = tets[a], tets[b]
     alone = ~(A[:, :, None] == B[:, None, :]).any(axis=2)  # a's vertex opposite the shared face
     ia = np.argmax(alone, axis=1)
-    return etet, np.take_along_axis(etet[a], FACE_EDGES[ia], axis=1), int(inv.max()) + 1
+    return etet, np.take_along_axis(etet[a], FACE_EDGES[ia], axis=1), keys.size
 
 
 def closure(split0: np.ndarray, etet: np.ndarray, nedges: int):
