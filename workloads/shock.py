@@ -271,18 +271,21 @@ def build_levels(pts, tets, centres, radius, max_depth, initial=False, meta=None
     cent = P.mean(axis=1)
     reach = np.sqrt(((P[:, :, :2] - cent[:, None, :2]) ** 2).sum(-1)).max(axis=1)
     act = np.nonzero(active_elements(cent[:, :2], reach, centres, radius))[0]
+    del reach
+    P = P[act, :, :2]  # the active elements' vertices in the xy plane (the field ignores z)
     T = len(centres)
     W = sample_weights(max_depth)  # (S, 4)
     # split bits of active elements per level and depth
     bits = [[np.zeros((act.size, 8 ** k), bool) for k in range(max_depth)] for _ in range(T)]
     for s in range(0, act.size, chunk):
         e = act[s:s + chunk]
-        Pe = P[e][:, :, :2].transpose(1, 0, 2).reshape(4, -1)  # (4, |e| * 2)
+        Pe = P[s:s + e.size].transpose(1, 0, 2).reshape(4, -1)  # (4, |e| * 2)
         xy = (W @ Pe).reshape(W.shape[0], e.size, 2).transpose(1, 0, 2).astype(np.float32)
         hist = depth_history(xy, centres, radius, max_depth)
         for t in range(T):
             for k, b in enumerate(split_bits(hist[t], max_depth)):
                 bits[t][k][s:s + e.size] = b
+    del P
     a, b = dual_edges(tets)
     ctx = _face_context(tets, a, b, act, n)
     cctx = _edge_context(tets, a, b) if closure else None
@@ -339,7 +342,7 @@ def _edge_context(tets, a, b):
     key = lo * np.int64(int(tets.max()) + 1) + hi
     del lo, hi
     keys, inv = np.unique(key.ravel(), return_inverse=True)
-    etet = inv.reshape(-1, 6).astype(np.int64)
+    etet = inv.reshape(-1, 6).astype(np.int32 if keys.size < 2 ** 31 else np.int64)
     del key, inv
     A, B = tets[a], tets[b]
     alone = ~(A[:, :, None] == B[:, None, :]).any(axis=2)  # a's vertex opposite the shared face
@@ -412,7 +415,7 @@ def weights(bits, ctx, act, n, max_depth, closure_ctx=None):
     ia = np.where(pa >= 0, pa, m)
     ib = np.where(pb >= 0, pb, m)
     for k in range(1, max_depth):
-        FT = face_tables(k)
+        FT = face_tables(k).astype(np.int16)  # node indices < 8**3: small index arrays below
         bk = np.concatenate([bits[k], np.zeros((1, 8 ** k), bool)])  # row m = inactive (never split)
         na = FT[la[:, 0], la[:, 1], la[:, 2]]  # (E, 4**k) node of side a owning canonical sub-triangle s
         nb = FT[lb[:, 0], lb[:, 1], lb[:, 2]]
