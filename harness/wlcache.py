@@ -164,7 +164,10 @@ def _levels(path: Path) -> list[Level]:
     with open_regular(path, MAX_BYTES, "cache file") as fh, np.load(fh, allow_pickle=False) as npz:
         if sum(i.file_size for i in npz.zip.infolist()) > MAX_BYTES:
             raise ValueError(f"cache file unpacks to more than {MAX_BYTES} bytes")
-        arrays = {k: npz[k] for k in npz.files}
+        arrays = {}
+        for k in npz.files:  # owned arrays (a view of np.load's buffer is copied here, one at a time)
+            a = npz[k]
+            arrays[k] = a if a.flags.owndata else a.copy()
     for k, a in arrays.items():
         if k != "levels.json":
             check_array(k, a)
@@ -178,14 +181,10 @@ def _levels(path: Path) -> list[Level]:
     if not isinstance(refs, dict) or not all(isinstance(k, str) and v in arrays for k, v in refs.items()):
         raise ValueError("bad header")
     arrays.update({k: arrays[v] for k, v in refs.items()})
-    frozen: dict[int, np.ndarray] = {}
-
-    def owned(a: np.ndarray) -> np.ndarray:
-        """One owned, frozen array per stored one: the Graphs take it as it is, however many levels share it."""
-        if id(a) not in frozen:
-            frozen[id(a)] = np.require(a, requirements="O")
-            frozen[id(a)].setflags(write=False)
-        return frozen[id(a)]
+    def frozen(a: np.ndarray) -> np.ndarray:
+        """The stored array frozen: the Graphs take it as it is, however many levels share it."""
+        a.setflags(write=False)
+        return a
 
     out = []
     for i, e in enumerate(head["levels"]):
@@ -196,7 +195,7 @@ def _levels(path: Path) -> list[Level]:
             name = e["name"]
             if not isinstance(name, str):
                 raise ValueError("graph name is not a string")
-            data = Graph(*(owned(arrays[p + k]) for k in _GRAPH), coords=None if coords is None else owned(coords),
+            data = Graph(*(frozen(arrays[p + k]) for k in _GRAPH), coords=None if coords is None else frozen(coords),
                          name=name)
         elif form == "boxes":
             data = Boxes(*(arrays[p + k] for k in _BOXES), ratio=int(e["ratio"]))
