@@ -181,6 +181,7 @@ def _levels(path: Path) -> list[Level]:
     if not isinstance(refs, dict) or not all(isinstance(k, str) and v in arrays for k, v in refs.items()):
         raise ValueError("bad header")
     arrays.update({k: arrays[v] for k, v in refs.items()})
+
     def frozen(a: np.ndarray) -> np.ndarray:
         """The stored array frozen: the Graphs take it as it is, however many levels share it."""
         a.setflags(write=False)
