@@ -45,6 +45,47 @@ class ShockCache:
         workloads.load("shock", {}, 0)
 
 
+class ShockScale20:
+    """Cold generation of ``shock[scale=20]`` (about 1M elements per level, nine levels), the README's
+    per-rank memory figure (issue 26). Targets: under 30 s, peak under 1 GB."""
+
+    timeout = 900
+    number = 1
+    repeat = 1
+
+    def time_shock20_cold(self):
+        shock.generate(seed=0, scale=20)
+
+    def peakmem_shock20_cold(self):
+        shock.generate(seed=0, scale=20)
+
+
+class ShockScale20Cache:
+    """What each MPI rank of a ``shock[scale=20]`` compare does first: load the nine levels from the
+    workload cache (levels share one xadj, adjncy and coords)."""
+
+    timeout = 900
+    number = 1
+    repeat = 1
+
+    def setup_cache(self):
+        path = os.path.join(tempfile.gettempdir(), "lbbench-asv-shock20")  # reused by the next run (~0.6 GB)
+        os.environ["LBBENCH_CACHE"] = path
+        workloads.load("shock", {"scale": 20.0}, 0)
+        return path
+
+    def _load(self, path):
+        os.environ["LBBENCH_CACHE"] = path
+        workloads._RECENT.clear()
+        workloads.load("shock", {"scale": 20.0}, 0)
+
+    def time_shock20_warm(self, path):
+        self._load(path)
+
+    def peakmem_shock20_warm(self, path):
+        self._load(path)
+
+
 class OtherGenerators:
     timeout = 600
     number = 1

@@ -22,7 +22,8 @@ def _as_int_array(name: str, values, length: int | None = None, *, nonneg: bool 
     if arr.size and not np.issubdtype(arr.dtype, np.integer):
         if not np.all(np.equal(np.mod(arr, 1), 0)):
             raise ValueError(f"{name} must hold integers")
-    arr = arr.astype(IDX, copy=True)  # never freeze the caller's array
+    if arr.dtype != IDX or arr.flags.writeable or not arr.flags.owndata:
+        arr = arr.astype(IDX, copy=True)  # never freeze the caller's array; a frozen one (another Graph's) is shared
     if length is not None and arr.size != length:
         raise ValueError(f"{name} has length {arr.size}, expected {length}")
     if nonneg and arr.size and arr.min() < 0:

@@ -3,7 +3,10 @@
 ``write(path, levels)`` stores every level's data (Graph: xadj, adjncy, pwgt,
 rwgt, cwgt, coords, name; Boxes: level, lo, hi, parent, ratio; LoadArray:
 load), its ``parent`` map, its ``pinned`` array and its ``meta`` (JSON values, numpy scalars and
-arrays), atomically (temporary file + rename, removed on any error).
+arrays), atomically (temporary file + rename, removed on any error). A graph
+array that several levels share (one object: shock's xadj, adjncy, coords) is
+written once and named by the others (the header's ``refs``); ``read`` gives
+them one frozen array again, so the levels share it in memory as they did.
 ``read(path)`` rebuilds the levels, validating them through the model's
 constructors; it loads with ``allow_pickle=False`` and never unpickles, so a
 planted pickle cannot run. A missing file is ``None``; a corrupt one is
@@ -30,7 +33,7 @@ from .model import Boxes, Graph, Level, LoadArray
 from .results import from_data, remove_stale, to_data, warn, why
 from .validate import MAX_WEIGHT, open_regular
 
-FORMAT = 1
+FORMAT = 2  # 2: shared graph arrays written once (``refs``); 1 (no refs) is still read
 MAX_BYTES = 1 << 34  # the largest generated workloads cache a few hundred MB
 _GRAPH = ("xadj", "adjncy", "pwgt", "rwgt", "cwgt")
 _BOXES = ("level", "lo", "hi", "parent")
@@ -45,6 +48,8 @@ def write(path: str | os.PathLike, levels: list[Level]) -> bool:
     """
     path = Path(path)
     arrays: dict[str, np.ndarray] = {}
+    refs: dict[str, str] = {}
+    first: dict[int, tuple[str, np.ndarray]] = {}  # id of a graph array written already -> (its key, it)
     head = []
     for i, lv in enumerate(levels):
         p = f"{i}."
@@ -53,7 +58,12 @@ def write(path: str | os.PathLike, levels: list[Level]) -> bool:
         if isinstance(d, Graph):
             entry.update(form="graph", name=d.name, coords=d.coords is not None)
             for k in _GRAPH + (("coords",) if d.coords is not None else ()):
-                arrays[p + k] = np.asarray(getattr(d, k))
+                a = getattr(d, k)
+                if id(a) in first:
+                    refs[p + k] = first[id(a)][0]
+                else:
+                    first[id(a)] = (p + k, a)
+                    arrays[p + k] = np.asarray(a)
         elif isinstance(d, Boxes):
             entry.update(form="boxes", ratio=int(d.ratio))
             for k in _BOXES:
@@ -75,7 +85,8 @@ def write(path: str | os.PathLike, levels: list[Level]) -> bool:
         except TypeError as exc:
             raise ValueError(str(exc)) from None
         head.append(entry)
-    arrays["levels.json"] = np.frombuffer(json.dumps({"format": FORMAT, "levels": head}).encode(), np.uint8)
+    arrays["levels.json"] = np.frombuffer(json.dumps({"format": FORMAT, "levels": head, "refs": refs}).encode(),
+                                          np.uint8)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -153,7 +164,10 @@ def _levels(path: Path) -> list[Level]:
     with open_regular(path, MAX_BYTES, "cache file") as fh, np.load(fh, allow_pickle=False) as npz:
         if sum(i.file_size for i in npz.zip.infolist()) > MAX_BYTES:
             raise ValueError(f"cache file unpacks to more than {MAX_BYTES} bytes")
-        arrays = {k: npz[k] for k in npz.files}
+        arrays = {}
+        for k in npz.files:  # owned arrays (a view of np.load's buffer is copied here, one at a time)
+            a = npz[k]
+            arrays[k] = a if a.flags.owndata else a.copy()
     for k, a in arrays.items():
         if k != "levels.json":
             check_array(k, a)
@@ -161,8 +175,18 @@ def _levels(path: Path) -> list[Level]:
     if raw.dtype != np.uint8 or raw.ndim != 1:
         raise ValueError("bad header")
     head = json.loads(raw.tobytes().decode())
-    if not isinstance(head, dict) or head.get("format") != FORMAT or not isinstance(head.get("levels"), list):
+    if not isinstance(head, dict) or head.get("format") not in (1, FORMAT) or not isinstance(head.get("levels"), list):
         raise ValueError("bad header")
+    refs = head.get("refs", {})
+    if not isinstance(refs, dict) or not all(isinstance(k, str) and v in arrays for k, v in refs.items()):
+        raise ValueError("bad header")
+    arrays.update({k: arrays[v] for k, v in refs.items()})
+
+    def frozen(a: np.ndarray) -> np.ndarray:
+        """The stored array frozen: the Graphs take it as it is, however many levels share it."""
+        a.setflags(write=False)
+        return a
+
     out = []
     for i, e in enumerate(head["levels"]):
         p = f"{i}."
@@ -172,7 +196,8 @@ def _levels(path: Path) -> list[Level]:
             name = e["name"]
             if not isinstance(name, str):
                 raise ValueError("graph name is not a string")
-            data = Graph(*(arrays[p + k] for k in _GRAPH), coords=coords, name=name)
+            data = Graph(*(frozen(arrays[p + k]) for k in _GRAPH), coords=None if coords is None else frozen(coords),
+                         name=name)
         elif form == "boxes":
             data = Boxes(*(arrays[p + k] for k in _BOXES), ratio=int(e["ratio"]))
         elif form == "array":

@@ -177,8 +177,9 @@ def _heavy(head, arrays):
 
 
 def _nan_coords(head, arrays):
-    arrays["1.coords"] = arrays["1.coords"].copy()
-    arrays["1.coords"][0, 0] = np.nan
+    key = head.get("refs", {}).get("1.coords", "1.coords")  # levels sharing coords store them once
+    arrays[key] = arrays[key].copy()
+    arrays[key][0, 0] = np.nan
 
 
 def _fifo(f):

@@ -161,3 +161,19 @@ def test_temporary_file_of_a_killed_writer_is_removed(tmp_path):
     os.utime(stale, (1, 1))
     wlcache.write(tmp_path / "x.npz", levels())
     assert [f.name for f in tmp_path.iterdir()] == ["x.npz"]
+
+
+def test_a_graph_array_levels_share_is_written_once_and_shared_again_after_read(tmp_path):
+    g0 = Graph.from_edges(4, [0, 1, 2], [1, 2, 3], [2, 3, 4], coords=np.arange(8.0).reshape(4, 2))
+    g1 = Graph(g0.xadj, g0.adjncy, pwgt=[2, 1, 1, 1], cwgt=g0.cwgt * 2, coords=g0.coords)
+    assert g1.adjncy is g0.adjncy and g1.xadj is g0.xadj  # a frozen int64 array is taken as is
+    mine = np.array([0, 1, 2, 3], np.int64)
+    g2 = Graph.from_edges(4, [0, 1, 2], [1, 2, 3], pwgt=mine)
+    assert g2.pwgt is not mine and mine.flags.writeable  # the caller's array is copied, never frozen
+    path = tmp_path / "shared.npz"
+    assert wlcache.write(path, [Level(1, g0), Level(2, g1)])
+    with np.load(path) as z:
+        assert "0.adjncy" in z.files and "1.adjncy" not in z.files and "1.cwgt" in z.files
+    a, b = (lv.data for lv in wlcache.read(path))
+    assert a.adjncy is b.adjncy and a.coords is b.coords and a.cwgt is not b.cwgt
+    assert np.array_equal(b.cwgt, g1.cwgt) and np.array_equal(b.pwgt, g1.pwgt) and b.adjncy.dtype == np.int64

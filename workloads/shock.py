@@ -271,32 +271,43 @@ def build_levels(pts, tets, centres, radius, max_depth, initial=False, meta=None
     cent = P.mean(axis=1)
     reach = np.sqrt(((P[:, :, :2] - cent[:, None, :2]) ** 2).sum(-1)).max(axis=1)
     act = np.nonzero(active_elements(cent[:, :2], reach, centres, radius))[0]
+    del reach
+    P = P[act, :, :2]  # the active elements' vertices in the xy plane (the field ignores z)
     T = len(centres)
     W = sample_weights(max_depth)  # (S, 4)
     # split bits of active elements per level and depth
     bits = [[np.zeros((act.size, 8 ** k), bool) for k in range(max_depth)] for _ in range(T)]
     for s in range(0, act.size, chunk):
         e = act[s:s + chunk]
-        Pe = P[e][:, :, :2].transpose(1, 0, 2).reshape(4, -1)  # (4, |e| * 2)
+        Pe = P[s:s + e.size].transpose(1, 0, 2).reshape(4, -1)  # (4, |e| * 2)
         xy = (W @ Pe).reshape(W.shape[0], e.size, 2).transpose(1, 0, 2).astype(np.float32)
         hist = depth_history(xy, centres, radius, max_depth)
         for t in range(T):
             for k, b in enumerate(split_bits(hist[t], max_depth)):
                 bits[t][k][s:s + e.size] = b
+    del P
     a, b = dual_edges(tets)
     ctx = _face_context(tets, a, b, act, n)
     cctx = _edge_context(tets, a, b) if closure else None
     base_meta = dict(meta or {}, initial_elements=int(n), paper_elements=PAPER_ELEMENTS)
+    # the dual graph's CSR once: every level shares xadj, adjncy and coords (frozen arrays); cwgt of entry e
+    # is the weight of dual edge ``edge_of[e]`` (from_edges with the edge ids as weights)
+    csr = Graph.from_edges(n, a, b, np.arange(a.size, dtype=np.int64), coords=cent)
+    edge_of = csr.cwgt
+
+    def level(index, pw, rw, cw, cylinder_x):
+        g = Graph(csr.xadj, csr.adjncy, pwgt=pw, rwgt=rw, cwgt=cw[edge_of], coords=csr.coords,
+                  name=f"shock-{index}", symmetric=True)
+        return Level(index, g, meta=dict(base_meta, cylinder_x=cylinder_x))
+
     levels = []
     if initial:
         ones = np.ones(n, np.int64)
-        g = Graph.from_edges(n, a, b, np.ones(a.size, np.int64), pwgt=ones, rwgt=ones, coords=cent,
-                             name="shock-0")
-        levels.append(Level(0, g, meta=dict(base_meta, cylinder_x=None)))
+        levels.append(level(0, ones, ones, np.ones(a.size, np.int64), None))
     for t in range(T):
         pw, rw, cw = weights(bits[t], ctx, act, n, max_depth, cctx)
-        g = Graph.from_edges(n, a, b, cw, pwgt=pw, rwgt=rw, coords=cent, name=f"shock-{t + 1}")
-        levels.append(Level(t + 1, g, meta=dict(base_meta, cylinder_x=centres[t])))
+        bits[t] = None
+        levels.append(level(t + 1, pw, rw, cw, centres[t]))
     return levels
 
 
@@ -325,13 +336,18 @@ FACE_EDGES = np.array([[e for e, (p, q) in enumerate(LOCAL_EDGES) if i not in (p
 
 def _edge_context(tets, a, b):
     """Global edge ids per tetrahedron (n, 6) and, per dual edge, the global edges of the shared face (E, 3)."""
-    pairs = np.sort(tets[:, LOCAL_EDGES], axis=2).reshape(-1, 2)
-    _, inv = np.unique(pairs, axis=0, return_inverse=True)
-    etet = inv.reshape(-1, 6).astype(np.int64)
+    ends = tets[:, LOCAL_EDGES]  # (n, 6, 2); an edge's key lo * npts + hi orders edges as (lo, hi) rows do
+    lo, hi = np.minimum(ends[..., 0], ends[..., 1]), np.maximum(ends[..., 0], ends[..., 1])
+    del ends
+    key = lo * np.int64(int(tets.max()) + 1) + hi
+    del lo, hi
+    keys, inv = np.unique(key.ravel(), return_inverse=True)
+    etet = inv.reshape(-1, 6).astype(np.int32 if keys.size < 2 ** 31 else np.int64)
+    del key, inv
     A, B = tets[a], tets[b]
     alone = ~(A[:, :, None] == B[:, None, :]).any(axis=2)  # a's vertex opposite the shared face
     ia = np.argmax(alone, axis=1)
-    return etet, np.take_along_axis(etet[a], FACE_EDGES[ia], axis=1), int(inv.max()) + 1
+    return etet, np.take_along_axis(etet[a], FACE_EDGES[ia], axis=1), keys.size
 
 
 def closure(split0: np.ndarray, etet: np.ndarray, nedges: int):
@@ -399,7 +415,7 @@ def weights(bits, ctx, act, n, max_depth, closure_ctx=None):
     ia = np.where(pa >= 0, pa, m)
     ib = np.where(pb >= 0, pb, m)
     for k in range(1, max_depth):
-        FT = face_tables(k)
+        FT = face_tables(k).astype(np.int16)  # node indices < 8**3: small index arrays below
         bk = np.concatenate([bits[k], np.zeros((1, 8 ** k), bool)])  # row m = inactive (never split)
         na = FT[la[:, 0], la[:, 1], la[:, 2]]  # (E, 4**k) node of side a owning canonical sub-triangle s
         nb = FT[lb[:, 0], lb[:, 1], lb[:, 2]]

@@ -42,6 +42,9 @@ def fm_refine(g, low: np.ndarray, high: np.ndarray, target: float, passes: int =
     A pass moves the best-gain movable node until ``window`` moves bring no
     improvement (0: until every node is locked, the classic pass), then keeps
     the best prefix. Passes repeat until one gains nothing (or ``passes`` ran).
+    The gains are computed once and then kept up to date move by move (the
+    moves a pass does not keep are undone in reverse order), so a pass costs
+    the nodes it touches and its boundary, not the whole subgraph.
     """
     window = window if window > 0 else 1 << 62
     ids = np.concatenate([low, high])
@@ -62,38 +65,43 @@ def fm_refine(g, low: np.ndarray, high: np.ndarray, target: float, passes: int =
     w = g.pwgt[ids].astype(float)
     tol = float(w.max())
     adj_l, cw_l, xadj_l = nb.tolist(), cw.tolist(), xadj.tolist()
+    diff = side[row] != side[nb]
+    ext = np.bincount(row, weights=cw * diff, minlength=n)
+    tot = np.bincount(row, weights=cw, minlength=n).tolist()
+    gain = (ext - np.bincount(row, weights=cw * ~diff, minlength=n)).tolist()  # exact: integer-valued floats
+    boundary = set(np.flatnonzero(ext > 0).tolist())  # ext = (gain + tot) / 2 > 0
+    sd = side.tolist()
+    wv = w.tolist()
     done_passes = 0
+
+    push, pop = heapq.heappush, heapq.heappop
     while passes <= 0 or done_passes < passes:
         done_passes += 1
-        diff = side[row] != side[nb]
-        ext = np.bincount(row, weights=cw * diff, minlength=n)
-        inn = np.bincount(row, weights=cw * ~diff, minlength=n)
-        gain = (ext - inn).tolist()
-        sd = side.tolist()
         wlow = float(w[side == 0].sum())
         heaps = ([], [])
-        for v in np.flatnonzero(ext > 0).tolist():
+        for v in sorted(boundary):
             heaps[sd[v]].append((-gain[v], v))
         for h in heaps:
             heapq.heapify(h)
         locked = bytearray(n)
         moves, cut_delta, best, best_k = [], 0.0, 0.0, 0
-        wv = w.tolist()
         while len(moves) - best_k < window:
-            cand = []
+            pick = None  # the best-gain movable node over both sides: (-gain, v, side)
             for s in (0, 1):
                 h = heaps[s]
-                while h and (locked[h[0][1]] or -h[0][0] != gain[h[0][1]] or sd[h[0][1]] != s):
-                    heapq.heappop(h)
-                if h:
-                    v = h[0][1]
-                    new_low = wlow - wv[v] if s == 0 else wlow + wv[v]
-                    if abs(new_low - target) <= tol:
-                        cand.append((-gain[v], v, s))
-            if not cand:
+                while h:
+                    ng, v = h[0]
+                    if locked[v] or -ng != gain[v] or sd[v] != s:
+                        pop(h)
+                        continue
+                    if abs((wlow - wv[v] if s == 0 else wlow + wv[v]) - target) <= tol and \
+                            (pick is None or (ng, v) < pick[:2]):
+                        pick = (ng, v, s)
+                    break
+            if pick is None:
                 break
-            _, v, s = min(cand)
-            heapq.heappop(heaps[s])
+            _, v, s = pick
+            pop(heaps[s])
             locked[v] = 1
             sd[v] = 1 - s
             wlow += -wv[v] if s == 0 else wv[v]
@@ -103,12 +111,25 @@ def fm_refine(g, low: np.ndarray, high: np.ndarray, target: float, passes: int =
                 u, c = adj_l[e], cw_l[e]
                 gain[u] += 2 * c if sd[u] == s else -2 * c  # v left u's side / joined it
                 if not locked[u]:
-                    heapq.heappush(heaps[sd[u]], (-gain[u], u))
+                    push(heaps[sd[u]], (-gain[u], u))
             gain[v] = -gain[v]
             if cut_delta < best and abs(wlow - target) <= tol:
                 best, best_k = cut_delta, len(moves)
-        for v in moves[:best_k]:
-            side[v] = 1 - side[v]
+        for v in reversed(moves[best_k:]):  # undo the moves the pass does not keep
+            s = 1 - sd[v]
+            sd[v] = s
+            for e in range(xadj_l[v], xadj_l[v + 1]):
+                u, c = adj_l[e], cw_l[e]
+                gain[u] -= 2 * c if sd[u] == s else -2 * c
+            gain[v] = -gain[v]
+        kept = moves[:best_k]
+        side[kept] = 1 - side[kept]
+        for v in kept:
+            for u in (v, *adj_l[xadj_l[v]:xadj_l[v + 1]]):
+                if gain[u] + tot[u] > 0:
+                    boundary.add(u)
+                else:
+                    boundary.discard(u)
         if best_k == 0:
             break
     return ids[side == 0], ids[side == 1]
