@@ -79,42 +79,88 @@ def amr_figures(boxes: Boxes, before: BoxPieces | None, after: BoxPieces, P: int
         return _raster_figures(boxes, after, P, meta, B, g, moved)
     pc = after
     d = pc.lo.shape[1]
+    if pc.n and (pc.box.max() >= boxes.n or not np.array_equal(pc.level, boxes.level[pc.box])):
+        raise ValueError("pieces: they are not pieces of these boxes")
+    n_l = _steps(meta, r, np.arange(int(pc.level.max()) + 2 if pc.n else 1))
     intra = np.zeros(2)  # [communication, copy]
     inter = np.zeros(2)
     sent = np.zeros(P)
     recv = np.zeros(P)
-    levels = np.unique(pc.level)
-    idx_of = {int(l): np.nonzero(pc.level == l)[0] for l in levels}
-    for lev, idx in idx_of.items():
-        i, j, f = face_pairs(pc.lo[idx], pc.hi[idx])
-        vol = 2.0 * f * g * B * _steps(meta, r, lev)
-        same = pc.owner[idx[i]] == pc.owner[idx[j]]
-        intra += [vol[~same].sum(), vol[same].sum()]
-        coarse = idx_of.get(lev - 1)
-        if coarse is None:
-            continue
-        # coarse pieces in the fine index space
-        clo, chi = pc.lo[coarse] * r, (pc.hi[coarse] + 1) * r - 1
-        fi, ci, ov = overlap_join(pc.lo[idx], pc.hi[idx], clo, chi)
-        fp, cp = idx[fi], coarse[ci]
-        restrict = ov / r ** d * B * _steps(meta, r, lev - 1)
-        # prolongation: the fine piece's boundary cell faces that lie over the coarse piece
-        lo, hi = pc.lo[fp], pc.hi[fp]
-        olo, ohi = np.maximum(lo, clo[ci]), np.minimum(hi, chi[ci])
-        span = ohi - olo + 1
-        faces = np.zeros(fp.size)
-        for k in range(d):
-            across = np.prod(np.delete(span, k, axis=1), axis=1)
-            faces += across * (olo[:, k] == lo[:, k])
-            faces += across * (ohi[:, k] == hi[:, k])
-        prolong = faces * g * B * _steps(meta, r, lev)
-        fo, co = pc.owner[fp], pc.owner[cp]
-        same = fo == co
-        inter += [(restrict + prolong)[~same].sum(), (restrict + prolong)[same].sum()]
-        x = ~same
-        sent += np.bincount(fo[x], restrict[x], minlength=P) + np.bincount(co[x], prolong[x], minlength=P)
-        recv += np.bincount(co[x], restrict[x], minlength=P) + np.bincount(fo[x], prolong[x], minlength=P)
+    same_level, coarse_fine = _box_pairs(boxes)
+    i, j = _piece_pairs(pc, boxes.n, *same_level, within=True)
+    f = _shared_faces(pc.lo[i], pc.hi[i], pc.lo[j], pc.hi[j])
+    vol = 2.0 * f * g * B * n_l[pc.level[i]]
+    same = pc.owner[i] == pc.owner[j]
+    intra += [vol[~same].sum(), vol[same].sum()]
+    # fine piece fp over coarse piece cp (coarse corners in the fine index space)
+    fp, cp = _piece_pairs(pc, boxes.n, *coarse_fine)
+    clo, chi = pc.lo[cp] * r, (pc.hi[cp] + 1) * r - 1
+    lo, hi = pc.lo[fp], pc.hi[fp]
+    olo, ohi = np.maximum(lo, clo), np.minimum(hi, chi)
+    span = ohi - olo + 1
+    keep = np.all(span > 0, axis=1)
+    fp, cp, lo, hi, olo, ohi, span = fp[keep], cp[keep], lo[keep], hi[keep], olo[keep], ohi[keep], span[keep]
+    lev = pc.level[fp]
+    restrict = np.prod(span, axis=1) / r ** d * B * n_l[lev - 1]
+    # prolongation: the fine piece's boundary cell faces that lie over the coarse piece
+    faces = np.zeros(fp.size)
+    for k in range(d):
+        across = np.prod(np.delete(span, k, axis=1), axis=1)
+        faces += across * (olo[:, k] == lo[:, k])
+        faces += across * (ohi[:, k] == hi[:, k])
+    prolong = faces * g * B * n_l[lev]
+    fo, co = pc.owner[fp], pc.owner[cp]
+    same = fo == co
+    inter += [(restrict + prolong)[~same].sum(), (restrict + prolong)[same].sum()]
+    x = ~same
+    sent += np.bincount(fo[x], restrict[x], minlength=P) + np.bincount(co[x], prolong[x], minlength=P)
+    recv += np.bincount(co[x], restrict[x], minlength=P) + np.bincount(fo[x], prolong[x], minlength=P)
     return _row(pc, P, r, intra, inter, moved, sent + recv, B, g)
+
+
+def _box_pairs(boxes: Boxes):
+    """The box graph's pairs (:func:`harness.adapters.box_graph`, built once per level): face-adjacent boxes
+    of one level (u < v) and (fine box, coarse box) of consecutive levels that overlap. Two pieces can touch
+    or overlap only if their boxes do."""
+    from .adapters import box_graph
+
+    gr = box_graph(boxes)
+    u, v = gr.src, gr.adjncy
+    lu, lv = boxes.level[u], boxes.level[v]
+    s = (lu == lv) & (u < v)
+    c = lv == lu - 1  # u fine, v coarse
+    return (u[s], v[s]), (u[c], v[c])
+
+
+def _piece_pairs(pc: BoxPieces, nboxes: int, bu: np.ndarray, bv: np.ndarray, within: bool = False):
+    """Every pair (piece of box bu[k], piece of box bv[k]) and, ``within``, every pair i < j of pieces of one
+    box."""
+    o = np.argsort(pc.box, kind="stable")
+    cnt = np.bincount(pc.box, minlength=nboxes)
+    start = np.cumsum(cnt) - cnt
+    if within:
+        multi = np.nonzero(cnt > 1)[0]
+        bu, bv = np.concatenate([bu, multi]), np.concatenate([bv, multi])
+    n = cnt[bu] * cnt[bv]
+    rep = np.repeat(np.arange(bu.size, dtype=IDX), n)
+    k = np.arange(rep.size, dtype=IDX) - np.repeat(np.cumsum(n) - n, n)
+    nv = cnt[bv][rep]
+    a, b = start[bu][rep] + k // nv, start[bv][rep] + k % nv
+    if within:
+        keep = (bu[rep] != bv[rep]) | (a < b)
+        a, b = a[keep], b[keep]
+    return o[a], o[b]
+
+
+def _shared_faces(alo, ahi, blo, bhi) -> np.ndarray:
+    """Cell faces shared by the disjoint boxes a[i] and b[i] (0 unless they touch across a face)."""
+    ov = np.minimum(ahi, bhi) - np.maximum(alo, blo) + 1
+    f = np.zeros(len(alo), IDX)
+    for k in range(alo.shape[1]):
+        other = np.delete(ov, k, axis=1)
+        touch = ((ahi[:, k] + 1 == blo[:, k]) | (bhi[:, k] + 1 == alo[:, k])) & np.all(other > 0, axis=1)
+        f += touch * np.prod(other, axis=1)
+    return f
 
 
 def _row(pc: BoxPieces, P: int, r: int, intra, inter, moved_bytes: float, traffic, B: int, g: int) -> dict:

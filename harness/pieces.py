@@ -110,21 +110,20 @@ def _maxabs(*arrays) -> int:
 
 def enumerate_cells(lo: np.ndarray, hi: np.ndarray):
     """Every cell of the boxes lo..hi: (box of the cell, [its coordinate on each axis]), boxes in order,
-    C order inside a box (int32 when they fit)."""
+    C order inside a box (int32 when they fit). Built axis by axis, each row of the axes so far repeated
+    along the next one (no per-cell division)."""
     d = lo.shape[1]
     ext = hi - lo + 1
-    n = np.prod(ext, axis=1)
-    dt = _cell_dtype(int(n.sum()), _maxabs(lo, hi))
+    dt = _cell_dtype(int(np.prod(ext, axis=1).sum()), _maxabs(lo, hi))
     ext, lo = ext.astype(dt), lo.astype(dt)
-    sid = np.repeat(np.arange(lo.shape[0], dtype=dt), n)
-    k = np.arange(sid.size, dtype=dt)
-    k -= (np.cumsum(n) - n).astype(dt)[sid]
-    xyz = [None] * d
-    for a in range(d - 1, -1, -1):
+    sid = np.arange(lo.shape[0], dtype=dt)
+    xyz: list = []
+    for a in range(d):
         e = ext[:, a][sid]
-        xyz[a] = lo[:, a][sid] + k % e
-        if a:
-            k //= e
+        t = np.arange(int(e.sum(dtype=IDX)), dtype=dt) - np.repeat(np.cumsum(e, dtype=dt) - e, e)
+        xyz = [np.repeat(x, e) for x in xyz]
+        xyz.append(np.repeat(lo[:, a][sid], e) + t)
+        sid = np.repeat(sid, e)
     return sid, xyz
 
 

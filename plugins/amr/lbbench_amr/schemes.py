@@ -101,15 +101,17 @@ def igd(boxes: Boxes, P: int, igd_split: str = "full", igd_deal: str = "greedy")
         return pieces_of(boxes, item, lo, hi, (o[item] + rank) % P)
     if igd_deal != "greedy":
         raise ValueError(f"amr-igd: igd_deal must be rotate or greedy, got {igd_deal!r}")
-    owner = np.empty(item.size, np.int64)
-    load = np.zeros(P)
-    work = cells * float(boxes.ratio) ** boxes.level[item]
-    start = np.cumsum(k) - k
-    for b in range(boxes.n):
-        a, n = int(start[b]), int(k[b])
-        q = np.argsort(load, kind="stable")[:n]
-        owner[a:a + n] = q
-        load[q] += work[a:a + n]
+    load = [0.0] * P  # Python numbers: one short sort per box (the boxes are dealt one after another)
+    work = (cells * float(boxes.ratio) ** boxes.level[item]).tolist()
+    procs = range(P)
+    owner = []
+    a = 0
+    for n in k.tolist():
+        q = sorted(procs, key=load.__getitem__)[:n]  # stable: ties go to the lowest id
+        for p, w in zip(q, work[a:a + n]):
+            load[p] += w
+        owner += q
+        a += n
     return pieces_of(boxes, item, lo, hi, owner)
 
 
