@@ -216,52 +216,47 @@ def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: 
     rep = np.unique(key[1:][key[1:] == key[:-1]] // P)
     copy = 0.0
     if rep.size:
-        bsid, bxyz = enumerate_cells(boxes.lo[rep], boxes.hi[rep])
-        cell = R.index(rep[bsid], bxyz)
+        bsid, bxyz, (cell,) = enumerate_cells(boxes.lo[rep], boxes.hi[rep], ((R, rep, 1),))
         for a in range(d):
             k = np.nonzero(bxyz[a] < boxes.hi[rep, a][bsid])[0]
             copy += faces(cell[k], cell[k] + R.stride[a][rep[bsid[k]]], boxes.level[rep[bsid[k]]])[1]
     intra += [inside - copy, copy]
-    # intra-level, across the faces of two boxes
-    for lev in np.unique(boxes.level):
-        idx = np.nonzero(boxes.level == lev)[0]
-        bi, bj, _, ax = face_pairs(boxes.lo[idx], boxes.hi[idx], with_axis=True)
-        bi, bj = idx[bi], idx[bj]
-        rows = np.arange(bi.size)
-        lo = np.maximum(boxes.lo[bi], boxes.lo[bj])
-        hi = np.minimum(boxes.hi[bi], boxes.hi[bj])
-        lo[rows, ax] = hi[rows, ax] = boxes.hi[bi, ax]
-        sid, xyz = enumerate_cells(lo, hi)
-        ci = R.index(bi[sid], xyz)
-        axs = ax[sid]
-        for a in range(d):  # the same cells one step further along the axis, in box j
-            xyz[a] = xyz[a] + (axs == a)
-        cj = R.index(bj[sid], xyz)
-        intra += faces(ci, cj, np.full(sid.size, lev))
+    same_level, coarse_fine = _box_pairs(boxes)
+    # intra-level, across the faces of two boxes: bi's high face on axis ax touches bj's low face
+    u, v = same_level
+    below = boxes.hi[u] + 1 == boxes.lo[v]  # u below v on the axis they touch across
+    touch = below | (boxes.hi[v] + 1 == boxes.lo[u])
+    ax = np.argmax(touch, axis=1)
+    rows = np.arange(u.size)
+    up = below[rows, ax]
+    bi, bj = np.where(up, u, v), np.where(up, v, u)
+    lo = np.maximum(boxes.lo[bi], boxes.lo[bj])
+    hi = np.minimum(boxes.hi[bi], boxes.hi[bj])
+    lo[rows, ax] = hi[rows, ax] = boxes.hi[bi, ax]
+    sid, _, (ci,) = enumerate_cells(lo, hi, ((R, bi, 1),))
+    # the same cells one step further along the axis, in box j
+    lo[rows, ax] = hi[rows, ax] = boxes.lo[bj, ax]
+    _, _, (cj,) = enumerate_cells(lo, hi, ((R, bj, 1),))
+    intra += faces(ci, cj, boxes.level[bi][sid])
     # inter-level: every fine cell over a coarse cell (restriction), its piece's boundary faces (prolongation)
     plo = [pc.lo[:, a].astype(pid.dtype) for a in range(d)]
     phi = [pc.hi[:, a].astype(pid.dtype) for a in range(d)]
-    shift = r.bit_length() - 1 if r & (r - 1) == 0 else None
-    for lev in np.unique(boxes.level):
-        if lev == 0 or not np.any(boxes.level == lev - 1):
-            continue
-        fine = np.nonzero(boxes.level == lev)[0]
-        coarse = np.nonzero(boxes.level == lev - 1)[0]
-        fi, ci, _ = overlap_join(boxes.lo[fine], boxes.hi[fine], boxes.lo[coarse] * r,
-                                 (boxes.hi[coarse] + 1) * r - 1)
-        fb, cb = fine[fi], coarse[ci]
+    fine_of, coarse_of = coarse_fine
+    for lev in np.unique(boxes.level[fine_of]):
+        sel = boxes.level[fine_of] == lev
+        fb, cb = fine_of[sel], coarse_of[sel]
         lo = np.maximum(boxes.lo[fb], boxes.lo[cb] * r)
         hi = np.minimum(boxes.hi[fb], (boxes.hi[cb] + 1) * r - 1)
-        sid, xyz = enumerate_cells(lo, hi)
-        fp = pid[R.index(fb[sid], xyz)]
+        sid, xyz, (fcell, ccell) = enumerate_cells(lo, hi, ((R, fb, 1), (R, cb, r)))
+        del sid
+        fp = pid[fcell]
         fo = pc.owner[fp]
-        nface = np.zeros(sid.size, np.int8)
+        nface = np.zeros(fp.size, np.int8)
         for a in range(d):
             nface += xyz[a] == plo[a][fp]
             nface += xyz[a] == phi[a][fp]
-        del fp
-        co = own[R.index(cb[sid], [x >> shift if shift is not None else x // r for x in xyz])]
-        del sid, xyz
+        del fp, xyz
+        co = own[ccell]
         rest, prol = B * n_l[lev - 1] / r ** d, g * B * n_l[lev]  # bytes per fine cell, per face
         x = fo != co
         fx, cx, nx = fo[x], co[x], nface[x]

@@ -108,23 +108,32 @@ def _maxabs(*arrays) -> int:
     return max((int(np.abs(a).max()) for a in arrays if a.size), default=0)
 
 
-def enumerate_cells(lo: np.ndarray, hi: np.ndarray):
+def enumerate_cells(lo: np.ndarray, hi: np.ndarray, rasters: tuple = ()):
     """Every cell of the boxes lo..hi: (box of the cell, [its coordinate on each axis]), boxes in order,
     C order inside a box (int32 when they fit). Built axis by axis, each row of the axes so far repeated
-    along the next one (no per-cell division)."""
+    along the next one (no per-cell division).
+
+    ``rasters``: (:class:`Raster`, the box of each lo..hi in it, r) triples; then a third item, per triple
+    the number in that raster of each cell's cell at r times coarser resolution (r = 1: the cell itself),
+    ``Raster.index`` accumulated row by row."""
     d = lo.shape[1]
     ext = hi - lo + 1
     dt = _cell_dtype(int(np.prod(ext, axis=1).sum()), _maxabs(lo, hi))
     ext, lo = ext.astype(dt), lo.astype(dt)
     sid = np.arange(lo.shape[0], dtype=dt)
     xyz: list = []
+    acc = [R.base[np.asarray(box, IDX)] for R, box, _ in rasters]
     for a in range(d):
         e = ext[:, a][sid]
         t = np.arange(int(e.sum(dtype=IDX)), dtype=dt) - np.repeat(np.cumsum(e, dtype=dt) - e, e)
-        xyz = [np.repeat(x, e) for x in xyz]
-        xyz.append(np.repeat(lo[:, a][sid], e) + t)
+        c = np.repeat(lo[:, a][sid], e) + t
+        xyz = [np.repeat(x, e) for x in xyz] + [c]
         sid = np.repeat(sid, e)
-    return sid, xyz
+        for k, (R, box, r) in enumerate(rasters):
+            cc = c if r == 1 else (c >> (int(r).bit_length() - 1) if r & (r - 1) == 0 else c // r)
+            acc[k] = np.repeat(acc[k], e)
+            acc[k] += cc if a == d - 1 else cc * R.stride[a][np.asarray(box, IDX)[sid]]  # C order: last stride 1
+    return (sid, xyz, acc) if rasters else (sid, xyz)
 
 
 class Raster:
@@ -164,9 +173,9 @@ class CellMap(NamedTuple):
 def _paint(lo, hi, level, ids, pc: "BoxPieces", box_index: np.ndarray) -> CellMap:
     """The :class:`CellMap` of ``pc`` over the boxes lo..hi; a cell no piece covers holds -1."""
     R = Raster(lo, hi)
-    sid, xyz = enumerate_cells(pc.lo, pc.hi)
+    sid, _, (idx,) = enumerate_cells(pc.lo, pc.hi, ((R, box_index, 1),))
     pid = np.full(R.N, -1, sid.dtype)
-    pid[R.index(box_index[sid], xyz)] = sid
+    pid[idx] = sid
     return CellMap(ids, lo, hi, level, R, pid)
 
 
@@ -325,9 +334,9 @@ def _moved_cells(before: BoxPieces, after: BoxPieces, raster: bool | None):
             b = np.nonzero(ma.level == lev)[0]
             i, j, _ = overlap_join(mb.lo[a], mb.hi[a], ma.lo[b], ma.hi[b])
             lo, hi = np.maximum(mb.lo[a[i]], ma.lo[b[j]]), np.minimum(mb.hi[a[i]], ma.hi[b[j]])
-            sid, xyz = enumerate_cells(lo, hi)
-            s = before.owner[mb.pid[mb.raster.index(a[i][sid], xyz)]]
-            d = after.owner[ma.pid[ma.raster.index(b[j][sid], xyz)]]
+            _, _, (ib, ia) = enumerate_cells(lo, hi, ((mb.raster, a[i], 1), (ma.raster, b[j], 1)))
+            s = before.owner[mb.pid[ib]]
+            d = after.owner[ma.pid[ia]]
             ch = s != d
             S.append(s[ch])
             D.append(d[ch])
