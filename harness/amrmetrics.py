@@ -189,8 +189,7 @@ def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: 
     cm = pc.cell_map()
     if cm.ids.size != boxes.n:
         raise ValueError(f"pieces: they tile {cm.ids.size} of the {boxes.n} boxes")
-    R, pid = cm.raster, cm.pid
-    own = pc.owner[pid]
+    R, pid, own = cm.raster, cm.pid, cm.own
     L = int(boxes.level.max()) + 2 if boxes.n else 1
     n_l = _steps(meta, r, np.arange(L))
     intra = np.zeros(2)
@@ -250,7 +249,7 @@ def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: 
         sid, xyz, (fcell, ccell) = enumerate_cells(lo, hi, ((R, fb, 1), (R, cb, r)))
         del sid
         fp = pid[fcell]
-        fo = pc.owner[fp]
+        fo = own[fcell]
         nface = np.zeros(fp.size, np.int8)
         for a in range(d):
             nface += xyz[a] == plo[a][fp]

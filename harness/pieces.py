@@ -160,7 +160,8 @@ class Raster:
 
 class CellMap(NamedTuple):
     """The boxes some pieces tile (``ids`` and their corners and levels), their cells numbered box by box
-    (``raster``) and the piece holding each cell (``pid``)."""
+    (``raster``), the piece holding each cell (``pid``) and its owner (``own``, the smallest integer type
+    that holds the owners: the per-cell passes read it)."""
 
     ids: np.ndarray
     lo: np.ndarray
@@ -168,6 +169,7 @@ class CellMap(NamedTuple):
     level: np.ndarray
     raster: Raster
     pid: np.ndarray
+    own: np.ndarray
 
 
 def _paint(lo, hi, level, ids, pc: "BoxPieces", box_index: np.ndarray) -> CellMap:
@@ -176,7 +178,9 @@ def _paint(lo, hi, level, ids, pc: "BoxPieces", box_index: np.ndarray) -> CellMa
     sid, _, (idx,) = enumerate_cells(pc.lo, pc.hi, ((R, box_index, 1),))
     pid = np.full(R.N, -1, sid.dtype)
     pid[idx] = sid
-    return CellMap(ids, lo, hi, level, R, pid)
+    top = int(pc.owner.max(initial=0))
+    own = pc.owner.astype(np.int16 if top < 2 ** 15 else np.int32 if top < 2 ** 31 else IDX)[pid]
+    return CellMap(ids, lo, hi, level, R, pid, own)
 
 
 @dataclass(frozen=True, eq=False)
@@ -212,8 +216,12 @@ class BoxPieces:
 
     @property
     def cells(self) -> np.ndarray:
-        """Cells per piece."""
-        return np.prod(self.hi - self.lo + 1, axis=1)
+        """Cells per piece (computed once: the check, the metrics and the accounting read it)."""
+        if "ncells" not in self._memo:
+            c = np.prod(self.hi - self.lo + 1, axis=1)
+            c.setflags(write=False)
+            self._memo["ncells"] = c
+        return self._memo["ncells"]
 
     def work(self, ratio: int = 2) -> np.ndarray:
         """Cells x ratio**level (the time-step factor, as ``Boxes.work``)."""
@@ -335,8 +343,8 @@ def _moved_cells(before: BoxPieces, after: BoxPieces, raster: bool | None):
             i, j, _ = overlap_join(mb.lo[a], mb.hi[a], ma.lo[b], ma.hi[b])
             lo, hi = np.maximum(mb.lo[a[i]], ma.lo[b[j]]), np.minimum(mb.hi[a[i]], ma.hi[b[j]])
             _, _, (ib, ia) = enumerate_cells(lo, hi, ((mb.raster, a[i], 1), (ma.raster, b[j], 1)))
-            s = before.owner[mb.pid[ib]]
-            d = after.owner[ma.pid[ia]]
+            s = mb.own[ib]
+            d = ma.own[ia]
             ch = s != d
             S.append(s[ch])
             D.append(d[ch])
