@@ -257,12 +257,17 @@ def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: 
         del fp, xyz
         co = own[ccell]
         rest, prol = B * n_l[lev - 1] / r ** d, g * B * n_l[lev]  # bytes per fine cell, per face
-        x = fo != co
-        fx, cx, nx = fo[x], co[x], nface[x]
-        n_comm, f_comm = fx.size, int(nx.sum(dtype=IDX))
-        inter += [rest * n_comm + prol * f_comm, rest * (x.size - n_comm) + prol * (int(nface.sum(dtype=IDX)) - f_comm)]
-        fcnt, ccnt = np.bincount(fx, minlength=P), np.bincount(cx, minlength=P)
-        fface, cface = np.bincount(fx, nx, minlength=P), np.bincount(cx, nx, minlength=P)
+        # one count per (fine owner, coarse owner, boundary faces): every sum below is read off it
+        F = 2 * d + 1
+        key = (fo.astype(IDX) * P + co) * F + nface
+        cnt = np.bincount(key, minlength=P * P * F).reshape(P, P, F)
+        cnt[np.arange(P), np.arange(P)] = 0  # the copies: fine and coarse cell on one processor
+        cells, faces_ = cnt.sum(axis=2), cnt @ np.arange(F)
+        n_all, f_all = fo.size, int(nface.sum(dtype=IDX))
+        n_comm, f_comm = int(cells.sum()), int(faces_.sum())
+        inter += [rest * n_comm + prol * f_comm, rest * (n_all - n_comm) + prol * (f_all - f_comm)]
+        fcnt, ccnt = cells.sum(axis=1), cells.sum(axis=0)
+        fface, cface = faces_.sum(axis=1), faces_.sum(axis=0)
         sent += rest * fcnt + prol * cface
         recv += rest * ccnt + prol * fface
     return _row(pc, P, r, intra, inter, moved, sent + recv, B, g)
