@@ -335,6 +335,11 @@ def _moved_cells(before: BoxPieces, after: BoxPieces, raster: bool | None):
     if raster is None:
         raster = (before.n + after.n) * RASTER_CELLS_PER_PIECE > int(before.cells.sum() + after.cells.sum())
     S, D, C = [], [], []
+    Q = int(max(before.owner.max(), after.owner.max())) + 1
+    if raster and Q * Q <= 1 << 22:  # few processor pairs: count every common cell's pair directly
+        tally = np.zeros(Q * Q, IDX)
+    else:
+        tally = None
     if raster:
         mb, ma = before.cell_map(), after.cell_map()
         for lev in np.intersect1d(mb.level, ma.level):
@@ -345,6 +350,9 @@ def _moved_cells(before: BoxPieces, after: BoxPieces, raster: bool | None):
             _, _, (ib, ia) = enumerate_cells(lo, hi, ((mb.raster, a[i], 1), (ma.raster, b[j], 1)))
             s = mb.own[ib]
             d = ma.own[ia]
+            if tally is not None:
+                tally += np.bincount(s.astype(IDX) * Q + d, minlength=Q * Q)
+                continue
             ch = s != d
             S.append(s[ch])
             D.append(d[ch])
@@ -359,6 +367,10 @@ def _moved_cells(before: BoxPieces, after: BoxPieces, raster: bool | None):
             S.append(s[ch])
             D.append(d[ch])
             C.append(v[ch])
+    if tally is not None:
+        tally[np.arange(Q) * (Q + 1)] = 0  # cells that stayed on their processor
+        u = np.nonzero(tally)[0]
+        return (u // Q).astype(IDX), (u % Q).astype(IDX), tally[u]
     if not S:
         return e, e, e
     s, d, c = np.concatenate(S), np.concatenate(D), np.concatenate(C)
