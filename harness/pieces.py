@@ -40,6 +40,22 @@ def _join_equal(ka: np.ndarray, kb: np.ndarray):
     return i, j
 
 
+def lex_order(*cols) -> np.ndarray:
+    """``np.lexsort(cols[::-1])`` (the first column most significant) for integer columns: one stable argsort
+    of the columns' mixed-radix number when it fits in int64 (a fraction of lexsort's time on ~1 M rows)."""
+    cols = [np.asarray(c, IDX) for c in cols]
+    if not cols[0].size:
+        return np.zeros(0, IDX)
+    low = [int(c.min()) for c in cols]
+    span = [int(c.max()) - lo + 1 for c, lo in zip(cols, low)]
+    if int(np.prod([float(x) for x in span])) >= 2 ** 62:
+        return np.lexsort(cols[::-1])
+    key = np.zeros(cols[0].size, IDX)
+    for c, lo, n in zip(cols, low, span):
+        key = key * n + (c - lo)
+    return np.argsort(key, kind="stable")
+
+
 def overlap_join(alo, ahi, blo, bhi, size=None):
     """All pairs (i, j) of boxes a[i], b[j] (inclusive integer corners) that overlap, with the overlap
     volume, each pair once. Boxes are hashed to the buckets of a grid they touch (bucket side per axis
@@ -296,7 +312,7 @@ class BoxPieces:
         """Per box: the owner of its piece with most cells (ties: the lowest processor id); -1 if none."""
         out = np.full(nboxes, -1, IDX)
         if self.n:
-            order = np.lexsort((self.owner, -self.cells, self.box))
+            order = lex_order(self.box, -self.cells, self.owner)
             b = self.box[order]
             first = np.r_[True, b[1:] != b[:-1]]
             out[b[first]] = self.owner[order][first]

@@ -146,3 +146,16 @@ def test_both_evaluations_match_the_dense_reference(seed):
         for k, v in ref.items():
             col = "amr_data_moved_bytes" if k == "moved" else f"amr_{k}_bytes"
             assert got[col] == pytest.approx(v, rel=1e-12), (raster, k)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_lex_order_is_lexsort(seed):
+    """One stable argsort of the mixed-radix number, or lexsort itself when it would not fit in int64."""
+    from harness.pieces import lex_order
+
+    rng = np.random.default_rng(seed)
+    n = 2000
+    cols = [rng.integers(-5, 5, n), rng.integers(0, 3, n), rng.integers(-(10 ** 6), 10 ** 6, n)]
+    if seed == 4:
+        cols.append(rng.integers(0, 2 ** 40, n))  # beyond int64 together: falls back to lexsort
+    assert np.array_equal(lex_order(*cols), np.lexsort(cols[::-1]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness import BoxPieces, Boxes, hilbert_index
+from harness.pieces import lex_order
 
 from .split import bisect_pieces, coalesce, linear_pieces, slab_pieces
 
@@ -93,7 +94,7 @@ def igd(boxes: Boxes, P: int, igd_split: str = "full", igd_deal: str = "greedy")
     # o_b = cells of the boxes before b (mod P): = sum of k for boxes smaller than P, and for larger ones it
     # rotates by cells mod P, the number of pieces with one cell more than the rest
     cells = np.prod(hi - lo + 1, axis=1)
-    order = np.lexsort((j, -cells, item))
+    order = lex_order(item, -cells, j)
     item, lo, hi, cells = item[order], lo[order], hi[order], cells[order]
     rank = np.arange(item.size, dtype=np.int64) - np.repeat(np.cumsum(k) - k, k)
     if igd_deal == "rotate":
