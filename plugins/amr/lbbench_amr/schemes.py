@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import BoxPieces, Boxes, hilbert_index
-from harness.pieces import lex_order
+from harness import BoxPieces, Boxes, hilbert_index, lex_order
 
 from .split import bisect_pieces, coalesce, linear_pieces, slab_pieces
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.pieces import lex_order
+from harness import lex_order
 
 I64 = np.int64
 
