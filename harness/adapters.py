@@ -243,15 +243,19 @@ _box_graphs: dict = {}
 
 
 def _builder_hash() -> str:
-    """Hash of the source that builds a box graph (this module, the face and overlap joins)."""
+    """Hash of the code that builds a box graph: these functions' source and the Graph model (not the whole
+    modules, so an edit elsewhere in them, e.g. to the AMR figures, keeps the cached graphs)."""
     global _BUILDER
     if _BUILDER is None:
         import hashlib
-        from pathlib import Path
+        import inspect
+
+        from . import amrmetrics, model, pieces
 
         h = hashlib.sha256()
-        for name in ("adapters.py", "amrmetrics.py", "pieces.py", "model.py"):
-            h.update((Path(__file__).with_name(name)).read_bytes())
+        for f in (boxes_to_graph, _coarse_overlaps, amrmetrics.face_pairs, pieces.overlap_join,
+                  pieces._join_equal, model.Graph, model.Boxes):
+            h.update(inspect.getsource(f).encode())
         _BUILDER = h.hexdigest()[:16]
     return _BUILDER
 

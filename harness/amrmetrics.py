@@ -79,42 +79,88 @@ def amr_figures(boxes: Boxes, before: BoxPieces | None, after: BoxPieces, P: int
         return _raster_figures(boxes, after, P, meta, B, g, moved)
     pc = after
     d = pc.lo.shape[1]
+    if pc.n and (pc.box.max() >= boxes.n or not np.array_equal(pc.level, boxes.level[pc.box])):
+        raise ValueError("pieces: they are not pieces of these boxes")
+    n_l = _steps(meta, r, np.arange(int(pc.level.max()) + 2 if pc.n else 1))
     intra = np.zeros(2)  # [communication, copy]
     inter = np.zeros(2)
     sent = np.zeros(P)
     recv = np.zeros(P)
-    levels = np.unique(pc.level)
-    idx_of = {int(l): np.nonzero(pc.level == l)[0] for l in levels}
-    for lev, idx in idx_of.items():
-        i, j, f = face_pairs(pc.lo[idx], pc.hi[idx])
-        vol = 2.0 * f * g * B * _steps(meta, r, lev)
-        same = pc.owner[idx[i]] == pc.owner[idx[j]]
-        intra += [vol[~same].sum(), vol[same].sum()]
-        coarse = idx_of.get(lev - 1)
-        if coarse is None:
-            continue
-        # coarse pieces in the fine index space
-        clo, chi = pc.lo[coarse] * r, (pc.hi[coarse] + 1) * r - 1
-        fi, ci, ov = overlap_join(pc.lo[idx], pc.hi[idx], clo, chi)
-        fp, cp = idx[fi], coarse[ci]
-        restrict = ov / r ** d * B * _steps(meta, r, lev - 1)
-        # prolongation: the fine piece's boundary cell faces that lie over the coarse piece
-        lo, hi = pc.lo[fp], pc.hi[fp]
-        olo, ohi = np.maximum(lo, clo[ci]), np.minimum(hi, chi[ci])
-        span = ohi - olo + 1
-        faces = np.zeros(fp.size)
-        for k in range(d):
-            across = np.prod(np.delete(span, k, axis=1), axis=1)
-            faces += across * (olo[:, k] == lo[:, k])
-            faces += across * (ohi[:, k] == hi[:, k])
-        prolong = faces * g * B * _steps(meta, r, lev)
-        fo, co = pc.owner[fp], pc.owner[cp]
-        same = fo == co
-        inter += [(restrict + prolong)[~same].sum(), (restrict + prolong)[same].sum()]
-        x = ~same
-        sent += np.bincount(fo[x], restrict[x], minlength=P) + np.bincount(co[x], prolong[x], minlength=P)
-        recv += np.bincount(co[x], restrict[x], minlength=P) + np.bincount(fo[x], prolong[x], minlength=P)
+    same_level, coarse_fine = _box_pairs(boxes)
+    i, j = _piece_pairs(pc, boxes.n, *same_level, within=True)
+    f = _shared_faces(pc.lo[i], pc.hi[i], pc.lo[j], pc.hi[j])
+    vol = 2.0 * f * g * B * n_l[pc.level[i]]
+    same = pc.owner[i] == pc.owner[j]
+    intra += [vol[~same].sum(), vol[same].sum()]
+    # fine piece fp over coarse piece cp (coarse corners in the fine index space)
+    fp, cp = _piece_pairs(pc, boxes.n, *coarse_fine)
+    clo, chi = pc.lo[cp] * r, (pc.hi[cp] + 1) * r - 1
+    lo, hi = pc.lo[fp], pc.hi[fp]
+    olo, ohi = np.maximum(lo, clo), np.minimum(hi, chi)
+    span = ohi - olo + 1
+    keep = np.all(span > 0, axis=1)
+    fp, cp, lo, hi, olo, ohi, span = fp[keep], cp[keep], lo[keep], hi[keep], olo[keep], ohi[keep], span[keep]
+    lev = pc.level[fp]
+    restrict = np.prod(span, axis=1) / r ** d * B * n_l[lev - 1]
+    # prolongation: the fine piece's boundary cell faces that lie over the coarse piece
+    faces = np.zeros(fp.size)
+    for k in range(d):
+        across = np.prod(np.delete(span, k, axis=1), axis=1)
+        faces += across * (olo[:, k] == lo[:, k])
+        faces += across * (ohi[:, k] == hi[:, k])
+    prolong = faces * g * B * n_l[lev]
+    fo, co = pc.owner[fp], pc.owner[cp]
+    same = fo == co
+    inter += [(restrict + prolong)[~same].sum(), (restrict + prolong)[same].sum()]
+    x = ~same
+    sent += np.bincount(fo[x], restrict[x], minlength=P) + np.bincount(co[x], prolong[x], minlength=P)
+    recv += np.bincount(co[x], restrict[x], minlength=P) + np.bincount(fo[x], prolong[x], minlength=P)
     return _row(pc, P, r, intra, inter, moved, sent + recv, B, g)
+
+
+def _box_pairs(boxes: Boxes):
+    """The box graph's pairs (:func:`harness.adapters.box_graph`, built once per level): face-adjacent boxes
+    of one level (u < v) and (fine box, coarse box) of consecutive levels that overlap. Two pieces can touch
+    or overlap only if their boxes do."""
+    from .adapters import box_graph
+
+    gr = box_graph(boxes)
+    u, v = gr.src, gr.adjncy
+    lu, lv = boxes.level[u], boxes.level[v]
+    s = (lu == lv) & (u < v)
+    c = lv == lu - 1  # u fine, v coarse
+    return (u[s], v[s]), (u[c], v[c])
+
+
+def _piece_pairs(pc: BoxPieces, nboxes: int, bu: np.ndarray, bv: np.ndarray, within: bool = False):
+    """Every pair (piece of box bu[k], piece of box bv[k]) and, ``within``, every pair i < j of pieces of one
+    box."""
+    o = np.argsort(pc.box, kind="stable")
+    cnt = np.bincount(pc.box, minlength=nboxes)
+    start = np.cumsum(cnt) - cnt
+    if within:
+        multi = np.nonzero(cnt > 1)[0]
+        bu, bv = np.concatenate([bu, multi]), np.concatenate([bv, multi])
+    n = cnt[bu] * cnt[bv]
+    rep = np.repeat(np.arange(bu.size, dtype=IDX), n)
+    k = np.arange(rep.size, dtype=IDX) - np.repeat(np.cumsum(n) - n, n)
+    nv = cnt[bv][rep]
+    a, b = start[bu][rep] + k // nv, start[bv][rep] + k % nv
+    if within:
+        keep = (bu[rep] != bv[rep]) | (a < b)
+        a, b = a[keep], b[keep]
+    return o[a], o[b]
+
+
+def _shared_faces(alo, ahi, blo, bhi) -> np.ndarray:
+    """Cell faces shared by the disjoint boxes a[i] and b[i] (0 unless they touch across a face)."""
+    ov = np.minimum(ahi, bhi) - np.maximum(alo, blo) + 1
+    f = np.zeros(len(alo), IDX)
+    for k in range(alo.shape[1]):
+        other = np.delete(ov, k, axis=1)
+        touch = ((ahi[:, k] + 1 == blo[:, k]) | (bhi[:, k] + 1 == alo[:, k])) & np.all(other > 0, axis=1)
+        f += touch * np.prod(other, axis=1)
+    return f
 
 
 def _row(pc: BoxPieces, P: int, r: int, intra, inter, moved_bytes: float, traffic, B: int, g: int) -> dict:
@@ -143,8 +189,7 @@ def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: 
     cm = pc.cell_map()
     if cm.ids.size != boxes.n:
         raise ValueError(f"pieces: they tile {cm.ids.size} of the {boxes.n} boxes")
-    R, pid = cm.raster, cm.pid
-    own = pc.owner[pid]
+    R, pid, own = cm.raster, cm.pid, cm.own
     L = int(boxes.level.max()) + 2 if boxes.n else 1
     n_l = _steps(meta, r, np.arange(L))
     intra = np.zeros(2)
@@ -170,59 +215,59 @@ def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: 
     rep = np.unique(key[1:][key[1:] == key[:-1]] // P)
     copy = 0.0
     if rep.size:
-        bsid, bxyz = enumerate_cells(boxes.lo[rep], boxes.hi[rep])
-        cell = R.index(rep[bsid], bxyz)
+        bsid, bxyz, (cell,) = enumerate_cells(boxes.lo[rep], boxes.hi[rep], ((R, rep, 1),))
         for a in range(d):
             k = np.nonzero(bxyz[a] < boxes.hi[rep, a][bsid])[0]
             copy += faces(cell[k], cell[k] + R.stride[a][rep[bsid[k]]], boxes.level[rep[bsid[k]]])[1]
     intra += [inside - copy, copy]
-    # intra-level, across the faces of two boxes
-    for lev in np.unique(boxes.level):
-        idx = np.nonzero(boxes.level == lev)[0]
-        bi, bj, _, ax = face_pairs(boxes.lo[idx], boxes.hi[idx], with_axis=True)
-        bi, bj = idx[bi], idx[bj]
-        rows = np.arange(bi.size)
-        lo = np.maximum(boxes.lo[bi], boxes.lo[bj])
-        hi = np.minimum(boxes.hi[bi], boxes.hi[bj])
-        lo[rows, ax] = hi[rows, ax] = boxes.hi[bi, ax]
-        sid, xyz = enumerate_cells(lo, hi)
-        ci = R.index(bi[sid], xyz)
-        axs = ax[sid]
-        for a in range(d):  # the same cells one step further along the axis, in box j
-            xyz[a] = xyz[a] + (axs == a)
-        cj = R.index(bj[sid], xyz)
-        intra += faces(ci, cj, np.full(sid.size, lev))
+    same_level, coarse_fine = _box_pairs(boxes)
+    # intra-level, across the faces of two boxes: bi's high face on axis ax touches bj's low face
+    u, v = same_level
+    below = boxes.hi[u] + 1 == boxes.lo[v]  # u below v on the axis they touch across
+    touch = below | (boxes.hi[v] + 1 == boxes.lo[u])
+    ax = np.argmax(touch, axis=1)
+    rows = np.arange(u.size)
+    up = below[rows, ax]
+    bi, bj = np.where(up, u, v), np.where(up, v, u)
+    lo = np.maximum(boxes.lo[bi], boxes.lo[bj])
+    hi = np.minimum(boxes.hi[bi], boxes.hi[bj])
+    lo[rows, ax] = hi[rows, ax] = boxes.hi[bi, ax]
+    sid, _, (ci,) = enumerate_cells(lo, hi, ((R, bi, 1),))
+    # the same cells one step further along the axis, in box j
+    lo[rows, ax] = hi[rows, ax] = boxes.lo[bj, ax]
+    _, _, (cj,) = enumerate_cells(lo, hi, ((R, bj, 1),))
+    intra += faces(ci, cj, boxes.level[bi][sid])
     # inter-level: every fine cell over a coarse cell (restriction), its piece's boundary faces (prolongation)
     plo = [pc.lo[:, a].astype(pid.dtype) for a in range(d)]
     phi = [pc.hi[:, a].astype(pid.dtype) for a in range(d)]
-    shift = r.bit_length() - 1 if r & (r - 1) == 0 else None
-    for lev in np.unique(boxes.level):
-        if lev == 0 or not np.any(boxes.level == lev - 1):
-            continue
-        fine = np.nonzero(boxes.level == lev)[0]
-        coarse = np.nonzero(boxes.level == lev - 1)[0]
-        fi, ci, _ = overlap_join(boxes.lo[fine], boxes.hi[fine], boxes.lo[coarse] * r,
-                                 (boxes.hi[coarse] + 1) * r - 1)
-        fb, cb = fine[fi], coarse[ci]
+    fine_of, coarse_of = coarse_fine
+    for lev in np.unique(boxes.level[fine_of]):
+        sel = boxes.level[fine_of] == lev
+        fb, cb = fine_of[sel], coarse_of[sel]
         lo = np.maximum(boxes.lo[fb], boxes.lo[cb] * r)
         hi = np.minimum(boxes.hi[fb], (boxes.hi[cb] + 1) * r - 1)
-        sid, xyz = enumerate_cells(lo, hi)
-        fp = pid[R.index(fb[sid], xyz)]
-        fo = pc.owner[fp]
-        nface = np.zeros(sid.size, np.int8)
+        sid, xyz, (fcell, ccell) = enumerate_cells(lo, hi, ((R, fb, 1), (R, cb, r)))
+        del sid
+        fp = pid[fcell]
+        fo = own[fcell]
+        nface = np.zeros(fp.size, np.int8)
         for a in range(d):
             nface += xyz[a] == plo[a][fp]
             nface += xyz[a] == phi[a][fp]
-        del fp
-        co = own[R.index(cb[sid], [x >> shift if shift is not None else x // r for x in xyz])]
-        del sid, xyz
+        del fp, xyz
+        co = own[ccell]
         rest, prol = B * n_l[lev - 1] / r ** d, g * B * n_l[lev]  # bytes per fine cell, per face
-        x = fo != co
-        fx, cx, nx = fo[x], co[x], nface[x]
-        n_comm, f_comm = fx.size, int(nx.sum(dtype=IDX))
-        inter += [rest * n_comm + prol * f_comm, rest * (x.size - n_comm) + prol * (int(nface.sum(dtype=IDX)) - f_comm)]
-        fcnt, ccnt = np.bincount(fx, minlength=P), np.bincount(cx, minlength=P)
-        fface, cface = np.bincount(fx, nx, minlength=P), np.bincount(cx, nx, minlength=P)
+        # one count per (fine owner, coarse owner, boundary faces): every sum below is read off it
+        F = 2 * d + 1
+        key = (fo.astype(IDX) * P + co) * F + nface
+        cnt = np.bincount(key, minlength=P * P * F).reshape(P, P, F)
+        cnt[np.arange(P), np.arange(P)] = 0  # the copies: fine and coarse cell on one processor
+        cells, faces_ = cnt.sum(axis=2), cnt @ np.arange(F)
+        n_all, f_all = fo.size, int(nface.sum(dtype=IDX))
+        n_comm, f_comm = int(cells.sum()), int(faces_.sum())
+        inter += [rest * n_comm + prol * f_comm, rest * (n_all - n_comm) + prol * (f_all - f_comm)]
+        fcnt, ccnt = cells.sum(axis=1), cells.sum(axis=0)
+        fface, cface = faces_.sum(axis=1), faces_.sum(axis=0)
         sent += rest * fcnt + prol * cface
         recv += rest * ccnt + prol * fface
     return _row(pc, P, r, intra, inter, moved, sent + recv, B, g)

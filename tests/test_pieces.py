@@ -86,3 +86,76 @@ def test_moved_cells_is_remembered_per_previous_pieces():
     del other, before
     gc.collect()
     assert gone() is None  # the memo does not keep the previous steps' pieces alive
+
+
+def dense_figures(boxes: Boxes, before: BoxPieces, after: BoxPieces, P: int, n_step: int, B: int = 8, g: int = 1):
+    """The amrmetrics formulas on dense per-level grids, cell face by cell face (no pair search, no box graph):
+    the reference the fast paths are held to."""
+    r, d = boxes.ratio, 3
+    n0 = int((-(-(boxes.hi + 1) // r ** boxes.level[:, None])).max())
+    levels = range(int(boxes.level.max()) + 1)
+
+    def grid(pc, lev):
+        pid = np.full((n0 * r ** lev,) * d, -1)
+        for i in np.nonzero(pc.level == lev)[0]:
+            pid[tuple(slice(a, b + 1) for a, b in zip(pc.lo[i], pc.hi[i]))] = i
+        return pid
+
+    out = dict.fromkeys(["intra_comm", "intra_copy", "inter_comm", "inter_copy", "moved"], 0.0)
+    traffic = np.zeros(P)
+    grids = {lev: grid(after, lev) for lev in levels}
+    for lev in levels:
+        pid, n_l = grids[lev], n_step * r ** lev
+        for a in range(d):
+            x, y = np.moveaxis(pid, a, 0)[:-1], np.moveaxis(pid, a, 0)[1:]
+            face = (x >= 0) & (y >= 0) & (x != y)
+            same = after.owner[x[face]] == after.owner[y[face]]
+            out["intra_comm"] += 2 * g * B * n_l * np.sum(~same)
+            out["intra_copy"] += 2 * g * B * n_l * np.sum(same)
+        prev = grid(before, lev)
+        both = (prev >= 0) & (pid >= 0)
+        out["moved"] += B * np.sum(before.owner[prev[both]] != after.owner[pid[both]])
+        if lev == 0:
+            continue
+        cells = np.argwhere(pid >= 0)
+        coarse = grids[lev - 1][tuple((cells // r).T)]
+        cells, fp, cp = cells[coarse >= 0], pid[tuple(cells[coarse >= 0].T)], coarse[coarse >= 0]
+        nface = ((cells == after.lo[fp]).sum(axis=1) + (cells == after.hi[fp]).sum(axis=1))
+        rest, prol = B * n_step * r ** (lev - 1) / r ** d, g * B * n_l * nface
+        fo, co = after.owner[fp], after.owner[cp]
+        x = fo != co
+        out["inter_comm"] += rest * np.sum(x) + prol[x].sum()
+        out["inter_copy"] += rest * np.sum(~x) + prol[~x].sum()
+        both_ways = rest + prol[x]  # restriction fine -> coarse, prolongation coarse -> fine: sent + received
+        traffic += np.bincount(fo[x], both_ways, minlength=P) + np.bincount(co[x], both_ways, minlength=P)
+    out["inter_max_proc"] = traffic.max()
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_both_evaluations_match_the_dense_reference(seed):
+    """The pair search (pieces paired through the box graph) and the per-cell passes (cell numbers accumulated
+    row by row) against a dense grid per level."""
+    rng = np.random.default_rng(100 + seed)
+    boxes = hierarchy(rng)
+    P = 3
+    before, after = tile(boxes, P, rng, cuts=30), tile(boxes, P, rng, cuts=150)
+    ref = dense_figures(boxes, before, after, P, 2)
+    for raster in (False, True):
+        got = amr_figures(boxes, before, after, P, {"regrid_every": 2}, raster=raster)
+        for k, v in ref.items():
+            col = "amr_data_moved_bytes" if k == "moved" else f"amr_{k}_bytes"
+            assert got[col] == pytest.approx(v, rel=1e-12), (raster, k)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_lex_order_is_lexsort(seed):
+    """One stable argsort of the mixed-radix number, or lexsort itself when it would not fit in int64."""
+    from harness.pieces import lex_order
+
+    rng = np.random.default_rng(seed)
+    n = 2000
+    cols = [rng.integers(-5, 5, n), rng.integers(0, 3, n), rng.integers(-(10 ** 6), 10 ** 6, n)]
+    if seed == 4:
+        cols.append(rng.integers(0, 2 ** 40, n))  # beyond int64 together: falls back to lexsort
+    assert np.array_equal(lex_order(*cols), np.lexsort(cols[::-1]))

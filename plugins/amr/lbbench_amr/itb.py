@@ -5,7 +5,7 @@ neighbouring and parent grids, "a breadth first search is made on this graph
 i.e. for every grid, immediate neighbors and children are also considered along
 with load distribution". Our reading (spec §1.5, README):
 
-1. the box graph (``boxes_to_graph``: same-level face neighbours weighted by
+1. the box graph (``boxes_to_graph``, cached: same-level face neighbours weighted by
    shared faces, coarse-fine overlap edges);
 2. BFS from the lowest-numbered level-0 box; a visited box enqueues its
    unvisited same-level neighbours (most shared faces first, then index), then
@@ -24,7 +24,7 @@ from collections import deque
 
 import numpy as np
 
-from harness import Boxes, boxes_to_graph
+from harness import Boxes, as_form
 
 from .split import linear_pieces
 
@@ -75,7 +75,7 @@ def itb(boxes: Boxes, P: int, itb_iters: int = 10, tol: float = 0.01):
     """Pieces (box, lo, hi, owner) of the ITB distribution (module docstring)."""
     if itb_iters < 0 or tol < 0:
         raise ValueError("amr-itb: itb_iters and tol must be >= 0")
-    g = boxes_to_graph(boxes)
+    g = as_form(boxes, "graph")  # the level's box graph (cached: the runner's metrics use it too)
     order = bfs_order(boxes, g)
     work = boxes.work.astype(float)
     T = work.sum() / P

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import BoxPieces, Boxes, hilbert_index
+from harness import BoxPieces, Boxes, hilbert_index, lex_order
 
 from .split import bisect_pieces, coalesce, linear_pieces, slab_pieces
 
@@ -93,7 +93,7 @@ def igd(boxes: Boxes, P: int, igd_split: str = "full", igd_deal: str = "greedy")
     # o_b = cells of the boxes before b (mod P): = sum of k for boxes smaller than P, and for larger ones it
     # rotates by cells mod P, the number of pieces with one cell more than the rest
     cells = np.prod(hi - lo + 1, axis=1)
-    order = np.lexsort((j, -cells, item))
+    order = lex_order(item, -cells, j)
     item, lo, hi, cells = item[order], lo[order], hi[order], cells[order]
     rank = np.arange(item.size, dtype=np.int64) - np.repeat(np.cumsum(k) - k, k)
     if igd_deal == "rotate":
@@ -101,15 +101,17 @@ def igd(boxes: Boxes, P: int, igd_split: str = "full", igd_deal: str = "greedy")
         return pieces_of(boxes, item, lo, hi, (o[item] + rank) % P)
     if igd_deal != "greedy":
         raise ValueError(f"amr-igd: igd_deal must be rotate or greedy, got {igd_deal!r}")
-    owner = np.empty(item.size, np.int64)
-    load = np.zeros(P)
-    work = cells * float(boxes.ratio) ** boxes.level[item]
-    start = np.cumsum(k) - k
-    for b in range(boxes.n):
-        a, n = int(start[b]), int(k[b])
-        q = np.argsort(load, kind="stable")[:n]
-        owner[a:a + n] = q
-        load[q] += work[a:a + n]
+    load = [0.0] * P  # Python numbers: one short sort per box (the boxes are dealt one after another)
+    work = (cells * float(boxes.ratio) ** boxes.level[item]).tolist()
+    procs = range(P)
+    owner = []
+    a = 0
+    for n in k.tolist():
+        q = sorted(procs, key=load.__getitem__)[:n]  # stable: ties go to the lowest id
+        for p, w in zip(q, work[a:a + n]):
+            load[p] += w
+        owner += q
+        a += n
     return pieces_of(boxes, item, lo, hi, owner)
 
 

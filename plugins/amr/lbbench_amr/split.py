@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness import lex_order
+
 I64 = np.int64
 
 
@@ -153,7 +155,7 @@ def bisect_pieces(lo, hi, k):
     j = np.concatenate([x[1] for x in done])
     plo = np.vstack([x[2] for x in done])
     phi = np.vstack([x[3] for x in done])
-    order = np.lexsort((j, item))
+    order = lex_order(item, j)
     return item[order], j[order], plo[order], phi[order]
 
 
