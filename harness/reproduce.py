@@ -401,20 +401,24 @@ def prefill(todo: list[dict], workers: int, cellbar: CellBar, log) -> None:
     from concurrent.futures.process import BrokenProcessPool
     import multiprocessing
 
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = [pool.submit(_job, kw) for kw in todo]
-        try:
-            for fut in as_completed(futures):
-                try:
-                    cellbar.finished(fut.result())
-                except BrokenProcessPool:
-                    log("reproduce: a worker process died; the remaining cells run in this process")
-                    break
-                except Exception:  # noqa: BLE001 - the ordinary run recomputes the job and reports it
-                    continue
-        finally:
-            for fut in futures:
-                fut.cancel()
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+    futures = [pool.submit(_job, kw) for kw in todo]
+    try:
+        for fut in as_completed(futures):
+            try:
+                cellbar.finished(fut.result())
+            except BrokenProcessPool:
+                log("reproduce: a worker process died; the remaining cells run in this process")
+                break
+            except Exception:  # noqa: BLE001 - the ordinary run recomputes the job and reports it
+                continue
+    except BaseException:  # Ctrl-C, a time limit: the workers stop now (their finished cells are stored)
+        pool.shutdown(wait=False, cancel_futures=True)
+        for child in multiprocessing.active_children():
+            child.terminate()
+            child.join()
+        raise
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def duplicates(cells: list[Cell]) -> dict:

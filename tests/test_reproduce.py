@@ -104,6 +104,24 @@ def test_jobs_compute_every_cell_in_worker_processes_with_the_same_figures(regis
     pd.testing.assert_frame_equal(a.loc[sorted(a.index), figures], b.loc[sorted(a.index), figures])
 
 
+def test_an_interrupted_prefill_stops_its_workers_and_keeps_finished_cells(register, tmp_path, monkeypatch):
+    """Ctrl-C (or a time limit) during ``-j``: the worker processes end at once, the interrupt goes on, and
+    the cells that finished are stored (a later run resumes from them)."""
+    import multiprocessing
+
+    register(Tiny(), "tiny")
+    only = ["mlb-tiny", "mlb-tiny-claim"]
+
+    def interrupt(self, keys):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rp.CellBar, "finished", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        rp.reproduce(["mlb"], out=str(tmp_path / "res"), site=None, progress=False, only=only, workers=2)
+    assert multiprocessing.active_children() == []
+    assert len(list((tmp_path / "res" / "cells").glob("*.json"))) >= 3  # the first job's cells
+
+
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_cli_exit_1_with_the_failed_cells(register, tmp_path, monkeypatch, capsys, jobs):
     register(Tiny(), "tiny")
