@@ -182,7 +182,7 @@ class PlanOptions(ReportOptions):
         kw = _compare_arguments(self, methods, P, overrides)
         cells = [replace(c, by=self.by) for c in request_cells(**kw, generate=self.generate)]
         self.asked.extend(cells)
-        self.calls.append({**kw, "_cells": len(cells) // max(1, len({c.method for c in cells}))})
+        self.calls.append((kw, cells))
         stored = self.rows.reindex([c.key for c in cells]) if len(self.rows) else None
         out = []
         for i, c in enumerate(cells):
@@ -330,7 +330,7 @@ def plan(reps: dict, claims: list, base: dict, generate: bool = True,
     """Every cell the reports and claims ask for (in order, with repeats) and, per report, a plan error.
 
     ``generate=False``: per method and run, not per level, without loading a workload (:func:`request_cells`).
-    ``calls``, when given, receives the keyword arguments of every ``compare`` asked for (:func:`jobs`).
+    ``calls``, when given, receives every ``compare`` asked for: its keyword arguments and cells (:func:`jobs`).
     """
     from . import claims as cl
 
@@ -365,35 +365,35 @@ def plan(reps: dict, claims: list, base: dict, generate: bool = True,
     return asked, errors
 
 
-def jobs(calls: list) -> list[dict]:
+def jobs(calls: list) -> list[tuple[dict, dict]]:
     """The plan's ``compare`` calls as independent jobs, longest first: one method through its levels each
     (runs of different methods, P, machines or workloads never depend on each other), asked once, with the
-    most repeats any call asked for."""
+    most repeats any call asked for; each with its cells' keys by (method, level)."""
     from .api import _methods
 
     by: dict = {}
-    for kw in calls:
+    for kw, cells in calls:
         for m in _methods(kw["methods"]):
-            job = {k: v for k, v in kw.items() if k not in ("repeats", "_cells", "progress")} | {"methods": str(m)}
+            job = {k: v for k, v in kw.items() if k not in ("repeats", "progress")} | {"methods": str(m)}
             ident = json.dumps(job, sort_keys=True, default=str)
-            seen = by.setdefault(ident, {**job, "repeats": 1, "_cells": kw["_cells"]})
+            seen, keys = by.setdefault(ident, ({**job, "repeats": 1}, {}))
             seen["repeats"] = max(seen["repeats"], int(kw.get("repeats") or 1))
-    return sorted(by.values(), key=lambda j: (-j["_cells"], -int(j["P"] or 0)))
+            keys.update({(c.method, c.level): c.key for c in cells if c.method == str(m)})
+    return sorted(by.values(), key=lambda j: (-len(j[1]), -int(j[0]["P"] or 0)))
 
 
-def _job(kw: dict) -> list[str]:
+def _job(job: tuple[dict, dict]) -> list[str]:
     """One job in a worker process: its cells computed and stored; the keys of those that finished ok."""
     from .api import compare
 
-    kw = {k: v for k, v in kw.items() if k != "_cells"}
-    keys = {(c.method, c.level): c.key for c in request_cells(**kw)}
+    kw, keys = job
     df = compare(**kw, progress=False)
     ok = df[df["status"] == "ok"] if len(df) else df
     return [keys[(str(a), int(lv))] for a, lv in zip(ok.get("algorithm", []), ok.get("level", []))
             if (str(a), int(lv)) in keys]
 
 
-def prefill(todo: list[dict], workers: int, cellbar: CellBar, log) -> None:
+def prefill(todo: list[tuple[dict, dict]], workers: int, cellbar: CellBar, log) -> None:
     """Compute the jobs' cells in ``workers`` processes (forked, so the registered plugins are theirs);
     each stores its cells as they finish, and the reports and claims then read them from the store. A job
     that raises or a worker that dies leaves its cells to the ordinary run, which reports the failure."""
@@ -402,7 +402,7 @@ def prefill(todo: list[dict], workers: int, cellbar: CellBar, log) -> None:
     import multiprocessing
 
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
-    futures = [pool.submit(_job, kw) for kw in todo]
+    futures = [pool.submit(_job, job) for job in todo]
     try:
         for fut in as_completed(futures):
             try:
