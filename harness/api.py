@@ -174,57 +174,109 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
     start = initial_state(run_levels[0], P, seed, initial, eng, known)
 
     bar = progress_bar(len(plans) * len(run_levels), bars) if progress and eng.is_root else None
+    run = dict(run_levels=run_levels, graphs=graphs, start=start, P=P, mach=mach, eng=eng, store=store, seed=seed,
+               initial=initial, timeout=timeout, cache=cache, reuse_failed=reuse_failed, repeats=int(repeats),
+               show_traceback=show_traceback, states=states, bar=bar)
     rows = []
     for pl in plans:
-        state, memory, previous = start, pl.new_memory(), None
         base, pversions = run_base(pl, wl, wparams, P, mach, initial, seed)
-        for lv, g in zip(run_levels, graphs):
-            first = lv is run_levels[0]
-            if initial == "trace":  # every level starts where the application ran it
-                before = start if first else initial_state(lv, P, seed, initial)
-            else:
-                before = carry(state, lv)
-            key = cell_key(base, run_levels[0].index, lv.index, pversions, timeout, eng.R)
-            found = store.get(key, RunMemory, expect={**base, "level": lv.index},
-                              check=lambda row, st, mem, n=g.n, pl=pl: _check_cell(pl, st, mem, n)) \
-                if cache and eng.is_root else None
-            if found and found[0].get("status") != "ok" and not reuse_failed:
-                found = None
-            if found and found[0].get("ranks", 1) != eng.R:  # a cell stored by an older version under another R
-                found = None
-            found = eng.bcast(found) if eng.R > 1 else found
-            if bar:
-                bar.set_description(f"{pl.method} level {lv.index}")
-            kept = snapshot(memory) if repeats > 1 else None
-            again = lambda: run_cell(pl.roles(first), lv, g, before, mach, eng, seed, snapshot(kept),  # noqa: E731
-                                     timeout, previous, metrics=False)[0]  # the timed part from the same start
-            if found:
-                row, state, memory = found[0], found[1], pl.unpack(found[2])
-                eng.last_work = None
-                if row.get("status") == "ok" and repeats_of(row) < repeats:
-                    row = {**row, **repeat_timing(row, again, int(repeats))}
-                    store.put(key, row, state, found[2])
-            else:
-                # vprocs over ranks by the work measured at this method's previous level (figures unchanged)
-                eng.balance_ranks(None if first else eng.last_work)
-                figs, state = run_cell(pl.roles(first), lv, g, before, mach, eng, seed, memory, timeout,
-                                       previous, show_traceback)
-                if repeats > 1 and figs["status"] == "ok":
-                    figs.update(repeat_timing(figs, again, int(repeats)))
-                row = {**base, "level": lv.index, "ranks": eng.R, **figs, "git_commit": git_commit(),
-                       "versions": versions()}
-                try:
-                    store.put(key, row, state, pl.pack(memory))
-                except TypeError as exc:  # a memory that is not data: the cell cannot be stored or resumed
-                    row["status"] = f"failed: {exc}"
-                    store.put(key, row, state, RunMemory())
-            previous = row
-            if states is not None:
-                states.setdefault(str(pl.method), {})[lv.index] = state.owner
-            if lv.index in shown:
-                rows.append(row)
-            if bar:
-                bar.update()
+        try:
+            got = _run_method(pl, base, pversions, lazy=True, **run)
+        except _Reload:  # a stored state read only when needed was unusable: every state read as it comes
+            got = _run_method(pl, base, pversions, lazy=False, **run)
+        rows.extend(row for row in got if row["level"] in shown)
     if bar and bars is None:
         bar.close()
     return pd.DataFrame(rows)
+
+
+class _Reload(Exception):
+    """A stored state skipped on a first pass is needed after all and could not be read."""
+
+
+def _ready(store: Store, key: str, expect: dict, R: int, reuse_failed: bool, repeats: int) -> dict | None:
+    """A stored row that stands as it is (usable, from this rank count, timed ``repeats`` times), else None."""
+    row = store.row(key, expect)
+    if row is None or (row.get("status") != "ok" and not reuse_failed) or row.get("ranks", 1) != R:
+        return None
+    return row if row.get("status") != "ok" or repeats_of(row) >= repeats else None
+
+
+def _run_method(pl, base: dict, pversions: dict, run_levels, graphs, start, P, mach, eng, store, seed, initial,
+                timeout, cache, reuse_failed, repeats, show_traceback, states, bar, lazy: bool) -> list[dict]:
+    """One method through the levels, stored cells first; its rows. ``lazy``: a stored cell whose row stands
+    and whose next level's does too is taken from its row alone (its state file is not read)."""
+    keys = [cell_key(base, run_levels[0].index, lv.index, pversions, timeout, eng.R) for lv in run_levels]
+    ready = [None] * len(keys)
+    if lazy and cache and states is None:
+        if eng.is_root:
+            ready = [_ready(store, k, {**base, "level": lv.index}, eng.R, reuse_failed, repeats)
+                     for k, lv in zip(keys, run_levels)]
+        ready = eng.bcast(ready) if eng.R > 1 else ready
+    cell = dict(pl=pl, base=base, run_levels=run_levels, start=start, P=P, mach=mach, eng=eng, store=store,
+                seed=seed, initial=initial, timeout=timeout, cache=cache, reuse_failed=reuse_failed, repeats=repeats,
+                show_traceback=show_traceback)
+    state, memory, previous, out = start, pl.new_memory(), None, []
+    for i, (lv, g, key) in enumerate(zip(run_levels, graphs, keys)):
+        if bar:
+            bar.set_description(f"{pl.method} level {lv.index}")
+        if ready[i] is not None and (i + 1 == len(keys) or ready[i + 1] is not None):
+            row, state, eng.last_work = ready[i], None, None
+        else:
+            row, state, memory = _level(i, lv, g, key, state, memory, previous, **cell)
+            if states is not None:
+                states.setdefault(str(pl.method), {})[lv.index] = state.owner
+        previous = row
+        out.append(row)
+        if bar:
+            bar.update()
+    return out
+
+
+def _level(i, lv, g, key, state, memory, previous, pl, base, run_levels, start, P, mach, eng, store, seed, initial,
+           timeout, cache, reuse_failed, repeats, show_traceback) -> tuple[dict, object, object]:
+    """One cell: from the store (topped up with timing runs if asked) or computed and stored; (row, state after
+    it, memory after it). ``state`` None: the previous level was taken from its row alone."""
+    first = i == 0
+    found = store.get(key, RunMemory, expect={**base, "level": lv.index},
+                      check=lambda row, st, mem, n=g.n: _check_cell(pl, st, mem, n)) \
+        if cache and eng.is_root else None
+    if found and found[0].get("status") != "ok" and not reuse_failed:
+        found = None
+    if found and found[0].get("ranks", 1) != eng.R:  # a cell stored by an older version under another R
+        found = None
+    found = eng.bcast(found) if eng.R > 1 else found
+    if initial == "trace":  # every level starts where the application ran it
+        before = start if first else initial_state(lv, P, seed, initial)
+    elif first:  # the start is already on the first level: its parent map leads to a level not run
+        before = start
+    elif state is not None:
+        before = carry(state, lv)
+    elif found and (found[0].get("status") != "ok" or repeats_of(found[0]) >= repeats):
+        return found[0], found[1], pl.unpack(found[2])
+    else:
+        raise _Reload()
+    kept = snapshot(memory) if repeats > 1 else None
+    # the timed part again from the same start (called once ``state`` is this cell's: its pieces are reused)
+    again = lambda: run_cell(pl.roles(first), lv, g, before, mach, eng, seed, snapshot(kept),  # noqa: E731
+                             timeout, previous, metrics=False, reference=state)[0]
+    if found:
+        row, state, memory = found[0], found[1], pl.unpack(found[2])
+        eng.last_work = None
+        if row.get("status") == "ok" and repeats_of(row) < repeats:
+            row = {**row, **repeat_timing(row, again, repeats)}
+            store.put(key, row, state, found[2])
+        return row, state, memory
+    # vprocs over ranks by the work measured at this method's previous level (figures unchanged)
+    eng.balance_ranks(None if first else eng.last_work)
+    figs, state = run_cell(pl.roles(first), lv, g, before, mach, eng, seed, memory, timeout, previous,
+                           show_traceback)
+    if repeats > 1 and figs["status"] == "ok":
+        figs.update(repeat_timing(figs, again, repeats))
+    row = {**base, "level": lv.index, "ranks": eng.R, **figs, "git_commit": git_commit(), "versions": versions()}
+    try:
+        store.put(key, row, state, pl.pack(memory))
+    except TypeError as exc:  # a memory that is not data: the cell cannot be stored or resumed
+        row["status"] = f"failed: {exc}"
+        store.put(key, row, state, RunMemory())
+    return row, state, memory

@@ -27,7 +27,8 @@ SCHEMA: dict[str, tuple[str, str]] = {
     "git_commit": ("commit of the harness", ""),
     "versions": ("versions of the core packages and of every plugin distribution (JSON)", ""),
     # SBN §5.2 / MinEX §2.3 figures (harness.metrics)
-    "pre_exec_cut_pct": ("Cut% of the state before the level: 100 * (sum Comm / 2) / sum edge cwgt, each cut edge once", "%"),
+    "pre_exec_cut_pct": ("Cut% of the state before the level: 100 * (sum Comm / 2) / sum edge cwgt, each cut edge "
+                         "once (Comm weighs an edge by its Conn slowdown: above 100 possible on a grid machine)", "%"),
     "post_exec_cut_pct": ("Cut% of the state after the level", "%"),
     "wsysll": ("WSysLL = ceil(sum QWgt / P), QWgt of what ran", "weight"),
     "loadimb": ("LoadImb = max QWgt / WSysLL of what ran (executed load for balancers that process work, else the end state)", ""),

@@ -243,6 +243,11 @@ class BoxPieces:
         """Cells x ratio**level (the time-step factor, as ``Boxes.work``)."""
         return self.cells * ratio ** self.level
 
+    def equals(self, other) -> bool:
+        """The same pieces, in the same order, on the same owners."""
+        return isinstance(other, BoxPieces) and all(
+            np.array_equal(getattr(self, k), getattr(other, k)) for k in ("box", "owner", "level", "lo", "hi"))
+
     @classmethod
     def whole(cls, boxes: Boxes, owner) -> "BoxPieces":
         """One piece per box: the box itself, on ``owner[box]``."""

@@ -484,7 +484,7 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
             from .site import build
 
             t = time.perf_counter()
-            result.site = str(build(out, site))
+            result.site = str(build(out, site, workers=workers))
             result.site_seconds = time.perf_counter() - t
     result.seconds = time.perf_counter() - t0
     return result

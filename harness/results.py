@@ -129,6 +129,18 @@ class Store:
             self._aside(key, why(exc))
             return None
 
+    def row(self, key: str, expect: dict | None = None) -> dict | None:
+        """A finished cell's row alone (its state file a regular file of at most ``MAX_STATE_BYTES``, not
+        read), or None; :meth:`get` reads the whole cell (and moves an unusable one aside)."""
+        row_f = self.cells / f"{key}.json"
+        try:
+            st = os.lstat(row_f.with_suffix(".npz"))
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_STATE_BYTES:  # get() moves it aside
+                return None
+            return check_stored(_read_row(row_f), expect)
+        except Exception:  # noqa: BLE001 - get() reads it again and reports it
+            return None
+
     def rows(self) -> list[dict]:
         """The valid rows of finished cells (a row with its state file), in key order."""
         out = []

@@ -278,8 +278,12 @@ def _enter(ctx: Context, step: Step, memory: dict) -> str:
     return step.name
 
 
-def partition_state(roles: dict, ctx: Context, before: State, memory: dict | None = None) -> State:
-    """partition -> remap -> accept: the proposed state (homes unchanged) or ``before`` if rejected."""
+def partition_state(roles: dict, ctx: Context, before: State, memory: dict | None = None,
+                    reference: BoxPieces | None = None) -> State:
+    """partition -> remap -> accept: the proposed state (homes unchanged) or ``before`` if rejected.
+
+    ``reference``: a timing repeat's first run's pieces; pieces equal to them are taken as they are (checked
+    once, and the data they moved is remembered on them)."""
     hook, P = plugins.hook(), ctx.P
     name = _enter(ctx, roles["partition"], memory or {})
     with ctx.timer("partition"):
@@ -288,10 +292,13 @@ def partition_state(roles: dict, ctx: Context, before: State, memory: dict | Non
     if isinstance(parts, BoxPieces):
         if not isinstance(ctx.original, Boxes):
             raise CellFailed(f"{name}: returned box pieces for a {ctx.level.form} level")
-        try:
-            parts.check(ctx.original, P if "remap" not in roles else np.iinfo(np.int64).max)
-        except ValueError as exc:
-            raise CellFailed(f"{name}: invalid box pieces: {exc}") from None
+        if reference is not None and reference.equals(parts):
+            parts = reference
+        else:
+            try:
+                parts.check(ctx.original, P if "remap" not in roles else np.iinfo(np.int64).max)
+            except ValueError as exc:
+                raise CellFailed(f"{name}: invalid box pieces: {exc}") from None
         pieces, parts = parts, parts.box_owner(ctx.original.n)
     elif parts is not None and ctx.level.form != adapters.form_of(ctx.original):
         # an array-form algorithm partitions cells in Hilbert order: back to graph vertices
@@ -320,11 +327,12 @@ def partition_state(roles: dict, ctx: Context, before: State, memory: dict | Non
     return state
 
 
-def run_level(roles: dict, ctx: Context, before: State, memory: dict) -> State:
-    """One level through the hooks; returns the state after it, data movement included."""
+def run_level(roles: dict, ctx: Context, before: State, memory: dict, reference: BoxPieces | None = None) -> State:
+    """One level through the hooks; returns the state after it, data movement included (``reference``:
+    :func:`partition_state`)."""
     state = before
     if "partition" in roles:
-        state = partition_state(roles, ctx, before, memory)
+        state = partition_state(roles, ctx, before, memory, reference)
     if "balance" in roles:
         name = _enter(ctx, roles["balance"], memory)
         with ctx.timer("balance"):
@@ -481,11 +489,13 @@ def agree(engine: Engine, status: str, digest: str) -> str:
 
 def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machine, engine: Engine,
              seed: int, memory: dict, timeout: float | None, previous: dict | None = None,
-             show_traceback: bool = False, metrics: bool = True) -> tuple[dict, State]:
+             show_traceback: bool = False, metrics: bool = True, reference: State | None = None
+             ) -> tuple[dict, State]:
     """One (method, level) cell: the row's figures and the state after it. Never raises for a plugin's fault.
 
     ``metrics=False``: a timing repeat (``harness.timing``): the hooks and the data movement only, the row
-    their timings, traffic and the plugin's own ``ctx.record``."""
+    their timings, traffic and the plugin's own ``ctx.record``; ``reference``: the state after the first
+    run, whose box pieces a repeat that returns the same ones reuses (not checked, nor overlapped, again)."""
     engine.reset_counters()
     ctx = Context(level=level, graph=g, state=before, machine=machine, engine=engine, params={},
                   seed=seed, original=level.data, previous=previous)
@@ -493,7 +503,7 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
     status, after, moved = "ok", before, {}
     try:
         with deadline(timeout, engine):
-            after = run_level(roles, ctx, before, memory)
+            after = run_level(roles, ctx, before, memory, getattr(reference, "pieces", None))
             moved = account(ctx, before, after)
     except Diverged as why:  # every rank raised it in the same collective: nobody waits for an abort
         status = str(why)

@@ -249,29 +249,22 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:120] or "x"
 
 
-def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png") -> list[tuple[str, str, str]]:
+def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png", workers: int = 1) -> list[tuple[str, str, str]]:
     """Per stored run (workload, P, machine, initial, seed): LoadImb, Cut%, MaxSR, MaxQwgt per level.
 
     Every run with two levels or more is drawn, every method of it: at most
     MAX_LINES lines per picture, further pictures for the other methods.
     Returns (group, caption, file name) per picture, the group being the
     run's workload and P (one page of curves each), newest runs first.
+    ``workers`` > 1: the pictures are drawn by that many forked processes.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
-
     ok = rows[rows["status"] == "ok"] if "status" in rows else rows
     runs = []
     for key, g in ok.groupby(RUN_KEYS, sort=False):
         if g["level"].nunique() >= 2:
             runs.append((g["_mtime"].max(), key, g))
     runs.sort(key=lambda x: -x[0])
-    out = []
-    fig, axes = plt.subplots(1, 4, figsize=(13, 2.9))  # one figure, redrawn for every run (much faster)
-    fig.subplots_adjust(left=.05, right=.99, bottom=.17, top=.8, wspace=.28)
+    pictures = []  # (group, caption, file name, the run's rows, its methods)
     for _, key, g in runs:
         workload, wparams, P, machine, initial, seed = key
         params = "" if wparams in ("{}", "", None) else f" {wparams}"
@@ -281,26 +274,49 @@ def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png") -> list[tuple[s
         for first in range(0, len(every), MAX_LINES):
             methods = every[first:first + MAX_LINES]
             part = f" (methods {first + 1}-{first + len(methods)} of {len(every)})" if len(every) > MAX_LINES else ""
-            for ax, (title, col) in zip(axes, PLOT_COLUMNS.items()):
-                ax.clear()
-                for m in methods:
-                    r = g[g["algorithm"] == m].sort_values("level")
-                    if col in r:
-                        ax.plot(r["level"], r[col].astype(float), marker="o", ms=3, lw=1.3, label=m)
-                ax.set_title(title, fontsize=10)
-                ax.set_xlabel("adaptation level", fontsize=8)
-                ax.tick_params(labelsize=7)
-                ax.grid(alpha=.3)
-                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-            axes[0].legend(fontsize=6, loc="best")
-            title = textwrap.wrap(caption + part, CAPTION_CHARS) or [""]  # a long caption wraps, never runs off
-            fig.suptitle("\n".join(title), fontsize=9)
-            fig.subplots_adjust(top=.8 - .06 * (len(title) - 1))
-            name = f"levels-{len(out):03d}-{_slug(caption)[:80]}.{fmt}"  # the index keeps long captions apart
-            fig.savefig(img / name, dpi=72 if fmt == "png" else None)
-            out.append((group, caption + part, name))
+            name = f"levels-{len(pictures):03d}-{_slug(caption)[:80]}.{fmt}"  # the index keeps long captions apart
+            pictures.append((group, caption + part, name, g, methods))
+    workers = max(1, min(int(workers), len(pictures)))
+    if workers == 1:
+        _draw(pictures, img, fmt)
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            list(pool.map(_draw, [pictures[k::workers] for k in range(workers)], [img] * workers,
+                          [fmt] * workers))
+    return [(group, caption, name) for group, caption, name, _, _ in pictures]
+
+
+def _draw(pictures: list, img: Path, fmt: str) -> None:
+    """Draw :func:`level_plots`' pictures with one figure, redrawn for every picture (much faster)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    fig, axes = plt.subplots(1, 4, figsize=(13, 2.9))
+    fig.subplots_adjust(left=.05, right=.99, bottom=.17, top=.8, wspace=.28)
+    for _, caption, name, g, methods in pictures:
+        for ax, (title, col) in zip(axes, PLOT_COLUMNS.items()):
+            ax.clear()
+            for m in methods:
+                r = g[g["algorithm"] == m].sort_values("level")
+                if col in r:
+                    ax.plot(r["level"], r[col].astype(float), marker="o", ms=3, lw=1.3, label=m)
+            ax.set_title(title, fontsize=10)
+            ax.set_xlabel("adaptation level", fontsize=8)
+            ax.tick_params(labelsize=7)
+            ax.grid(alpha=.3)
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes[0].legend(fontsize=6, loc="best")
+        title = textwrap.wrap(caption, CAPTION_CHARS) or [""]  # a long caption wraps, never runs off
+        fig.suptitle("\n".join(title), fontsize=9)
+        fig.subplots_adjust(top=.8 - .06 * (len(title) - 1))
+        fig.savefig(img / name, dpi=72 if fmt == "png" else None)
     plt.close(fig)
-    return out
 
 
 def curve_pages(plots: list, site: Path) -> list[tuple[str, str, int]]:
@@ -351,11 +367,12 @@ def _copy_figure(path, img: Path) -> str | None:
 
 def build(out: str | None, output: str | os.PathLike = "site", image_format: str = "png",
           workload: str = "shock", workload_params: dict | None = None, claims_workload: bool = False,
-          reports: list | None = None) -> Path:
+          reports: list | None = None, workers: int = 1) -> Path:
     """Write the site into ``output`` from the results under ``out``; returns the path of index.html.
 
     ``workload`` is the workload the reports are built on; ``claims_workload``
-    makes the claims use it too (otherwise each claim's own).
+    makes the claims use it too (otherwise each claim's own); ``workers``: processes drawing the per-level
+    curves (:func:`level_plots`).
     """
     from . import claims as cl
     from . import plugins
@@ -397,7 +414,7 @@ def build(out: str | None, output: str | os.PathLike = "site", image_format: str
     hist = cl.history(out)
 
     # plots and provenance
-    plots = level_plots(rows, img, image_format) if len(rows) else []
+    plots = level_plots(rows, img, image_format, workers) if len(rows) else []
     body = [f"<h1>lbbench results</h1>\n<p class=\"muted\">Built {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
             f" from {len(rows)} stored cells in <code>{_e(out or os.environ.get('LBBENCH_RESULTS', 'lbbench-results'))}"
             f"</code>; workload of the reports: <code>{_e(workload)}</code>.</p>",

@@ -66,6 +66,17 @@ def _core_number(col: str) -> bool:
     return d is not None and col not in TEXT and "JSON" not in d[0]
 
 
+def _max_conn(row: dict) -> float:
+    """The largest Conn slowdown of the row's machine: Cut% weighs each cut edge by it (SBN §3.1), so a
+    grid machine's Cut% may exceed 100 (1 when the machine is not known here)."""
+    from .model import Machine
+
+    try:
+        return float(np.max(Machine.parse(str(row.get("machine", "uniform")), int(row.get("P", 1))).conn))
+    except (ValueError, TypeError):
+        return 1.0
+
+
 def check_figures(row: dict) -> dict:
     """``row`` if its core columns are in their domains, else ``ValueError`` naming the column."""
     for col, v in row.items():
@@ -83,8 +94,8 @@ def check_figures(row: dict) -> dict:
             raise ValueError(f"row's {col!r} is {v!r}, not an integer")
         if v < 0:
             raise ValueError(f"row's {col!r} is negative ({v})")
-        if col in PERCENT and v > 100:
-            raise ValueError(f"row's {col!r} is {v}, more than 100%")
+        if col in PERCENT and v > 100 * _max_conn(row) * (1 + TOL):
+            raise ValueError(f"row's {col!r} is {v}, more than 100% x the machine's largest Conn slowdown")
         if col in AT_LEAST_ONE and v < 1 - TOL:
             raise ValueError(f"row's {col!r} is {v}, below 1")
     if row.get("P", 1) < 1:

@@ -159,3 +159,21 @@ def test_lex_order_is_lexsort(seed):
     if seed == 4:
         cols.append(rng.integers(0, 2 ** 40, n))  # beyond int64 together: falls back to lexsort
     assert np.array_equal(lex_order(*cols), np.lexsort(cols[::-1]))
+
+
+def test_a_timing_repeat_reuses_the_first_runs_pieces(tmp_path, monkeypatch):
+    """Repeats of a cell's timed part (``repeats=3``) run the scheme again; pieces equal to the first run's
+    are that run's object: checked once per cell, and the data they moved overlapped once."""
+    from harness.api import compare
+    from workloads import bl
+
+    checks = []
+    check = BoxPieces.check
+    monkeypatch.setattr(BoxPieces, "check", lambda self, *a: checks.append(1) or check(self, *a))
+    timed = compare("amr-igd", workload="bl", workload_params=bl.SMALL, P=8, levels=[1, 2, 3],
+                    out=str(tmp_path / "a"), repeats=3)
+    assert len(checks) == 3 and (timed["timing_repeats"] == 3).all()
+    once = compare("amr-igd", workload="bl", workload_params=bl.SMALL, P=8, levels=[1, 2, 3],
+                   out=str(tmp_path / "b"))
+    cols = [c for c in once if c.startswith(("amr_", "migration_")) or c in ("owners_hash", "wire_migration_bytes")]
+    assert timed[cols].equals(once[cols])

@@ -1,4 +1,5 @@
 """A comparison killed half-way resumes without recomputing finished cells and loses none of them."""
+import json
 import signal
 import subprocess
 import sys
@@ -84,3 +85,24 @@ def test_no_cache_recomputes(tmp_path, register):
     compare("slowmetis", workload="mini", P=4, out=tmp_path, cache=False)
     assert Counting.calls == [1, 2, 3, 1, 2, 3]
     assert len(Store(tmp_path).rows()) == 3
+
+
+def test_a_stored_run_is_read_from_its_rows(tmp_path, register, capsys):
+    """A stored cell whose next level is stored too is taken from its row: its state file is not read; a
+    state needed after all (a later level to compute) that turns out unreadable is moved aside, and the run
+    reads every state as it comes."""
+    register(Counting(), "counting")
+    Counting.calls.clear()
+    first = compare("slowmetis", workload="mini", P=4, out=tmp_path)
+    state = {json.loads(f.read_text())["level"]: f.with_suffix(".npz") for f in finished(tmp_path / "cells")}
+    for level in (1, 2):
+        state[level].write_bytes(b"not a state file")
+    again = compare("slowmetis", workload="mini", P=4, out=tmp_path)
+    assert Counting.calls == [1, 2, 3] and "warning" not in capsys.readouterr().err  # no state read
+    assert again.drop(columns="texec_s").equals(first.drop(columns="texec_s"))
+    state[3].unlink()  # level 3 again: it needs level 2's state, which needs level 1's
+    third = compare("slowmetis", workload="mini", P=4, out=tmp_path)
+    assert Counting.calls == [1, 2, 3, 1, 2, 3]
+    assert capsys.readouterr().err.count("moved to cells/corrupt/, recomputing it") == 2
+    cols = ["level", "pre_exec_cut_pct", "post_exec_cut_pct", "maxsr", "loadimb", "moved_weight", "owners_hash"]
+    assert third[cols].equals(first[cols])

@@ -3,8 +3,9 @@ import time
 import numpy as np
 import pytest
 
-from harness import Algorithm, State, hookimpl
+from harness import Algorithm, State, hookimpl, initial_state, load_workload
 from harness.api import compare
+from harness.runner import owners_hash
 
 
 class Misbehaving:
@@ -69,6 +70,11 @@ def test_home_carries_over_between_levels(tmp_path):
 def test_levels_subset_and_bad_input(tmp_path):
     df = compare("none", workload="mini", P=4, levels=[2, 3], out=tmp_path)
     assert list(df["level"]) == [2, 3]
+    # a run from step 31 of bl starts from the initial distribution of step 31, not through step 31's parent
+    # map (which leads to step 30's boxes)
+    df = compare("none", workload="bl", P=4, levels=[31, 32], out=tmp_path)
+    start = initial_state(load_workload("bl", {}, 0)[2][30], 4, 0, "metis")
+    assert df.iloc[0]["owners_hash"] == owners_hash(start.owner)
     with pytest.raises(ValueError, match="level 7 does not exist"):
         compare("none", workload="mini", P=4, levels=[7], out=tmp_path)
     with pytest.raises(ValueError, match="larger than the graph"):

@@ -475,3 +475,16 @@ def test_data_values_round_trip_exactly():
         assert _same(value, results.from_data(json.loads(text), arrays))
 
     check()
+
+
+def test_cut_pct_on_a_grid_machine_may_exceed_100():
+    """Cut% weighs a cut edge by its Conn slowdown (SBN §3.1): on grid:4:1000 a stored 1356% is a figure,
+    not a corrupt row (a run of MinEX's §4 grid cells was recomputed on every read before); on the uniform
+    machine 150% is still rejected, and so is more than 100% x the largest slowdown."""
+    from harness.validate import check_figures
+
+    row = {"machine": "grid:4:1000", "P": 32, "pre_exec_cut_pct": 1356.36, "post_exec_cut_pct": 1356.08}
+    assert check_figures(row) is row
+    for machine, cut in (("uniform", 150.0), ("grid:4:1000", 100001.0)):
+        with pytest.raises(ValueError, match="more than 100%"):
+            check_figures({"machine": machine, "P": 32, "pre_exec_cut_pct": cut})

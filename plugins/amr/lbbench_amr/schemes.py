@@ -101,16 +101,14 @@ def igd(boxes: Boxes, P: int, igd_split: str = "full", igd_deal: str = "greedy")
         return pieces_of(boxes, item, lo, hi, (o[item] + rank) % P)
     if igd_deal != "greedy":
         raise ValueError(f"amr-igd: igd_deal must be rotate or greedy, got {igd_deal!r}")
-    load = [0.0] * P  # Python numbers: one short sort per box (the boxes are dealt one after another)
-    work = (cells * float(boxes.ratio) ** boxes.level[item]).tolist()
-    procs = range(P)
-    owner = []
+    load = np.zeros(P)  # one short stable sort per box (the boxes are dealt one after another)
+    work = cells * float(boxes.ratio) ** boxes.level[item]
+    owner = np.empty(item.size, I64)
     a = 0
     for n in k.tolist():
-        q = sorted(procs, key=load.__getitem__)[:n]  # stable: ties go to the lowest id
-        for p, w in zip(q, work[a:a + n]):
-            load[p] += w
-        owner += q
+        q = np.argsort(load, kind="stable")[:n]  # ties go to the lowest id
+        load[q] += work[a:a + n]
+        owner[a:a + n] = q
         a += n
     return pieces_of(boxes, item, lo, hi, owner)
 

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import lex_order
-
 I64 = np.int64
 
 
@@ -121,42 +119,41 @@ def linear_pieces(lo, hi, wpc, P: int, split):
 def bisect_pieces(lo, hi, k):
     """Split box i into k[i] pieces of nearly equal cells (k[i] <= cells) by recursive bisection along the
     longest axis at whole cell planes, part counts proportional to the cells on each side (AMR paper §4.2,
-    IGD). Vectorised over all boxes, one generation of bisections at a time. Returns (item, j, lo, hi):
-    piece j (0..k-1, in bisection order) of box ``item``, sorted by (item, j)."""
-    lo, hi = np.array(lo, I64), np.array(hi, I64)
-    k = np.asarray(k, I64).copy()
-    item = np.arange(lo.shape[0], dtype=I64)
-    j0 = np.zeros_like(item)
-    done = [(item[k <= 1], j0[k <= 1], lo[k <= 1], hi[k <= 1])]
-    sel = k > 1
-    item, j0, lo, hi, k = item[sel], j0[sel], lo[sel], hi[sel], k[sel]
-    while item.size:
+    IGD). Vectorised over all boxes (one column per axis), one generation of bisections at a time; a part of
+    one piece goes to its place in the output at once. Returns (item, j, lo, hi): piece j (0..k-1, in
+    bisection order) of box ``item``, sorted by (item, j)."""
+    lo, hi = np.asarray(lo, I64), np.asarray(hi, I64)
+    d = lo.shape[1]
+    k = np.asarray(k, I64)
+    start = np.cumsum(k) - k
+    item = np.repeat(np.arange(lo.shape[0], dtype=I64), k)
+    j = np.arange(item.size, dtype=I64) - start[item]
+    plo, phi = np.empty((d, item.size), I64), np.empty((d, item.size), I64)
+    pos, lo, hi = start, lo.T.copy(), hi.T.copy()  # pos: the output row of each part's first piece
+    while pos.size:
+        one = np.flatnonzero(k == 1)
+        at = pos[one]
+        more = np.flatnonzero(k > 1)
+        for a in range(d):
+            plo[a][at], phi[a][at] = lo[a][one], hi[a][one]
+        pos, lo, hi, k = pos[more], lo.take(more, axis=1), hi.take(more, axis=1), k[more]
         ext = hi - lo + 1
-        ax = np.argmax(ext, axis=1)  # longest axis, ties the lowest
-        rows = np.arange(item.size)
-        n = ext[rows, ax]
-        plane = np.prod(ext, axis=1) // n
+        ax = np.argmax(ext, axis=0)  # longest axis, ties the lowest
+        rows = np.arange(pos.size)
+        n = ext[ax, rows]
+        plane = np.prod(ext, axis=0) // n
         c = np.clip(np.rint(n * (k // 2) / k), 1, n - 1).astype(I64)
         c1, c2 = c * plane, (n - c) * plane
         k1 = np.clip(np.rint(k * c / n).astype(I64), np.maximum(1, k - c2), np.minimum(k - 1, c1))
         lhi = hi.copy()
-        lhi[rows, ax] = lo[rows, ax] + c - 1
+        lhi[ax, rows] = lo[ax, rows] + c - 1
         rlo = lo.copy()
-        rlo[rows, ax] += c
-        item = np.concatenate([item, item])
-        j0 = np.concatenate([j0, j0 + k1])
-        lo = np.concatenate([lo, rlo])
-        hi = np.concatenate([lhi, hi])
+        rlo[ax, rows] += c
+        pos = np.concatenate([pos, pos + k1])
+        lo = np.concatenate([lo, rlo], axis=1)
+        hi = np.concatenate([lhi, hi], axis=1)
         k = np.concatenate([k1, k - k1])
-        fin = k == 1
-        done.append((item[fin], j0[fin], lo[fin], hi[fin]))
-        item, j0, lo, hi, k = item[~fin], j0[~fin], lo[~fin], hi[~fin], k[~fin]
-    item = np.concatenate([x[0] for x in done])
-    j = np.concatenate([x[1] for x in done])
-    plo = np.vstack([x[2] for x in done])
-    phi = np.vstack([x[3] for x in done])
-    order = lex_order(item, j)
-    return item[order], j[order], plo[order], phi[order]
+    return item, j, plo.T, phi.T
 
 
 def slab_pieces(lo, hi, k):
