@@ -365,10 +365,12 @@ def plan(reps: dict, claims: list, base: dict, generate: bool = True,
     return asked, errors
 
 
-def jobs(calls: list) -> list[tuple[dict, dict]]:
-    """The plan's ``compare`` calls as independent jobs, longest first: one method through its levels each
-    (runs of different methods, P, machines or workloads never depend on each other), asked once, with the
-    most repeats any call asked for; each with its cells' keys by (method, level)."""
+def jobs(calls: list, seconds: dict | None = None) -> list[tuple[dict, dict]]:
+    """The plan's ``compare`` calls as independent jobs: one method through its levels each (runs of
+    different methods, P, machines or workloads never depend on each other), asked once, with the most
+    repeats any call asked for; each with its cells' keys by (method, level). Longest first: by the seconds
+    an earlier run of the same job took (``seconds``, :func:`job_seconds`), a job never timed first of all,
+    then by cells."""
     from .api import _methods
 
     by: dict = {}
@@ -379,39 +381,79 @@ def jobs(calls: list) -> list[tuple[dict, dict]]:
             seen, keys = by.setdefault(ident, ({**job, "repeats": 1}, {}))
             seen["repeats"] = max(seen["repeats"], int(kw.get("repeats") or 1))
             keys.update({(c.method, c.level): c.key for c in cells if c.method == str(m)})
-    return sorted(by.values(), key=lambda j: (-len(j[1]), -int(j[0]["P"] or 0)))
+    took = seconds or {}
+    return sorted(by.values(), key=lambda j: (-took.get(job_name(j[0]), math.inf), -len(j[1]), -int(j[0]["P"] or 0)))
 
 
-def _job(job: tuple[dict, dict]) -> list[str]:
-    """One job in a worker process: its cells computed and stored; the keys of those that finished ok."""
+def job_name(kw: dict) -> str:
+    """What identifies a job for its recorded time: its arguments but where results go."""
+    return json.dumps({k: v for k, v in kw.items() if k != "out"}, sort_keys=True, default=str)
+
+
+def job_seconds(update: dict | None = None) -> dict:
+    """Wall seconds of earlier reproductions' jobs on this machine (the workload cache's
+    ``reproduce-jobs.json``: an order for the next run's jobs, never a figure); ``update`` merges new ones
+    in. An unreadable record is an empty one."""
+    import os
+
+    from .validate import open_regular
+
+    path = workloads.cache_dir() / "reproduce-jobs.json"
+    try:
+        with open_regular(path, 1 << 24, "job times") as fh:
+            known = {k: float(v) for k, v in json.loads(fh.read().decode()).items()}
+    except (OSError, ValueError, TypeError, AttributeError):
+        known = {}
+    if update:
+        known.update(update)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps(known, sort_keys=True))
+            os.replace(tmp, path)
+        except OSError:  # a read-only cache: the next run orders by cells
+            pass
+    return known
+
+
+def _job(job: tuple[dict, dict]) -> tuple[list[str], float]:
+    """One job in a worker process: its cells computed and stored; the keys of those that finished ok and
+    its wall seconds."""
     from .api import compare
 
+    t = time.perf_counter()
     kw, keys = job
     df = compare(**kw, progress=False)
     ok = df[df["status"] == "ok"] if len(df) else df
     return [keys[(str(a), int(lv))] for a, lv in zip(ok.get("algorithm", []), ok.get("level", []))
-            if (str(a), int(lv)) in keys]
+            if (str(a), int(lv)) in keys], time.perf_counter() - t
 
 
-def prefill(todo: list[tuple[dict, dict]], workers: int, cellbar: CellBar, log) -> None:
+def prefill(todo: list[tuple[dict, dict]], workers: int, cellbar: CellBar, log, between=None) -> dict:
     """Compute the jobs' cells in ``workers`` processes (forked, so the registered plugins are theirs);
     each stores its cells as they finish, and the reports and claims then read them from the store. A job
-    that raises or a worker that dies leaves its cells to the ordinary run, which reports the failure."""
+    that raises or a worker that dies leaves its cells to the ordinary run, which reports the failure.
+    ``between()`` runs in this process after each finished job (the reports whose cells are all in).
+    Returns the wall seconds of each job that finished (by :func:`job_name`)."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
     import multiprocessing
 
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
-    futures = [pool.submit(_job, job) for job in todo]
+    futures = {pool.submit(_job, job): job_name(job[0]) for job in todo}
+    took = {}
     try:
         for fut in as_completed(futures):
             try:
-                cellbar.finished(fut.result())
+                keys, took[futures[fut]] = fut.result()
+                cellbar.finished(keys)
             except BrokenProcessPool:
                 log("reproduce: a worker process died; the remaining cells run in this process")
                 break
             except Exception:  # noqa: BLE001 - the ordinary run recomputes the job and reports it
                 continue
+            if between is not None:
+                between()
     except BaseException:  # Ctrl-C, a time limit: the workers stop now (their finished cells are stored)
         pool.shutdown(wait=False, cancel_futures=True)
         for child in multiprocessing.active_children():
@@ -419,6 +461,7 @@ def prefill(todo: list[tuple[dict, dict]], workers: int, cellbar: CellBar, log) 
             child.join()
         raise
     pool.shutdown(wait=True, cancel_futures=True)
+    return took
 
 
 def duplicates(cells: list[Cell]) -> dict:
@@ -447,7 +490,7 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
     log(f"planning {len(reps)} reports and {len(claims)} claims")
     stored = stored_by_key(out)
     calls: list = []
-    asked, _ = plan(reps, claims, base, rows=stored, calls=calls)
+    asked, plan_errors = plan(reps, claims, base, rows=stored, calls=calls)
     planned = list(dict.fromkeys(c.key for c in asked))
     plan_seconds = time.perf_counter() - t0
     bar = None
@@ -458,19 +501,45 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
                    bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} cells [{elapsed}<{remaining}]")
     cellbar = CellBar(bar, planned)
     result = Outcome(planned=len(planned), asked=asked, plan_seconds=plan_seconds)
+    built: dict = {}  # report name or "PAPER claims" -> what it gave
+    need: dict = {}
+    for c in asked:
+        need.setdefault(c.by, set()).add(c.key)
+    papers = {f"{c.paper} claims": [x for x in claims if x.paper == c.paper] for c in claims}
+    stored_keys = set(stored.index)
+
+    def build(name: str) -> None:
+        """One report, or one paper's claims, on the cells in the store (those missing are computed)."""
+        t = time.perf_counter()
+        opts = RunOptions(cellbar, result.failed, **base)
+        if name in papers:
+            built[name] = cl.evaluate(papers[name], opts)
+            return
+        try:
+            tables: list[Table] = reps[name].build(opts)
+            err = ""
+        except Exception as exc:  # noqa: BLE001 - one report's error is reported, the others go on
+            tables, err = [], f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+        built[name] = (name, len(tables), time.perf_counter() - t, err)
+
+    def ready() -> None:
+        """While the workers compute: every report and paper's claims whose planned cells are all stored (a
+        report whose plan asks for more at run time waits for the end)."""
+        for name in [*reps, *papers]:
+            if name not in built and name not in plan_errors and need.get(name, set()) <= cellbar.done | stored_keys:
+                build(name)
+
     try:
-        if workers > 1 and len(planned) > len(set(planned) & set(stored.index)):
-            prefill(jobs(calls), workers, cellbar, log)
-        for name, rep in reps.items():
-            t = time.perf_counter()
-            opts = RunOptions(cellbar, result.failed, **base)
-            try:
-                tables: list[Table] = rep.build(opts)
-                err = ""
-            except Exception as exc:  # noqa: BLE001 - one report's error is reported, the others go on
-                tables, err = [], f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
-            result.reports.append((name, len(tables), time.perf_counter() - t, err))
-        result.claims = cl.evaluate(claims, RunOptions(cellbar, result.failed, **base))
+        if workers > 1 and len(planned) > len(set(planned) & stored_keys):
+            took = prefill(jobs(calls, job_seconds()), workers, cellbar, log, between=ready)
+            if is_root:
+                job_seconds(took)
+        for name in [*reps, *papers]:
+            if name not in built:
+                build(name)
+        result.reports = [built[name] for name in reps]
+        judged = {id(o.claim): o for name in papers for o in built[name]}
+        result.claims = [judged[id(c)] for c in claims]
     finally:
         if bar is not None:
             bar.close()

@@ -172,8 +172,8 @@ class Store:
         pieces = getattr(state, "pieces", None)
         if pieces is not None:
             head["pieces"] = True
-            for name in PIECES:
-                arrays[f"pieces_{name}"] = np.asarray(getattr(pieces, name))
+            for name in PIECES:  # IGD at P = 64: 1.3 M pieces a step, a third of the bytes in int32
+                arrays[f"pieces_{name}"] = _narrow(np.asarray(getattr(pieces, name)))
         if memory is not None:
             head["memory"] = memory_to(memory, arrays)
         arrays["cell.json"] = np.frombuffer(json.dumps(head).encode(), np.uint8)
@@ -335,6 +335,17 @@ def check_stored(row, expect: dict | None = None) -> dict:
 
 
 # -- states --------------------------------------------------------------------------------------------
+
+def _narrow(a: np.ndarray) -> np.ndarray:
+    """Integers in the smallest signed type that holds them (read back as int64: the same numbers)."""
+    if a.dtype.kind != "i" or not a.size:
+        return a
+    for t in (np.int8, np.int16, np.int32):
+        info = np.iinfo(t)
+        if info.min <= int(a.min()) and int(a.max()) <= info.max:
+            return a.astype(t)
+    return a
+
 
 def _load_npz(path, limit: int = MAX_STATE_BYTES) -> tuple[dict, dict]:
     """All arrays of a cell file (``allow_pickle=False``: a pickle raises) and its decoded header; a regular

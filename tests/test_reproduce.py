@@ -85,6 +85,8 @@ def test_reproduce_runs_everything_then_resumes_computing_nothing(register, tmp_
 
 
 def test_jobs_compute_every_cell_in_worker_processes_with_the_same_figures(register, tmp_path, monkeypatch):
+    import multiprocessing
+
     register(Tiny(), "tiny")
     only = ["mlb-tiny", "mlb-tiny-claim"]
     serial = rp.reproduce(["mlb"], out=str(tmp_path / "serial"), site=None, progress=False, only=only)
@@ -95,8 +97,15 @@ def test_jobs_compute_every_cell_in_worker_processes_with_the_same_figures(regis
         return real(*a, **k)
 
     monkeypatch.setattr("harness.api.run_cell", only_in_workers)
+    pool_alive, compare = [], rp.RunOptions.compare  # a report whose cells are in is built while workers run
+
+    def noting(self, *a, **k):
+        pool_alive.append(bool(multiprocessing.active_children()))
+        return compare(self, *a, **k)
+
+    monkeypatch.setattr(rp.RunOptions, "compare", noting)
     par = rp.reproduce(["mlb"], out=str(tmp_path / "par"), site=None, progress=False, only=only, workers=2)
-    assert par.ok and par.cells == par.planned == par.computed == 6
+    assert par.ok and par.cells == par.planned == par.computed == 6 and any(pool_alive)
     assert [o.verdict for o in par.claims] == [o.verdict for o in serial.claims] == ["holds"]
     figures = ["algorithm", "level", "loadimb", "maxqwgt", "post_exec_cut_pct", "moved_weight", "owners_hash"]
     a, b = (rp.stored_by_key(str(tmp_path / d)) for d in ("serial", "par"))
@@ -167,3 +176,22 @@ def test_duplicates_sees_the_same_computation_under_two_names(register):
     b = rp.request_cells("plum[partitioner=pmetis]", P=8, generate=False)
     assert a[0].key != b[0].key
     assert list(rp.duplicates(a + b).values()) == [{a[0].key: "plum", b[0].key: "plum[partitioner=pmetis]"}]
+
+
+def test_jobs_longest_first_by_an_earlier_runs_seconds(register, tmp_path, monkeypatch):
+    """A job's wall seconds are recorded in the workload cache after ``-j``; the next run starts the jobs
+    in decreasing recorded time (a job never timed first), which changes no cell."""
+    monkeypatch.setenv("LBBENCH_CACHE", str(tmp_path / "cache"))
+    register(Tiny(), "tiny")
+    calls = []
+    rp.plan({}, [c for c in rp.plugins.claims().values() if c.name == "mlb-tiny-claim"], {"out": str(tmp_path)},
+            calls=calls)
+    first = rp.jobs(calls)
+    assert [j[0]["methods"] for j in first] == ["metis", "none"]  # no record: by cells, then P, in plan order
+    rp.job_seconds({rp.job_name(first[1][0]): 9.0, rp.job_name(first[0][0]): 1.0})
+    assert [j[0]["methods"] for j in rp.jobs(calls, rp.job_seconds())] == ["none", "metis"]
+    (tmp_path / "cache" / "reproduce-jobs.json").write_text("{not json")
+    assert rp.job_seconds() == {}  # an unreadable record orders by cells
+    rp.reproduce(["mlb"], out=str(tmp_path / "res"), site=None, progress=False, only=["mlb-tiny-claim"],
+                 workers=2)
+    assert set(rp.job_seconds()) == {rp.job_name(j[0]) for j in first}

@@ -132,15 +132,18 @@ def test_pieces_round_trip(store):
     pieces_mod = pytest.importorskip("harness.pieces")
     if "pieces" not in {f.name for f in dataclasses.fields(State)}:
         pytest.skip("State has no pieces yet")
-    pieces = pieces_mod.BoxPieces(box=[0, 0, 1], lo=[[0, 0], [4, 0], [0, 0]], hi=[[3, 7], [7, 7], [1, 1]],
-                                  owner=[0, 1, 1], level=[0, 0, 1])
+    pieces = pieces_mod.BoxPieces(box=[0, 0, 1], lo=[[0, 0], [4, 0], [0, -2 ** 40]],
+                                  hi=[[3, 7], [7, 300], [1, 1]], owner=[0, 1, 1], level=[0, 0, 1])
     st = State(np.array([0, 1]), np.array([0, 1]), 2, pieces=pieces)
     store.put("k", ROW, st, None)
     back = store.get("k")[1]
     assert isinstance(back.pieces, pieces_mod.BoxPieces)
     for k in ("box", "lo", "hi", "owner", "level"):
         assert np.array_equal(getattr(back.pieces, k), getattr(pieces, k))
+        assert getattr(back.pieces, k).dtype == np.int64
     assert back.pieces.lo.shape == (3, 2)
+    with np.load(store.cells / "k.npz") as npz:  # stored in the smallest integer type that holds them
+        assert [npz[f"pieces_{k}"].dtype for k in ("box", "hi", "lo")] == [np.int8, np.int16, np.int64]
     store.put("k2", ROW, state(), None)
     assert store.get("k2")[1].pieces is None
 
