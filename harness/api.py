@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 
 import pandas as pd
 
 from . import pins, plugins, workloads
 from .engine import Engine, world
-from .model import Boxes, Machine
+from .model import Boxes, Machine, State
 from .results import Store, git_commit, source_hash, versions
 from .runner import INITIAL, RunMemory, carry, graph_of, initial_state, plan, run_cell
 from .spec import Method, parse_methods
@@ -174,16 +175,15 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
     start = initial_state(run_levels[0], P, seed, initial, eng, known)
 
     bar = progress_bar(len(plans) * len(run_levels), bars) if progress and eng.is_root else None
-    run = dict(run_levels=run_levels, graphs=graphs, start=start, P=P, mach=mach, eng=eng, store=store, seed=seed,
-               initial=initial, timeout=timeout, cache=cache, reuse_failed=reuse_failed, repeats=int(repeats),
-               show_traceback=show_traceback, states=states, bar=bar)
+    run = _Run(run_levels, graphs, start, P, mach, eng, store, seed, initial, timeout, cache, reuse_failed,
+               int(repeats), show_traceback)
     rows = []
     for pl in plans:
         base, pversions = run_base(pl, wl, wparams, P, mach, initial, seed)
         try:
-            got = _run_method(pl, base, pversions, lazy=True, **run)
+            got = _run_method(run, pl, base, pversions, states, bar, lazy=True)
         except _Reload:  # a stored state read only when needed was unusable: every state read as it comes
-            got = _run_method(pl, base, pversions, lazy=False, **run)
+            got = _run_method(run, pl, base, pversions, states, bar, lazy=False)
         rows.extend(row for row in got if row["level"] in shown)
     if bar and bars is None:
         bar.close()
@@ -194,36 +194,52 @@ class _Reload(Exception):
     """A stored state skipped on a first pass is needed after all and could not be read."""
 
 
-def _ready(store: Store, key: str, expect: dict, R: int, reuse_failed: bool, repeats: int) -> dict | None:
-    """A stored row that stands as it is (usable, from this rank count, timed ``repeats`` times), else None."""
-    row = store.row(key, expect)
-    if row is None or (row.get("status") != "ok" and not reuse_failed) or row.get("ranks", 1) != R:
-        return None
-    return row if row.get("status") != "ok" or repeats_of(row) >= repeats else None
+@dataclass(frozen=True)
+class _Run:
+    """What every method of one ``compare`` call shares."""
+
+    levels: list
+    graphs: list
+    start: State
+    P: int
+    mach: Machine
+    eng: Engine
+    store: Store
+    seed: int
+    initial: str
+    timeout: float | None
+    cache: bool
+    reuse_failed: bool
+    repeats: int
+    show_traceback: bool
+
+    def usable(self, row: dict) -> bool:
+        """A stored row to take: ok (or failed, when failed cells are reused) and from this rank count."""
+        return (row.get("status") == "ok" or self.reuse_failed) and row.get("ranks", 1) == self.eng.R
+
+    def stands(self, row: dict) -> bool:
+        """A usable stored row that needs nothing more: failed, or timed ``repeats`` times."""
+        return self.usable(row) and (row.get("status") != "ok" or repeats_of(row) >= self.repeats)
 
 
-def _run_method(pl, base: dict, pversions: dict, run_levels, graphs, start, P, mach, eng, store, seed, initial,
-                timeout, cache, reuse_failed, repeats, show_traceback, states, bar, lazy: bool) -> list[dict]:
+def _run_method(run: _Run, pl, base: dict, pversions: dict, states: dict | None, bar, lazy: bool) -> list[dict]:
     """One method through the levels, stored cells first; its rows. ``lazy``: a stored cell whose row stands
     and whose next level's does too is taken from its row alone (its state file is not read)."""
-    keys = [cell_key(base, run_levels[0].index, lv.index, pversions, timeout, eng.R) for lv in run_levels]
+    keys = [cell_key(base, run.levels[0].index, lv.index, pversions, run.timeout, run.eng.R) for lv in run.levels]
     ready = [None] * len(keys)
-    if lazy and cache and states is None:
-        if eng.is_root:
-            ready = [_ready(store, k, {**base, "level": lv.index}, eng.R, reuse_failed, repeats)
-                     for k, lv in zip(keys, run_levels)]
-        ready = eng.bcast(ready) if eng.R > 1 else ready
-    cell = dict(pl=pl, base=base, run_levels=run_levels, start=start, P=P, mach=mach, eng=eng, store=store,
-                seed=seed, initial=initial, timeout=timeout, cache=cache, reuse_failed=reuse_failed, repeats=repeats,
-                show_traceback=show_traceback)
-    state, memory, previous, out = start, pl.new_memory(), None, []
-    for i, (lv, g, key) in enumerate(zip(run_levels, graphs, keys)):
+    if lazy and run.cache and states is None:
+        if run.eng.is_root:
+            ready = [row if row is not None and run.stands(row) else None
+                     for row in (run.store.row(k, {**base, "level": lv.index}) for k, lv in zip(keys, run.levels))]
+        ready = run.eng.bcast(ready) if run.eng.R > 1 else ready
+    state, memory, previous, out = run.start, pl.new_memory(), None, []
+    for i, (lv, g, key) in enumerate(zip(run.levels, run.graphs, keys)):
         if bar:
             bar.set_description(f"{pl.method} level {lv.index}")
         if ready[i] is not None and (i + 1 == len(keys) or ready[i + 1] is not None):
-            row, state, eng.last_work = ready[i], None, None
+            row, state, run.eng.last_work = ready[i], None, None
         else:
-            row, state, memory = _level(i, lv, g, key, state, memory, previous, **cell)
+            row, state, memory = _level(run, pl, base, i, lv, g, key, state, memory, previous)
             if states is not None:
                 states.setdefault(str(pl.method), {})[lv.index] = state.owner
         previous = row
@@ -233,46 +249,43 @@ def _run_method(pl, base: dict, pversions: dict, run_levels, graphs, start, P, m
     return out
 
 
-def _level(i, lv, g, key, state, memory, previous, pl, base, run_levels, start, P, mach, eng, store, seed, initial,
-           timeout, cache, reuse_failed, repeats, show_traceback) -> tuple[dict, object, object]:
+def _level(run: _Run, pl, base: dict, i: int, lv, g, key: str, state, memory, previous) -> tuple[dict, object, object]:
     """One cell: from the store (topped up with timing runs if asked) or computed and stored; (row, state after
     it, memory after it). ``state`` None: the previous level was taken from its row alone."""
-    first = i == 0
+    first, eng, store = i == 0, run.eng, run.store
     found = store.get(key, RunMemory, expect={**base, "level": lv.index},
                       check=lambda row, st, mem, n=g.n: _check_cell(pl, st, mem, n)) \
-        if cache and eng.is_root else None
-    if found and found[0].get("status") != "ok" and not reuse_failed:
-        found = None
-    if found and found[0].get("ranks", 1) != eng.R:  # a cell stored by an older version under another R
+        if run.cache and eng.is_root else None
+    if found and not run.usable(found[0]):  # (a cell stored by an older version under another R)
         found = None
     found = eng.bcast(found) if eng.R > 1 else found
-    if initial == "trace":  # every level starts where the application ran it
-        before = start if first else initial_state(lv, P, seed, initial)
+    if run.initial == "trace":  # every level starts where the application ran it
+        before = run.start if first else initial_state(lv, run.P, run.seed, run.initial)
     elif first:  # the start is already on the first level: its parent map leads to a level not run
-        before = start
+        before = run.start
     elif state is not None:
         before = carry(state, lv)
-    elif found and (found[0].get("status") != "ok" or repeats_of(found[0]) >= repeats):
+    elif found and run.stands(found[0]):
         return found[0], found[1], pl.unpack(found[2])
     else:
         raise _Reload()
-    kept = snapshot(memory) if repeats > 1 else None
+    kept = snapshot(memory) if run.repeats > 1 else None
     # the timed part again from the same start (called once ``state`` is this cell's: its pieces are reused)
-    again = lambda: run_cell(pl.roles(first), lv, g, before, mach, eng, seed, snapshot(kept),  # noqa: E731
-                             timeout, previous, metrics=False, reference=state)[0]
+    again = lambda: run_cell(pl.roles(first), lv, g, before, run.mach, eng, run.seed, snapshot(kept),  # noqa: E731
+                             run.timeout, previous, metrics=False, reference=state)[0]
     if found:
         row, state, memory = found[0], found[1], pl.unpack(found[2])
         eng.last_work = None
-        if row.get("status") == "ok" and repeats_of(row) < repeats:
-            row = {**row, **repeat_timing(row, again, repeats)}
+        if not run.stands(row):
+            row = {**row, **repeat_timing(row, again, run.repeats)}
             store.put(key, row, state, found[2])
         return row, state, memory
     # vprocs over ranks by the work measured at this method's previous level (figures unchanged)
     eng.balance_ranks(None if first else eng.last_work)
-    figs, state = run_cell(pl.roles(first), lv, g, before, mach, eng, seed, memory, timeout, previous,
-                           show_traceback)
-    if repeats > 1 and figs["status"] == "ok":
-        figs.update(repeat_timing(figs, again, repeats))
+    figs, state = run_cell(pl.roles(first), lv, g, before, run.mach, eng, run.seed, memory, run.timeout, previous,
+                           run.show_traceback)
+    if run.repeats > 1 and figs["status"] == "ok":
+        figs.update(repeat_timing(figs, again, run.repeats))
     row = {**base, "level": lv.index, "ranks": eng.R, **figs, "git_commit": git_commit(), "versions": versions()}
     try:
         store.put(key, row, state, pl.pack(memory))

@@ -525,8 +525,9 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
     def ready() -> None:
         """While the workers compute: every report and paper's claims whose planned cells are all stored (a
         report whose plan asks for more at run time waits for the end)."""
+        have = cellbar.done | stored_keys
         for name in [*reps, *papers]:
-            if name not in built and name not in plan_errors and need.get(name, set()) <= cellbar.done | stored_keys:
+            if name not in built and name not in plan_errors and need.get(name, set()) <= have:
                 build(name)
 
     try:

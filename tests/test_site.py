@@ -146,6 +146,10 @@ def test_every_run_is_drawn_no_cap(tmp_path, monkeypatch):
     img.mkdir()
     plots = level_plots(pd.DataFrame(rows), img, "svg")
     assert len(plots) == 42 and len(list(img.glob("*.svg"))) == 42
+    by_two = tmp_path / "img2"  # drawn by two forked processes: the same pictures under the same names
+    by_two.mkdir()
+    assert level_plots(pd.DataFrame(rows), by_two, "svg", workers=2) == plots
+    assert sorted(f.name for f in by_two.iterdir()) == sorted(f.name for f in img.iterdir())
     assert sum("(methods 1-10 of 12)" in c or "(methods 11-12 of 12)" in c for _, c, _ in plots) == 2
     pages = curve_pages(plots, tmp_path)
     assert sorted((g, n) for g, _, n in pages) == [("w, P = 2", 15), ("w, P = 3", 14), ("w, P = 4", 13)]

@@ -126,6 +126,13 @@ def test_bisection_pieces_are_nearly_equal():
     assert cells[item == 0].sum() == 216 and cells[item == 1].sum() == 27 and cells.min() >= 1
     assert np.all(cells[item == 1] == 1)
     assert cells[item == 0].max() <= 2 * cells[item == 0].min() + 1
+    # by hand: a 4-plane row in 3 (cut at round(4 * 1/3) = 1 plane, then the 3 planes at round(3/2) = 2) and a
+    # 2 x 2 square in 4 (the longest axis, ties the lowest: x, then y); (item, j) order, bisection order
+    item, j, plo, phi = bisect_pieces(np.array([[0, 0, 0], [2, 0, 0]]), np.array([[3, 0, 0], [3, 1, 0]]),
+                                      np.array([3, 4]))
+    assert item.tolist() == [0, 0, 0, 1, 1, 1, 1] and j.tolist() == [0, 1, 2, 0, 1, 2, 3]
+    assert plo[:, :2].tolist() == [[0, 0], [1, 0], [3, 0], [2, 0], [2, 1], [3, 0], [3, 1]]
+    assert phi[:, :2].tolist() == [[0, 0], [2, 0], [3, 0], [2, 0], [2, 1], [3, 0], [3, 1]]
 
 
 def test_coalesce_merges_abutting_pieces_of_one_owner():
