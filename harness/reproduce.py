@@ -456,9 +456,10 @@ def prefill(todo: list[tuple[dict, dict]], workers: int, cellbar: CellBar, log, 
                 between()
     except BaseException:  # Ctrl-C, a time limit: the workers stop now (their finished cells are stored)
         pool.shutdown(wait=False, cancel_futures=True)
-        for child in multiprocessing.active_children():
-            child.terminate()
-            child.join()
+        while kids := multiprocessing.active_children():  # (one the pool started meanwhile included)
+            for child in kids:
+                child.kill()  # SIGKILL: a worker forked while a lock was held can block SIGTERM, and hang join()
+                child.join()
         raise
     pool.shutdown(wait=True, cancel_futures=True)
     return took
