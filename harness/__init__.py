@@ -28,7 +28,7 @@ from .latency import qwgt as latency_qwgt
 from .mesh import dual_edges
 from .metrics import (Costs, core_metrics, costs_if_on, cut_pct, delta_cut, load_figures, loadimb, loadimb_of, maxsr, qwgt,
                       vertex_costs, work_loadimb, wsysll)
-from .model import IDX, Boxes, Graph, Level, LoadArray, Machine, State
+from .model import IDX, Boxes, Graph, Level, LoadArray, Machine, State, row_prod
 from .partitioners import metis_kway, quiet_native
 from .pieces import BoxPieces, lex_order, overlap_join
 from .plugins import Algorithm, Report, implements, registers
@@ -49,6 +49,6 @@ __all__ = [
     "block_owner", "boxes_to_graph", "carry", "cell_vertices", "core_metrics", "costs_if_on", "curve_parts", "cut_pct", "delta_cut",
     "dual_edges", "graph_of", "hilbert_index", "hilbert_order", "hookimpl", "implements", "initial_state",
     "latency_figures", "latency_model", "latency_qwgt", "level_table", "load_figures", "load_workload", "loadimb", "loadimb_of",
-    "lex_order", "max_tolerance", "maxsr", "metis_kway", "no_tolerance", "overlap_join", "paper_values", "parse_call", "processor_costs",
+    "lex_order", "row_prod", "max_tolerance", "maxsr", "metis_kway", "no_tolerance", "overlap_join", "paper_values", "parse_call", "processor_costs",
     "quiet_native", "qwgt", "recursive_bisection", "registers", "render", "resolve_params", "vertex_costs", "with_paper", "work_loadimb", "wsysll",
 ]

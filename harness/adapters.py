@@ -243,18 +243,21 @@ _box_graphs: dict = {}
 
 
 def _builder_hash() -> str:
-    """Hash of the code that builds a box graph: these functions' source and the Graph model (not the whole
-    modules, so an edit elsewhere in them, e.g. to the AMR figures, keeps the cached graphs)."""
+    """Hash of the code that builds a box graph: these functions' source, the Graph model and the compiled
+    pair search (not the whole modules, so an edit elsewhere in them, e.g. to the AMR figures, keeps the
+    cached graphs)."""
     global _BUILDER
     if _BUILDER is None:
         import hashlib
         import inspect
 
-        from . import amrmetrics, model, pieces
+        from pathlib import Path
 
-        h = hashlib.sha256()
-        for f in (boxes_to_graph, _coarse_overlaps, amrmetrics.face_pairs, pieces.overlap_join,
-                  pieces._join_equal, model.Graph, model.Boxes):
+        from . import _cells, amrmetrics, model, pieces
+
+        h = hashlib.sha256(Path(_cells.__file__).read_bytes())
+        for f in (boxes_to_graph, _coarse_overlaps, amrmetrics.face_pairs, pieces.overlap_join, model.Graph,
+                  model.Boxes):
             h.update(inspect.getsource(f).encode())
         _BUILDER = h.hexdigest()[:16]
     return _BUILDER

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import IDX, Boxes
-from .pieces import RASTER_CELLS_PER_PIECE, BoxPieces, enumerate_cells, moved_cells, overlap_join
+from .model import IDX, Boxes, row_prod
+from . import _cells
+from .pieces import RASTER_CELLS_PER_PIECE, BoxPieces, _c, moved_cells, overlap_join
 
 
 def face_pairs(lo: np.ndarray, hi: np.ndarray, with_axis: bool = False):
@@ -54,7 +55,8 @@ def face_pairs(lo: np.ndarray, hi: np.ndarray, with_axis: bool = False):
 def _surface(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Cell faces on the surface of each box lo..hi."""
     ext = hi - lo + 1
-    return sum(2 * np.prod(np.delete(ext, a, axis=1), axis=1) for a in range(ext.shape[1]))
+    cells = row_prod(ext)
+    return 2 * sum(cells // ext[:, a] for a in range(ext.shape[1]))
 
 
 def _steps(meta: dict, ratio: int, level):
@@ -101,11 +103,11 @@ def amr_figures(boxes: Boxes, before: BoxPieces | None, after: BoxPieces, P: int
     keep = np.all(span > 0, axis=1)
     fp, cp, lo, hi, olo, ohi, span = fp[keep], cp[keep], lo[keep], hi[keep], olo[keep], ohi[keep], span[keep]
     lev = pc.level[fp]
-    restrict = np.prod(span, axis=1) / r ** d * B * n_l[lev - 1]
+    restrict = row_prod(span) / r ** d * B * n_l[lev - 1]
     # prolongation: the fine piece's boundary cell faces that lie over the coarse piece
     faces = np.zeros(fp.size)
     for k in range(d):
-        across = np.prod(np.delete(span, k, axis=1), axis=1)
+        across = row_prod(np.delete(span, k, axis=1))
         faces += across * (olo[:, k] == lo[:, k])
         faces += across * (ohi[:, k] == hi[:, k])
     prolong = faces * g * B * n_l[lev]
@@ -159,7 +161,7 @@ def _shared_faces(alo, ahi, blo, bhi) -> np.ndarray:
     for k in range(alo.shape[1]):
         other = np.delete(ov, k, axis=1)
         touch = ((ahi[:, k] + 1 == blo[:, k]) | (bhi[:, k] + 1 == alo[:, k])) & np.all(other > 0, axis=1)
-        f += touch * np.prod(other, axis=1)
+        f += touch * row_prod(other)
     return f
 
 
@@ -183,8 +185,8 @@ def _row(pc: BoxPieces, P: int, r: int, intra, inter, moved_bytes: float, traffi
 # ---------------------------------------------------------------- per-cell evaluation (many small pieces)
 
 def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: int, moved: float) -> dict:
-    """:func:`amr_figures` by per-cell passes: the same sums, cell face by cell face (counted per level and
-    weighted once: every face of a level carries the same bytes)."""
+    """:func:`amr_figures` by per-cell passes (``harness._cells``): the same sums, cell face by cell face
+    (counted per level and weighted once: every face of a level carries the same bytes)."""
     r, d = int(boxes.ratio), boxes.lo.shape[1]
     cm = pc.cell_map()
     if cm.ids.size != boxes.n:
@@ -197,28 +199,27 @@ def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: 
     sent = np.zeros(P)
     recv = np.zeros(P)
 
-    def faces(i, j, lev):
-        """Bytes of the cell faces between cells i and j (of levels ``lev``): [communication, copy] where the
-        pieces differ, by whether their owners do."""
-        diff = pid[i] != pid[j]
-        same = own[i][diff] == own[j][diff]
-        lev = lev[diff]
-        comm = np.bincount(lev[~same], minlength=L)
-        copy = np.bincount(lev[same], minlength=L)
-        return 2.0 * g * B * np.array([comm @ n_l, copy @ n_l])
+    def faces(lo, hi, bi, bj, ax, lev):
+        """Bytes of the cell faces between each cell of lo..hi (box bi) and its neighbour one step along
+        axis ax (box bj), where the pieces differ: [communication, copy] by whether their owners do."""
+        out = np.zeros(2 * L, IDX)
+        _cells.faces(_c(lo), _c(hi), _c(bi), _c(bj), _c(ax), _c(lev), d, R.base, R.stride, pid, own, L, out)
+        return 2.0 * g * B * np.array([out[:L] @ n_l, out[L:] @ n_l])
 
     # intra-level, inside a box: the pieces tile it, so the faces they share are (their surfaces - the
     # box's) / 2; cell by cell only in the boxes holding two pieces on one processor (memory copies)
     shared = (np.bincount(pc.box, _surface(pc.lo, pc.hi), minlength=boxes.n) - _surface(boxes.lo, boxes.hi)) / 2
     inside = 2.0 * g * B * float(shared @ n_l[boxes.level])
-    key = np.sort(pc.box * P + pc.owner)
-    rep = np.unique(key[1:][key[1:] == key[:-1]] // P)
+    if boxes.n * P <= 8 * pc.n + (1 << 20):  # (box, owner) pairs held by two pieces or more
+        rep = np.unique(np.nonzero(np.bincount(pc.box * P + pc.owner) > 1)[0] // P)
+    else:
+        key = np.sort(pc.box * P + pc.owner)
+        rep = np.unique(key[1:][key[1:] == key[:-1]] // P)
     copy = 0.0
-    if rep.size:
-        bsid, bxyz, (cell,) = enumerate_cells(boxes.lo[rep], boxes.hi[rep], ((R, rep, 1),))
-        for a in range(d):
-            k = np.nonzero(bxyz[a] < boxes.hi[rep, a][bsid])[0]
-            copy += faces(cell[k], cell[k] + R.stride[a][rep[bsid[k]]], boxes.level[rep[bsid[k]]])[1]
+    for a in range(d):  # each cell and the next one along axis a
+        hi = boxes.hi[rep].copy()
+        hi[:, a] -= 1
+        copy += faces(boxes.lo[rep], hi, rep, rep, np.full(rep.size, a), boxes.level[rep])[1]
     intra += [inside - copy, copy]
     same_level, coarse_fine = _box_pairs(boxes)
     # intra-level, across the faces of two boxes: bi's high face on axis ax touches bj's low face
@@ -231,39 +232,25 @@ def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: 
     bi, bj = np.where(up, u, v), np.where(up, v, u)
     lo = np.maximum(boxes.lo[bi], boxes.lo[bj])
     hi = np.minimum(boxes.hi[bi], boxes.hi[bj])
-    lo[rows, ax] = hi[rows, ax] = boxes.hi[bi, ax]
-    sid, _, (ci,) = enumerate_cells(lo, hi, ((R, bi, 1),))
-    # the same cells one step further along the axis, in box j
-    lo[rows, ax] = hi[rows, ax] = boxes.lo[bj, ax]
-    _, _, (cj,) = enumerate_cells(lo, hi, ((R, bj, 1),))
-    intra += faces(ci, cj, boxes.level[bi][sid])
+    lo[rows, ax] = hi[rows, ax] = boxes.hi[bi, ax]  # bi's last layer; its neighbour is bj's first
+    intra += faces(lo, hi, bi, bj, ax, boxes.level[bi])
     # inter-level: every fine cell over a coarse cell (restriction), its piece's boundary faces (prolongation)
-    plo = [pc.lo[:, a].astype(pid.dtype) for a in range(d)]
-    phi = [pc.hi[:, a].astype(pid.dtype) for a in range(d)]
     fine_of, coarse_of = coarse_fine
+    F = 2 * d + 1
+    plo, phi = _c(pc.lo), _c(pc.hi)
     for lev in np.unique(boxes.level[fine_of]):
         sel = boxes.level[fine_of] == lev
         fb, cb = fine_of[sel], coarse_of[sel]
         lo = np.maximum(boxes.lo[fb], boxes.lo[cb] * r)
         hi = np.minimum(boxes.hi[fb], (boxes.hi[cb] + 1) * r - 1)
-        sid, xyz, (fcell, ccell) = enumerate_cells(lo, hi, ((R, fb, 1), (R, cb, r)))
-        del sid
-        fp = pid[fcell]
-        fo = own[fcell]
-        nface = np.zeros(fp.size, np.int8)
-        for a in range(d):
-            nface += xyz[a] == plo[a][fp]
-            nface += xyz[a] == phi[a][fp]
-        del fp, xyz
-        co = own[ccell]
-        rest, prol = B * n_l[lev - 1] / r ** d, g * B * n_l[lev]  # bytes per fine cell, per face
         # one count per (fine owner, coarse owner, boundary faces): every sum below is read off it
-        F = 2 * d + 1
-        key = (fo.astype(IDX) * P + co) * F + nface
-        cnt = np.bincount(key, minlength=P * P * F).reshape(P, P, F)
+        cnt = np.zeros(P * P * F, IDX)
+        _cells.inter(_c(lo), _c(hi), _c(fb), _c(cb), r, d, R.base, R.stride, pid, own, plo, phi, P, cnt)
+        cnt = cnt.reshape(P, P, F)
+        n_all, f_all = int(cnt.sum()), int((cnt @ np.arange(F)).sum())
         cnt[np.arange(P), np.arange(P)] = 0  # the copies: fine and coarse cell on one processor
+        rest, prol = B * n_l[lev - 1] / r ** d, g * B * n_l[lev]  # bytes per fine cell, per face
         cells, faces_ = cnt.sum(axis=2), cnt @ np.arange(F)
-        n_all, f_all = fo.size, int(nface.sum(dtype=IDX))
         n_comm, f_comm = int(cells.sum()), int(faces_.sum())
         inter += [rest * n_comm + prol * f_comm, rest * (n_all - n_comm) + prol * (f_all - f_comm)]
         fcnt, ccnt = cells.sum(axis=1), cells.sum(axis=0)

@@ -16,7 +16,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .model import IDX, Boxes
+from . import _cells
+from .model import IDX, Boxes, row_prod
 
 RASTER_CELLS_PER_PIECE = 32  # pieces averaging fewer cells (IGD at P >= 16) are evaluated cell by cell
 
@@ -29,15 +30,9 @@ def _ro(a, shape=None) -> np.ndarray:
     return a
 
 
-def _join_equal(ka: np.ndarray, kb: np.ndarray):
-    """All index pairs (i, j) with ka[i] == kb[j] (sort-merge join)."""
-    ob = np.argsort(kb, kind="stable")
-    sb = kb[ob]
-    left = np.searchsorted(sb, ka, "left")
-    cnt = np.searchsorted(sb, ka, "right") - left
-    i = np.repeat(np.arange(ka.size, dtype=IDX), cnt)
-    j = ob[np.arange(i.size, dtype=IDX) + np.repeat(left - np.cumsum(cnt) + cnt, cnt)]
-    return i, j
+def _c(a) -> np.ndarray:
+    """An int64, C-contiguous array (what ``harness._cells`` reads)."""
+    return np.ascontiguousarray(a, IDX)
 
 
 def lex_order(*cols) -> np.ndarray:
@@ -58,126 +53,56 @@ def lex_order(*cols) -> np.ndarray:
 
 def overlap_join(alo, ahi, blo, bhi, size=None):
     """All pairs (i, j) of boxes a[i], b[j] (inclusive integer corners) that overlap, with the overlap
-    volume, each pair once. Boxes are hashed to the buckets of a grid they touch (bucket side per axis
-    ``size``, default the median extent on that axis, doubled while a box touches more than 2^d buckets
-    on average); a candidate pair found in a bucket is kept only in the bucket holding the low corner of
-    its intersection, so no pair is reported twice (no global unique). Cost follows the number of nearby
-    pairs, never len(a) * len(b)."""
-    alo, ahi, blo, bhi = (np.asarray(x, IDX) for x in (alo, ahi, blo, bhi))
+    volume, each pair once, in (i, j) order. Boxes are hashed to the buckets of a grid they touch (bucket
+    side per axis ``size``, default the median extent on that axis, doubled while a box touches more than
+    2^d buckets on average or the grid has more than 4 buckets per box); a candidate pair found in a bucket
+    is kept only in the bucket holding the low corner of its intersection (``harness._cells.overlaps``).
+    Cost follows the number of nearby pairs, never len(a) * len(b)."""
+    alo, ahi, blo, bhi = (_c(x) for x in (alo, ahi, blo, bhi))
     e = np.zeros(0, IDX)
     if not len(alo) or not len(blo):
         return e, e, e
     d = alo.shape[1]
+    base = np.minimum(alo.min(axis=0), blo.min(axis=0))
+    span = np.maximum(ahi.max(axis=0), bhi.max(axis=0)) - base + 1
     if size is None:
         ext = np.vstack([ahi - alo, bhi - blo]) + 1
         size = np.maximum(np.median(ext, axis=0).astype(IDX), 1)
         big = ext.max(axis=0)
-        while np.any(size < big) and np.prod((ext - 1) / size + 1, axis=1).mean() > 2 ** d:
+        while np.any(size < big) and row_prod((ext - 1) / size + 1).mean() > 2 ** d:
             size = np.where(size < big, size * 2, size)
-    size = np.broadcast_to(np.asarray(size, IDX), (d,))
-    base = np.minimum(alo.min(axis=0), blo.min(axis=0))
-    top = (np.maximum(ahi.max(axis=0), bhi.max(axis=0)) - base) // size + 1
-
-    def entries(lo, hi):
-        b0, b1 = (lo - base) // size, (hi - base) // size
-        span = b1 - b0 + 1
-        n = np.prod(span, axis=1)
-        box = np.repeat(np.arange(len(lo), dtype=IDX), n)
-        if box.size == len(lo):  # every box in one bucket
-            key = np.zeros(box.size, IDX)
-            for a in range(d):
-                key = key * top[a] + b0[:, a]
-            return key, box
-        k = np.arange(box.size, dtype=IDX) - np.repeat(np.cumsum(n) - n, n)
-        key = np.zeros(box.size, IDX)
-        for a in range(d):
-            sp = np.repeat(span[:, a], n)
-            key = key * top[a] + np.repeat(b0[:, a], n) + (k % sp)  # row-major bucket number
-            k //= sp
-        return key, box
-
-    ka, ia = entries(alo, ahi)
-    kb, ib = entries(blo, bhi)
-    i, j = _join_equal(ka, kb)
-    key = ka[i]
-    i, j = ia[i], ib[j]
-    ok = np.ones(i.size, bool)
-    own = np.zeros(i.size, IDX)
-    vol = np.ones(i.size, IDX)
-    for a in range(d):  # column by column: overlap, and the bucket of the intersection's low corner
-        lo_a = np.maximum(alo[:, a][i], blo[:, a][j])
-        ov = np.minimum(ahi[:, a][i], bhi[:, a][j]) - lo_a + 1
-        ok &= ov > 0
-        vol *= ov
-        own = own * top[a] + (lo_a - base[a]) // size[a]
-    ok &= own == key
-    return i[ok], j[ok], vol[ok]
-
-
-def _cell_dtype(n_cells: int, coord: int, box_cells: int = 0, d: int = 3):
-    """int32 when every cell number, coordinate and partial sum of :meth:`Raster.index` fits (a third of
-    int64's time in per-cell passes)."""
-    return np.int32 if n_cells + coord + 2 * d * coord * box_cells < 2 ** 31 - 1 else IDX
-
-
-def _maxabs(*arrays) -> int:
-    return max((int(np.abs(a).max()) for a in arrays if a.size), default=0)
-
-
-def enumerate_cells(lo: np.ndarray, hi: np.ndarray, rasters: tuple = ()):
-    """Every cell of the boxes lo..hi: (box of the cell, [its coordinate on each axis]), boxes in order,
-    C order inside a box (int32 when they fit). Built axis by axis, each row of the axes so far repeated
-    along the next one (no per-cell division).
-
-    ``rasters``: (:class:`Raster`, the box of each lo..hi in it, r) triples; then a third item, per triple
-    the number in that raster of each cell's cell at r times coarser resolution (r = 1: the cell itself),
-    ``Raster.index`` accumulated row by row."""
-    d = lo.shape[1]
-    ext = hi - lo + 1
-    dt = _cell_dtype(int(np.prod(ext, axis=1).sum()), _maxabs(lo, hi))
-    ext, lo = ext.astype(dt), lo.astype(dt)
-    sid = np.arange(lo.shape[0], dtype=dt)
-    xyz: list = []
-    acc = [R.base[np.asarray(box, IDX)] for R, box, _ in rasters]
-    for a in range(d):
-        e = ext[:, a][sid]
-        t = np.arange(int(e.sum(dtype=IDX)), dtype=dt) - np.repeat(np.cumsum(e, dtype=dt) - e, e)
-        c = np.repeat(lo[:, a][sid], e) + t
-        xyz = [np.repeat(x, e) for x in xyz] + [c]
-        sid = np.repeat(sid, e)
-        for k, (R, box, r) in enumerate(rasters):
-            cc = c if r == 1 else (c >> (int(r).bit_length() - 1) if r & (r - 1) == 0 else c // r)
-            acc[k] = np.repeat(acc[k], e)
-            acc[k] += cc if a == d - 1 else cc * R.stride[a][np.asarray(box, IDX)[sid]]  # C order: last stride 1
-    return (sid, xyz, acc) if rasters else (sid, xyz)
+    size = np.array(np.broadcast_to(np.asarray(size, IDX), (d,)), IDX)
+    while np.prod(((span - 1) // size + 1).astype(float)) > max(4 * (len(alo) + len(blo)), 4096):
+        a = int(np.argmax((span - 1) // size))  # a sparse grid: fewer, larger buckets
+        size[a] *= 2
+    top = _c((span - 1) // size + 1)
+    cap = 4 * (len(alo) + len(blo))
+    while True:
+        I, J, V = (np.empty(cap, IDX) for _ in range(3))
+        n = _cells.overlaps(alo, ahi, blo, bhi, d, size, _c(base), top, I, J, V)
+        if n >= 0:
+            return I[:n], J[:n], V[:n]
+        cap = -n
 
 
 class Raster:
-    """The cells of a set of boxes (``lo``, ``hi``) numbered box by box (C order inside a box)."""
+    """The cells of a set of boxes (``lo``, ``hi``) numbered box by box, C order inside a box: cell x of
+    box b is ``base[b] + x . stride[b]`` (the numbering the C passes of ``harness._cells`` read)."""
 
     def __init__(self, lo: np.ndarray, hi: np.ndarray):
         ext = hi - lo + 1
-        cells = np.prod(ext, axis=1)
+        cells = row_prod(ext)
         self.N = int(cells.sum())
         st = np.ones_like(ext)
         for a in range(ext.shape[1] - 2, -1, -1):
             st[:, a] = st[:, a + 1] * ext[:, a + 1]
-        dt = _cell_dtype(self.N, _maxabs(lo, hi), int(cells.max(initial=0)), ext.shape[1])
-        self.stride = [st[:, a].astype(dt) for a in range(ext.shape[1])]
-        self.base = (np.cumsum(cells) - cells - np.einsum("ij,ij->i", lo, st)).astype(dt)
-
-    def index(self, box: np.ndarray, xyz: list) -> np.ndarray:
-        """Global cell number of the cells ``xyz`` (coordinate columns) of boxes ``box``."""
-        out = self.base[box]
-        for a, x in enumerate(xyz):
-            out += x * self.stride[a][box]
-        return out
+        self.stride = _c(st)
+        self.base = _c(np.cumsum(cells) - cells - np.einsum("ij,ij->i", lo, st))
 
 
 class CellMap(NamedTuple):
     """The boxes some pieces tile (``ids`` and their corners and levels), their cells numbered box by box
-    (``raster``), the piece holding each cell (``pid``) and its owner (``own``, the smallest integer type
-    that holds the owners: the per-cell passes read it)."""
+    (``raster``), the piece holding each cell (``pid``, int32) and its owner (``own``, int32)."""
 
     ids: np.ndarray
     lo: np.ndarray
@@ -189,14 +114,14 @@ class CellMap(NamedTuple):
 
 
 def _paint(lo, hi, level, ids, pc: "BoxPieces", box_index: np.ndarray) -> CellMap:
-    """The :class:`CellMap` of ``pc`` over the boxes lo..hi; a cell no piece covers holds -1."""
+    """The :class:`CellMap` of ``pc`` over the boxes lo..hi and the number of cells two pieces cover (a
+    cell no piece covers holds -1)."""
     R = Raster(lo, hi)
-    sid, _, (idx,) = enumerate_cells(pc.lo, pc.hi, ((R, box_index, 1),))
-    pid = np.full(R.N, -1, sid.dtype)
-    pid[idx] = sid
-    top = int(pc.owner.max(initial=0))
-    own = pc.owner.astype(np.int16 if top < 2 ** 15 else np.int32 if top < 2 ** 31 else IDX)[pid]
-    return CellMap(ids, lo, hi, level, R, pid, own)
+    pid = np.full(R.N, -1, np.int32)
+    own = np.empty(R.N, np.int32)  # every cell painted, unless two pieces overlap (then only pid is read)
+    twice = _cells.paint(_c(pc.lo), _c(pc.hi), _c(box_index), _c(pc.owner), pc.lo.shape[1], R.base, R.stride,
+                         pid, own)
+    return CellMap(ids, lo, hi, level, R, pid, own), twice
 
 
 @dataclass(frozen=True, eq=False)
@@ -234,7 +159,7 @@ class BoxPieces:
     def cells(self) -> np.ndarray:
         """Cells per piece (computed once: the check, the metrics and the accounting read it)."""
         if "ncells" not in self._memo:
-            c = np.prod(self.hi - self.lo + 1, axis=1)
+            c = row_prod(self.hi - self.lo + 1)
             c.setflags(write=False)
             self._memo["ncells"] = c
         return self._memo["ncells"]
@@ -278,10 +203,10 @@ class BoxPieces:
             raise ValueError(f"pieces: box {k} has {int(boxes.cells[k])} cells, its pieces {int(got[k])}")
         # inside their box with the right cell total: they tile it iff no two pieces of one box overlap
         if int(self.cells.sum()) < RASTER_CELLS_PER_PIECE * self.n:  # many small pieces: paint every cell
-            cm = _paint(boxes.lo, boxes.hi, boxes.level, np.arange(boxes.n, dtype=IDX), self, b)
-            hole = cm.pid < 0  # a cell painted twice leaves another one unpainted
-            if hole.any():
-                box = int(np.searchsorted(np.cumsum(boxes.cells), int(np.argmax(hole)), "right"))
+            cm, twice = _paint(boxes.lo, boxes.hi, boxes.level, np.arange(boxes.n, dtype=IDX), self, b)
+            if twice:  # a cell painted twice leaves another one unpainted
+                hole = int(np.argmax(cm.pid < 0))
+                box = int(np.searchsorted(np.cumsum(boxes.cells), hole, "right"))
                 raise ValueError(f"pieces: two pieces of box {box} overlap")
             self._memo["cells"] = cm
             return
@@ -294,7 +219,7 @@ class BoxPieces:
         holding each cell; computed once (by :meth:`check` for many small pieces)."""
         if "cells" not in self._memo:
             ids, lo, hi, level = _hull(self)
-            self._memo["cells"] = _paint(lo, hi, level, ids, self, np.searchsorted(ids, self.box))
+            self._memo["cells"] = _paint(lo, hi, level, ids, self, np.searchsorted(ids, self.box))[0]
         return self._memo["cells"]
 
     def _same_box_overlaps(self):
@@ -357,27 +282,26 @@ def _moved_cells(before: BoxPieces, after: BoxPieces, raster: bool | None):
         raster = (before.n + after.n) * RASTER_CELLS_PER_PIECE > int(before.cells.sum() + after.cells.sum())
     S, D, C = [], [], []
     Q = int(max(before.owner.max(), after.owner.max())) + 1
-    if raster and Q * Q <= 1 << 22:  # few processor pairs: count every common cell's pair directly
-        tally = np.zeros(Q * Q, IDX)
-    else:
-        tally = None
-    if raster:
+    if raster:  # every common cell's (owner before, owner after), counted in C
+        emit = Q * Q > 1 << 22  # many processor pairs: the changed cells' pairs, counted below
+        tally = None if emit else np.zeros(Q * Q, IDX)
         mb, ma = before.cell_map(), after.cell_map()
         for lev in np.intersect1d(mb.level, ma.level):
             a = np.nonzero(mb.level == lev)[0]
             b = np.nonzero(ma.level == lev)[0]
-            i, j, _ = overlap_join(mb.lo[a], mb.hi[a], ma.lo[b], ma.hi[b])
+            i, j, v = overlap_join(mb.lo[a], mb.hi[a], ma.lo[b], ma.hi[b])
             lo, hi = np.maximum(mb.lo[a[i]], ma.lo[b[j]]), np.minimum(mb.hi[a[i]], ma.hi[b[j]])
-            _, _, (ib, ia) = enumerate_cells(lo, hi, ((mb.raster, a[i], 1), (ma.raster, b[j], 1)))
-            s = mb.own[ib]
-            d = ma.own[ia]
-            if tally is not None:
-                tally += np.bincount(s.astype(IDX) * Q + d, minlength=Q * Q)
-                continue
-            ch = s != d
-            S.append(s[ch])
-            D.append(d[ch])
-            C.append(np.ones(int(ch.sum()), IDX))
+            out = np.zeros(int(v.sum()), IDX) if emit else tally
+            n = _cells.moved(_c(lo), _c(hi), _c(a[i]), _c(b[j]), lo.shape[1], mb.raster.base, mb.raster.stride,
+                             mb.own, ma.raster.base, ma.raster.stride, ma.own, Q, out, emit)
+            if emit:
+                S.append(out[:n] // Q)
+                D.append(out[:n] % Q)
+                C.append(np.ones(n, IDX))
+        if not emit:
+            tally[np.arange(Q) * (Q + 1)] = 0  # cells that stayed on their processor
+            u = np.nonzero(tally)[0]
+            return (u // Q).astype(IDX), (u % Q).astype(IDX), tally[u]
     else:
         for lev in np.intersect1d(np.unique(before.level), np.unique(after.level)):
             a = np.nonzero(before.level == lev)[0]
@@ -388,10 +312,6 @@ def _moved_cells(before: BoxPieces, after: BoxPieces, raster: bool | None):
             S.append(s[ch])
             D.append(d[ch])
             C.append(v[ch])
-    if tally is not None:
-        tally[np.arange(Q) * (Q + 1)] = 0  # cells that stayed on their processor
-        u = np.nonzero(tally)[0]
-        return (u // Q).astype(IDX), (u % Q).astype(IDX), tally[u]
     if not S:
         return e, e, e
     s, d, c = np.concatenate(S), np.concatenate(D), np.concatenate(C)

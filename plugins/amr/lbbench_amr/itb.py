@@ -24,7 +24,7 @@ from collections import deque
 
 import numpy as np
 
-from harness import Boxes, as_form
+from harness import Boxes, as_form, row_prod
 
 from .split import linear_pieces
 
@@ -36,7 +36,7 @@ def _overlap_cells(boxes: Boxes, coarse, fine):
     r = boxes.ratio
     lo = np.maximum(boxes.lo[fine], boxes.lo[coarse] * r)
     hi = np.minimum(boxes.hi[fine], (boxes.hi[coarse] + 1) * r - 1)
-    return np.prod(np.clip(hi - lo + 1, 0, None), axis=1)
+    return row_prod(np.clip(hi - lo + 1, 0, None))
 
 
 def bfs_order(boxes: Boxes, g) -> np.ndarray:
@@ -85,9 +85,9 @@ def itb(boxes: Boxes, P: int, itb_iters: int = 10, tol: float = 0.01):
     split = np.bincount(box, minlength=boxes.n) > 1
     owner = np.full(boxes.n, -1, I64)
     owner[box] = chunk  # whole boxes; split boxes keep their pieces
-    load = np.bincount(chunk, np.prod(hi - lo + 1, axis=1) * wpc[item], minlength=P)
+    load = np.bincount(chunk, row_prod(hi - lo + 1) * wpc[item], minlength=P)
     # main owner of a split box (most cells) for the edge weights of step 4
-    cells = np.prod(hi - lo + 1, axis=1)
+    cells = row_prod(hi - lo + 1)
     o = np.lexsort((chunk, -cells, box))
     first = np.r_[True, box[o][1:] != box[o][:-1]]
     owner[box[o][first]] = chunk[o][first]

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import BoxPieces, Boxes, hilbert_index, lex_order
+from harness import BoxPieces, Boxes, hilbert_index, lex_order, row_prod
 
+from . import _place
 from .split import bisect_pieces, coalesce, linear_pieces, slab_pieces
 
 I64 = np.int64
@@ -41,7 +42,7 @@ def sfc(boxes: Boxes, P: int, block: int = 3, coalesce_pieces: bool = True) -> B
     side = block * boxes.ratio ** boxes.level  # block side on each box's level
     b0, b1 = boxes.lo // side[:, None], boxes.hi // side[:, None]
     span = b1 - b0 + 1
-    cnt = np.prod(span, axis=1)
+    cnt = row_prod(span)
     item = np.repeat(np.arange(boxes.n, dtype=I64), cnt)
     k = np.arange(item.size, dtype=I64) - np.repeat(np.cumsum(cnt) - cnt, cnt)
     bc = np.empty((item.size, d), I64)
@@ -52,7 +53,7 @@ def sfc(boxes: Boxes, P: int, block: int = 3, coalesce_pieces: bool = True) -> B
     lo = np.maximum(boxes.lo[item], bc * s)
     hi = np.minimum(boxes.hi[item], (bc + 1) * s - 1)
     bid = np.ravel_multi_index(tuple(bc.T), tuple(nb))
-    work = np.bincount(bid, np.prod(hi - lo + 1, axis=1) * float(boxes.ratio) ** boxes.level[item],
+    work = np.bincount(bid, row_prod(hi - lo + 1) * float(boxes.ratio) ** boxes.level[item],
                        minlength=int(np.prod(nb)))
     allb = np.stack(np.unravel_index(np.arange(work.size), tuple(nb)), axis=1)
     bits = max(1, int(np.ceil(np.log2(max(int(nb.max()), 2)))))
@@ -92,7 +93,7 @@ def igd(boxes: Boxes, P: int, igd_split: str = "full", igd_deal: str = "greedy")
     # deal: the pieces of a box, largest first (ties: bisection order), to processors o_b, o_b + 1, ...;
     # o_b = cells of the boxes before b (mod P): = sum of k for boxes smaller than P, and for larger ones it
     # rotates by cells mod P, the number of pieces with one cell more than the rest
-    cells = np.prod(hi - lo + 1, axis=1)
+    cells = row_prod(hi - lo + 1)
     order = lex_order(item, -cells, j)
     item, lo, hi, cells = item[order], lo[order], hi[order], cells[order]
     rank = np.arange(item.size, dtype=np.int64) - np.repeat(np.cumsum(k) - k, k)
@@ -101,15 +102,9 @@ def igd(boxes: Boxes, P: int, igd_split: str = "full", igd_deal: str = "greedy")
         return pieces_of(boxes, item, lo, hi, (o[item] + rank) % P)
     if igd_deal != "greedy":
         raise ValueError(f"amr-igd: igd_deal must be rotate or greedy, got {igd_deal!r}")
-    load = np.zeros(P)  # one short stable sort per box (the boxes are dealt one after another)
     work = cells * float(boxes.ratio) ** boxes.level[item]
     owner = np.empty(item.size, I64)
-    a = 0
-    for n in k.tolist():
-        q = np.argsort(load, kind="stable")[:n]  # ties go to the lowest id
-        load[q] += work[a:a + n]
-        owner[a:a + n] = q
-        a += n
+    _place.deal(np.ascontiguousarray(k, I64), np.ascontiguousarray(work, float), P, owner)  # box after box
     return pieces_of(boxes, item, lo, hi, owner)
 
 

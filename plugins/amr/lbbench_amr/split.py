@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness import row_prod
+
 I64 = np.int64
 
 
@@ -90,7 +92,7 @@ def linear_pieces(lo, hi, wpc, P: int, split):
     if n == 0:
         e = np.zeros(0, I64)
         return e, np.zeros((0, d), I64), np.zeros((0, d), I64), e
-    cells = np.prod(hi - lo + 1, axis=1)
+    cells = row_prod(hi - lo + 1)
     wpc = np.broadcast_to(np.asarray(wpc, float), (n,))
     w = cells * wpc
     end = np.cumsum(w)

@@ -1,0 +1,222 @@
+/* The sequential placement loops of IGD's greedy deal (schemes.igd) and WD (wd.wd), box after box as
+ * their Python callers describe them, in the same order of floating-point operations (the same owners as
+ * the loops they replace, bit for bit). Called only through schemes.py and wd.py, which check shapes. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int64_t i64;
+
+typedef struct {
+    double load;
+    i64 q;
+} slot;
+
+static int by_load(const void *p, const void *r) {
+    const slot *a = p, *b = r;
+    if (a->load != b->load) return a->load < b->load ? -1 : 1;
+    return (a->q > b->q) - (a->q < b->q);
+}
+
+/* processors in (load, id) order: insertion sort for few, qsort for many */
+static void order(slot *s, i64 n) {
+    if (n > 64) {
+        qsort(s, (size_t)n, sizeof(slot), by_load);
+        return;
+    }
+    for (i64 i = 1; i < n; ++i) {
+        slot v = s[i];
+        i64 j = i;
+        while (j > 0 && by_load(&s[j - 1], &v) > 0) {
+            s[j] = s[j - 1];
+            --j;
+        }
+        s[j] = v;
+    }
+}
+
+static int sized(Py_buffer *b, Py_ssize_t n, const char *name) {
+    if (b->len != n * 8) {
+        PyErr_Format(PyExc_ValueError, "place: %s has %zd bytes, expected %zd", name, b->len, n * 8);
+        return 0;
+    }
+    return 1;
+}
+
+/* deal(k, work, P, owner): box b's k[b] pieces (work[a..a+k[b]), largest first) go to the k[b] least
+ * loaded processors (ties: lowest id), the first piece to the least loaded; loads start at 0. */
+static PyObject *deal(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer bk, bw, bo;
+    i64 P;
+    if (!PyArg_ParseTuple(args, "y*y*Lw*", &bk, &bw, &P, &bo)) return NULL;
+    PyObject *ret = NULL;
+    slot *s = NULL;
+    i64 nb = bk.len / 8, n = bw.len / 8, a = 0;
+    const i64 *k = bk.buf;
+    const double *work = bw.buf;
+    i64 *owner = bo.buf;
+    if (P < 1 || !sized(&bo, n, "owner")) {
+        if (P < 1) PyErr_SetString(PyExc_ValueError, "place: P >= 1");
+        goto done;
+    }
+    s = malloc((size_t)P * sizeof(slot));
+    if (!s) { PyErr_NoMemory(); goto done; }
+    for (i64 q = 0; q < P; ++q) s[q] = (slot){0.0, q};
+    for (i64 b = 0; b < nb; ++b) {
+        if (k[b] < 0 || k[b] > P || a + k[b] > n) {
+            PyErr_SetString(PyExc_ValueError, "place: a box's pieces exceed P or the pieces given");
+            goto done;
+        }
+        for (i64 t = 0; t < k[b]; ++t, ++a) {
+            s[t].load += work[a];
+            owner[a] = s[t].q;
+        }
+        order(s, P);
+    }
+    ret = Py_NewRef(Py_None);
+done:
+    free(s);
+    PyBuffer_Release(&bk);
+    PyBuffer_Release(&bw);
+    PyBuffer_Release(&bo);
+    return ret;
+}
+
+/* wd(order, par_start, par_q, par_v, mv_start, mv_q, mv_v, nb_start, nb_dst, nb_w, kmax, n_ax, plane, wpc,
+ *    pstart, P, cap, w_inter, w_intra, w_move, vol, load, procs, nprocs, out_k, out_owner) -> pieces written.
+ * The boxes of one level in placement order (wd.wd's loop): affinities A_q from the parents (par, per box
+ * CSR of (q, v) in overlap order), the placed face neighbours' processors (nb CSR; box b's processors are
+ * procs[pstart[b] .. pstart[b] + nprocs[b]), room for min(P, kmax[b])) and the previous step's owners (mv); the available processors
+ * (load < cap, A_q > 0) of maximum affinity, else every one below cap, else the least loaded; sorted by
+ * (load, id), the first min(tied, kmax[b]) take equal slabs. load is updated in place. */
+static PyObject *wd(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer bord, bps, bpq, bpv, bms, bmq, bmv, bns, bnd, bnw, bkm, bnax, bpl, bwpc, bpst, bload, bprocs, bnp,
+        bok, bow;
+    i64 P;
+    double cap, wi, wa, wm;
+    int vol;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*y*y*y*y*Lddddpw*w*w*w*w*", &bord, &bps, &bpq, &bpv, &bms,
+                          &bmq, &bmv, &bns, &bnd, &bnw, &bkm, &bnax, &bpl, &bwpc, &bpst, &P, &cap, &wi, &wa, &wm,
+                          &vol, &bload, &bprocs, &bnp, &bok, &bow)) return NULL;
+    Py_buffer *all[] = {&bord, &bps, &bpq, &bpv, &bms, &bmq, &bmv, &bns, &bnd, &bnw, &bkm, &bnax, &bpl, &bwpc,
+                        &bpst, &bload, &bprocs, &bnp, &bok, &bow};
+    PyObject *ret = NULL;
+    double *aff = NULL, *seen = NULL, *pv = NULL, *mvv = NULL;
+    char *has = NULL;
+    i64 *touched = NULL;
+    slot *tied = NULL;
+    i64 m = bord.len / 8, nbox = bkm.len / 8, cap_out = bow.len / 8, top = 0;
+    if (P < 1 || !sized(&bps, nbox + 1, "par_start") || !sized(&bms, nbox + 1, "mv_start") ||
+        !sized(&bns, nbox + 1, "nb_start") || !sized(&bnax, nbox, "n_ax") || !sized(&bpl, nbox, "plane") ||
+        !sized(&bwpc, nbox, "wpc") || !sized(&bpst, nbox + 1, "pstart") || !sized(&bload, P, "load") ||
+        !sized(&bnp, nbox, "nprocs") || !sized(&bok, m, "out_k")) {
+        if (P < 1) PyErr_SetString(PyExc_ValueError, "place: P >= 1");
+        goto done;
+    }
+    const i64 *ord = bord.buf, *ps = bps.buf, *pq = bpq.buf, *ms = bms.buf, *mq = bmq.buf, *ns = bns.buf;
+    const i64 *nd = bnd.buf, *kmax = bkm.buf, *nax = bnax.buf, *plane = bpl.buf, *pst = bpst.buf;
+    const double *pvv = bpv.buf, *mv = bmv.buf, *nw = bnw.buf, *wpc = bwpc.buf;
+    double *load = bload.buf;
+    i64 *procs = bprocs.buf, *np_ = bnp.buf, *ok = bok.buf, *ow = bow.buf, nproc = bprocs.len / 8;
+    aff = calloc((size_t)P, sizeof(double));
+    seen = calloc((size_t)P, sizeof(double));
+    pv = calloc((size_t)P, sizeof(double));
+    mvv = calloc((size_t)P, sizeof(double));
+    has = calloc((size_t)P, 1);  /* bit 1: a parent's, 2: a neighbour's, 4: the previous step's processor */
+    touched = malloc((size_t)P * sizeof(i64));
+    tied = malloc((size_t)P * sizeof(slot));
+    if (!aff || !seen || !pv || !mvv || !has || !touched || !tied) { PyErr_NoMemory(); goto done; }
+    for (i64 t = 0; t < m; ++t) {
+        i64 b = ord[t], nt = 0, nq = 0;
+        if (b < 0 || b >= nbox) { PyErr_SetString(PyExc_ValueError, "place: box out of range"); goto done; }
+#define TOUCH(q, bit)                                                                   \
+        do {                                                                            \
+            if ((q) < 0 || (q) >= P) {                                                  \
+                PyErr_SetString(PyExc_ValueError, "place: processor out of range");    \
+                goto done;                                                              \
+            }                                                                           \
+            if (!has[q]) touched[nt++] = (q);                                           \
+            has[q] |= (bit);                                                            \
+        } while (0)
+        for (i64 e = ps[b]; e < ps[b + 1]; ++e) {  /* the parents, summed per processor in overlap order */
+            i64 q = pq[e];
+            TOUCH(q, 1);
+            pv[q] += pvv[e];
+        }
+        for (i64 e = ns[b]; e < ns[b + 1]; ++e) {  /* the placed neighbours' processors */
+            i64 u = nd[e];
+            if (u < 0 || u >= nbox) { PyErr_SetString(PyExc_ValueError, "place: box out of range"); goto done; }
+            for (i64 j = 0; j < np_[u]; ++j) {
+                i64 q = procs[pst[u] + j];
+                TOUCH(q, 2);
+                seen[q] = vol ? seen[q] + nw[e] : (seen[q] > nw[e] ? seen[q] : nw[e]);
+            }
+        }
+        for (i64 e = ms[b]; e < ms[b + 1]; ++e) {  /* the previous step's owners over the box */
+            i64 q = mq[e];
+            TOUCH(q, 4);
+            mvv[q] += mv[e];
+        }
+#undef TOUCH
+        double best = 0.0;
+        for (i64 j = 0; j < nt; ++j) {
+            i64 q = touched[j];
+            double a = 0.0;
+            if (has[q] & 1) a = a + (vol ? wi * (pv[q] < 1.0 ? pv[q] : 1.0) : wi);
+            if (has[q] & 2) a = a + wa * seen[q];
+            if (has[q] & 4) a = a + wm * (vol ? (mvv[q] < 1.0 ? mvv[q] : 1.0) : 1.0);
+            aff[q] = a;
+            if (load[q] < cap && a > 0 && a > best) best = a;
+        }
+        for (i64 j = 0; j < nt; ++j) {
+            i64 q = touched[j];
+            if (best > 0 && load[q] < cap && aff[q] == best) tied[nq++] = (slot){load[q], q};
+            has[q] = 0;
+            aff[q] = seen[q] = pv[q] = mvv[q] = 0.0;
+        }
+        if (!nq)
+            for (i64 q = 0; q < P; ++q)
+                if (load[q] < cap) tied[nq++] = (slot){load[q], q};
+        if (!nq) {
+            i64 lo = 0;
+            for (i64 q = 1; q < P; ++q)
+                if (load[q] < load[lo]) lo = q;
+            tied[nq++] = (slot){load[lo], lo};
+        }
+        order(tied, nq);
+        i64 k = nq < kmax[b] ? nq : kmax[b], n = nax[b];
+        if (k < 1 || top + k > cap_out || pst[b] + k > pst[b + 1] || pst[b + 1] > nproc) { PyErr_SetString(PyExc_ValueError, "place: no room for pieces"); goto done; }
+        for (i64 jj = 0; jj < k; ++jj) {
+            i64 q = tied[jj].q;
+            load[q] += wpc[b] * (double)(plane[b] * ((n * (jj + 1)) / k - (n * jj) / k));
+            ow[top++] = q;
+            procs[pst[b] + jj] = q;
+        }
+        np_[b] = k;
+        ok[t] = k;
+    }
+    ret = PyLong_FromLongLong(top);
+done:
+    free(aff);
+    free(seen);
+    free(pv);
+    free(mvv);
+    free(has);
+    free(touched);
+    free(tied);
+    for (int i = 0; i < 20; ++i) PyBuffer_Release(all[i]);
+    return ret;
+}
+
+static PyMethodDef methods[] = {
+    {"deal", deal, METH_VARARGS, "IGD's greedy deal: each box's pieces to the least loaded processors"},
+    {"wd", wd, METH_VARARGS, "WD's placement of one level's boxes"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_place", "IGD's and WD's placement loops.", -1,
+                                    methods};
+
+PyMODINIT_FUNC PyInit__place(void) { return PyModule_Create(&module); }
