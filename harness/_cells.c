@@ -3,7 +3,7 @@
  * box) and counted, with no per-cell arrays.
  *
  * A raster is (base, stride): cell x of box b is base[b] + sum_a x[a] * stride[b, a] (stride[b, d-1] = 1).
- * pid (int32): the piece holding each raster cell (-1: none yet); own (int32): its owner.
+ * pid (int32): the piece holding each raster cell (-1: none yet); owner (int64): each piece's owner.
  * Every region lo..hi must lie inside its boxes: a cell number outside the raster is an error, never a
  * write. Called from Python only through harness/pieces.py, which checks dtypes and shapes. */
 #define PY_SSIZE_T_CLEAN
@@ -88,29 +88,32 @@ static void release(Py_buffer **bs, int n) {
     for (int i = 0; i < n; ++i) PyBuffer_Release(bs[i]);
 }
 
-/* paint(lo, hi, box, owner, d, base, stride, pid, own): pid[cell] = i and own[cell] = owner[i] for every
- * cell of region i (box[i] in the raster); returns the number of cells painted that already held a piece. */
+/* the owner of the piece of cell c (pid[c] in [0, npieces)), or -1 */
+static inline i64 owner_of(const i32 *pid, const i64 *owner, i64 npieces, i64 c) {
+    i64 p = pid[c];
+    return (p >= 0 && p < npieces) ? owner[p] : -1;
+}
+
+/* paint(lo, hi, box, d, base, stride, pid): pid[cell] = i for every cell of region i (box[i] in the
+ * raster); returns the number of cells painted that already held a piece. */
 static PyObject *paint(PyObject *Py_UNUSED(self), PyObject *args) {
-    Py_buffer blo, bhi, bbox, bowner, bbase, bst, bpid, bown;
+    Py_buffer blo, bhi, bbox, bbase, bst, bpid;
     int d;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*iy*y*w*w*", &blo, &bhi, &bbox, &bowner, &d, &bbase, &bst, &bpid, &bown))
-        return NULL;
-    Py_buffer *all[] = {&blo, &bhi, &bbox, &bowner, &bbase, &bst, &bpid, &bown};
+    if (!PyArg_ParseTuple(args, "y*y*y*iy*y*w*", &blo, &bhi, &bbox, &d, &bbase, &bst, &bpid)) return NULL;
+    Py_buffer *all[] = {&blo, &bhi, &bbox, &bbase, &bst, &bpid};
     PyObject *ret = NULL;
     i64 m = bbox.len / 8, nb = bbase.len / 8, N = bpid.len / 4, twice = 0;
     if (d < 1 || d > MAXD) { PyErr_SetString(PyExc_ValueError, "cells: 1 <= d <= 8"); goto done; }
-    if (!sized(&blo, m * d, 8, "lo") || !sized(&bhi, m * d, 8, "hi") || !sized(&bowner, m, 8, "owner") ||
-        !sized(&bst, nb * d, 8, "stride") || !sized(&bown, N, 4, "own")) goto done;
+    if (!sized(&blo, m * d, 8, "lo") || !sized(&bhi, m * d, 8, "hi") || !sized(&bst, nb * d, 8, "stride")) goto done;
     if (m >= INT32_MAX) { PyErr_SetString(PyExc_ValueError, "cells: 2^31 pieces or more"); goto done; }
     raster R = {bbase.buf, bst.buf, nb, N};
-    const i64 *lo = blo.buf, *hi = bhi.buf, *box = bbox.buf, *owner = bowner.buf;
-    i32 *pid = bpid.buf, *own = bown.buf;
+    const i64 *lo = blo.buf, *hi = bhi.buf, *box = bbox.buf;
+    i32 *pid = bpid.buf;
     i64 x[MAXD];
     for (i64 k = 0; k < m; ++k) {
         const i64 *l = lo + k * d, *h = hi + k * d;
         if (!region(l, h, d, x)) continue;
         i64 n = h[d - 1] - l[d - 1] + 1;
-        i32 q = (i32)owner[k];
         cursor cu = {&R, box[k], 1, -1, -1};
         int adv = 0;
         do {
@@ -120,36 +123,35 @@ static PyObject *paint(PyObject *Py_UNUSED(self), PyObject *args) {
             for (i64 t = 0; t < n; ++t) {
                 twice += pid[c + t] >= 0;
                 pid[c + t] = (i32)k;
-                own[c + t] = q;
             }
         } while ((adv = next_row(x, l, h, d)));
     }
     ret = PyLong_FromLongLong(twice);
 done:
-    release(all, 8);
+    release(all, 6);
     return ret;
 }
 
-/* moved(lo, hi, ba, bb, d, baseA, strideA, ownA, baseB, strideB, ownB, Q, out, emit): for every cell x of
- * region k, its owner s = ownA[A(ba[k], x)] before and e = ownB[B(bb[k], x)] after: out[s * Q + e] += 1
- * (emit 0: out has Q * Q entries), or, emit 1, the key s * Q + e of every cell with s != e appended to out
- * (as many entries as the regions' cells); returns the number of keys written. */
+/* moved(lo, hi, ba, bb, d, baseA, strideA, pidA, ownerA, baseB, strideB, pidB, ownerB, Q, out, emit): for
+ * every cell x of region k, its owner s before (raster A, box ba[k]) and e after (raster B, box bb[k]):
+ * out[s * Q + e] += 1 (emit 0: out has Q * Q entries), or, emit 1, the key s * Q + e of every cell with
+ * s != e appended to out (as many entries as the regions' cells); returns the number of keys written. */
 static PyObject *moved(PyObject *Py_UNUSED(self), PyObject *args) {
-    Py_buffer blo, bhi, bba, bbb, bbA, bsA, boA, bbB, bsB, boB, bt;
+    Py_buffer blo, bhi, bba, bbb, bbA, bsA, bpA, boA, bbB, bsB, bpB, boB, bt;
     int d, emit;
     i64 Q;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*iy*y*y*y*y*y*Lw*p", &blo, &bhi, &bba, &bbb, &d, &bbA, &bsA, &boA,
-                          &bbB, &bsB, &boB, &Q, &bt, &emit)) return NULL;
-    Py_buffer *all[] = {&blo, &bhi, &bba, &bbb, &bbA, &bsA, &boA, &bbB, &bsB, &boB, &bt};
+    if (!PyArg_ParseTuple(args, "y*y*y*y*iy*y*y*y*y*y*y*y*Lw*p", &blo, &bhi, &bba, &bbb, &d, &bbA, &bsA, &bpA,
+                          &boA, &bbB, &bsB, &bpB, &boB, &Q, &bt, &emit)) return NULL;
+    Py_buffer *all[] = {&blo, &bhi, &bba, &bbb, &bbA, &bsA, &bpA, &boA, &bbB, &bsB, &bpB, &boB, &bt};
     PyObject *ret = NULL;
-    i64 m = bba.len / 8, cap = bt.len / 8, top = 0;
+    i64 m = bba.len / 8, cap = bt.len / 8, top = 0, nA = boA.len / 8, nB = boB.len / 8;
     if (d < 1 || d > MAXD) { PyErr_SetString(PyExc_ValueError, "cells: 1 <= d <= 8"); goto done; }
     if (!sized(&blo, m * d, 8, "lo") || !sized(&bhi, m * d, 8, "hi") || !sized(&bbb, m, 8, "bb") ||
         !sized(&bsA, bbA.len / 8 * d, 8, "strideA") || !sized(&bsB, bbB.len / 8 * d, 8, "strideB") ||
         (!emit && !sized(&bt, Q * Q, 8, "out"))) goto done;
-    raster A = {bbA.buf, bsA.buf, bbA.len / 8, boA.len / 4}, B = {bbB.buf, bsB.buf, bbB.len / 8, boB.len / 4};
-    const i64 *lo = blo.buf, *hi = bhi.buf, *ba = bba.buf, *bb = bbb.buf;
-    const i32 *oa = boA.buf, *ob = boB.buf;
+    raster A = {bbA.buf, bsA.buf, bbA.len / 8, bpA.len / 4}, B = {bbB.buf, bsB.buf, bbB.len / 8, bpB.len / 4};
+    const i64 *lo = blo.buf, *hi = bhi.buf, *ba = bba.buf, *bb = bbb.buf, *oa = boA.buf, *ob = boB.buf;
+    const i32 *pa = bpA.buf, *pb = bpB.buf;
     i64 *out = bt.buf, x[MAXD];
     for (i64 k = 0; k < m; ++k) {
         const i64 *l = lo + k * d, *h = hi + k * d;
@@ -163,7 +165,7 @@ static PyObject *moved(PyObject *Py_UNUSED(self), PyObject *args) {
             i64 ca = ua.at, cb = ub.at;
             if (ca < 0 || cb < 0 || ca + n > A.N || cb + n > B.N) { outside(); goto done; }
             for (i64 t = 0; t < n; ++t) {
-                i64 s = oa[ca + t], e = ob[cb + t];
+                i64 s = owner_of(pa, oa, nA, ca + t), e = owner_of(pb, ob, nB, cb + t);
                 if (s < 0 || s >= Q || e < 0 || e >= Q) { outside(); goto done; }
                 if (!emit) out[s * Q + e] += 1;
                 else if (s != e) {
@@ -175,11 +177,11 @@ static PyObject *moved(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     ret = PyLong_FromLongLong(top);
 done:
-    release(all, 11);
+    release(all, 13);
     return ret;
 }
 
-/* faces(lo, hi, ba, bb, ax, lev, d, base, stride, pid, own, L, out): for every cell x of region k (in box
+/* faces(lo, hi, ba, bb, ax, lev, d, base, stride, pid, owner, L, out): for every cell x of region k (in box
  * ba[k]) and its neighbour x + e_ax[k] (in box bb[k]) held by another piece, out[lev[k]] += 1 if their
  * owners differ (communication), out[L + lev[k]] += 1 if not (memory copy). */
 static PyObject *faces(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -190,14 +192,15 @@ static PyObject *faces(PyObject *Py_UNUSED(self), PyObject *args) {
                           &bst, &bpid, &bown, &L, &bout)) return NULL;
     Py_buffer *all[] = {&blo, &bhi, &bba, &bbb, &bax, &blev, &bbase, &bst, &bpid, &bown, &bout};
     PyObject *ret = NULL;
-    i64 m = bba.len / 8;
+    i64 m = bba.len / 8, np_ = bown.len / 8;
     if (d < 1 || d > MAXD) { PyErr_SetString(PyExc_ValueError, "cells: 1 <= d <= 8"); goto done; }
     if (!sized(&blo, m * d, 8, "lo") || !sized(&bhi, m * d, 8, "hi") || !sized(&bbb, m, 8, "bb") ||
         !sized(&bax, m, 8, "ax") || !sized(&blev, m, 8, "lev") || !sized(&bst, bbase.len / 8 * d, 8, "stride") ||
-        !sized(&bown, bpid.len / 4, 4, "own") || !sized(&bout, 2 * L, 8, "out")) goto done;
+        !sized(&bout, 2 * L, 8, "out")) goto done;
     raster R = {bbase.buf, bst.buf, bbase.len / 8, bpid.len / 4};
     const i64 *lo = blo.buf, *hi = bhi.buf, *ba = bba.buf, *bb = bbb.buf, *ax = bax.buf, *lev = blev.buf;
-    const i32 *pid = bpid.buf, *own = bown.buf;
+    const i64 *owner = bown.buf;
+    const i32 *pid = bpid.buf;
     i64 *out = bout.buf, x[MAXD];
     for (i64 k = 0; k < m; ++k) {
         const i64 *l = lo + k * d, *h = hi + k * d;
@@ -213,7 +216,9 @@ static PyObject *faces(PyObject *Py_UNUSED(self), PyObject *args) {
             if (ci < 0 || cj < 0 || ci + n > R.N || cj + n > R.N) { outside(); goto done; }
             for (i64 t = 0; t < n; ++t) {
                 if (pid[ci + t] == pid[cj + t]) continue;
-                if (own[ci + t] == own[cj + t]) ++copy; else ++comm;
+                i64 oi = owner_of(pid, owner, np_, ci + t), oj = owner_of(pid, owner, np_, cj + t);
+                if (oi < 0 || oj < 0) { outside(); goto done; }
+                if (oi == oj) ++copy; else ++comm;
             }
         } while ((adv = next_row(x, l, h, d)));
         out[lev[k]] += comm;
@@ -225,9 +230,10 @@ done:
     return ret;
 }
 
-/* inter(lo, hi, fb, cb, r, d, base, stride, pid, own, plo, phi, P, cnt): for every fine cell x of region
+/* inter(lo, hi, fb, cb, r, d, base, stride, pid, owner, plo, phi, P, cnt): for every fine cell x of region
  * k (box fb[k]) over its coarse cell x / r (box cb[k]), with f = its piece's boundary faces through x
- * (x[a] on the piece's low or high side, per axis): cnt[(own[fine] * P + own[coarse]) * (2d + 1) + f] += 1. */
+ * (x[a] on the piece's low or high side, per axis):
+ * cnt[(owner of the fine cell * P + owner of the coarse cell) * (2d + 1) + f] += 1. */
 static PyObject *inter(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer blo, bhi, bfb, bcb, bbase, bst, bpid, bown, bplo, bphi, bcnt;
     int d;
@@ -236,15 +242,15 @@ static PyObject *inter(PyObject *Py_UNUSED(self), PyObject *args) {
                           &bpid, &bown, &bplo, &bphi, &P, &bcnt)) return NULL;
     Py_buffer *all[] = {&blo, &bhi, &bfb, &bcb, &bbase, &bst, &bpid, &bown, &bplo, &bphi, &bcnt};
     PyObject *ret = NULL;
-    i64 m = bfb.len / 8, F = 2 * (i64)d + 1, np_ = bplo.len / 8 / (d > 0 ? d : 1);
+    i64 m = bfb.len / 8, F = 2 * (i64)d + 1, np_ = bown.len / 8;
     if (d < 1 || d > MAXD || r < 1) { PyErr_SetString(PyExc_ValueError, "cells: 1 <= d <= 8, r >= 1"); goto done; }
     if (!sized(&blo, m * d, 8, "lo") || !sized(&bhi, m * d, 8, "hi") || !sized(&bcb, m, 8, "cb") ||
-        !sized(&bst, bbase.len / 8 * d, 8, "stride") || !sized(&bown, bpid.len / 4, 4, "own") ||
+        !sized(&bst, bbase.len / 8 * d, 8, "stride") || !sized(&bplo, np_ * d, 8, "plo") ||
         !sized(&bphi, np_ * d, 8, "phi") || !sized(&bcnt, P * P * F, 8, "cnt")) goto done;
     raster R = {bbase.buf, bst.buf, bbase.len / 8, bpid.len / 4};
-    const i64 *lo = blo.buf, *hi = bhi.buf, *fb = bfb.buf, *cb = bcb.buf;
+    const i64 *lo = blo.buf, *hi = bhi.buf, *fb = bfb.buf, *cb = bcb.buf, *owner = bown.buf;
     const i64 *plo = bplo.buf, *phi = bphi.buf;
-    const i32 *pid = bpid.buf, *own = bown.buf;
+    const i32 *pid = bpid.buf;
     i64 *cnt = bcnt.buf, x[MAXD];
     for (i64 k = 0; k < m; ++k) {
         const i64 *l = lo + k * d, *h = hi + k * d;
@@ -259,7 +265,7 @@ static PyObject *inter(PyObject *Py_UNUSED(self), PyObject *args) {
             i64 cs = R.stride[cb[k] * d + d - 1], first = x[d - 1];
             i64 rem = first - floordiv(first, r) * r;  /* first mod r */
             if (fc < 0 || cc < 0 || fc + n > R.N) { outside(); goto done; }
-            i64 last = -1, frow = 0, plast = 0, hlast = 0;
+            i64 last = -1, frow = 0, plast = 0, hlast = 0, so = 0;
             for (i64 t = 0; t < n; ++t) {
                 i64 xt = first + t, p = pid[fc + t];
                 if (p != last) {  /* the faces of the row's other axes change only with the piece */
@@ -268,10 +274,11 @@ static PyObject *inter(PyObject *Py_UNUSED(self), PyObject *args) {
                     for (int a = 0; a < d - 1; ++a) frow += (x[a] == plo[p * d + a]) + (x[a] == phi[p * d + a]);
                     plast = plo[p * d + d - 1];
                     hlast = phi[p * d + d - 1];
+                    so = owner[p];
                     last = p;
                 }
                 if (cc >= R.N) { outside(); goto done; }
-                i64 so = own[fc + t], co = own[cc];
+                i64 co = owner_of(pid, owner, np_, cc);
                 if (so < 0 || so >= P || co < 0 || co >= P) { outside(); goto done; }
                 cnt[(so * P + co) * F + frow + (xt == plast) + (xt == hlast)] += 1;
                 if (++rem == r) {  /* the next fine cell lies over the next coarse cell */

@@ -191,7 +191,7 @@ def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: 
     cm = pc.cell_map()
     if cm.ids.size != boxes.n:
         raise ValueError(f"pieces: they tile {cm.ids.size} of the {boxes.n} boxes")
-    R, pid, own = cm.raster, cm.pid, cm.own
+    R, pid, owner = cm.raster, cm.pid, cm.owner
     L = int(boxes.level.max()) + 2 if boxes.n else 1
     n_l = _steps(meta, r, np.arange(L))
     intra = np.zeros(2)
@@ -203,7 +203,7 @@ def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: 
         """Bytes of the cell faces between each cell of lo..hi (box bi) and its neighbour one step along
         axis ax (box bj), where the pieces differ: [communication, copy] by whether their owners do."""
         out = np.zeros(2 * L, IDX)
-        _cells.faces(_c(lo), _c(hi), _c(bi), _c(bj), _c(ax), _c(lev), d, R.base, R.stride, pid, own, L, out)
+        _cells.faces(_c(lo), _c(hi), _c(bi), _c(bj), _c(ax), _c(lev), d, R.base, R.stride, pid, owner, L, out)
         return 2.0 * g * B * np.array([out[:L] @ n_l, out[L:] @ n_l])
 
     # intra-level, inside a box: the pieces tile it, so the faces they share are (their surfaces - the
@@ -245,7 +245,7 @@ def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: 
         hi = np.minimum(boxes.hi[fb], (boxes.hi[cb] + 1) * r - 1)
         # one count per (fine owner, coarse owner, boundary faces): every sum below is read off it
         cnt = np.zeros(P * P * F, IDX)
-        _cells.inter(_c(lo), _c(hi), _c(fb), _c(cb), r, d, R.base, R.stride, pid, own, plo, phi, P, cnt)
+        _cells.inter(_c(lo), _c(hi), _c(fb), _c(cb), r, d, R.base, R.stride, pid, owner, plo, phi, P, cnt)
         cnt = cnt.reshape(P, P, F)
         n_all, f_all = int(cnt.sum()), int((cnt @ np.arange(F)).sum())
         cnt[np.arange(P), np.arange(P)] = 0  # the copies: fine and coarse cell on one processor

@@ -102,7 +102,7 @@ class Raster:
 
 class CellMap(NamedTuple):
     """The boxes some pieces tile (``ids`` and their corners and levels), their cells numbered box by box
-    (``raster``), the piece holding each cell (``pid``, int32) and its owner (``own``, int32)."""
+    (``raster``), the piece holding each cell (``pid``, int32) and each piece's owner (``owner``)."""
 
     ids: np.ndarray
     lo: np.ndarray
@@ -110,7 +110,7 @@ class CellMap(NamedTuple):
     level: np.ndarray
     raster: Raster
     pid: np.ndarray
-    own: np.ndarray
+    owner: np.ndarray
 
 
 def _paint(lo, hi, level, ids, pc: "BoxPieces", box_index: np.ndarray) -> CellMap:
@@ -118,10 +118,8 @@ def _paint(lo, hi, level, ids, pc: "BoxPieces", box_index: np.ndarray) -> CellMa
     cell no piece covers holds -1)."""
     R = Raster(lo, hi)
     pid = np.full(R.N, -1, np.int32)
-    own = np.empty(R.N, np.int32)  # every cell painted, unless two pieces overlap (then only pid is read)
-    twice = _cells.paint(_c(pc.lo), _c(pc.hi), _c(box_index), _c(pc.owner), pc.lo.shape[1], R.base, R.stride,
-                         pid, own)
-    return CellMap(ids, lo, hi, level, R, pid, own), twice
+    twice = _cells.paint(_c(pc.lo), _c(pc.hi), _c(box_index), pc.lo.shape[1], R.base, R.stride, pid)
+    return CellMap(ids, lo, hi, level, R, pid, _c(pc.owner)), twice
 
 
 @dataclass(frozen=True, eq=False)
@@ -293,7 +291,7 @@ def _moved_cells(before: BoxPieces, after: BoxPieces, raster: bool | None):
             lo, hi = np.maximum(mb.lo[a[i]], ma.lo[b[j]]), np.minimum(mb.hi[a[i]], ma.hi[b[j]])
             out = np.zeros(int(v.sum()), IDX) if emit else tally
             n = _cells.moved(_c(lo), _c(hi), _c(a[i]), _c(b[j]), lo.shape[1], mb.raster.base, mb.raster.stride,
-                             mb.own, ma.raster.base, ma.raster.stride, ma.own, Q, out, emit)
+                             mb.pid, mb.owner, ma.raster.base, ma.raster.stride, ma.pid, ma.owner, Q, out, emit)
             if emit:
                 S.append(out[:n] // Q)
                 D.append(out[:n] % Q)
