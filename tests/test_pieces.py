@@ -177,3 +177,43 @@ def test_a_timing_repeat_reuses_the_first_runs_pieces(tmp_path, monkeypatch):
                    out=str(tmp_path / "b"))
     cols = [c for c in once if c.startswith(("amr_", "migration_")) or c in ("owners_hash", "wire_migration_bytes")]
     assert timed[cols].equals(once[cols])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_overlap_join_is_every_overlapping_pair_once_in_order(seed):
+    """Against all pairs by brute force: random boxes in 2-D and 3-D, negative corners, a sparse domain (few
+    boxes far apart: the grid's buckets grow) and many overlaps per box (the output buffer grows)."""
+    from harness import overlap_join
+
+    rng = np.random.default_rng(seed)
+    d = 2 + seed % 2
+    n, m = 40 + 30 * seed, 50
+    spread = [8, 60, 1000, 20][seed]
+    alo = rng.integers(-spread, spread, (n, d))
+    blo = rng.integers(-spread, spread, (m, d))
+    ahi = alo + rng.integers(0, 12, (n, d))
+    bhi = blo + rng.integers(0, 12, (m, d))
+    i, j, v = overlap_join(alo, ahi, blo, bhi)
+    ov = np.minimum(ahi[:, None], bhi[None]) - np.maximum(alo[:, None], blo[None]) + 1
+    vol = np.where(np.all(ov > 0, axis=2), np.prod(np.maximum(ov, 0), axis=2), 0)
+    bi, bj = np.nonzero(vol)
+    assert np.array_equal(i, bi) and np.array_equal(j, bj)  # each pair once, in (i, j) order
+    assert np.array_equal(v, vol[bi, bj])
+    same = overlap_join(alo, ahi, alo, ahi)  # every box with itself and its neighbours
+    assert same[0].size >= n
+
+
+def test_cell_passes_refuse_a_region_outside_their_raster():
+    """The C passes check every cell number against the raster: a wrong box is an error, never a write."""
+    from harness import _cells
+    from harness.pieces import Raster
+
+    lo, hi = np.zeros((2, 3), np.int64), np.full((2, 3), 3, np.int64)
+    R = Raster(lo, hi)
+    pid = np.full(R.N, -1, np.int32)
+    assert _cells.paint(lo, hi, np.array([0, 1]), 3, R.base, R.stride, pid) == 0
+    assert np.array_equal(np.bincount(pid), [64, 64])
+    with pytest.raises(ValueError, match="outside its raster"):
+        _cells.paint(lo, hi, np.array([0, 2]), 3, R.base, R.stride, pid)
+    with pytest.raises(ValueError, match="outside its raster"):
+        _cells.paint(lo, hi + 1, np.array([0, 1]), 3, R.base, R.stride, pid)

@@ -205,3 +205,33 @@ def test_claims_are_registered_and_judge_direct_rows(small):
     assert verdicts["amr-a10"][0] is (s["imb_mean"].reindex(SCHEMES).idxmax() == "amr-ild")  # the default ILD
     assert verdicts["amr-a11"][0] in (True, False) and "other reading" in verdicts["amr-a11"][1]
     assert all(v[0] in (True, False) for k, v in verdicts.items() if k != "amr-a6")
+
+
+# the pieces (box, lo, hi, owner) of every step of the deeper small trace, hashed: the values the Python
+# loops of IGD's greedy deal and of WD's placement gave before they moved to C (_place.c), at 34327dd
+PYTHON_LOOPS = {
+    ("amr-igd", 3): "3613536be098e99f", ("amr-igd", 16): "b049fce4ee684ea9", ("amr-igd", 100): "1a50c2357402482c",
+    ("amr-igd[igd_deal=rotate]", 100): "3effca2fd46e137d",
+    ("amr-wd", 3): "50609cba46e2a82e", ("amr-wd", 16): "282ee547c45925d0", ("amr-wd", 100): "50fc4e3ea6ae8e2c",
+    ("amr-wd[affinity=volume]", 3): "00750a14d64e97d0", ("amr-wd[affinity=volume]", 16): "0a6fce0a8493ce49",
+    ("amr-wd[affinity=volume]", 100): "d71a1023edef7a8f",
+    ("amr-wd[tol=0,size_threshold=0]", 3): "ac5e6922377fa1c6",  # nobody below the cap; every box split
+    ("amr-wd[tol=0,size_threshold=0]", 16): "ac14137c23a5c4a0",
+    ("amr-wd[tol=0,size_threshold=0]", 100): "8d74c5c153f10153",
+}
+
+
+@pytest.mark.parametrize("method,P", list(PYTHON_LOOPS))
+def test_placement_loops_give_the_python_loops_pieces(small, method, P):
+    """IGD's deal and WD's placement in C: the same pieces, step after step, as the Python loops they replaced
+    (P = 100: more processors than the insertion sort handles, so the qsort path too)."""
+    import hashlib
+
+    name, params = split_method(method)
+    h, prev = hashlib.sha256(), None
+    for lv in small[1]:
+        pc = distribute(name, lv.data, P, params, prev)
+        for a in (pc.box, pc.lo, pc.hi, pc.owner):
+            h.update(np.ascontiguousarray(a, np.int64).tobytes())
+        prev = pc
+    assert h.hexdigest()[:16] == PYTHON_LOOPS[(method, P)]
