@@ -64,6 +64,19 @@ def test_pair_search_and_per_cell_figures_agree(seed):
         assert np.array_equal(x, y)
 
 
+def test_moved_cells_with_many_processors_agree():
+    """Above 2^22 processor pairs the per-cell pass lists the changed cells' pairs instead of tallying every
+    pair: the same cells moved as the pair search."""
+    rng = np.random.default_rng(7)
+    boxes = hierarchy(rng)
+    P = 3000
+    before, after = tile(boxes, P, rng, cuts=40), tile(boxes, P, rng, cuts=200)
+    got = moved_cells(before, after, raster=True)
+    assert got[0].size > 100
+    for x, y in zip(moved_cells(before, after, raster=False), got):
+        assert np.array_equal(x, y)
+
+
 def test_many_small_pieces_overlapping_are_rejected():
     """The per-cell check (pieces averaging fewer than 16 cells): one cell covered twice, another not at all."""
     boxes = Boxes([0], [[0, 0, 0]], [[1, 1, 1]], [-1])
