@@ -22,21 +22,22 @@ n_l = R * ratio**l time steps of level l per interval:
 - load imbalance % = 100 (max_q W_q / mean_q W_q - 1), W_q = sum of piece cells x
   ratio**level on q; pieces = number of pieces (the paper's "number of boxes").
 
-Every pair search is a sort-join (:func:`harness.pieces.overlap_join`), no all-pairs loop.
+Every pair search is a grid join (:func:`harness.pieces.overlap_join`), no all-pairs loop; the per-cell
+passes are C (``harness._cells``).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .model import IDX, Boxes, row_prod
 from . import _cells
+from .model import IDX, Boxes, row_prod
 from .pieces import RASTER_CELLS_PER_PIECE, BoxPieces, _c, moved_cells, overlap_join
 
 
 def face_pairs(lo: np.ndarray, hi: np.ndarray, with_axis: bool = False):
     """Pairs (i, j) of disjoint boxes on one level where i's high face touches j's low face, with the cell
     faces they share (each pair once; ``with_axis``: also the axis). Face slabs one cell thick are overlapped
-    with a bucketed sort-join per axis."""
+    with a bucketed grid join per axis."""
     I, J, F, K = [], [], [], []
     for k in range(lo.shape[1]):
         alo, ahi = lo.copy(), hi.copy()

@@ -5,7 +5,6 @@ All arrays are numpy; every class validates on construction and raises
 """
 from __future__ import annotations
 
-import math
 from dataclasses import InitVar, dataclass, field
 from typing import Any
 

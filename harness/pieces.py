@@ -5,8 +5,9 @@ G01, G11, ... among processors, so a boxes-form ``partition`` may return a
 :class:`BoxPieces`: sub-boxes of the level's boxes, each with an owner. Pieces
 are geometric (corners in their AMR level's own index space), so the pieces of
 the previous regrid step can be overlapped with this step's: that is the data
-that moves (:func:`moved_cells`). All pair searches are sort-joins
-(:func:`overlap_join`): IGD at P = 64 has ~1.7 M pieces in one step.
+that moves (:func:`moved_cells`). All pair searches are grid joins
+(:func:`overlap_join`): IGD at P = 64 has ~1.3 M pieces in one step. The
+per-cell passes and the join are C (``harness/_cells.c``).
 """
 from __future__ import annotations
 

@@ -118,6 +118,11 @@ static PyObject *wd(PyObject *Py_UNUSED(self), PyObject *args) {
     const i64 *ord = bord.buf, *ps = bps.buf, *pq = bpq.buf, *ms = bms.buf, *mq = bmq.buf, *ns = bns.buf;
     const i64 *nd = bnd.buf, *kmax = bkm.buf, *nax = bnax.buf, *plane = bpl.buf, *pst = bpst.buf;
     const double *pvv = bpv.buf, *mv = bmv.buf, *nw = bnw.buf, *wpc = bwpc.buf;
+    if (ps[nbox] * 8 > bpq.len || ps[nbox] * 8 > bpv.len || ms[nbox] * 8 > bmq.len || ms[nbox] * 8 > bmv.len ||
+        ns[nbox] * 8 > bnd.len || ns[nbox] * 8 > bnw.len) {
+        PyErr_SetString(PyExc_ValueError, "place: a CSR start runs past its arrays");
+        goto done;
+    }
     double *load = bload.buf;
     i64 *procs = bprocs.buf, *np_ = bnp.buf, *ok = bok.buf, *ow = bow.buf, nproc = bprocs.len / 8;
     aff = calloc((size_t)P, sizeof(double));

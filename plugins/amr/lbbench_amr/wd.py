@@ -85,7 +85,7 @@ def wd(boxes: Boxes, P: int, previous=None, w_inter: float = 1.0, w_intra: float
         moved = _csr(n, np.concatenate(B), np.concatenate(Q), np.concatenate(V))
     load = np.zeros(P)
     procs, nprocs = np.zeros(int(pstart[-1]), I64), np.zeros(n, I64)
-    out_box, out_k, out_owner, out_lo, out_hi = [], [], [], [], []
+    out_box, out_owner, out_lo, out_hi = [], [], [], []
     plo = phi = pown = None
     for lev in np.unique(boxes.level).tolist():
         idx = np.nonzero(boxes.level == lev)[0]
