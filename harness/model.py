@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 IDX = np.int64
+MAX_SLOWDOWN = 1e6  # the largest Proc / Conn slowdown a Machine takes (MinEX's tables go to 1000)
 
 
 def row_prod(a) -> np.ndarray:
@@ -20,7 +21,6 @@ def row_prod(a) -> np.ndarray:
     for k in range(a.shape[1]):
         out *= a[:, k]
     return out
-MAX_SLOWDOWN = 1e6  # the largest Proc / Conn slowdown a Machine takes (MinEX's tables go to 1000)
 
 
 def _as_int_array(name: str, values, length: int | None = None, *, nonneg: bool = True) -> np.ndarray:

@@ -279,11 +279,10 @@ def _moved_cells(before: BoxPieces, after: BoxPieces, raster: bool | None):
     e = np.zeros(0, IDX)
     if raster is None:
         raster = (before.n + after.n) * RASTER_CELLS_PER_PIECE > int(before.cells.sum() + after.cells.sum())
-    S, D, C = [], [], []
     Q = int(max(before.owner.max(), after.owner.max())) + 1
     if raster:  # every common cell's (owner before, owner after), counted in C
-        emit = Q * Q > 1 << 22  # many processor pairs: the changed cells' pairs, counted below
-        tally = None if emit else np.zeros(Q * Q, IDX)
+        emit = Q * Q > 1 << 22  # many processor pairs: the changed cells' keys s * Q + d, counted below
+        tally, keys = (None if emit else np.zeros(Q * Q, IDX)), []
         mb, ma = before.cell_map(), after.cell_map()
         for lev in np.intersect1d(mb.level, ma.level):
             a = np.nonzero(mb.level == lev)[0]
@@ -293,24 +292,24 @@ def _moved_cells(before: BoxPieces, after: BoxPieces, raster: bool | None):
             out = np.zeros(int(v.sum()), IDX) if emit else tally
             n = _cells.moved(_c(lo), _c(hi), _c(a[i]), _c(b[j]), lo.shape[1], mb.raster.base, mb.raster.stride,
                              mb.pid, mb.owner, ma.raster.base, ma.raster.stride, ma.pid, ma.owner, Q, out, emit)
-            if emit:
-                S.append(out[:n] // Q)
-                D.append(out[:n] % Q)
-                C.append(np.ones(n, IDX))
-        if not emit:
+            keys.append(out[:n])
+        if emit:
+            u, cells = np.unique(np.concatenate(keys) if keys else e, return_counts=True)
+        else:
             tally[np.arange(Q) * (Q + 1)] = 0  # cells that stayed on their processor
             u = np.nonzero(tally)[0]
-            return (u // Q).astype(IDX), (u % Q).astype(IDX), tally[u]
-    else:
-        for lev in np.intersect1d(np.unique(before.level), np.unique(after.level)):
-            a = np.nonzero(before.level == lev)[0]
-            b = np.nonzero(after.level == lev)[0]
-            i, j, v = overlap_join(before.lo[a], before.hi[a], after.lo[b], after.hi[b])
-            s, d = before.owner[a[i]], after.owner[b[j]]
-            ch = s != d
-            S.append(s[ch])
-            D.append(d[ch])
-            C.append(v[ch])
+            cells = tally[u]
+        return (u // Q).astype(IDX), (u % Q).astype(IDX), cells.astype(IDX)
+    S, D, C = [], [], []  # pair search among pieces: the overlap of two pieces with different owners
+    for lev in np.intersect1d(np.unique(before.level), np.unique(after.level)):
+        a = np.nonzero(before.level == lev)[0]
+        b = np.nonzero(after.level == lev)[0]
+        i, j, v = overlap_join(before.lo[a], before.hi[a], after.lo[b], after.hi[b])
+        s, d = before.owner[a[i]], after.owner[b[j]]
+        ch = s != d
+        S.append(s[ch])
+        D.append(d[ch])
+        C.append(v[ch])
     if not S:
         return e, e, e
     s, d, c = np.concatenate(S), np.concatenate(D), np.concatenate(C)
