@@ -34,6 +34,7 @@ from .pieces import BoxPieces, lex_order, overlap_join
 from .plugins import Algorithm, Report, implements, registers
 from .plugins import algorithms as available_algorithms
 from .reference import paper_values
+from .view import LocationView
 from .spec import parse_call
 from .spec import resolve as resolve_params
 from .reports import ReportOptions, Table, level_table, render, with_paper
@@ -45,7 +46,7 @@ from .workloads import load as load_workload
 __all__ = [
     "Algorithm", "BYTES_PER_UNIT", "Claim", "amr_figures", "compare", "app_figures", "app_proc_times", "app_terms", "app_speedup", "app_speedup_from_tables",
     "app_speedup_max", "app_total_time", "BoxPieces", "available_algorithms", "available_workloads", "Boxes", "Context", "Costs", "Engine", "Graph", "IDX", "KINDS", "Level",
-    "LoadArray", "Machine", "Report", "ReportOptions", "SCHEMA", "State", "Table", "Timer", "Workload", "as_form",
+    "LoadArray", "LocationView", "Machine", "Report", "ReportOptions", "SCHEMA", "State", "Table", "Timer", "Workload", "as_form",
     "block_owner", "boxes_to_graph", "carry", "cell_vertices", "core_metrics", "costs_if_on", "curve_parts", "cut_pct", "delta_cut",
     "dual_edges", "graph_of", "hilbert_index", "hilbert_order", "hookimpl", "implements", "initial_state",
     "latency_figures", "latency_model", "latency_qwgt", "level_table", "load_figures", "load_workload", "loadimb", "loadimb_of",

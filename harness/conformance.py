@@ -93,7 +93,8 @@ def check_algorithm(name: str, workload: str | None = None, P: int = 4, ranks: i
         except Exception as exc:  # a conformance failure, reported, never a crash
             results.append((title, FAIL, f"{type(exc).__name__}: {exc}"))
 
-    out = tempfile.mkdtemp(prefix="lbbench-test-")
+    scratch = tempfile.TemporaryDirectory(prefix="lbbench-test-")  # the runs' result store, removed at the end
+    out = scratch.name
     runs: dict = {}
 
     def run(key, **kw):
@@ -158,6 +159,7 @@ def check_algorithm(name: str, workload: str | None = None, P: int = 4, ranks: i
     if ranks > 1:
         check(f"identical owners and figures under mpiexec -n {ranks}",
               lambda: _mpi_same(name, workload, P, ranks, ok_run("P", P=P), timeout))
+    scratch.cleanup()
     return results
 
 

@@ -29,7 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _graph
 from .model import Graph, Machine, State
+from .view import LocationView
 
 
 @dataclass(frozen=True)
@@ -73,8 +75,8 @@ def vertex_costs(g: Graph, s: State, m: Machine) -> Costs:
     hw = s.home[g.adjncy]
     cut = np.flatnonzero(hw != owner[src])
     p, q = owner[src[cut]], hw[cut]
-    comm = np.bincount(src[cut], weights=g.cwgt[cut] * m.slowdown(p, q), minlength=g.n)
-    return Costs(wgt.astype(float), comm, remap_costs(g, m, s.home, owner))
+    comm = np.bincount(src[cut], weights=g.cwgt[cut] * m.slowdown(p, q), minlength=g.n).astype(float, copy=False)
+    return Costs(wgt.astype(float), comm, remap_costs(g, m, s.home, owner))  # (bincount of nothing is int64)
 
 
 def remap_costs(g: Graph, m: Machine, home: np.ndarray, owner: np.ndarray) -> np.ndarray:
@@ -103,23 +105,12 @@ def costs_if_on(g: Graph, s: State, m: Machine, verts: np.ndarray, q) -> Costs:
         >>> there = costs_if_on(g, state, m, border, q)  # ... if computed on q
         >>> best_first = border[np.argsort(delta_cut(here, there))]
     """
-    verts = np.asarray(verts, dtype=np.int64)
-    q = np.asarray(q, dtype=np.int64)
-    if q.ndim:
-        q = np.broadcast_to(q, verts.shape)
-    starts = g.xadj[verts]
-    deg = g.xadj[verts + 1] - starts
-    # adjacency entries of verts, flattened, with the row they belong to
-    row = np.repeat(np.arange(verts.size), deg)
-    entries = np.arange(row.size) + np.repeat(starts - (np.cumsum(deg) - deg), deg)
-    hw = s.home[g.adjncy[entries]]
-    qe = q[row] if q.ndim else q
-    per = np.where(hw != qe, g.cwgt[entries] * m.slowdown(qe, hw), 0.0)
-    comm = np.bincount(row, weights=per, minlength=verts.size)
-    home = s.home[verts]
-    remap = np.where(home != q, g.rwgt[verts] * m.slowdown(home, q), 0.0)
-    wgt = (g.pwgt[verts] * m.proc_of[q]).astype(float)
-    return Costs(wgt, comm, remap)
+    verts = np.ascontiguousarray(verts, np.int64).reshape(-1)
+    q = np.ascontiguousarray(q, np.int64).reshape(-1)
+    h = s.home if isinstance(s.home, LocationView) else LocationView(s.home, m.P)
+    c = np.frombuffer(_graph.costs(g.xadj, g.adjncy, g.cwgt, g.pwgt, g.rwgt, m.proc_of, m.cluster, m.conn, verts, q,
+                                   h.base, h.keys, h.values), np.float64).reshape(3, verts.size)
+    return Costs(c[0], c[1], c[2])
 
 
 def delta_cut(from_p: Costs, to_q: Costs, normalize: bool = True) -> np.ndarray:

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from . import _graph
+
 IDX = np.int64
 MAX_SLOWDOWN = 1e6  # the largest Proc / Conn slowdown a Machine takes (MinEX's tables go to 1000)
 
@@ -153,15 +155,20 @@ class Graph:
         """The neighbours of vertex v (a view of ``adjncy``)."""
         return self.adjncy[self.xadj[v]:self.xadj[v + 1]]
 
-    def neighbours_of(self, verts) -> np.ndarray:
-        """The neighbours of every vertex in ``verts``, concatenated in CSR order (repeats kept)."""
-        verts = np.asarray(verts, IDX)
+    def neighbours_of(self, verts, distinct: bool = False) -> np.ndarray:
+        """The neighbours of every vertex in ``verts``, concatenated in CSR order (repeats kept); with
+        ``distinct``, ``np.unique`` of that (sorted, each once). C: ``harness/_graph.c``."""
+        return self._rows(verts, 1 if distinct else 0)
+
+    def neighbourhood(self, verts) -> np.ndarray:
+        """The closed neighbourhood of ``verts``: they and their neighbours, sorted, each once."""
+        return self._rows(verts, 2)
+
+    def _rows(self, verts, mode: int) -> np.ndarray:
+        verts = np.ascontiguousarray(verts, IDX).reshape(-1)
         if verts.size == 0:
             return verts
-        starts = self.xadj[verts]
-        deg = self.xadj[verts + 1] - starts
-        idx = np.repeat(starts - np.cumsum(deg) + deg, deg) + np.arange(deg.sum())
-        return self.adjncy[idx]
+        return np.frombuffer(_graph.rows(self.xadj, self.adjncy, verts, mode), IDX)
 
     @classmethod
     def from_edges(cls, n: int, u, v, w=None, **kw) -> "Graph":

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from harness.cli import parse_levels
 from harness.spec import parse_methods
 
-SCRATCH = Path(tempfile.mkdtemp(prefix="lbbench-fuzz-"))
+_SCRATCH = tempfile.TemporaryDirectory(prefix="lbbench-fuzz-")  # removed when the session ends
+SCRATCH = Path(_SCRATCH.name)
 FAST = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SPEC_CHARS = st.sampled_from(list("abcmetis[]=,/-_.0123456789 ") + ["sbn", "plum", "[k=v]", "//", "[[", "]]"])
 

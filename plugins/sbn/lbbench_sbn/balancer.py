@@ -74,8 +74,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from harness import Costs, State, Timer, costs_if_on, qwgt as qwgt_of, vertex_costs, wsysll
+from harness import Costs, LocationView, State, Timer, costs_if_on, qwgt as qwgt_of, vertex_costs, wsysll
 
+from . import _queue
 from . import thresholds as th
 from .selection import carve, select
 from .topology import Trees
@@ -129,10 +130,9 @@ class VProc:
     i: int                                          # index among the rank's processors
     rng: np.random.Generator
     Q: np.ndarray                                   # queued vertices (not yet chosen), in priority order when clean
+    view: LocationView                              # where p believes the data of every vertex is (§3.5)
     dirty: bool = True                              # Q's membership or prices changed since the last sort
     bef: np.ndarray | None = None                   # clean Q: exclusive prefix sums of Wgt+Comm+Remap in Q order
-    kk: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # location view: vertices p learned
-    kv: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # ... and where their data is
     fwd: dict = field(default_factory=dict)         # vertex -> processor p last sent its data to
     changed: list = field(default_factory=list)     # vertices whose location p learned this superstep
     arrived: list = field(default_factory=list)     # data arrived this superstep (locates to send)
@@ -178,6 +178,7 @@ class LevelRun:
         self.pinned = np.zeros(n, bool)                              # not selectable for migration
         self.fixed = np.zeros(n, bool) if fixed is None else np.asarray(fixed, bool)  # Level.pinned: never moves
         self.done_by = np.full(n, -1, np.int64)                      # local vproc that processed v
+        self.stale = np.ones(n, bool)                                # priced since its queue was last sorted
         c0 = vertex_costs(g, state, machine)
         self.depth = boundary_depth(g, np.asarray(state.owner))
         self.cw, self.cc, self.cr = c0.wgt.copy(), c0.comm.copy(), c0.remap.copy()
@@ -194,7 +195,7 @@ class LevelRun:
         self.credit = np.zeros(L)
         self.qs = np.zeros(L)               # QWgt of the queue (clean)
         self.qlen = np.zeros(L, np.int64)   # its length (clean)
-        self.WINDOW = 32                    # head of each queue looked at first when choosing a chunk
+        self.WINDOW = 32                    # head of each queue looked at first when choosing a chunk (_queue.chunks)
         self.stg = np.zeros(L)              # QWgt of the chunks chosen but not yet processed
         self.nstaged = np.zeros(L, np.int64)  # how many such chunks
         self.busy = np.zeros(L, np.int64)   # balancing operations passing through
@@ -222,7 +223,8 @@ class LevelRun:
             else:
                 thr = init_thresholds or th.initial(self.const, self.floor_minth)
             self._set_thr(i, thr)
-            self.vp[p] = VProc(p, i, rng_for(p), np.sort(order[cuts[i]:cuts[i + 1]]), run=self)
+            self.vp[p] = VProc(p, i, rng_for(p), np.sort(order[cuts[i]:cuts[i + 1]]), LocationView(self.home0, P),
+                                run=self)
         self.vlist = list(self.vp.values())
         self.dirty = set(range(L))
         self.process = process
@@ -248,51 +250,19 @@ class LevelRun:
         return t
 
     # ------------------------------------------------------------------ location view (§3.5)
-    def loc(self, v: VProc, verts: np.ndarray) -> np.ndarray:
-        """p's view of where the data of ``verts`` is: the home processor unless p learned otherwise."""
-        out = self.home0[verts]
-        if v.kk.size and out.size:
-            i = np.searchsorted(v.kk, verts)
-            i[i == v.kk.size] = 0
-            hit = v.kk[i] == verts
-            out[hit] = v.kv[i[hit]]
-        return out
-
     def _learn(self, v: VProc, ids: np.ndarray, where) -> None:
-        """Record in p's view that the data of ``ids`` is at ``where`` (later entries win)."""
-        if ids.size == 0:
-            return
-        # ids never repeat within one call (one message's vertices)
-        order = np.argsort(ids)
-        u = ids[order]
-        val = np.full(u.size, where, np.int64) if np.ndim(where) == 0 else np.asarray(where, np.int64)[order]
-        kk, kv = v.kk, v.kv
-        pos = np.searchsorted(kk, u)
-        old = kk[np.minimum(pos, kk.size - 1)] == u if kk.size else np.zeros(u.size, bool)
-        if old.any():
-            kv = kv.copy()
-            kv[pos[old]] = val[old]
-        if not old.all():  # merge the new vertices in (sorted): their final positions, then the old ones around them
-            new = ~old
-            at = pos[new] + np.arange(int(new.sum()))
-            keep = np.ones(kk.size + at.size, bool)
-            keep[at] = False
-            k2, v2 = np.empty(keep.size, np.int64), np.empty(keep.size, np.int64)
-            k2[at], v2[at] = u[new], val[new]
-            k2[keep], v2[keep] = kk, kv
-            kk, kv = k2, v2
-        v.kk, v.kv = kk, kv
-        v.changed.append(ids)
-
-    def view(self, v: VProc) -> "_View":
-        return _View(self, v)
+        """Record in p's view that the data of ``ids`` (distinct) is at ``where``; re-price around them later."""
+        if ids.size:
+            v.view.learn(ids, where)
+            v.changed.append(ids)
 
     # ------------------------------------------------------------------ costs and the priority queue (§3.1, §3.3)
     def _price(self, v: VProc, verts: np.ndarray) -> None:
         """Wgt, Comm, Remap of ``verts`` if computed on p, from p's location view."""
         if verts.size:
-            c = costs_if_on(self.g, self.view(v), self.m, verts, v.p)
+            c = costs_if_on(self.g, v.view, self.m, verts, v.p)
             self.cw[verts], self.cc[verts], self.cr[verts] = c.wgt, c.comm, c.remap
+            self.stale[verts] = True
             self._touch(v)
 
     def _touch(self, v: VProc) -> None:
@@ -305,15 +275,11 @@ class LevelRun:
         Kept sorted between changes (jobs in or out, re-priced vertices): choosing the next chunk is then a
         prefix of Q, found by binary search in the prefix sums of the load.
         """
-        Q = v.Q
-        cw, cc, cr = self.cw[Q], self.cc[Q], self.cr[Q]
-        order = np.lexsort((Q, -self.depth[Q], (cc + cr) / np.maximum(cw, 1e-12)))
-        tot = (cw + cc + cr)[order]
-        v.Q = Q[order]
-        cum = np.cumsum(tot)
-        v.bef = cum - tot
-        self.qs[v.i] = float(cum[-1]) if cum.size else 0.0
-        self.qlen[v.i] = Q.size
+        k = v.Q.size
+        buf, self.qs[v.i] = _queue.order(np.ascontiguousarray(v.Q, np.int64), self.stale, self.cw, self.cc, self.cr,
+                                         self.depth)
+        v.Q, v.bef = np.frombuffer(buf, np.int64, k), np.frombuffer(buf, np.float64, k, 8 * k)
+        self.qlen[v.i] = k
         v.dirty = False
 
     def _clean(self) -> None:
@@ -440,8 +406,8 @@ class LevelRun:
             # re-price the queued vertices whose own data or a neighbour's data moved in p's view
             ch = np.concatenate(v.changed)
             v.changed = []
-            aff = np.concatenate([ch, self.g.neighbours_of(ch)])
-            aff = np.unique(aff[self.queued[aff] & (self.holder[aff] == p)])  # a chosen chunk keeps its price
+            aff = self.g.neighbourhood(ch)
+            aff = aff[self.queued[aff] & (self.holder[aff] == p)]  # a chosen chunk keeps its price
             self._price(v, aff)
         self._tick("migration", t0)
 
@@ -465,10 +431,7 @@ class LevelRun:
 
     def _post_grouped(self, p: int, ids: np.ndarray, dest: np.ndarray, make) -> None:
         """One message per destination processor, in processor order."""
-        order = np.argsort(dest, kind="stable")
-        dest, ids = dest[order], ids[order]
-        cuts = np.flatnonzero(np.diff(dest)) + 1
-        for h, part in zip(dest[np.r_[0, cuts]].tolist(), np.split(ids, cuts)):
+        for h, part in _groups(dest, ids):
             self._post(p, h, make(part), "migration")
 
     def _locate(self, v: VProc, ids: np.ndarray) -> None:
@@ -476,10 +439,10 @@ class LevelRun:
         to the moved vertices (their queues hold the neighbours) and the vertices' home processors (the
         directory a stale request goes through); never to p itself or to the only processor that sent it."""
         p = v.p
-        to = np.unique(np.concatenate([self.loc(v, self.g.neighbours_of(ids)), self.home0[ids]]))
+        to = sorted(set(v.view.holders(self.g.neighbours_of(ids)).tolist()).union(self.home0[ids].tolist()))
         skip = {p} | (v.servers if len(v.servers) == 1 else set())
         msg = np.concatenate(([p], ids)).astype(np.int64)
-        for q in to.tolist():
+        for q in to:
             if q not in skip:
                 self._post(p, q, msg, "migration")
 
@@ -556,33 +519,21 @@ class LevelRun:
             self._tick("selection", t0)
             return
         who = np.array([v.i for v in act])
-        full = self.qlen[who]
-        # a window at the head of each queue (widened for the processors that would take all of it)
-        win = np.minimum(full, self.WINDOW)
-        while True:
-            G = np.concatenate([v.Q[:w] for v, w in zip(act, win.tolist())])
-            Bf = np.concatenate([v.bef[:w] for v, w in zip(act, win.tolist())])
-            starts = np.cumsum(win) - win
-            seg = np.repeat(np.arange(win.size), win)
-            # take the vertices whose preceding load (in priority order) is below the credit; the last may overdraw
-            take = Bf < (self.credit[who] + Bf[starts])[seg]
-            k = np.add.reduceat(take, starts)
-            short = (k == win) & (win < full)
-            if not short.any():
-                break
-            win = np.where(short, np.minimum(full, 4 * win), win)
-        after = np.where(k < win, Bf[np.minimum(starts + k, Bf.size - 1)], 0.0)
-        rest = np.where(k < full, self.qs[who] - (after - Bf[starts]), 0.0)
+        # take the vertices whose preceding load (in priority order) is below the credit; the last may overdraw
+        A = len(act)
+        buf = _queue.chunks([v.Q for v in act], [v.bef for v in act], self.credit[who], self.qs[who], self.WINDOW)
+        k, rest = np.frombuffer(buf, np.int64, A), np.frombuffer(buf, np.float64, A, 8 * A)
+        got = len(buf) // 16 - A
+        chosen, seg = np.frombuffer(buf, np.int64, got, 16 * A), np.frombuffer(buf, np.int64, got, 8 * (2 * A + got))
         cost = self.qs[who] - rest
-        for j, v in enumerate(act):
-            v.Q, v.bef = v.Q[k[j]:], v.bef[k[j]:]
+        for v, kj in zip(act, k.tolist()):
+            v.Q, v.bef = v.Q[kj:], v.bef[kj:]
         self.qs[who] = rest
         self.qlen[who] -= k
         self.credit[who] -= cost
         self.stg[who] += cost
         self.nstaged[who] += 1
-        chosen = G[take]
-        procs = (who + self.p0)[seg[take]]
+        procs = (who + self.p0)[seg]
         self.queued[chosen] = False
         self.pinned[chosen] = True
         self.due[self.step + 2] = (chosen, procs, who, cost)
@@ -604,12 +555,9 @@ class LevelRun:
             ids, rq = np.concatenate([ids, nb]), np.concatenate([rq, pr])
         if ids.size:
             self.requested[ids] = True
-            order = np.argsort(rq, kind="stable")
-            ids, rq = ids[order], rq[order]
-            cuts = np.flatnonzero(np.diff(rq)) + 1
-            for p, part in zip(rq[np.r_[0, cuts]].tolist(), np.split(ids, cuts)):
+            for p, part in _groups(rq, ids):
                 v = self.vp[p]
-                homes = self.loc(v, part)
+                homes = v.view[part]
                 if np.any(homes == p):
                     raise RuntimeError("sbn: location view out of date")
                 self._post_grouped(p, part, homes, lambda x, p=p: ("FETCH", x, p))
@@ -668,7 +616,7 @@ class LevelRun:
         row = np.array([[v.p, L, (1 if req else 0) + (2 if recv else 0)]], float)
         if not recv:
             return row, {}
-        procs = np.unique(self.loc(v, self.g.neighbours_of(v.Q)))
+        procs = v.view.holders(self.g.neighbours_of(v.Q))
         # a tuple of ints, not an array: a re-sent array that came over MPI pickles to a different size
         return row, {v.p: tuple(procs[procs != v.p].tolist())}
 
@@ -818,7 +766,7 @@ class LevelRun:
         cap = L - self.w[v.i]
         if amount <= 0 or cap <= 0 or v.Q.size == 0:
             return
-        verts, _, _ = select(self.g, self.m, self.view(v), v.Q, self._avail(v), Costs(self.cw, self.cc, self.cr), j,
+        verts, _, _ = select(self.g, self.m, v.view, v.Q, self._avail(v), Costs(self.cw, self.cc, self.cr), j,
                              amount, L, base, v.rng, self.prm.subset, cap_p=cap)
         if verts.size:
             self._drop(v, verts)
@@ -834,7 +782,7 @@ class LevelRun:
             return
         self.cooldown[v.i] = self.step + self.cooldown_steps
         v.n_distribute += 1
-        verts, _, _ = select(self.g, self.m, self.view(v), v.Q, self._avail(v), Costs(self.cw, self.cc, self.cr),
+        verts, _, _ = select(self.g, self.m, v.view, v.Q, self._avail(v), Costs(self.cw, self.cc, self.cr),
                              kids[0], math.inf, L, -math.inf, v.rng, self.prm.subset, cap_p=L - W)
         if verts.size:
             self._drop(v, verts)
@@ -845,7 +793,7 @@ class LevelRun:
         _, origin, ids = pl
         ids = _own(ids)
         p = v.p
-        c = costs_if_on(self.g, self.view(v), self.m, ids, p).total
+        c = costs_if_on(self.g, v.view, self.m, ids, p).total
         W = self._wsysll(v.i) or 0.0
         deficit = W - self.qwgt(v)
         kids = self.trees.children(origin, p)
@@ -854,7 +802,7 @@ class LevelRun:
         else:
             keep, rest = carve(self.g, ids, c, deficit)
         if rest.size:
-            crest = costs_if_on(self.g, self.view(v), self.m, rest, p).total
+            crest = costs_if_on(self.g, v.view, self.m, rest, p).total
             sizes = np.array([self.trees.subtree_size(origin, q) for q in kids], float)
             share = sizes / sizes.sum() * crest.sum()
             for j, q in enumerate(kids):
@@ -862,7 +810,7 @@ class LevelRun:
                     mine = rest
                 else:
                     mine, rest = carve(self.g, rest, crest, share[j])
-                    crest = costs_if_on(self.g, self.view(v), self.m, rest, p).total
+                    crest = costs_if_on(self.g, v.view, self.m, rest, p).total
                 if mine.size:
                     self.in_transit += int(mine.size)
                     self._post(p, q, ("DJOB", origin, mine), "balance")
@@ -912,20 +860,14 @@ class LevelRun:
         }
 
 
-class _View:
-    """Processor p's view as the State-like object harness.costs_if_on reads (only ``home`` is used)."""
-
-    def __init__(self, run: LevelRun, v: VProc):
-        self.home = _Lookup(run, v)
-        self.P = run.P
-
-
-class _Lookup:
-    def __init__(self, run: LevelRun, v: VProc):
-        self.run, self.v = run, v
-
-    def __getitem__(self, verts):
-        return self.run.loc(self.v, np.asarray(verts, np.int64))
+def _groups(key: np.ndarray, ids: np.ndarray) -> list:
+    """``ids`` grouped by ``key``: [(key, its ids in their order), ...] in increasing key."""
+    if key.size == 1:
+        return [(int(key[0]), ids)]
+    order = np.argsort(key, kind="stable")
+    key, ids = key[order], ids[order]
+    cuts = (np.flatnonzero(key[1:] != key[:-1]) + 1).tolist()
+    return [(int(key[a]), ids[a:b]) for a, b in zip([0, *cuts], [*cuts, key.size])]
 
 
 def boundary_depth(g, owner: np.ndarray) -> np.ndarray:

@@ -68,7 +68,7 @@ class _Costs:
     def move(self, verts, q):
         if verts.size == 0:
             return
-        aff = np.unique(np.concatenate([verts, self.g.neighbours_of(verts)]))
+        aff = self.g.neighbourhood(verts)
         self.qw -= np.bincount(self.owner[aff], weights=self.t[aff], minlength=self.P)
         self.owner[verts] = q
         self._states = None
@@ -120,7 +120,7 @@ def _iteration(C: _Costs, rng, subset: int) -> int:
         q = int(qs[np.argmin(C.qw[qs])])
         border = np.unique(w[own[w] == q])
         R = border if border.size <= subset else rng.choice(border, size=subset, replace=False)
-        cand = np.unique(g.neighbours_of(R))
+        cand = g.neighbours_of(R, distinct=True)
         cand = cand[(own[cand] == p) & ~moved[cand]]
         minv = cand[int(np.argmin(delta_cut(C.on(cand, p), C.on(cand, q))))]
         # breadth-first search from MinV over p's free vertices
@@ -142,7 +142,7 @@ def _iteration(C: _Costs, rng, subset: int) -> int:
                 lost += float(cp[:k].sum())
             if k < layer.size:
                 break
-            nb = np.unique(g.neighbours_of(layer))
+            nb = g.neighbours_of(layer, distinct=True)
             layer = nb[(own[nb] == p) & ~moved[nb]]
         if not take:
             blocked[p, q] = True

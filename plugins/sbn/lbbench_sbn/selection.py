@@ -71,28 +71,41 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
         layer = R[i:i + 1]
         cq = on_q.total[i:i + 1]
         while layer.size:
-            cp = total_p(layer)
-            before_p = sent_p + np.concatenate(([0.0], np.cumsum(cp)[:-1]))
-            after_p = sent_p + np.cumsum(cp)
-            after_q = sent_q + np.cumsum(cq)
-            before_q = after_q - cq
-            ok = (before_q < amount) & (before_p < cap_p) & (base_q + after_q <= load_p - after_p)
-            k = int(np.argmin(ok)) if not ok.all() else ok.size
+            k, sent_p, sent_q = _fits(total_p(layer).tolist(), cq.tolist(), sent_p, sent_q, amount, cap_p,
+                                      load_p, base_q)
             if k:
                 take = layer[:k]
                 avail[take] = False
                 chosen.append(take)
-                sent_p = float(after_p[k - 1])
-                sent_q = float(after_q[k - 1])
             if k < layer.size:
                 # enough load found, or q would become heavier than p: stop
                 return _finish(chosen, sent_p, sent_q)
-            nb = np.unique(g.neighbours_of(take))
+            nb = g.neighbours_of(take, distinct=True)
             layer = nb[avail[nb]]
             if layer.size:
                 cq = costs_if_on(g, view, machine, layer, q).total
         # the search ran out of adjacent queued vertices: draw a new subset
     return _finish(chosen, sent_p, sent_q)
+
+
+def _fits(cp: list, cq: list, sent_p: float, sent_q: float, amount: float, cap_p: float, load_p: float,
+          base_q: float) -> tuple[int, float, float]:
+    """How many vertices of a layer (costs cp on p, cq on q, in order) can move, and the sums after them.
+
+    A vertex moves while q has received less than ``amount`` before it, p has shed less than ``cap_p``
+    before it, and q would not end heavier than p. Running sums in layer order (a layer is a few vertices:
+    scalars, not numpy calls).
+    """
+    k, run_p, run_q, now_p, now_q = 0, 0.0, 0.0, sent_p, sent_q
+    for a, b in zip(cp, cq):
+        before_p = sent_p + run_p
+        run_p += a
+        run_q += b
+        after_p, after_q = sent_p + run_p, sent_q + run_q
+        if not (after_q - b < amount and before_p < cap_p and base_q + after_q <= load_p - after_p):
+            break
+        k, now_p, now_q = k + 1, after_p, after_q
+    return k, now_p, now_q
 
 
 def _finish(chosen, sent_p, sent_q):
@@ -132,7 +145,7 @@ def carve(g, ids: np.ndarray, cost: np.ndarray, amount: float) -> tuple[np.ndarr
             got += float(c[:k].sum())
             if k < layer.size:
                 break
-            nb = np.unique(g.neighbours_of(take))
+            nb = g.neighbours_of(take, distinct=True)
             layer = nb[member[nb]]
     out = np.concatenate(taken) if taken else ids[:0]
     return out, ids[member[ids]]

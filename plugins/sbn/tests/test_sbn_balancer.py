@@ -161,7 +161,7 @@ def test_locate_messages_go_to_few_processors_and_views_stay_exact(mini):
     assert cnt["locate"] < 0.25 * cnt["arrivals"] * (P - 1)
     for p, v in run.vp.items():
         mine = np.flatnonzero(run.data_at == p)
-        assert np.all(run.loc(v, mine) == p)
+        assert np.all(v.view[mine] == p)
     assert np.array_equal(after.owner, run.executed()[0])
 
 
@@ -178,14 +178,14 @@ def test_request_on_a_stale_view_is_forwarded(mini):
     ids = np.array([u])
     run._serve(v0, ids, 1)  # processor 1 asks 0 for u's data
     run._receive(v1, eng.exchange()[1])
-    assert run.data_at[u] == 1 and run.loc(v1, ids)[0] == 1 and run.loc(v0, ids)[0] == 1
-    assert run.loc(v2, ids)[0] == 0  # 2 was not told (it holds no data next to u's, nor is it u's home)
+    assert run.data_at[u] == 1 and v1.view[ids][0] == 1 and v0.view[ids][0] == 1
+    assert v2.view[ids][0] == 0  # 2 was not told (it holds no data next to u's, nor is it u's home)
     run._serve(v0, ids, 2)  # 2 asks the home processor, which forwards to 1
     inbox = eng.exchange()
     assert [(src, pl[0], pl[2]) for src, _, pl in inbox[1]] == [(0, "FETCH", 2)]
     run._receive(v1, inbox[1])
     run._receive(v2, eng.exchange()[2])
-    assert run.data_at[u] == 2 and run.loc(v2, ids)[0] == 2
+    assert run.data_at[u] == 2 and v2.view[ids][0] == 2
 
 
 def test_simultaneous_operations_combine(mini):

@@ -47,7 +47,7 @@ def _distances_from(g, sources: np.ndarray, limit_mask: np.ndarray) -> np.ndarra
     d = 0
     while frontier.size and left > 0:
         d += 1
-        nb = np.unique(g.neighbours_of(frontier))
+        nb = g.neighbours_of(frontier, distinct=True)
         nb = nb[dist[nb] < 0]
         dist[nb] = d
         left -= int(limit_mask[nb].sum())
@@ -82,7 +82,7 @@ def select(g, owner: np.ndarray, i: int, j: int, m: float, movable: np.ndarray |
             done = True
             break
         target[took] = True  # selected nodes join the target side for the next layer's scores
-        nxt = np.unique(g.neighbours_of(layer))
+        nxt = g.neighbours_of(layer, distinct=True)
         nxt = nxt[mine[nxt] & ~seen[nxt]]
         seen[nxt] = True
         layer = nxt

@@ -1,0 +1,335 @@
+/* CSR graph kernels behind harness.model.Graph.neighbours_of, harness.metrics.costs_if_on and
+ * harness.view.LocationView: the small-array operations a balancer calls tens of thousands of times a
+ * level, where numpy's per-call overhead was most of the time.
+ *
+ * Every argument is a C-contiguous buffer of int64 ('q'/'l') or float64 ('d'), checked here; every index
+ * is checked against the array it indexes (a bad one is a ValueError, never a read out of bounds).
+ * Results are returned as bytearrays (numpy.frombuffer makes them writable arrays without a copy).
+ * Sums run in the order numpy's bincount would add them, so the figures are the same bit for bit. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int64_t i64;
+
+typedef struct {
+    Py_buffer b;
+    int held;
+} arg;
+
+/* obj as a contiguous buffer of 8-byte items of kind 'i' (int64) or 'f' (float64) */
+static int get(PyObject *obj, arg *a, char kind, const char *name, int writable) {
+    a->held = 0;
+    if (PyObject_GetBuffer(obj, &a->b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0)
+        return 0;
+    a->held = 1;
+    const char *f = a->b.format ? a->b.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') ++f;
+    int ok = a->b.itemsize == 8 && f[1] == '\0' &&
+             (kind == 'f' ? *f == 'd' : (*f == 'q' || *f == 'l'));
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError, "graph: %s must be a contiguous %s array", name,
+                     kind == 'f' ? "float64" : "int64");
+        return 0;
+    }
+    return 1;
+}
+
+static void release(arg *as, int n) {
+    for (int i = 0; i < n; ++i)
+        if (as[i].held) PyBuffer_Release(&as[i].b);
+}
+
+#define LEN(a) ((i64)((a).b.len / 8))
+#define I64(a) ((const i64 *)(a).b.buf)
+#define F64(a) ((const double *)(a).b.buf)
+
+static PyObject *bad(const char *what) {
+    PyErr_Format(PyExc_ValueError, "graph: %s out of range", what);
+    return NULL;
+}
+
+/* the summed degree of verts; -1 if one of them is not a vertex */
+static i64 total_degree(const i64 *xadj, i64 n, const i64 *v, i64 k) {
+    i64 t = 0;
+    for (i64 i = 0; i < k; ++i) {
+        if (v[i] < 0 || v[i] >= n) return -1;
+        t += xadj[v[i] + 1] - xadj[v[i]];
+    }
+    return t;
+}
+
+static int by_value(const void *x, const void *y) {
+    i64 a = *(const i64 *)x, b = *(const i64 *)y;
+    return (a > b) - (a < b);
+}
+
+/* rows(xadj, adjncy, verts, mode): the neighbours of every vertex of verts, concatenated in CSR order
+ * (mode 0); sorted and each once (1); the same with verts themselves among them (2: the closed
+ * neighbourhood) */
+static PyObject *rows(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *o[3];
+    int mode;
+    arg a[3];
+    memset(a, 0, sizeof a);
+    PyObject *ret = NULL;
+    if (!PyArg_ParseTuple(args, "OOOi", &o[0], &o[1], &o[2], &mode)) return NULL;
+    if (!get(o[0], &a[0], 'i', "xadj", 0) || !get(o[1], &a[1], 'i', "adjncy", 0) || !get(o[2], &a[2], 'i', "verts", 0))
+        goto done;
+    const i64 *xadj = I64(a[0]), *adj = I64(a[1]), *v = I64(a[2]);
+    i64 n = LEN(a[0]) - 1, k = LEN(a[2]);
+    i64 t = total_degree(xadj, n, v, k);
+    if (t < 0) {
+        bad("vertex");
+        goto done;
+    }
+    if (mode == 2) t += k;
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(t * 8));
+    if (!ret) goto done;
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret), *at = out;
+    if (mode == 2) {
+        memcpy(at, v, (size_t)k * 8);
+        at += k;
+    }
+    for (i64 i = 0; i < k; ++i) {
+        i64 s = xadj[v[i]], e = xadj[v[i] + 1];
+        memcpy(at, adj + s, (size_t)(e - s) * 8);
+        at += e - s;
+    }
+    if (mode > 0 && t > 1) {
+        i64 m = 1;
+        char *mark = t > n / 32 ? calloc((size_t)n, 1) : NULL;  /* many: mark them and read the marks back */
+        if (mark) {
+            for (i64 i = 0; i < t; ++i) mark[out[i]] = 1;
+            m = 0;
+            for (i64 x = 0; x < n; ++x)
+                if (mark[x]) out[m++] = x;
+            free(mark);
+        } else {
+            qsort(out, (size_t)t, sizeof(i64), by_value);
+            for (i64 i = 1; i < t; ++i)
+                if (out[i] != out[m - 1]) out[m++] = out[i];
+        }
+        if (PyByteArray_Resize(ret, (Py_ssize_t)(m * 8)) < 0) Py_CLEAR(ret);
+    }
+done:
+    release(a, 3);
+    return ret;
+}
+
+/* the value of x in the view: home[x], or kv's where x is one of the sorted keys kk */
+static inline i64 seen_at(const i64 *home, const i64 *kk, const i64 *kv, i64 m, i64 x) {
+    i64 lo = 0, hi = m;
+    while (lo < hi) {
+        i64 mid = lo + (hi - lo) / 2;
+        if (kk[mid] < x) lo = mid + 1;
+        else hi = mid;
+    }
+    return (lo < m && kk[lo] == x) ? kv[lo] : home[x];
+}
+
+/* costs(xadj, adjncy, cwgt, pwgt, rwgt, proc_of, cluster, conn, verts, q, home, kk, kv): Wgt, Comm and
+ * Remap of every vertex of verts if computed on q (one processor per vertex, or one for all), as 3 x k
+ * float64 (SBN §3.1); a vertex's data is where the view (home, kk, kv) says (kk empty: home). */
+static PyObject *costs(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { N = 13 };
+    PyObject *o[N];
+    arg a[N];
+    memset(a, 0, sizeof a);
+    PyObject *ret = NULL;
+    static const char kinds[] = "iiiiififiiiii";
+    static const char *names[] = {"xadj", "adjncy", "cwgt", "pwgt", "rwgt", "proc_of", "cluster", "conn", "verts",
+                                  "q", "home", "kk", "kv"};
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
+                          &o[9], &o[10], &o[11], &o[12]))
+        return NULL;
+    for (int i = 0; i < N; ++i)
+        if (!get(o[i], &a[i], kinds[i], names[i], 0)) goto done;
+    const i64 *xadj = I64(a[0]), *adj = I64(a[1]), *cwgt = I64(a[2]), *pwgt = I64(a[3]), *rwgt = I64(a[4]);
+    const double *proc = F64(a[5]), *conn = F64(a[7]);
+    const i64 *cl = I64(a[6]), *v = I64(a[8]), *q = I64(a[9]), *home = I64(a[10]), *kk = I64(a[11]),
+              *kv = I64(a[12]);
+    i64 n = LEN(a[0]) - 1, P = LEN(a[6]), k = LEN(a[8]), nq = LEN(a[9]), m = LEN(a[11]);
+    i64 C = 1;
+    while (C * C < LEN(a[7])) ++C;
+    if (C * C != LEN(a[7]) || LEN(a[5]) != P || LEN(a[3]) != n || LEN(a[4]) != n || LEN(a[10]) != n ||
+        LEN(a[12]) != m || LEN(a[1]) != xadj[n] || LEN(a[2]) != xadj[n]) {
+        PyErr_SetString(PyExc_ValueError, "graph: costs got arrays of inconsistent sizes");
+        goto done;
+    }
+    if (nq != 1 && nq != k) {
+        PyErr_SetString(PyExc_ValueError, "graph: q must be one processor or one per vertex");
+        goto done;
+    }
+    if (total_degree(xadj, n, v, k) < 0) {
+        bad("vertex");
+        goto done;
+    }
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(3 * k * 8));
+    if (!ret) goto done;
+    double *wgt = (double *)PyByteArray_AS_STRING(ret), *comm = wgt + k, *remap = wgt + 2 * k;
+#define CLUSTER(p, into)                                                \
+    do {                                                                \
+        if ((p) < 0 || (p) >= P || cl[p] < 0 || cl[p] >= C) goto wrong; \
+        into = cl[p];                                                   \
+    } while (0)
+    for (i64 i = 0; i < k; ++i) {
+        i64 qi = q[nq == 1 ? 0 : i], cq, ch;
+        CLUSTER(qi, cq);
+        const double *row = conn + cq * C;
+        double acc = 0.0;
+        for (i64 e = xadj[v[i]]; e < xadj[v[i] + 1]; ++e) {
+            if (adj[e] < 0 || adj[e] >= n) goto wrong;
+            i64 hw = seen_at(home, kk, kv, m, adj[e]);
+            CLUSTER(hw, ch);
+            acc += (hw != qi) ? (double)cwgt[e] * row[ch] : 0.0;
+        }
+        comm[i] = acc;
+        i64 hv = seen_at(home, kk, kv, m, v[i]);
+        CLUSTER(hv, ch);
+        remap[i] = (hv != qi) ? (double)rwgt[v[i]] * conn[ch * C + cq] : 0.0;
+        wgt[i] = (double)pwgt[v[i]] * proc[qi];
+    }
+#undef CLUSTER
+    goto done;
+wrong:
+    Py_CLEAR(ret);
+    bad("processor");
+done:
+    release(a, N);
+    return ret;
+}
+
+/* lookup(home, kk, kv, verts, P): home[verts], except where verts is in the sorted keys kk (then kv's
+ * value); with P > 0 the distinct values instead, sorted (they must lie in [0, P)) */
+static PyObject *lookup(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *o[4];
+    Py_ssize_t P;
+    arg a[4];
+    memset(a, 0, sizeof a);
+    PyObject *ret = NULL;
+    char *seen = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOn", &o[0], &o[1], &o[2], &o[3], &P)) return NULL;
+    if (!get(o[0], &a[0], 'i', "home", 0) || !get(o[1], &a[1], 'i', "kk", 0) || !get(o[2], &a[2], 'i', "kv", 0) ||
+        !get(o[3], &a[3], 'i', "verts", 0))
+        goto done;
+    const i64 *home = I64(a[0]), *kk = I64(a[1]), *kv = I64(a[2]), *v = I64(a[3]);
+    i64 n = LEN(a[0]), m = LEN(a[1]), k = LEN(a[3]);
+    if (LEN(a[2]) != m) {
+        PyErr_SetString(PyExc_ValueError, "graph: kk and kv differ in length");
+        goto done;
+    }
+    for (i64 i = 0; i < k; ++i)
+        if (v[i] < 0 || v[i] >= n) {
+            bad("vertex");
+            goto done;
+        }
+    if (P <= 0) {
+        ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(k * 8));
+        if (!ret) goto done;
+        i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
+        for (i64 i = 0; i < k; ++i) out[i] = seen_at(home, kk, kv, m, v[i]);
+        goto done;
+    }
+    seen = calloc((size_t)P, 1);
+    if (!seen) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    i64 count = 0;
+    for (i64 i = 0; i < k; ++i) {
+        i64 x = seen_at(home, kk, kv, m, v[i]);
+        if (x < 0 || x >= P) {
+            bad("processor");
+            goto done;
+        }
+        count += !seen[x];
+        seen[x] = 1;
+    }
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(count * 8));
+    if (!ret) goto done;
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
+    for (Py_ssize_t x = 0; x < P; ++x)
+        if (seen[x]) *out++ = x;
+done:
+    free(seen);
+    release(a, 4);
+    return ret;
+}
+
+static int by_key(const void *x, const void *y) {
+    i64 a = ((const i64 *)x)[0], b = ((const i64 *)y)[0];
+    return (a > b) - (a < b);
+}
+
+/* merge(kk, kv, ids, vals): the sorted map (kk, kv) with ids -> vals set (ids distinct; vals one value for
+ * all or one per id); returns (keys, values) as one bytearray of 2 x m' int64 */
+static PyObject *merge(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *o[4];
+    arg a[4];
+    memset(a, 0, sizeof a);
+    PyObject *ret = NULL;
+    i64 *pairs = NULL;
+    if (!PyArg_ParseTuple(args, "OOOO", &o[0], &o[1], &o[2], &o[3])) return NULL;
+    if (!get(o[0], &a[0], 'i', "kk", 0) || !get(o[1], &a[1], 'i', "kv", 0) || !get(o[2], &a[2], 'i', "ids", 0) ||
+        !get(o[3], &a[3], 'i', "vals", 0))
+        goto done;
+    const i64 *kk = I64(a[0]), *kv = I64(a[1]), *ids = I64(a[2]), *vals = I64(a[3]);
+    i64 m = LEN(a[0]), k = LEN(a[2]), nv = LEN(a[3]);
+    if (LEN(a[1]) != m || (nv != 1 && nv != k)) {
+        PyErr_SetString(PyExc_ValueError, "graph: merge got arrays of inconsistent sizes");
+        goto done;
+    }
+    pairs = malloc((size_t)(2 * k + 1) * 8);
+    if (!pairs) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (i64 i = 0; i < k; ++i) {
+        pairs[2 * i] = ids[i];
+        pairs[2 * i + 1] = vals[nv == 1 ? 0 : i];
+    }
+    qsort(pairs, (size_t)k, 2 * sizeof(i64), by_key);
+    for (i64 i = 1; i < k; ++i)
+        if (pairs[2 * i] == pairs[2 * i - 2]) {
+            PyErr_SetString(PyExc_ValueError, "graph: merge got repeated ids");
+            goto done;
+        }
+    i64 common = 0;
+    for (i64 i = 0, j = 0; i < m && j < k;) {
+        if (kk[i] < pairs[2 * j]) ++i;
+        else if (kk[i] > pairs[2 * j]) ++j;
+        else ++common, ++i, ++j;
+    }
+    i64 size = m + k - common;
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(2 * size * 8));
+    if (!ret) goto done;
+    i64 *ok = (i64 *)PyByteArray_AS_STRING(ret), *ov = ok + size;
+    i64 i = 0, j = 0, t = 0;
+    while (i < m || j < k) {
+        if (j == k || (i < m && kk[i] < pairs[2 * j])) {
+            ok[t] = kk[i], ov[t++] = kv[i++];
+        } else {
+            if (i < m && kk[i] == pairs[2 * j]) ++i;  /* the new value wins */
+            ok[t] = pairs[2 * j], ov[t++] = pairs[2 * j + 1], ++j;
+        }
+    }
+done:
+    free(pairs);
+    release(a, 4);
+    return ret;
+}
+
+static PyMethodDef methods[] = {
+    {"rows", rows, METH_VARARGS, "the neighbours of verts, concatenated in CSR order (or sorted, each once)"},
+    {"costs", costs, METH_VARARGS, "Wgt, Comm and Remap of verts if computed on q, from a view (3 x k float64)"},
+    {"lookup", lookup, METH_VARARGS, "home[verts] overridden by a sorted map (kk, kv), or its distinct values"},
+    {"merge", merge, METH_VARARGS, "a sorted map with new entries set (2 x m int64)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_graph", "CSR graph kernels.", -1, methods};
+
+PyMODINIT_FUNC PyInit__graph(void) { return PyModule_Create(&module); }
