@@ -1,0 +1,100 @@
+"""The C graph kernels (harness/_graph.c) against the numpy code they replace: the same values, bit for bit."""
+import numpy as np
+import pytest
+
+from harness import Graph, LocationView, Machine, State, costs_if_on
+from harness.metrics import Costs
+
+
+def _graph(n=400, seed=1):
+    rng = np.random.default_rng(seed)
+    u = rng.integers(0, n, 3 * n)
+    v = rng.integers(0, n, 3 * n)
+    keep = u != v
+    key = np.unique(np.minimum(u, v)[keep] * n + np.maximum(u, v)[keep])
+    return Graph.from_edges(n, key // n, key % n, w=rng.integers(1, 9, key.size), pwgt=rng.integers(1, 5, n),
+                            rwgt=rng.integers(1, 20, n))
+
+
+def _rows_numpy(g, verts):
+    starts = g.xadj[verts]
+    deg = g.xadj[verts + 1] - starts
+    return g.adjncy[np.repeat(starts - np.cumsum(deg) + deg, deg) + np.arange(deg.sum())]
+
+
+def _costs_numpy(g, home, m, verts, q):
+    """costs_if_on as numpy computed it before the C kernel."""
+    q = np.asarray(q, np.int64)
+    if q.ndim:
+        q = np.broadcast_to(q, verts.shape)
+    starts = g.xadj[verts]
+    deg = g.xadj[verts + 1] - starts
+    row = np.repeat(np.arange(verts.size), deg)
+    entries = np.arange(row.size) + np.repeat(starts - (np.cumsum(deg) - deg), deg)
+    hw = home[g.adjncy[entries]]
+    qe = q[row] if q.ndim else q
+    per = np.where(hw != qe, g.cwgt[entries] * m.slowdown(qe, hw), 0.0)
+    comm = np.bincount(row, weights=per, minlength=verts.size)
+    h = home[verts]
+    remap = np.where(h != q, g.rwgt[verts] * m.slowdown(h, q), 0.0)
+    return Costs((g.pwgt[verts] * m.proc_of[q]).astype(float), comm, remap)
+
+
+def test_rows_match_numpy():
+    g = _graph()
+    rng = np.random.default_rng(2)
+    for size in (1, 5, 60, 399, 2000):  # 2000: repeats, and the marking path of distinct
+        verts = rng.integers(0, g.n, size)
+        nb = g.neighbours_of(verts)
+        assert np.array_equal(nb, _rows_numpy(g, verts))
+        assert np.array_equal(g.neighbours_of(verts, distinct=True), np.unique(nb))
+        assert np.array_equal(g.neighbourhood(verts), np.unique(np.concatenate([verts, nb])))
+    assert g.neighbours_of([]).size == 0 and g.neighbourhood(np.zeros(0, np.int64)).size == 0
+    with pytest.raises(ValueError, match="out of range"):
+        g.neighbours_of([0, g.n])
+
+
+@pytest.mark.parametrize("machine", ["uniform", "grid:3:7.5"])
+def test_costs_if_on_matches_numpy(machine):
+    g, P = _graph(), 12
+    m = Machine.parse(machine, P)
+    rng = np.random.default_rng(3)
+    owner = rng.integers(0, P, g.n)
+    home = rng.integers(0, P, g.n)
+    s = State(owner, home, P)
+    view = LocationView(home, P)
+    learned = rng.choice(g.n, 150, replace=False)
+    view.learn(learned, rng.integers(0, P, learned.size))
+    seen = home.copy()
+    seen[learned] = view.home[learned]
+    for verts in (rng.integers(0, g.n, 70), np.arange(g.n), np.zeros(0, np.int64)):
+        for q in (5, rng.integers(0, P, verts.size)):
+            for state, h in ((s, home), (view, seen)):
+                got, want = costs_if_on(g, state, m, verts, q), _costs_numpy(g, h, m, verts, q)
+                for f in ("wgt", "comm", "remap"):
+                    assert np.array_equal(getattr(got, f), getattr(want, f)), f
+    with pytest.raises(ValueError, match="out of range"):
+        costs_if_on(g, s, m, [g.n], 0)
+    with pytest.raises(ValueError, match="out of range"):
+        costs_if_on(g, s, m, [0], P)
+
+
+def test_location_view_against_a_dict():
+    rng = np.random.default_rng(4)
+    n, P = 300, 9
+    home = rng.integers(0, P, n)
+    view, ref = LocationView(home, P), {}
+    for _ in range(200):
+        ids = rng.choice(n, rng.integers(1, 12), replace=False)
+        where = int(rng.integers(0, P)) if rng.random() < 0.5 else rng.integers(0, P, ids.size)
+        view.learn(ids, where)
+        ref.update(zip(ids.tolist(), np.broadcast_to(where, ids.shape).tolist()))
+        probe = rng.integers(0, n, 40)
+        want = np.array([ref.get(x, home[x]) for x in probe.tolist()])
+        assert np.array_equal(view[probe], want)
+        assert np.array_equal(view.holders(probe), np.unique(want))
+    assert len(view) == len(ref) and np.all(np.diff(view.keys) > 0)
+    with pytest.raises(ValueError, match="repeated"):
+        view.learn(np.array([1, 1]), 0)
+    with pytest.raises(ValueError, match="out of range"):
+        view[[n]]
