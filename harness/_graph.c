@@ -259,13 +259,14 @@ done:
     return ret;
 }
 
-static int by_key(const void *x, const void *y) {
-    i64 a = ((const i64 *)x)[0], b = ((const i64 *)y)[0];
-    return (a > b) - (a < b);
+static int by_key(const void *x, const void *y) {  /* (id, position): equal ids in their order */
+    const i64 *a = x, *b = y;
+    if (a[0] != b[0]) return (a[0] > b[0]) - (a[0] < b[0]);
+    return (a[2] > b[2]) - (a[2] < b[2]);
 }
 
-/* merge(kk, kv, ids, vals): the sorted map (kk, kv) with ids -> vals set (ids distinct; vals one value for
- * all or one per id); returns (keys, values) as one bytearray of 2 x m' int64 */
+/* merge(kk, kv, ids, vals): the sorted map (kk, kv) with ids -> vals set (vals one value for all or one per
+ * id; of a repeated id the last entry wins); returns (keys, values) as one bytearray of 2 x m' int64 */
 static PyObject *merge(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *o[4];
     arg a[4];
@@ -282,21 +283,23 @@ static PyObject *merge(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "graph: merge got arrays of inconsistent sizes");
         goto done;
     }
-    pairs = malloc((size_t)(2 * k + 1) * 8);
+    pairs = malloc((size_t)(3 * k + 1) * 8);
     if (!pairs) {
         PyErr_NoMemory();
         goto done;
     }
     for (i64 i = 0; i < k; ++i) {
-        pairs[2 * i] = ids[i];
-        pairs[2 * i + 1] = vals[nv == 1 ? 0 : i];
+        pairs[3 * i] = ids[i];
+        pairs[3 * i + 1] = vals[nv == 1 ? 0 : i];
+        pairs[3 * i + 2] = i;
     }
-    qsort(pairs, (size_t)k, 2 * sizeof(i64), by_key);
-    for (i64 i = 1; i < k; ++i)
-        if (pairs[2 * i] == pairs[2 * i - 2]) {
-            PyErr_SetString(PyExc_ValueError, "graph: merge got repeated ids");
-            goto done;
-        }
+    qsort(pairs, (size_t)k, 3 * sizeof(i64), by_key);
+    i64 u = 0;  /* the last entry of each id, packed as (id, value) pairs */
+    for (i64 i = 0; i < k; ++i) {
+        if (i + 1 < k && pairs[3 * i + 3] == pairs[3 * i]) continue;
+        pairs[2 * u] = pairs[3 * i], pairs[2 * u + 1] = pairs[3 * i + 1], ++u;
+    }
+    k = u;
     i64 common = 0;
     for (i64 i = 0, j = 0; i < m && j < k;) {
         if (kk[i] < pairs[2 * j]) ++i;

@@ -50,7 +50,8 @@ class LocationView:
         return np.frombuffer(_graph.lookup(self.base, self.keys, self.values, verts, self.P), np.int64)
 
     def learn(self, ids: np.ndarray, where) -> None:
-        """Record that the data of ``ids`` (distinct vertices) is at ``where`` (one processor or one per id)."""
+        """Record that the data of ``ids`` is at ``where`` (one processor or one per id; of a vertex listed
+        twice, the later entry wins)."""
         ids = np.ascontiguousarray(ids, np.int64)
         if ids.size:
             kv = np.frombuffer(_graph.merge(self.keys, self.values, ids, np.ascontiguousarray(where, np.int64).reshape(-1)),

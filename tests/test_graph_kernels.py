@@ -94,7 +94,7 @@ def test_location_view_against_a_dict():
         assert np.array_equal(view[probe], want)
         assert np.array_equal(view.holders(probe), np.unique(want))
     assert len(view) == len(ref) and np.all(np.diff(view.keys) > 0)
-    with pytest.raises(ValueError, match="repeated"):
-        view.learn(np.array([1, 1]), 0)
+    view.learn(np.array([1, 7, 1]), np.array([2, 3, 4]))  # of a vertex listed twice, the later entry wins
+    assert view[[1, 7]].tolist() == [4, 3]
     with pytest.raises(ValueError, match="out of range"):
         view[[n]]

@@ -251,7 +251,7 @@ class LevelRun:
 
     # ------------------------------------------------------------------ location view (§3.5)
     def _learn(self, v: VProc, ids: np.ndarray, where) -> None:
-        """Record in p's view that the data of ``ids`` (distinct) is at ``where``; re-price around them later."""
+        """Record in p's view that the data of ``ids`` is at ``where`` (a later entry wins); re-price around them."""
         if ids.size:
             v.view.learn(ids, where)
             v.changed.append(ids)
@@ -365,11 +365,7 @@ class LevelRun:
             ids = _own(np.concatenate([pl[1:] for pl in locs]))
             at = np.repeat(np.array([pl[0] for pl in locs], np.int64), [pl.size - 1 for pl in locs])
             keep = self.data_at[ids] != p
-            ids, at = ids[keep], at[keep]
-            if len(locs) > 1:  # the last entry of each vertex
-                last = ids.size - 1 - np.unique(ids[::-1], return_index=True)[1]
-                ids, at = ids[last], at[last]
-            self._learn(v, ids, at)
+            self._learn(v, ids[keep], at[keep])  # of a vertex in several messages, the last entry wins
         t0 = self._tick("migration", t0)
         for src, kind, pl in msgs:
             if isinstance(pl, np.ndarray):
@@ -546,8 +542,8 @@ class LevelRun:
             nb = self.g.neighbours_of(chosen)
             pr = np.repeat(procs, deg)
             ok = (self.holder[nb] == pr) & self.queued[nb] & (self.data_at[nb] != pr) & ~self.requested[nb]
-            nb, first = np.unique(nb[ok], return_index=True)
-            pr = pr[ok][first]
+            nb = np.unique(nb[ok])
+            pr = self.holder[nb]  # = the processor that chose the neighbour's neighbour (ok: holder == pr)
             self.pinned[nb] = True
             if self.trace is not None:
                 for p in np.unique(pr).tolist():
