@@ -88,8 +88,9 @@ def partition(ctx):
 def balance(ctx, state):
     g, m = ctx.graph, ctx.machine
     prm = _params(ctx.params)
-    ctx.record["pre_part_cut_pct"] = projected_cut(g, ctx.state.owner, m)
-    ctx.record["sbn_pre_exec_cut_pct"] = projected_cut(g, state.owner, m)
+    ctx.record["pre_part_cut_pct"] = cut = projected_cut(g, ctx.state.owner, m)
+    same = np.array_equal(state.owner, ctx.state.owner)  # no pre-partitioning: the same assignment
+    ctx.record["sbn_pre_exec_cut_pct"] = cut if same else projected_cut(g, state.owner, m)
     # the balancer runs "forever" (Fig. 4): thresholds carry over from the previous level
     carried = ctx.memory.thresholds if ctx.params["carry_thresholds"] else None
     if carried is not None and len(carried) != m.P:
