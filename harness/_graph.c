@@ -20,10 +20,9 @@ typedef struct {
 } arg;
 
 /* obj as a contiguous buffer of 8-byte items of kind 'i' (int64) or 'f' (float64) */
-static int get(PyObject *obj, arg *a, char kind, const char *name, int writable) {
+static int get(PyObject *obj, arg *a, char kind, const char *name) {
     a->held = 0;
-    if (PyObject_GetBuffer(obj, &a->b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0)
-        return 0;
+    if (PyObject_GetBuffer(obj, &a->b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return 0;
     a->held = 1;
     const char *f = a->b.format ? a->b.format : "B";
     if (*f == '<' || *f == '=' || *f == '@') ++f;
@@ -40,6 +39,21 @@ static int get(PyObject *obj, arg *a, char kind, const char *name, int writable)
 static void release(arg *as, int n) {
     for (int i = 0; i < n; ++i)
         if (as[i].held) PyBuffer_Release(&as[i].b);
+}
+
+/* the arguments: n arrays of the given kinds (named for the errors), then `extra` integers into ints */
+static int arrays(PyObject *args, arg *a, int n, const char *kinds, const char *const *names, int extra,
+                  Py_ssize_t *ints) {
+    memset(a, 0, (size_t)n * sizeof *a);
+    if (PyTuple_GET_SIZE(args) != n + extra) {
+        PyErr_Format(PyExc_TypeError, "graph: expected %d arguments", n + extra);
+        return 0;
+    }
+    for (int i = 0; i < n; ++i)
+        if (!get(PyTuple_GET_ITEM(args, i), &a[i], kinds[i], names[i])) return 0;
+    for (int i = 0; i < extra; ++i)
+        if ((ints[i] = PyLong_AsSsize_t(PyTuple_GET_ITEM(args, n + i))) == -1 && PyErr_Occurred()) return 0;
+    return 1;
 }
 
 #define LEN(a) ((i64)((a).b.len / 8))
@@ -70,14 +84,11 @@ static int by_value(const void *x, const void *y) {
  * (mode 0); sorted and each once (1); the same with verts themselves among them (2: the closed
  * neighbourhood) */
 static PyObject *rows(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *o[3];
-    int mode;
+    static const char *names[] = {"xadj", "adjncy", "verts"};
     arg a[3];
-    memset(a, 0, sizeof a);
+    Py_ssize_t mode;
     PyObject *ret = NULL;
-    if (!PyArg_ParseTuple(args, "OOOi", &o[0], &o[1], &o[2], &mode)) return NULL;
-    if (!get(o[0], &a[0], 'i', "xadj", 0) || !get(o[1], &a[1], 'i', "adjncy", 0) || !get(o[2], &a[2], 'i', "verts", 0))
-        goto done;
+    if (!arrays(args, a, 3, "iii", names, 1, &mode)) goto done;
     const i64 *xadj = I64(a[0]), *adj = I64(a[1]), *v = I64(a[2]);
     i64 n = LEN(a[0]) - 1, k = LEN(a[2]);
     i64 t = total_degree(xadj, n, v, k);
@@ -135,18 +146,11 @@ static inline i64 seen_at(const i64 *home, const i64 *kk, const i64 *kv, i64 m, 
  * float64 (SBN §3.1); a vertex's data is where the view (home, kk, kv) says (kk empty: home). */
 static PyObject *costs(PyObject *Py_UNUSED(self), PyObject *args) {
     enum { N = 13 };
-    PyObject *o[N];
-    arg a[N];
-    memset(a, 0, sizeof a);
-    PyObject *ret = NULL;
-    static const char kinds[] = "iiiiififiiiii";
     static const char *names[] = {"xadj", "adjncy", "cwgt", "pwgt", "rwgt", "proc_of", "cluster", "conn", "verts",
                                   "q", "home", "kk", "kv"};
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
-                          &o[9], &o[10], &o[11], &o[12]))
-        return NULL;
-    for (int i = 0; i < N; ++i)
-        if (!get(o[i], &a[i], kinds[i], names[i], 0)) goto done;
+    arg a[N];
+    PyObject *ret = NULL;
+    if (!arrays(args, a, N, "iiiiififiiiii", names, 0, NULL)) goto done;
     const i64 *xadj = I64(a[0]), *adj = I64(a[1]), *cwgt = I64(a[2]), *pwgt = I64(a[3]), *rwgt = I64(a[4]);
     const double *proc = F64(a[5]), *conn = F64(a[7]);
     const i64 *cl = I64(a[6]), *v = I64(a[8]), *q = I64(a[9]), *home = I64(a[10]), *kk = I64(a[11]),
@@ -205,16 +209,12 @@ done:
 /* lookup(home, kk, kv, verts, P): home[verts], except where verts is in the sorted keys kk (then kv's
  * value); with P > 0 the distinct values instead, sorted (they must lie in [0, P)) */
 static PyObject *lookup(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *o[4];
-    Py_ssize_t P;
+    static const char *names[] = {"home", "kk", "kv", "verts"};
     arg a[4];
-    memset(a, 0, sizeof a);
+    Py_ssize_t P;
     PyObject *ret = NULL;
     char *seen = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOn", &o[0], &o[1], &o[2], &o[3], &P)) return NULL;
-    if (!get(o[0], &a[0], 'i', "home", 0) || !get(o[1], &a[1], 'i', "kk", 0) || !get(o[2], &a[2], 'i', "kv", 0) ||
-        !get(o[3], &a[3], 'i', "verts", 0))
-        goto done;
+    if (!arrays(args, a, 4, "iiii", names, 1, &P)) goto done;
     const i64 *home = I64(a[0]), *kk = I64(a[1]), *kv = I64(a[2]), *v = I64(a[3]);
     i64 n = LEN(a[0]), m = LEN(a[1]), k = LEN(a[3]);
     if (LEN(a[2]) != m) {
@@ -268,15 +268,11 @@ static int by_key(const void *x, const void *y) {  /* (id, position): equal ids 
 /* merge(kk, kv, ids, vals): the sorted map (kk, kv) with ids -> vals set (vals one value for all or one per
  * id; of a repeated id the last entry wins); returns (keys, values) as one bytearray of 2 x m' int64 */
 static PyObject *merge(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *o[4];
+    static const char *names[] = {"kk", "kv", "ids", "vals"};
     arg a[4];
-    memset(a, 0, sizeof a);
     PyObject *ret = NULL;
     i64 *pairs = NULL;
-    if (!PyArg_ParseTuple(args, "OOOO", &o[0], &o[1], &o[2], &o[3])) return NULL;
-    if (!get(o[0], &a[0], 'i', "kk", 0) || !get(o[1], &a[1], 'i', "kv", 0) || !get(o[2], &a[2], 'i', "ids", 0) ||
-        !get(o[3], &a[3], 'i', "vals", 0))
-        goto done;
+    if (!arrays(args, a, 4, "iiii", names, 0, NULL)) goto done;
     const i64 *kk = I64(a[0]), *kv = I64(a[1]), *ids = I64(a[2]), *vals = I64(a[3]);
     i64 m = LEN(a[0]), k = LEN(a[2]), nv = LEN(a[3]);
     if (LEN(a[1]) != m || (nv != 1 && nv != k)) {
