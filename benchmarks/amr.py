@@ -30,8 +30,8 @@ class AmrStep:
     def track_step_P16(self, scheme):
         from harness.api import compare
 
-        df = compare(scheme, workload="bl", P=16, levels=[self.STEP - 1, self.STEP], cache=False,
-                     out=tempfile.mkdtemp(prefix="asv-amr-"))
+        with tempfile.TemporaryDirectory(prefix="asv-amr-") as out:
+            df = compare(scheme, workload="bl", P=16, levels=[self.STEP - 1, self.STEP], cache=False, out=out)
         row = df[df["level"] == self.STEP].iloc[0]
         if row["status"] != "ok":
             raise RuntimeError(f"{scheme}: {row['status']}")

@@ -1,4 +1,5 @@
 """asv benchmarks of the core: metrics on a 50,000-vertex graph, an engine exchange, one compare cell."""
+import shutil
 import tempfile
 
 import numpy as np
@@ -54,6 +55,9 @@ class CompareCell:
     def setup(self):
         load_workload("mini")
         self.out = tempfile.mkdtemp()
+
+    def teardown(self):
+        shutil.rmtree(self.out, ignore_errors=True)
 
     def time_metis_cell(self):
         from harness.api import compare

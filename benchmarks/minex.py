@@ -4,6 +4,7 @@ Targets (issue 6): MinEX on the last shock level at P = 32 within 3x of the
 pymetis call on the same graph (``track_ratio_to_metis``), and the P = 2048
 cell of ``minex-table3`` in under 60 s (``Table3P2048.time_cell``).
 """
+import shutil
 import tempfile
 
 from harness.partitioners import metis_kway
@@ -54,6 +55,9 @@ class Table3P2048:
     def setup(self):
         load("shock", {}, 0)
         self.out = tempfile.mkdtemp(prefix="asv-minex-")
+
+    def teardown(self):
+        shutil.rmtree(self.out, ignore_errors=True)
 
     def time_cell(self):
         from lbbench_minex.reports import table3

@@ -66,7 +66,11 @@ class HeadlineRatio:
         from harness import load_workload
 
         load_workload("shock", {}, 0)  # the workload is cached; the result store is not
-        self.out = tempfile.mkdtemp(prefix="asv-ratio-")
+        self.scratch = tempfile.TemporaryDirectory(prefix="asv-ratio-")
+        self.out = self.scratch.name
+
+    def teardown(self):
+        self.scratch.cleanup()
 
     def track_headline_over_metis_P32(self):
         return _alternate(_compare_cli, self.out)
@@ -141,3 +145,4 @@ if __name__ == "__main__":  # python -m benchmarks.ratios: the headline ratios o
     bench.setup()
     print(f"command line {bench.track_headline_over_metis_P32():.2f}x, "
           f"one process {bench.track_headline_over_metis_P32_in_process():.2f}x")
+    bench.teardown()

@@ -14,6 +14,7 @@
 import json
 import math
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -100,6 +101,9 @@ class Headline:
         shock_level(0, 32)  # the workload is cached; the result store is not
         self.out = tempfile.mkdtemp(prefix="asv-headline-")
 
+    def teardown(self):
+        shutil.rmtree(self.out, ignore_errors=True)
+
     def time_compare_sbn_minex_plum_P32(self):
         compare("sbn,minex,plum", 32, tempfile.mkdtemp(dir=self.out))
 
@@ -119,6 +123,9 @@ class HarnessFloor:
     def setup(self, P):
         shock_level(0, 32)  # the workload is cached; the result store is not
         self.out = tempfile.mkdtemp(prefix="asv-floor-")
+
+    def teardown(self, P):
+        shutil.rmtree(self.out, ignore_errors=True)
 
     def time_compare_metis_plum_minex(self, P):
         compare("metis,plum,minex", P, tempfile.mkdtemp(dir=self.out))
