@@ -1,8 +1,10 @@
 /* The sequential placement loops of IGD's greedy deal (schemes.igd) and WD (wd.wd), box after box as
  * their Python callers describe them, in the same order of floating-point operations (the same owners as
- * the loops they replace, bit for bit). Called only through schemes.py and wd.py, which check shapes. */
+ * the loops they replace, bit for bit), and IGD's recursive bisection of a box into pieces (split.py's
+ * bisect_pieces). Called only through schemes.py, wd.py and split.py, which check shapes. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,13 +217,80 @@ done:
     return ret;
 }
 
+#define MAXD 8
+
+/* box lo..hi (d axes) into k pieces at output rows pos..pos+k-1: split the longest axis (ties: the lowest)
+ * at c = round(n (k // 2) / k) planes (1 <= c <= n - 1), the left part taking k1 = round(k c / n) pieces
+ * (at least 1 and k - (cells right), at most k - 1 and cells left); numpy's arithmetic (rint: ties to even) */
+static void bisect_box(const i64 *lo, const i64 *hi, i64 k, int d, i64 pos, i64 *plo, i64 *phi) {
+    if (k == 1) {
+        memcpy(plo + pos * d, lo, (size_t)d * 8);
+        memcpy(phi + pos * d, hi, (size_t)d * 8);
+        return;
+    }
+    i64 ax = 0, vol = 1, l[MAXD], h[MAXD];
+    for (int a = 0; a < d; ++a) {
+        i64 e = hi[a] - lo[a] + 1;
+        if (e > hi[ax] - lo[ax] + 1) ax = a;
+        vol *= e;
+    }
+    i64 n = hi[ax] - lo[ax] + 1, plane = vol / n;
+    double cr = fmin(fmax(rint((double)(n * (k / 2)) / (double)k), 1.0), (double)(n - 1));
+    i64 c = (i64)cr, c1 = c * plane, c2 = (n - c) * plane;
+    i64 k1 = (i64)rint((double)(k * c) / (double)n);
+    i64 kmin = k - c2 > 1 ? k - c2 : 1, kmax = k - 1 < c1 ? k - 1 : c1;
+    k1 = k1 < kmin ? kmin : k1;
+    k1 = k1 > kmax ? kmax : k1;
+    memcpy(l, lo, (size_t)d * 8);
+    memcpy(h, hi, (size_t)d * 8);
+    h[ax] = lo[ax] + c - 1;
+    bisect_box(lo, h, k1, d, pos, plo, phi);
+    l[ax] = lo[ax] + c;
+    bisect_box(l, hi, k - k1, d, pos + k1, plo, phi);
+}
+
+/* bisect(lo, hi, k, d, plo, phi): box i (rows of lo, hi) into k[i] pieces, written box after box in
+ * bisection order to the rows of plo, phi (sum k rows); 1 <= k[i] <= the box's cells */
+static PyObject *bisect(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer blo, bhi, bk, bpl, bph;
+    int d;
+    if (!PyArg_ParseTuple(args, "y*y*y*iw*w*", &blo, &bhi, &bk, &d, &bpl, &bph)) return NULL;
+    PyObject *ret = NULL;
+    const i64 *lo = blo.buf, *hi = bhi.buf, *k = bk.buf;
+    i64 nb = bk.len / 8, total = 0;
+    if (d < 1 || d > MAXD || !sized(&blo, nb * d, "lo") || !sized(&bhi, nb * d, "hi")) {
+        if (d < 1 || d > MAXD) PyErr_SetString(PyExc_ValueError, "place: 1 <= d <= 8");
+        goto done;
+    }
+    for (i64 b = 0; b < nb; ++b) {
+        i64 vol = 1;
+        for (int a = 0; a < d; ++a) vol *= (hi[b * d + a] >= lo[b * d + a]) ? hi[b * d + a] - lo[b * d + a] + 1 : 0;
+        if (k[b] < 1 || k[b] > vol) {
+            PyErr_SetString(PyExc_ValueError, "place: a box needs 1 to its cells pieces");
+            goto done;
+        }
+        total += k[b];
+    }
+    if (!sized(&bpl, total * d, "plo") || !sized(&bph, total * d, "phi")) goto done;
+    for (i64 b = 0, pos = 0; b < nb; pos += k[b], ++b) bisect_box(lo + b * d, hi + b * d, k[b], d, pos, bpl.buf, bph.buf);
+    ret = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&blo);
+    PyBuffer_Release(&bhi);
+    PyBuffer_Release(&bk);
+    PyBuffer_Release(&bpl);
+    PyBuffer_Release(&bph);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
+    {"bisect", bisect, METH_VARARGS, "IGD's recursive bisection of boxes into pieces"},
     {"deal", deal, METH_VARARGS, "IGD's greedy deal: each box's pieces to the least loaded processors"},
     {"wd", wd, METH_VARARGS, "WD's placement of one level's boxes"},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_place", "IGD's and WD's placement loops.", -1,
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_place", "IGD's and WD's placement loops, IGD's bisection.", -1,
                                     methods};
 
 PyMODINIT_FUNC PyInit__place(void) { return PyModule_Create(&module); }

@@ -19,6 +19,8 @@ import numpy as np
 
 from harness import row_prod
 
+from . import _place
+
 I64 = np.int64
 
 
@@ -121,41 +123,14 @@ def linear_pieces(lo, hi, wpc, P: int, split):
 def bisect_pieces(lo, hi, k):
     """Split box i into k[i] pieces of nearly equal cells (k[i] <= cells) by recursive bisection along the
     longest axis at whole cell planes, part counts proportional to the cells on each side (AMR paper §4.2,
-    IGD). Vectorised over all boxes (one column per axis), one generation of bisections at a time; a part of
-    one piece goes to its place in the output at once. Returns (item, j, lo, hi): piece j (0..k-1, in
-    bisection order) of box ``item``, sorted by (item, j)."""
-    lo, hi = np.asarray(lo, I64), np.asarray(hi, I64)
-    d = lo.shape[1]
-    k = np.asarray(k, I64)
-    start = np.cumsum(k) - k
+    IGD; the recursion is C, ``_place.bisect``). Returns (item, j, lo, hi): piece j (0..k-1, in bisection
+    order) of box ``item``, sorted by (item, j)."""
+    lo, hi, k = (np.ascontiguousarray(x, I64) for x in (lo, hi, k))
     item = np.repeat(np.arange(lo.shape[0], dtype=I64), k)
-    j = np.arange(item.size, dtype=I64) - start[item]
-    plo, phi = np.empty((d, item.size), I64), np.empty((d, item.size), I64)
-    pos, lo, hi = start, lo.T.copy(), hi.T.copy()  # pos: the output row of each part's first piece
-    while pos.size:
-        one = np.flatnonzero(k == 1)
-        at = pos[one]
-        more = np.flatnonzero(k > 1)
-        for a in range(d):
-            plo[a][at], phi[a][at] = lo[a][one], hi[a][one]
-        pos, lo, hi, k = pos[more], lo.take(more, axis=1), hi.take(more, axis=1), k[more]
-        ext = hi - lo + 1
-        ax = np.argmax(ext, axis=0)  # longest axis, ties the lowest
-        rows = np.arange(pos.size)
-        n = ext[ax, rows]
-        plane = np.prod(ext, axis=0) // n
-        c = np.clip(np.rint(n * (k // 2) / k), 1, n - 1).astype(I64)
-        c1, c2 = c * plane, (n - c) * plane
-        k1 = np.clip(np.rint(k * c / n).astype(I64), np.maximum(1, k - c2), np.minimum(k - 1, c1))
-        lhi = hi.copy()
-        lhi[ax, rows] = lo[ax, rows] + c - 1
-        rlo = lo.copy()
-        rlo[ax, rows] += c
-        pos = np.concatenate([pos, pos + k1])
-        lo = np.concatenate([lo, rlo], axis=1)
-        hi = np.concatenate([lhi, hi], axis=1)
-        k = np.concatenate([k1, k - k1])
-    return item, j, plo.T, phi.T
+    j = np.arange(item.size, dtype=I64) - np.repeat(np.cumsum(k) - k, k)
+    plo, phi = np.empty((item.size, lo.shape[1]), I64), np.empty((item.size, lo.shape[1]), I64)
+    _place.bisect(lo, hi, k, lo.shape[1], plo, phi)
+    return item, j, plo, phi
 
 
 def slab_pieces(lo, hi, k):

@@ -135,6 +135,45 @@ def test_bisection_pieces_are_nearly_equal():
     assert phi[:, :2].tolist() == [[0, 0], [2, 0], [3, 0], [2, 0], [2, 1], [3, 0], [3, 1]]
 
 
+def _bisect_numpy(lo, hi, k):
+    """bisect_pieces as numpy computed it, one generation of bisections at a time, before the C recursion."""
+    d = lo.shape[1]
+    start = np.cumsum(k) - k
+    plo, phi = np.empty((d, k.sum()), np.int64), np.empty((d, k.sum()), np.int64)
+    pos, lo, hi = start, lo.T.copy(), hi.T.copy()
+    while pos.size:
+        one, more = np.flatnonzero(k == 1), np.flatnonzero(k > 1)
+        for a in range(d):
+            plo[a][pos[one]], phi[a][pos[one]] = lo[a][one], hi[a][one]
+        pos, lo, hi, k = pos[more], lo.take(more, axis=1), hi.take(more, axis=1), k[more]
+        ext = hi - lo + 1
+        ax, rows = np.argmax(ext, axis=0), np.arange(pos.size)
+        n = ext[ax, rows]
+        plane = np.prod(ext, axis=0) // n
+        c = np.clip(np.rint(n * (k // 2) / k), 1, n - 1).astype(np.int64)
+        k1 = np.clip(np.rint(k * c / n).astype(np.int64), np.maximum(1, k - (n - c) * plane),
+                     np.minimum(k - 1, c * plane))
+        lhi, rlo = hi.copy(), lo.copy()
+        lhi[ax, rows] = lo[ax, rows] + c - 1
+        rlo[ax, rows] += c
+        pos, lo, hi, k = (np.concatenate([pos, pos + k1]), np.concatenate([lo, rlo], axis=1),
+                          np.concatenate([lhi, hi], axis=1), np.concatenate([k1, k - k1]))
+    return plo.T, phi.T
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_bisection_is_the_numpy_generations(d):
+    rng = np.random.default_rng(d)
+    lo = rng.integers(-50, 50, (400, d))
+    hi = lo + rng.integers(0, 40, (400, d)) * (rng.random((400, d)) < 0.8)  # some flat boxes
+    k = np.minimum(rng.integers(1, 300, 400), np.prod(hi - lo + 1, axis=1))
+    item, j, plo, phi = bisect_pieces(lo, hi, k)
+    want_lo, want_hi = _bisect_numpy(lo, hi, k)
+    assert np.array_equal(plo, want_lo) and np.array_equal(phi, want_hi)
+    with pytest.raises(ValueError, match="cells"):
+        bisect_pieces(lo[:1], lo[:1], np.array([2]))  # one cell, two pieces
+
+
 def test_coalesce_merges_abutting_pieces_of_one_owner():
     box = [0, 0, 0, 0]
     lo = np.array([[0, 0, 0], [2, 0, 0], [0, 2, 0], [2, 2, 0]])
