@@ -71,12 +71,16 @@ def test_composition_uses_mapper_then_balancer(register, tmp_path):
         compare("nope", workload="mini", P=2, out=tmp_path)
 
 
-def test_conformance_suite_passes_builtins_and_catches_a_bad_plugin(register):
+def test_conformance_suite_passes_builtins_and_catches_a_bad_plugin(register, tmp_path, monkeypatch):
+    import tempfile
+
     from harness.conformance import check_algorithm
 
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the suite puts its scratch result store
     for name in ("none", "metis"):
         rows = check_algorithm(name, ranks=2 if name == "metis" else 0)
         assert all(r == "PASS" for _, r, _ in rows), rows
+    assert not list(tmp_path.glob("lbbench-test-*"))  # the scratch store is removed after the checks
 
     class Flaky:
         @hookimpl
