@@ -104,8 +104,9 @@ class Engine:
         self._outbox: list = []
         # local counters: (kind) -> {(src, dst): [messages, bytes]}; per-superstep modelled times
         self._pairs: dict = {k: defaultdict(lambda: [0, 0]) for k in KINDS}
-        self._steps: list = []  # (superstep, kind, {src: modelled seconds})
-        self._stats: list = []  # (superstep, kind, {src: sent}, {dst: received}, bytes)
+        self._steps: list = []  # (superstep, {kind: this rank's longest modelled send time})
+        self._sent: list = []  # (superstep, kind, most one local vproc sent, messages, bytes)
+        self._recv: list = []  # (superstep, kind, most one local vproc received)
         self._busy_reset()
 
     # ------------------------------------------------------------ busy time
@@ -216,28 +217,29 @@ class Engine:
         lat, bw, conn, cluster = m.latency, m.bandwidth, m.conn, m.cluster
         one = conn[0, 0] if m.C == 1 else None  # one cluster: the same Conn for every pair
         pairs = self._pairs
-        step_time: dict = {}
-        counts: dict = {}
+        step, step_time, sent, nbytes = self.superstep, {}, {}, {}
         for src, dst, kind, payload in out:
             nb = payload_bytes(payload)
             c = pairs[kind][(src, dst)]
             c[0] += 1
             c[1] += nb
-            cnt = counts.get(kind)
-            if cnt is None:
-                cnt = counts[kind] = ({}, {}, [0])
-            sent, recv, nbytes = cnt
-            sent[src] = sent.get(src, 0) + 1
-            recv[dst] = recv.get(dst, 0) + 1
-            nbytes[0] += nb
+            by_src = sent.get(kind)
+            if by_src is None:
+                by_src = sent[kind] = {}
+                nbytes[kind] = 0
+            by_src[src] = by_src.get(src, 0) + 1
+            nbytes[kind] += nb
             if src != dst:
                 t = (lat + nb / bw) * (one if one is not None else conn[cluster[src], cluster[dst]])
                 key = (kind, src)
                 step_time[key] = step_time.get(key, 0.0) + t
         if step_time:
-            self._steps.append((self.superstep, step_time))
-        for kind, (sent, recv, nbytes) in counts.items():
-            self._stats.append((self.superstep, kind, sent, recv, nbytes[0]))
+            longest: dict = {}
+            for (kind, _), t in step_time.items():
+                longest[kind] = max(longest.get(kind, t), t)
+            self._steps.append((step, longest))
+        for kind, by_src in sent.items():
+            self._sent.append((step, kind, max(by_src.values()), sum(by_src.values()), nbytes[kind]))
         self.superstep += 1
         if self.R == 1:
             received, self.tally = out, tally
@@ -253,9 +255,16 @@ class Engine:
                 got, self.tally = [part for part, _ in got], sum(t for _, t in got)
             received = [msg for part in got for msg in part]
         inbox: dict[int, list] = {v: [] for v in self.local}
+        recv: dict = {}
         # stable sort by src keeps each sender's post order
         for src, dst, kind, payload in sorted(received, key=lambda x: x[0]):
             inbox[dst].append((src, kind, payload))
+            by_dst = recv.get(kind)
+            if by_dst is None:
+                by_dst = recv[kind] = {}
+            by_dst[dst] = by_dst.get(dst, 0) + 1
+        for kind, by_dst in recv.items():
+            self._recv.append((step, kind, max(by_dst.values())))
         return inbox
 
     def migrate(self, home_before: np.ndarray, home_after: np.ndarray, weight: np.ndarray,
@@ -333,25 +342,22 @@ class Engine:
 
     # --------------------------------------------------------------- counters
     def totals(self) -> dict:
-        """Messages, bytes and modelled seconds per kind, over all ranks and supersteps."""
+        """Messages, bytes and modelled seconds per kind, over all ranks and supersteps (a superstep lasts as
+        long as its longest sender's transfers)."""
         local = {}
         for kind in KINDS:
             vals = np.array(list(self._pairs[kind].values()), dtype=np.int64).reshape(-1, 2)
             local[kind] = vals.sum(axis=0)
-        per_step = {}
-        for step, times in self._steps:
-            for (kind, src), t in times.items():
-                per_step.setdefault((step, kind), {})[src] = t
-        gathered = self._gather(local, "totals")
-        steps = self._gather(per_step, "totals")
-        merged: dict = {}
-        for part in steps:
-            for key, times in part.items():
-                merged.setdefault(key, {}).update(times)
+        longest = {(step, kind): t for step, times in self._steps for kind, t in times.items()}
+        gathered = self._gather((local, longest), "totals")
+        merged: dict = {}  # each rank sends its own maxima: the work after the gather is O(ranks x supersteps)
+        for _, part in gathered:
+            for key, t in part.items():
+                merged[key] = max(merged.get(key, t), t)
         out = {}
         for kind in KINDS:
-            msgs, nbytes = np.sum([g[kind] for g in gathered], axis=0)
-            secs = sum(max(times.values()) for (s, k), times in sorted(merged.items()) if k == kind)
+            msgs, nbytes = np.sum([g[kind] for g, _ in gathered], axis=0)
+            secs = sum(t for (s, k), t in sorted(merged.items()) if k == kind)
             out[kind] = {"messages": int(msgs), "bytes": int(nbytes), "modelled_s": float(secs)}
         return out
 
@@ -366,23 +372,24 @@ class Engine:
         """
         if kind not in KINDS:
             raise ValueError(f"unknown message kind {kind!r}")
-        mine = [(st, sent, recv, nb) for st, k, sent, recv, nb in self._stats if k == kind and st >= since]
-        parts = self._gather(mine, "step_stats")
+        mine: dict = {}  # superstep -> [most sent, messages, bytes, most received], this rank's vprocs
+        for st, k, most, n, nb in self._sent:
+            if k == kind and st >= since:
+                mine[st] = [most, n, nb, 0]
+        for st, k, most in self._recv:
+            if k == kind and st >= since:
+                mine.setdefault(st, [0, 0, 0, 0])[3] = most
         steps: dict = {}
-        for part in parts:
-            for st, sent, recv, nb in part:
-                agg = steps.setdefault(st, [0, {}, 0, 0])
-                agg[0] = max(agg[0], max(sent.values()))
-                for d, c in recv.items():
-                    agg[1][d] = agg[1].get(d, 0) + c
-                agg[2] += sum(sent.values())
-                agg[3] += nb
+        for part in self._gather(mine, "step_stats"):
+            for st, (most, n, nb, most_recv) in part.items():
+                agg = steps.setdefault(st, [0, 0, 0, 0])
+                agg[0], agg[1], agg[2], agg[3] = max(agg[0], most), agg[1] + n, agg[2] + nb, max(agg[3], most_recv)
         return {
-            "supersteps": len(steps),
+            "supersteps": sum(1 for a in steps.values() if a[1]),
             "max_msgs_per_vproc": max((a[0] for a in steps.values()), default=0),
-            "max_recv_per_vproc": max((max(a[1].values()) for a in steps.values()), default=0),
-            "messages": sum(a[2] for a in steps.values()),
-            "bytes": sum(a[3] for a in steps.values()),
+            "max_recv_per_vproc": max((a[3] for a in steps.values()), default=0),
+            "messages": sum(a[1] for a in steps.values()),
+            "bytes": sum(a[2] for a in steps.values()),
         }
 
     def pair_matrix(self, kind: str, what: str = "bytes") -> np.ndarray:
@@ -398,7 +405,8 @@ class Engine:
         self._outbox = []
         self._pairs = {k: defaultdict(lambda: [0, 0]) for k in KINDS}
         self._steps = []
-        self._stats = []
+        self._sent = []
+        self._recv = []
         self.superstep = 0
         self._busy_reset()
 

@@ -202,3 +202,31 @@ def test_initial_level_and_bad_parameters():
 def test_scale_targets_a_million_elements():
     nx, ny, nz = shock.lattice_dims(1_000_000)
     assert abs(nx * ny * nz * shock.TETS_PER_CELL / 1_000_000 - 1) < 0.01
+
+
+def canonical(tets):
+    t = np.sort(np.asarray(tets, np.int64), axis=1)
+    return t[np.lexsort(t.T[::-1])]
+
+
+@pytest.mark.parametrize("scale,seed", [(0.3, 1), (1.0, 0), (1.0, 7)])
+def test_fast_delaunay_gives_scipys_default_tetrahedra(scale, seed):
+    from scipy.spatial import Delaunay
+
+    pts, tets = shock.initial_mesh(scale, seed)
+    assert np.array_equal(tets, canonical(Delaunay(pts).simplices))  # qhull's Q5 Q8 skip post-passes only
+
+
+def test_fast_delaunay_falls_back_when_a_point_is_no_vertex(monkeypatch):
+    from scipy.spatial import Delaunay
+
+    used = []
+    monkeypatch.setattr(shock, "Delaunay", lambda p, qhull_options: used.append(qhull_options) or Delaunay(
+        p, qhull_options=qhull_options))
+    pts = np.random.default_rng(3).uniform(size=(200, 3))
+    shock.delaunay(pts)
+    assert used == [shock.QHULL_FAST]
+    pts = np.vstack([pts, pts[:1]])  # a duplicate: one of the two copies is no vertex
+    tets = shock.delaunay(pts)
+    assert used[1:] == [shock.QHULL_FAST, shock.QHULL_DEFAULT]
+    assert np.array_equal(canonical(tets), canonical(Delaunay(pts).simplices))
