@@ -236,13 +236,16 @@ def depth_history(xy: np.ndarray, centres, radius: float, max_depth: int) -> np.
     dy = xy[..., 1] - np.float32(AXIS_Y)
     h2 = np.float32(radius) ** 2 - dy * dy
     half = np.where(h2 > 0, np.sqrt(np.maximum(h2, 0)), np.float32(-1))
-    x = xy[..., 0]
+    x = np.ascontiguousarray(xy[..., 0])
     D = np.zeros(x.shape, np.int8)
     out = np.empty((len(centres),) + D.shape, np.int8)
     top = np.int8(max_depth)
+    d, inside = np.empty_like(x), np.empty(x.shape, bool)  # reused: no fresh temporaries per adaptation
     for t, xc in enumerate(centres):
-        step = (np.abs(x - np.float32(xc)) < half).view(np.int8) * np.int8(2) - np.int8(1)  # +1 in, -1 out
-        D += step
+        np.less(np.abs(np.subtract(x, np.float32(xc), out=d), out=d), half, out=inside)
+        D += inside.view(np.int8)  # +1 inside, -1 outside
+        D += inside.view(np.int8)
+        D -= np.int8(1)
         np.maximum(D, 0, out=D)
         np.minimum(D, top, out=D)
         out[t] = D
