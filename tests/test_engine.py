@@ -26,6 +26,14 @@ def test_one_process_exchange_and_counters():
     assert t["migration"] == {"messages": 1, "bytes": 80, "modelled_s": pytest.approx((40e-6 + 80 / 36e6) * 3)}
     assert t["balance"]["messages"] == 1 and t["balance"]["modelled_s"] == 0  # to itself: no network time
     assert eng.pair_matrix("migration")[0, 3] == 80
+    for v in range(4):  # every vproc sends to vproc 2: it receives 4, each sends 1
+        eng.post(v, 2, b"x", kind="application")
+    eng.post(0, 1, b"y", kind="application")
+    eng.exchange()
+    st = eng.step_stats("application")
+    assert st == {"supersteps": 1, "max_msgs_per_vproc": 2, "max_recv_per_vproc": 4, "messages": 5,
+                  "bytes": st["bytes"]}
+    assert eng.step_stats("application", since=2)["supersteps"] == 0
     with pytest.raises(ValueError, match="not local"):
         Engine(4, comm=None).post(7, 0, b"")
     with pytest.raises(ValueError, match="unknown message kind"):
@@ -40,5 +48,12 @@ def test_engine_identical_on_1_2_3_4_ranks():
     # messages arrive sorted by source, every one exactly once
     assert ref["inbox"]["0"]["1"][0][:2] == [0, "balance"]
     assert ref["totals"]["migration"]["messages"] == P and ref["totals"]["migration"]["bytes"] == 4 * P * 3 * 8
+    # sends are counted on the sender's rank, deliveries on the receiver's: vproc (v mod 3 + step) gets the
+    # application messages of v = 0, 3, 6 (three ranks at R = 4), so the most one vproc received is 3
+    app = ref["stats"]["application"]
+    assert app == {"supersteps": 3, "max_msgs_per_vproc": 1, "max_recv_per_vproc": 3, "messages": 3 * P,
+                   "bytes": app["bytes"]}
+    assert ref["stats_since_1"]["supersteps"] == 2 and ref["stats_since_1"]["messages"] == 2 * P
+    assert ref["stats"]["migration"]["supersteps"] == 1
     for ranks in (2, 3, 4):
         assert run(ranks, P) == ref

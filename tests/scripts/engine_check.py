@@ -12,7 +12,7 @@ log = {}
 for step in range(3):
     for v in eng.local:
         eng.post(v, (v + 1) % P, np.arange(v + step, dtype=np.int64), kind="balance")
-        eng.post(v, (3 * v + step) % P, {"from": v, "step": step}, kind="application")
+        eng.post(v, (v % 3 + step) % P, {"from": v, "step": step}, kind="application")  # senders on several ranks
     inbox = eng.exchange()
     got = {v: [(s, k, p.tolist() if isinstance(p, np.ndarray) else p) for s, k, p in msgs]
            for v, msgs in inbox.items()}
@@ -28,6 +28,8 @@ out = {
     "gather": eng.allgather({v: str(v) for v in eng.local}),
     "bcast": eng.bcast({"x": list(eng.local)[0]} if eng.is_root else None, root=0),
     "totals": eng.totals(),
+    "stats": {kind: eng.step_stats(kind) for kind in ("balance", "application", "migration")},
+    "stats_since_1": eng.step_stats("application", since=1),
     "pairs": eng.pair_matrix("migration").tolist(),
     "supersteps": eng.superstep,
 }
