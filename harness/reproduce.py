@@ -169,7 +169,7 @@ class PlanOptions(ReportOptions):
     """Report options that record the cells asked for; stored cells are answered from the store,
     the others with placeholder rows (figures NaN), so nothing is computed."""
 
-    def __init__(self, asked: list, rows: pd.DataFrame, generate: bool = True, by: str = "",
+    def __init__(self, asked: list, rows: dict, generate: bool = True, by: str = "",
                  calls: list | None = None, **kw):
         super().__init__(**kw)
         self.asked = asked
@@ -183,11 +183,11 @@ class PlanOptions(ReportOptions):
         cells = [replace(c, by=self.by) for c in request_cells(**kw, generate=self.generate)]
         self.asked.extend(cells)
         self.calls.append((kw, cells))
-        stored = self.rows.reindex([c.key for c in cells]) if len(self.rows) else None
         out = []
-        for i, c in enumerate(cells):
-            if stored is not None and isinstance(stored.iloc[i].get("status"), str):
-                out.append(stored.iloc[i].to_dict())
+        for c in cells:
+            row = self.rows.get(c.key)
+            if row is not None and isinstance(row.get("status"), str):
+                out.append(dict(row))
             else:
                 out.append({**dict.fromkeys(SCHEMA, np.nan), "workload": kw["workload"], "algorithm": c.method,
                             "level": c.level, "P": int(kw["P"]), "machine": kw.get("machine"),
@@ -337,6 +337,7 @@ def plan(reps: dict, claims: list, base: dict, generate: bool = True,
     asked: list[Cell] = []
     if rows is None:
         rows = stored_by_key(base.get("out")) if generate else pd.DataFrame()
+    rows = dict(zip(rows.index, rows.to_dict("records")))  # key -> row, every column (NaN where a row lacks one)
     errors = {}
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")  # predicates and tables on NaN placeholders

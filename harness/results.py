@@ -114,7 +114,7 @@ class Store:
         if not os.path.lexists(st_f):  # killed between the two renames, or an older version's cell
             return None
         try:
-            row = check_stored(_read_row(row_f), expect)
+            row = _expected(dict(_checked_row(row_f)), expect)
             arrays, head = _load_npz(st_f)
             if head.get("format") != FORMAT or head.get("key") != key:
                 raise ValueError("state file belongs to another cell or format")
@@ -137,7 +137,7 @@ class Store:
             st = os.lstat(row_f.with_suffix(".npz"))
             if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_STATE_BYTES:  # get() moves it aside
                 return None
-            return check_stored(_read_row(row_f), expect)
+            return _expected(dict(_checked_row(row_f)), expect)
         except Exception:  # noqa: BLE001 - get() reads it again and reports it
             return None
 
@@ -324,10 +324,32 @@ def _read_row(path: Path):
         return json.loads(fh.read().decode())
 
 
+_ROWS: dict = {}  # row file -> (its inode, size and mtime, the row as checked): reports read a row many times
+
+
+def _checked_row(path: Path) -> dict:
+    """A stored row, read and checked (:func:`check_stored`) once for as long as its file stays the same one
+    (cells are written by renaming a new file over the old: a new inode)."""
+    st = os.lstat(path)
+    sig = (st.st_ino, st.st_size, st.st_mtime_ns)
+    hit = _ROWS.get(str(path))
+    if hit is not None and hit[0] == sig:
+        return hit[1]
+    row = check_stored(_read_row(path))
+    if len(_ROWS) >= 65536:
+        _ROWS.clear()
+    _ROWS[str(path)] = (sig, row)
+    return row
+
+
 def check_stored(row, expect: dict | None = None) -> dict:
     """A row read back from the store: :func:`check_row`, the core figures in their domains
     (:func:`harness.validate.check_figures`) and every ``expect`` column equal to the cell's."""
     check_figures(check_row(row))
+    return _expected(row, expect)
+
+
+def _expected(row: dict, expect: dict | None) -> dict:
     for col, want in (expect or {}).items():
         if col not in row or row[col] != want or type(row[col]) is not type(want):
             raise ValueError(f"row's {col!r} is {row.get(col)!r}, the cell's is {want!r}")

@@ -64,6 +64,19 @@ def test_round_trip_without_memory(store):
     assert sorted(f.name for f in store.cells.iterdir()) == ["k1.json", "k1.npz"]
 
 
+
+def test_a_row_is_checked_once_and_read_again_when_its_file_changes(store, monkeypatch):
+    store.put("k", ROW, state(), None)
+    first = store.row("k")
+    first["maxsr"] = 99.0  # the caller's copy: the store's stays as read
+    checks = []
+    monkeypatch.setattr(results, "check_figures", lambda row: checks.append(row) or row)
+    assert store.row("k") == ROW and store.get("k")[0] == ROW and checks == []  # read and checked once
+    store.put("k", {**ROW, "maxsr": 2.5}, state(), None)  # a new file renamed over the old one
+    assert store.row("k")["maxsr"] == 2.5 and len(checks) == 1
+    (store.cells / "k.json").write_text('{"level": "2", "algorithm": "metis", "status": "ok"}')  # changed in place
+    assert store.row("k") is None
+
 def test_numpy_scalars_in_a_row_are_stored_as_numbers(store):
     store.put("k", {**ROW, "maxsr": np.float64(1.5), "moved_weight": np.int64(3)}, state(), None)
     row = store.get("k")[0]
