@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Callable
 
 import pandas as pd
 
@@ -172,7 +174,7 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
     mach = Machine.parse(machine, P)
     eng = engine or Engine(P, mach)
     store = Store(out, writer=eng.is_root)
-    start = initial_state(run_levels[0], P, seed, initial, eng, known)
+    start = lambda: initial_state(run_levels[0], P, seed, initial, eng, known)  # noqa: E731 - when a cell needs it
 
     bar = progress_bar(len(plans) * len(run_levels), bars) if progress and eng.is_root else None
     run = _Run(run_levels, graphs, start, P, mach, eng, store, seed, initial, timeout, cache, reuse_failed,
@@ -200,7 +202,7 @@ class _Run:
 
     levels: list
     graphs: list
-    start: State
+    make_start: Callable[[], State]  # the first level's start (a METIS partition, say): made once, when needed
     P: int
     mach: Machine
     eng: Engine
@@ -212,6 +214,10 @@ class _Run:
     reuse_failed: bool
     repeats: int
     show_traceback: bool
+
+    @cached_property
+    def start(self) -> State:
+        return self.make_start()
 
     def usable(self, row: dict) -> bool:
         """A stored row to take: ok (or failed, when failed cells are reused) and from this rank count."""
@@ -232,14 +238,15 @@ def _run_method(run: _Run, pl, base: dict, pversions: dict, states: dict | None,
             ready = [row if row is not None and run.stands(row) else None
                      for row in (run.store.row(k, {**base, "level": lv.index}) for k, lv in zip(keys, run.levels))]
         ready = run.eng.bcast(ready) if run.eng.R > 1 else ready
-    state, memory, previous, out = run.start, pl.new_memory(), None, []
+    state, memory, previous, out = None, pl.new_memory(), None, []
     for i, (lv, g, key) in enumerate(zip(run.levels, run.graphs, keys)):
         if bar:
             bar.set_description(f"{pl.method} level {lv.index}")
         if ready[i] is not None and (i + 1 == len(keys) or ready[i + 1] is not None):
             row, state, run.eng.last_work = ready[i], None, None
         else:
-            row, state, memory = _level(run, pl, base, i, lv, g, key, state, memory, previous)
+            row, state, memory = _level(run, pl, base, i, lv, g, key, run.start if i == 0 else state, memory,
+                                        previous)
             if states is not None:
                 states.setdefault(str(pl.method), {})[lv.index] = state.owner
         previous = row

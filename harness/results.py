@@ -75,9 +75,11 @@ class Store:
         self.path = Path(path or os.environ.get("LBBENCH_RESULTS", DEFAULT_DIR))
         self.cells = self.path / "cells"
         self.writer = writer
+        swept = False
         if writer:
             try:
                 self.cells.mkdir(parents=True, exist_ok=True)
+                swept = _SWEPT.get(str(self.cells)) == _dir_state(self.cells)  # unchanged since this process swept it
                 writable = _writable(self.cells)
             except OSError:
                 writable = False
@@ -87,8 +89,10 @@ class Store:
         if self.cells.exists() and not os.access(self.cells, os.R_OK | os.X_OK):
             raise OSError(f"results directory {self.path}: not readable")
         if self.writer:
-            remove_stale(self.cells, ".*.*.npz", ".*.*.json")
-            self._retire_pickles()
+            if not swept:
+                remove_stale(self.cells, ".*.*.npz", ".*.*.json")
+                self._retire_pickles()
+            _SWEPT[str(self.cells)] = _dir_state(self.cells)
 
     @staticmethod
     def key(cell: dict) -> str:
@@ -265,6 +269,14 @@ def remove_stale(d: Path, *patterns: str) -> None:
                     f.unlink()
             except OSError:
                 pass
+
+
+_SWEPT: dict = {}  # cells directory -> its state when this process last swept it (reports open it often)
+
+
+def _dir_state(d: Path) -> tuple:
+    st = os.stat(d)
+    return st.st_ino, st.st_mtime_ns
 
 
 def _writable(d: Path) -> bool:
