@@ -18,6 +18,7 @@ is missing is listed as "not run" with the command that runs it.
 """
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import math
@@ -38,6 +39,7 @@ RUN_KEYS = ["workload", "workload_params", "P", "machine", "initial", "seed"]
 CELL_KEYS = RUN_KEYS + ["algorithm", "level"]
 CAPTION_CHARS = 150  # per line of a level plot's caption (13-inch figure, 9-point type)
 MAX_LINES = 10  # lines per picture; a run with more methods gets more pictures
+PLOT_VERSION = 1  # of how :func:`_draw` draws: a change redraws every kept picture
 
 
 class NotStored(LookupError):
@@ -274,19 +276,31 @@ def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png", workers: int = 
         for first in range(0, len(every), MAX_LINES):
             methods = every[first:first + MAX_LINES]
             part = f" (methods {first + 1}-{first + len(methods)} of {len(every)})" if len(every) > MAX_LINES else ""
-            name = f"levels-{len(pictures):03d}-{_slug(caption)[:80]}.{fmt}"  # the index keeps long captions apart
+            digest = _digest(caption + part, methods, g[g["algorithm"].isin(methods)])
+            # the index keeps long captions apart; the digest of what is drawn names a picture that can stay
+            name = f"levels-{len(pictures):03d}-{digest}-{_slug(caption)[:80]}.{fmt}"
             pictures.append((group, caption + part, name, g, methods))
-    workers = max(1, min(int(workers), len(pictures)))
+    for f in img.glob(f"levels-*.{fmt}"):  # pictures of runs gone or changed
+        if f.name not in {p[2] for p in pictures}:
+            f.unlink()
+    todo = [p for p in pictures if not (img / p[2]).is_file()]  # a picture already drawn is kept as it is
+    workers = max(1, min(int(workers), len(todo)))
     if workers == 1:
-        _draw(pictures, img, fmt)
+        _draw(todo, img, fmt)
     else:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            list(pool.map(_draw, [pictures[k::workers] for k in range(workers)], [img] * workers,
-                          [fmt] * workers))
+            list(pool.map(_draw, [todo[k::workers] for k in range(workers)], [img] * workers, [fmt] * workers))
     return [(group, caption, name) for group, caption, name, _, _ in pictures]
+
+
+def _digest(caption: str, methods: list, rows: pd.DataFrame) -> str:
+    """12 hex digits of what a picture shows: its caption, its methods in legend order and the values drawn."""
+    cols = ["algorithm", "level"] + [c for c in PLOT_COLUMNS.values() if c in rows]
+    data = rows[cols].sort_values(["algorithm", "level"]).to_csv(index=False)
+    return hashlib.sha256("\0".join([str(PLOT_VERSION), caption, *map(str, methods), data]).encode()).hexdigest()[:12]
 
 
 def _draw(pictures: list, img: Path, fmt: str) -> None:

@@ -98,6 +98,33 @@ def test_site_svg_plots(site, tmp_path):
     assert svgs and all(ET.parse(f).getroot().tag.endswith("svg") for f in svgs)
 
 
+
+def test_level_pictures_are_drawn_once_and_redrawn_when_their_data_change(site, tmp_path, monkeypatch):
+    import shutil
+
+    from harness import site as st
+
+    res0, _ = site
+    res = tmp_path / "res"
+    shutil.copytree(res0, res)
+    out, drawn = tmp_path / "kept", []
+    real = st._draw
+    monkeypatch.setattr(st, "_draw", lambda pics, img, fmt: drawn.append([p[2] for p in pics]) or real(pics, img, fmt))
+    build = ["site", "--out", str(res), "-o", str(out), "-w", "mini"]
+    assert main(build) == 0
+    first = sorted(f.name for f in (out / "img").glob("levels-*.png"))
+    assert first and sorted(sum(drawn, [])) == first
+    drawn.clear()
+    assert main(build) == 0  # the same stored rows: nothing drawn again
+    assert sum(drawn, []) == [] and sorted(f.name for f in (out / "img").glob("levels-*.png")) == first
+    # one stored figure changes: its run's picture is drawn again, and the old picture goes
+    row_f = next(f for f in sorted((res / "cells").glob("*.json"))
+                 if '"algorithm": "metis"' in f.read_text() and '"level": 2,' in f.read_text())
+    row_f.write_text(re.sub(r'"maxsr": [0-9.e+-]+', '"maxsr": 1.5', row_f.read_text()))
+    assert main(build) == 0
+    now = sorted(f.name for f in (out / "img").glob("levels-*.png"))
+    assert len(sum(drawn, [])) == 1 and len(now) == len(first) and set(now) - set(first) == set(sum(drawn, []))
+
 def test_stored_options_serve_only_stored_cells(site):
     res, _ = site
     rows = stored_rows(str(res))
