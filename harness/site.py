@@ -9,7 +9,8 @@ Everything comes from the result store (``--out``); nothing is computed:
   report's pictures (tree and AMR figures);
 * ``img/``: per-level line plots (PNG or SVG, matplotlib) of LoadImb, Cut%,
   MaxSR and MaxQwgt, one line per method, for each stored run
-  (workload, P, machine, initial, seed).
+  (workload, P, machine, initial, seed); a picture's name carries a digest
+  of what it shows, so a rebuild draws only the pictures whose data changed.
 
 A report is built with :class:`StoredOptions`, whose ``compare`` answers from
 the stored rows and raises :class:`NotStored` for a cell never run: first
