@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Callable
 
 import pandas as pd
@@ -174,7 +174,7 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
     mach = Machine.parse(machine, P)
     eng = engine or Engine(P, mach)
     store = Store(out, writer=eng.is_root)
-    start = lambda: initial_state(run_levels[0], P, seed, initial, eng, known)  # noqa: E731 - when a cell needs it
+    start = partial(initial_state, run_levels[0], P, seed, initial, eng, known)  # made when a cell needs it
 
     bar = progress_bar(len(plans) * len(run_levels), bars) if progress and eng.is_root else None
     run = _Run(run_levels, graphs, start, P, mach, eng, store, seed, initial, timeout, cache, reuse_failed,

@@ -337,18 +337,18 @@ def plan(reps: dict, claims: list, base: dict, generate: bool = True,
     asked: list[Cell] = []
     if rows is None:
         rows = stored_by_key(base.get("out")) if generate else pd.DataFrame()
-    rows = dict(zip(rows.index, rows.to_dict("records")))  # key -> row, every column (NaN where a row lacks one)
+    by_key = dict(zip(rows.index, rows.to_dict("records")))  # every column (NaN where a row lacks one)
     errors = {}
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")  # predicates and tables on NaN placeholders
         for name, rep in reps.items():
-            opts = PlanOptions(asked, rows, generate, by=name, calls=calls, **{**base, "progress": False})
+            opts = PlanOptions(asked, by_key, generate, by=name, calls=calls, **{**base, "progress": False})
             try:
                 rep.build(opts)
             except Exception as exc:  # noqa: BLE001 - placeholders cannot feed this report further
                 errors[name] = f"{type(exc).__name__}: {exc}"  # (it asks for the rest at run time)
     for claim in claims:  # the cells a claim declares, without running its predicate on placeholders
-        opts = PlanOptions(asked, rows, generate, by=f"{claim.paper} claims", calls=calls,
+        opts = PlanOptions(asked, by_key, generate, by=f"{claim.paper} claims", calls=calls,
                            **{**base, "progress": False})
         try:
             specs = cl.cell_specs(claim)

@@ -118,7 +118,7 @@ class Store:
         if not os.path.lexists(st_f):  # killed between the two renames, or an older version's cell
             return None
         try:
-            row = _expected(dict(_checked_row(row_f)), expect)
+            row = _stored_row(row_f, expect)
             arrays, head = _load_npz(st_f)
             if head.get("format") != FORMAT or head.get("key") != key:
                 raise ValueError("state file belongs to another cell or format")
@@ -141,7 +141,7 @@ class Store:
             st = os.lstat(row_f.with_suffix(".npz"))
             if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_STATE_BYTES:  # get() moves it aside
                 return None
-            return _expected(dict(_checked_row(row_f)), expect)
+            return _stored_row(row_f, expect)
         except Exception:  # noqa: BLE001 - get() reads it again and reports it
             return None
 
@@ -339,19 +339,17 @@ def _read_row(path: Path):
 _ROWS: dict = {}  # row file -> (its inode, size and mtime, the row as checked): reports read a row many times
 
 
-def _checked_row(path: Path) -> dict:
-    """A stored row, read and checked (:func:`check_stored`) once for as long as its file stays the same one
-    (cells are written by renaming a new file over the old: a new inode)."""
+def _stored_row(path: Path, expect: dict | None) -> dict:
+    """A copy of a stored row, read and checked (:func:`check_stored`) once for as long as its file stays the
+    same one (cells are written by renaming a new file over the old: a new inode); then ``expect`` checked."""
     st = os.lstat(path)
     sig = (st.st_ino, st.st_size, st.st_mtime_ns)
     hit = _ROWS.get(str(path))
-    if hit is not None and hit[0] == sig:
-        return hit[1]
-    row = check_stored(_read_row(path))
-    if len(_ROWS) >= 65536:
-        _ROWS.clear()
-    _ROWS[str(path)] = (sig, row)
-    return row
+    if hit is None or hit[0] != sig:
+        if len(_ROWS) >= 65536:
+            _ROWS.clear()
+        hit = _ROWS[str(path)] = (sig, check_stored(_read_row(path)))
+    return _expected(dict(hit[1]), expect)
 
 
 def check_stored(row, expect: dict | None = None) -> dict:

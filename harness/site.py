@@ -281,8 +281,9 @@ def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png", workers: int = 
             # the index keeps long captions apart; the digest of what is drawn names a picture that can stay
             name = f"levels-{len(pictures):03d}-{digest}-{_slug(caption)[:80]}.{fmt}"
             pictures.append((group, caption + part, name, g, methods))
+    names = {p[2] for p in pictures}
     for f in img.glob(f"levels-*.{fmt}"):  # pictures of runs gone or changed
-        if f.name not in {p[2] for p in pictures}:
+        if f.name not in names:
             f.unlink()
     todo = [p for p in pictures if not (img / p[2]).is_file()]  # a picture already drawn is kept as it is
     workers = max(1, min(int(workers), len(todo)))
@@ -306,6 +307,8 @@ def _digest(caption: str, methods: list, rows: pd.DataFrame) -> str:
 
 def _draw(pictures: list, img: Path, fmt: str) -> None:
     """Draw :func:`level_plots`' pictures with one figure, redrawn for every picture (much faster)."""
+    if not pictures:
+        return
     import matplotlib
 
     matplotlib.use("Agg")

@@ -281,8 +281,9 @@ def generate(seed: int = 0, **params):
     if scale <= 0 or L < 1 or R <= 0 or not 1 <= D <= 4:
         raise ValueError("shock: need scale > 0, levels >= 1, radius > 0 and 1 <= max_depth <= 4")
     centres = [float(p["start"]) + t * float(p["speed"]) for t in range(L)]
+    meta = {"radius": R, "speed": float(p["speed"]), "max_depth": D, "scale": scale}
     return build_levels(*initial_mesh(scale, seed), centres, R, D, initial=bool(p["initial"]),
-                        closure=bool(p["closure"]), meta={"radius": R, "speed": float(p["speed"]), "max_depth": D, "scale": scale})
+                        closure=bool(p["closure"]), meta=meta)
 
 
 def build_levels(pts, tets, centres, radius, max_depth, initial=False, meta=None, closure=True,
