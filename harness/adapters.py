@@ -62,6 +62,14 @@ def as_form(data, form: str):
                      f"recovered from a {'graph' if have == 'graph' else 'load array'}")
 
 
+def vertices(data) -> int:
+    """How many vertices ``as_form(data, "graph")`` has, without building it."""
+    have = form_of(data)
+    if have == "graph":
+        return data.n
+    return int(data.load.size) if have == "array" else int(data.n)
+
+
 def cell_vertices(data, form: str) -> np.ndarray:
     """For each item (vertex / cell / box) of ``as_form(data, form)``, the vertex of the graph form it is.
 

@@ -3,15 +3,15 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import Callable
 
 import pandas as pd
 
-from . import pins, plugins, workloads
+from . import adapters, pins, plugins, workloads
 from .engine import Engine, world
-from .model import Boxes, Machine, State
+from .model import Boxes, Graph, Machine, State
 from .results import Store, git_commit, source_hash, versions
 from .runner import INITIAL, RunMemory, carry, graph_of, initial_state, plan, run_cell
 from .spec import Method, parse_methods
@@ -160,15 +160,14 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
     wl, wparams, all_levels = load_levels(engine, workload, workload_params, seed)
     run_levels = select(all_levels, levels)
     shown = {lv.index for lv in run_levels} if not levels else set(levels)
-    graphs = [graph_of(lv) for lv in run_levels]
     first_data = run_levels[0].data
     if isinstance(first_data, Boxes):  # box pieces can be split down to cells: P is bounded by the cells
         if P > int(first_data.cells.sum()):
             raise ValueError(f"P = {P} is larger than the workload's level {run_levels[0].index} "
                              f"({int(first_data.cells.sum())} cells)")
-    elif P > graphs[0].n:
+    elif P > adapters.vertices(first_data):
         raise ValueError(f"P = {P} is larger than the graph of the workload's level {run_levels[0].index} "
-                         f"({graphs[0].n} vertices)")
+                         f"({adapters.vertices(first_data)} vertices)")
     for lv in run_levels:
         pins.check_range(lv, P)
     mach = Machine.parse(machine, P)
@@ -177,7 +176,7 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
     start = partial(initial_state, run_levels[0], P, seed, initial, eng, known)  # made when a cell needs it
 
     bar = progress_bar(len(plans) * len(run_levels), bars) if progress and eng.is_root else None
-    run = _Run(run_levels, graphs, start, P, mach, eng, store, seed, initial, timeout, cache, reuse_failed,
+    run = _Run(run_levels, start, P, mach, eng, store, seed, initial, timeout, cache, reuse_failed,
                int(repeats), show_traceback)
     rows = []
     for pl in plans:
@@ -201,7 +200,6 @@ class _Run:
     """What every method of one ``compare`` call shares."""
 
     levels: list
-    graphs: list
     make_start: Callable[[], State]  # the first level's start (a METIS partition, say): made once, when needed
     P: int
     mach: Machine
@@ -214,10 +212,16 @@ class _Run:
     reuse_failed: bool
     repeats: int
     show_traceback: bool
+    graphs: dict = field(default_factory=dict)  # level position -> its graph, built when a cell needs it
 
     @cached_property
     def start(self) -> State:
         return self.make_start()
+
+    def graph(self, i: int) -> Graph:
+        if i not in self.graphs:
+            self.graphs[i] = graph_of(self.levels[i])
+        return self.graphs[i]
 
     def usable(self, row: dict) -> bool:
         """A stored row to take: ok (or failed, when failed cells are reused) and from this rank count."""
@@ -239,13 +243,13 @@ def _run_method(run: _Run, pl, base: dict, pversions: dict, states: dict | None,
                      for row in (run.store.row(k, {**base, "level": lv.index}) for k, lv in zip(keys, run.levels))]
         ready = run.eng.bcast(ready) if run.eng.R > 1 else ready
     state, memory, previous, out = None, pl.new_memory(), None, []
-    for i, (lv, g, key) in enumerate(zip(run.levels, run.graphs, keys)):
+    for i, (lv, key) in enumerate(zip(run.levels, keys)):
         if bar:
             bar.set_description(f"{pl.method} level {lv.index}")
         if ready[i] is not None and (i + 1 == len(keys) or ready[i + 1] is not None):
             row, state, run.eng.last_work = ready[i], None, None
         else:
-            row, state, memory = _level(run, pl, base, i, lv, g, key, run.start if i == 0 else state, memory,
+            row, state, memory = _level(run, pl, base, i, lv, run.graph(i), key, run.start if i == 0 else state, memory,
                                         previous)
             if states is not None:
                 states.setdefault(str(pl.method), {})[lv.index] = state.owner

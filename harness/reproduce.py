@@ -170,23 +170,31 @@ class PlanOptions(ReportOptions):
     the others with placeholder rows (figures NaN), so nothing is computed."""
 
     def __init__(self, asked: list, rows: dict, generate: bool = True, by: str = "",
-                 calls: list | None = None, **kw):
+                 calls: list | None = None, read: bool = True, **kw):
         super().__init__(**kw)
         self.asked = asked
         self.rows = rows
         self.generate = generate
+        self.read = read  # answer a call whose every cell is stored with the rows compare reads back
         self.by = by
         self.calls = calls if calls is not None else []
+        self.complete = True  # every cell asked for so far was stored: what was built is the real thing
 
     def compare(self, methods, P=None, **overrides) -> pd.DataFrame:
+        from .timing import repeats_of
+
         kw = _compare_arguments(self, methods, P, overrides)
         cells = [replace(c, by=self.by) for c in request_cells(**kw, generate=self.generate)]
         self.asked.extend(cells)
         self.calls.append((kw, cells))
+        stored = [self.rows.get(c.key) for c in cells]
+        if self.read and self.generate and all(row is not None and repeats_of(row) >= int(kw.get("repeats") or 1)
+                                 for row in stored):
+            return super().compare(methods, P=P, **overrides)  # every cell stored: the real rows, read back
+        self.complete = False
         out = []
-        for c in cells:
-            row = self.rows.get(c.key)
-            if row is not None and isinstance(row.get("status"), str):
+        for c, row in zip(cells, stored):
+            if row is not None:
                 out.append(dict(row))
             else:
                 out.append({**dict.fromkeys(SCHEMA, np.nan), "workload": kw["workload"], "algorithm": c.method,
@@ -199,6 +207,8 @@ class PlanOptions(ReportOptions):
         import tempfile
         from pathlib import Path
 
+        if self.complete:
+            return super().figure_path(name)
         if not hasattr(self, "_scratch"):
             self._scratch = tempfile.TemporaryDirectory(prefix="lbbench-plan-")
         return Path(self._scratch.name) / name
@@ -286,6 +296,7 @@ class Outcome:
     """What one reproduction did."""
 
     reports: list = field(default_factory=list)  # (name, tables, seconds, error or "")
+    tables: dict = field(default_factory=dict)  # report name -> its tables (the site shows them)
     claims: list = field(default_factory=list)  # harness.claims.Outcome
     cells: int = 0
     computed: int = 0  # cells not in the store when the run began
@@ -304,33 +315,21 @@ class Outcome:
 
 
 def stored_by_key(out: str | None) -> pd.DataFrame:
-    """The stored rows indexed by their store key (the file name), read only."""
-    import os
-    from pathlib import Path
+    """The stored rows of finished cells that ran ok, indexed by their store key, read only."""
+    from .results import stored
 
-    from .results import DEFAULT_DIR
-
-    cells = Path(out or os.environ.get("LBBENCH_RESULTS", DEFAULT_DIR)) / "cells"
-    rows, keys = [], []
-    for f in cells.glob("*.json") if cells.is_dir() else []:
-        if f.name.startswith(".") or not f.with_suffix(".npz").exists():
-            continue
-        try:
-            row = json.loads(f.read_text())
-        except (OSError, ValueError):
-            continue
-        if isinstance(row, dict) and row.get("status") == "ok":
-            rows.append(row)
-            keys.append(f.stem)
-    return pd.DataFrame(rows, index=keys)
+    ok = [(key, row) for key, row, _ in stored(out) if row.get("status") == "ok"]
+    return pd.DataFrame([row for _, row in ok], index=[key for key, _ in ok])
 
 
-def plan(reps: dict, claims: list, base: dict, generate: bool = True,
-         rows: pd.DataFrame | None = None, calls: list | None = None) -> tuple[list[Cell], dict]:
+def plan(reps: dict, claims: list, base: dict, generate: bool = True, rows: pd.DataFrame | None = None,
+         calls: list | None = None, built: dict | None = None) -> tuple[list[Cell], dict]:
     """Every cell the reports and claims ask for (in order, with repeats) and, per report, a plan error.
 
     ``generate=False``: per method and run, not per level, without loading a workload (:func:`request_cells`).
     ``calls``, when given, receives every ``compare`` asked for: its keyword arguments and cells (:func:`jobs`).
+    ``built``, when given, receives the tables and seconds of each report whose every cell was stored: its
+    plan read the real rows, so it is built (the run does not build it again).
     """
     from . import claims as cl
 
@@ -343,12 +342,16 @@ def plan(reps: dict, claims: list, base: dict, generate: bool = True,
         warnings.simplefilter("ignore")  # predicates and tables on NaN placeholders
         for name, rep in reps.items():
             opts = PlanOptions(asked, by_key, generate, by=name, calls=calls, **{**base, "progress": False})
+            t = time.perf_counter()
             try:
-                rep.build(opts)
+                tables = rep.build(opts)
             except Exception as exc:  # noqa: BLE001 - placeholders cannot feed this report further
                 errors[name] = f"{type(exc).__name__}: {exc}"  # (it asks for the rest at run time)
+                continue
+            if opts.complete and built is not None:
+                built[name] = (tables, time.perf_counter() - t)
     for claim in claims:  # the cells a claim declares, without running its predicate on placeholders
-        opts = PlanOptions(asked, by_key, generate, by=f"{claim.paper} claims", calls=calls,
+        opts = PlanOptions(asked, by_key, generate, by=f"{claim.paper} claims", calls=calls, read=False,
                            **{**base, "progress": False})
         try:
             specs = cl.cell_specs(claim)
@@ -492,7 +495,8 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
     log(f"planning {len(reps)} reports and {len(claims)} claims")
     stored = stored_by_key(out)
     calls: list = []
-    asked, plan_errors = plan(reps, claims, base, rows=stored, calls=calls)
+    ready_built: dict = {}  # reports whose every cell was stored: built by the plan
+    asked, plan_errors = plan(reps, claims, base, rows=stored, calls=calls, built=ready_built)
     planned = list(dict.fromkeys(c.key for c in asked))
     plan_seconds = time.perf_counter() - t0
     bar = None
@@ -512,6 +516,11 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
 
     def build(name: str) -> None:
         """One report, or one paper's claims, on the cells in the store (those missing are computed)."""
+        if name in ready_built:
+            cellbar.finished(sorted(need.get(name, ())))
+            result.tables[name], seconds = ready_built[name]
+            built[name] = (name, len(result.tables[name]), seconds, "")
+            return
         t = time.perf_counter()
         opts = RunOptions(cellbar, result.failed, **base)
         if name in papers:
@@ -523,6 +532,8 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
         except Exception as exc:  # noqa: BLE001 - one report's error is reported, the others go on
             tables, err = [], f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
         built[name] = (name, len(tables), time.perf_counter() - t, err)
+        if not err:
+            result.tables[name] = tables
 
     def ready() -> None:
         """While the workers compute: every report and paper's claims whose planned cells are all stored (a
@@ -556,7 +567,7 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
             from .site import build
 
             t = time.perf_counter()
-            result.site = str(build(out, site, workers=workers))
+            result.site = str(build(out, site, workers=workers, tables=result.tables, outcomes=result.claims))
             result.site_seconds = time.perf_counter() - t
     result.seconds = time.perf_counter() - t0
     return result

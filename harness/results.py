@@ -330,6 +330,22 @@ def check_row(row) -> dict:
     return row
 
 
+def stored(out: str | os.PathLike | None) -> list[tuple[str, dict, float]]:
+    """Every finished cell under the results directory ``out``, read only: (key, its row as checked, the row
+    file's mtime), each file read once per process while it stays the same one (:func:`_stored_row`); a row
+    that does not check is left out (``compare`` moves it aside when it next runs)."""
+    cells = Path(out or os.environ.get("LBBENCH_RESULTS", DEFAULT_DIR)) / "cells"
+    got = []
+    for f in cells.glob("*.json") if cells.is_dir() else ():
+        if f.name.startswith(".") or not os.path.lexists(f.with_suffix(".npz")):  # temporary, or unfinished
+            continue
+        try:
+            got.append((f.stem, _stored_row(f, None), os.lstat(f).st_mtime))
+        except Exception:  # noqa: BLE001 - unreadable or damaged: not a stored cell
+            continue
+    return got
+
+
 def _read_row(path: Path):
     """A stored row's JSON (a regular file of at most ``MAX_ROW_BYTES``)."""
     with open_regular(path, MAX_ROW_BYTES, "row file") as fh:

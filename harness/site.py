@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import workloads
 from .reports import ReportOptions, Table
 
 PLOT_COLUMNS = {"LoadImb": "loadimb", "Cut%": "post_exec_cut_pct", "MaxSR": "maxsr", "MaxQwgt": "maxqwgt"}
@@ -52,22 +53,12 @@ def stored_rows(out: str | None) -> pd.DataFrame:
 
     Read only: an unreadable row is skipped (``compare`` moves it aside when it next runs).
     """
-    from .results import DEFAULT_DIR
+    from .results import stored
 
-    cells = Path(out or os.environ.get("LBBENCH_RESULTS", DEFAULT_DIR)) / "cells"
-    rows = []
-    for f in cells.glob("*.json") if cells.is_dir() else []:
-        if f.name.startswith(".") or not f.with_suffix(".npz").exists():
-            continue
-        try:
-            row = json.loads(f.read_text())
-            row["_mtime"] = f.stat().st_mtime
-        except (OSError, ValueError):
-            continue
-        if isinstance(row, dict) and all(k in row for k in CELL_KEYS):
-            rows.append(row)
+    rows = [{**row, "_mtime": mtime, "_row": row} for _, row, mtime in stored(out)
+            if all(k in row for k in CELL_KEYS)]
     if not rows:
-        return pd.DataFrame(columns=CELL_KEYS + ["status", "_mtime"])
+        return pd.DataFrame(columns=CELL_KEYS + ["status", "_mtime", "_row"])
     df = pd.DataFrame(rows)
     df["P"] = df["P"].astype(int)
     df = df.sort_values("_mtime").drop_duplicates(CELL_KEYS, keep="last")
@@ -95,11 +86,10 @@ class StoredOptions(ReportOptions):
         r = self.rows
         if r.empty:
             raise NotStored("no stored results")
-        r = r[(r["workload"] == workload) & (r["P"] == P) & (r["machine"] == machine) & (r["initial"] == initial)
-              & (r["seed"].astype(int) == int(seed))]
-        if wparams:
-            want = {k: str(v) for k, v in wparams.items()}
-            r = r.loc[r["workload_params"].map(lambda s: _params_match(s, want)).astype(bool)]
+        # the run compare would store: the workload's parameters resolved (defaults filled in), exactly
+        resolved = json.dumps(workloads.resolve_params(workloads.get(workload), wparams), sort_keys=True)
+        r = r[(r["workload"] == workload) & (r["workload_params"] == resolved) & (r["P"] == P)
+              & (r["machine"] == machine) & (r["initial"] == initial) & (r["seed"].astype(int) == int(seed))]
         if repeats > 1:  # a wall-time claim: only cells whose timed part ran at least that often
             r = r[r["timing_repeats"].fillna(1).astype(int) >= repeats] if "timing_repeats" in r else r.iloc[:0]
         parts = []
@@ -109,11 +99,9 @@ class StoredOptions(ReportOptions):
                 got = got[got["level"].isin(levels)]
             if got.empty:
                 raise NotStored(f"{m} on {workload} at P = {P}, machine {machine} is not stored")
-            # one run: the workload parameters of the newest cell; one row per level (the newest)
-            got = got[got["workload_params"] == got.sort_values("_mtime").iloc[-1]["workload_params"]]
-            got = got.sort_values("_mtime").drop_duplicates("level", keep="last").assign(algorithm=str(m))
-            parts.append(got.sort_values("level"))
-        return pd.concat(parts, ignore_index=True).drop(columns=["_mtime"])
+            got = got.sort_values("_mtime").drop_duplicates("level", keep="last").sort_values("level")
+            parts += [{**row, "algorithm": str(m)} for row in got["_row"]]
+        return pd.DataFrame(parts)  # as the run compare returns the stored rows: one frame of the rows read
 
 
 def cell_key(method) -> str:
@@ -139,14 +127,6 @@ def method_rows(rows: pd.DataFrame, method) -> pd.Series:
     if key and "params" in rows:
         sel |= rows["params"] == key
     return sel
-
-
-def _params_match(stored: str, want: dict) -> bool:
-    try:
-        have = json.loads(stored)
-    except (TypeError, ValueError):
-        return False
-    return all(str(have.get(k)) == v for k, v in want.items())
 
 
 # -- HTML pieces ---------------------------------------------------------------------------------------------
@@ -385,12 +365,14 @@ def _copy_figure(path, img: Path) -> str | None:
 
 def build(out: str | None, output: str | os.PathLike = "site", image_format: str = "png",
           workload: str = "shock", workload_params: dict | None = None, claims_workload: bool = False,
-          reports: list | None = None, workers: int = 1) -> Path:
+          reports: list | None = None, workers: int = 1, tables: dict | None = None,
+          outcomes: list | None = None) -> Path:
     """Write the site into ``output`` from the results under ``out``; returns the path of index.html.
 
     ``workload`` is the workload the reports are built on; ``claims_workload``
     makes the claims use it too (otherwise each claim's own); ``workers``: processes drawing the per-level
-    curves (:func:`level_plots`).
+    curves (:func:`level_plots`). ``tables`` (report name -> tables) and ``outcomes`` (claims judged) are
+    what a reproduction built from the same store: shown as they are, the other reports and claims built here.
     """
     from . import claims as cl
     from . import plugins
@@ -408,8 +390,9 @@ def build(out: str | None, output: str | os.PathLike = "site", image_format: str
     if reports:
         reps = {k: v for k, v in reps.items() if k in reports}
     rep_state = []
+    given = tables or {}
     for name, rep in reps.items():
-        tables, why = _report_tables(rep, rows, base)
+        tables, why = (given[name], "") if name in given else _report_tables(rep, rows, base)
         if tables:
             parts = [f'<p><a href="index.html">&#8592; index</a></p>\n<h1>{_e(rep.title or name)}</h1>',
                      f'<p class="muted">{_e(rep.description)} (report <code>{_e(name)}</code>, plugin '
@@ -425,10 +408,12 @@ def build(out: str | None, output: str | os.PathLike = "site", image_format: str
         rep_state.append((name, rep, len(tables), why))
 
     # claims, from the stored cells only
-    opts = StoredOptions(rows, **base)
-    outcomes = cl.evaluate(list(plugins.claims().values()), opts,
-                           workload=workload if claims_workload else None,
-                           workload_params=workload_params if claims_workload else None)
+    judged = {o.claim.name: o for o in outcomes or () if not claims_workload}
+    rest = [c for c in plugins.claims().values() if c.name not in judged]
+    rest = dict(zip([c.name for c in rest], cl.evaluate(rest, StoredOptions(rows, **base),
+                                                       workload=workload if claims_workload else None,
+                                                       workload_params=workload_params if claims_workload else None)))
+    outcomes = [judged.get(c.name) or rest[c.name] for c in plugins.claims().values()]
     hist = cl.history(out)
 
     # plots and provenance

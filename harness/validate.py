@@ -17,6 +17,7 @@ import os
 import stat
 import types
 import typing
+from functools import lru_cache
 
 import numpy as np
 
@@ -58,6 +59,7 @@ def open_regular(path, limit: int, what: str = "file"):
         raise
 
 
+@lru_cache(maxsize=4096)
 def _core_number(col: str) -> bool:
     """A core column holding a number (not an identity string, not a JSON list or object)."""
     from .columns import describe

@@ -22,9 +22,12 @@ class Tiny:
         if algorithm == "tiny-boom":
             raise RuntimeError("boom")
 
+    builds = 0  # of the tiny report
+
     @hookimpl
     def register_reports(self, register):
         def build(opts):
+            Tiny.builds += 1
             df = opts.compare("none,metis", P=4, workload="mini")
             return [Table("tiny", df.groupby("algorithm", sort=False)["loadimb"].mean().reset_index())]
 
@@ -79,9 +82,18 @@ def test_reproduce_runs_everything_then_resumes_computing_nothing(register, tmp_
         raise AssertionError("a stored cell was computed again")
 
     monkeypatch.setattr("harness.api.run_cell", no_compute)
-    again = rp.reproduce(["mlb"], out=str(res), site=None, progress=False, only=only)  # (the site: 10 s)
+    monkeypatch.setattr(Tiny, "builds", 0)
+    again = rp.reproduce(["mlb"], out=str(res), site=str(site), progress=False, only=only)
     assert again.ok and again.cells == 6 and again.computed == 0 and [o.verdict for o in again.claims] == ["holds"]
     assert sorted(p.name for p in (res / "cells").glob("*.json")) == stored
+    # every cell was stored: the plan read the real rows, so its build is the report (not built again)
+    assert Tiny.builds == 1 and [(n, k, e) for n, k, _, e in again.reports] == [("mlb-tiny", 1, "")]
+    pd.testing.assert_frame_equal(again.tables["mlb-tiny"][0].frame, first.tables["mlb-tiny"][0].frame)
+    # the site shows what the reproduction built; a site built from the store alone shows the same
+    from harness.site import build
+
+    build(str(res), tmp_path / "alone", reports=["mlb-tiny"])
+    assert (tmp_path / "alone" / "report-mlb-tiny.html").read_text() == (site / "report-mlb-tiny.html").read_text()
 
 
 def test_jobs_compute_every_cell_in_worker_processes_with_the_same_figures(register, tmp_path, monkeypatch):

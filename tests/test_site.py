@@ -137,6 +137,25 @@ def test_stored_options_serve_only_stored_cells(site):
         opts.compare("none", P=4, machine="sp2")
 
 
+def test_stored_options_give_what_the_run_compare_gives(site):
+    """The run's own parameters, exactly: another stored run of the workload (other parameters, stored last)
+    is never taken for the defaults asked for; and the frame is the one ``compare`` reads back (dtypes too)."""
+    from harness import compare
+
+    res, _ = site
+    compare("metis", workload="mini", workload_params={"points": 600}, P=4, out=str(res))
+    opts = StoredOptions(stored_rows(str(res)), workload="mini", out=str(res))
+    for params in ({}, {"points": 600}, {"points": 600, "levels": 3}):
+        got = opts.compare("none,metis", P=4, workload_params=params) if not params else \
+            opts.compare("metis", P=4, workload_params=params)
+        run = compare("none,metis" if not params else "metis", workload="mini", workload_params=params, P=4,
+                      out=str(res))
+        pd.testing.assert_frame_equal(got, run)
+    assert set(got["workload_params"]) == {'{"levels": 3, "points": 600}'}
+    with pytest.raises(NotStored):
+        opts.compare("none", P=4, workload_params={"points": 600})
+
+
 def test_ratio_classes():
     assert ratio_class(1.05, 1.0) == "good" and ratio_class(1.4, 1.0) == "mid" and ratio_class(3, 1) == "bad"
     assert ratio_class("x", 1.0) == "" and ratio_class(1.0, float("nan")) == "" and ratio_class(1.0, 0) == ""
