@@ -12,7 +12,7 @@ import pandas as pd
 from . import adapters, pins, plugins, workloads
 from .engine import Engine, world
 from .model import Boxes, Graph, Machine, State
-from .results import Store, git_commit, source_hash, versions
+from .results import CORE, Store, core_code, git_commit, source_hash, versions
 from .runner import INITIAL, RunMemory, carry, graph_of, initial_state, plan, run_cell
 from .spec import Method, parse_methods
 from .timing import repeat_timing, repeats_of, snapshot
@@ -57,6 +57,7 @@ def select(levels: list, wanted: list | None) -> list:
 def run_base(pl, wl, wparams: dict, P: int, mach: Machine, initial: str, seed: int) -> tuple[dict, dict]:
     """The identity columns of one method's run and the versions (with source hashes) of its plugins."""
     pversions = {s.algorithm.plugin: [s.algorithm.version, source_hash(s.algorithm.plugin)] for s in pl.steps}
+    pversions[CORE] = core_code()  # every cell's figures are the harness's too (the core's methods' own code)
     base = dict(workload=wl.name, workload_version=wl.version, workload_params=json.dumps(wparams, sort_keys=True),
                 algorithm=str(pl.method), params=pl.params_json(), P=P, machine=mach.name, initial=initial,
                 seed=seed)

@@ -653,10 +653,36 @@ def _files(root: Path):
             yield p.relative_to(root).as_posix(), p
 
 
+# the core's files that only present stored figures (tables, the site, claims, commands, the papers' values,
+# pictures of a workload): a change to them leaves every cell's figures as they are
+PRESENTATION = frozenset({"harness/reports.py", "harness/site.py", "harness/claims.py", "harness/reproduce.py",
+                          "harness/cli.py", "harness/apidocs.py", "harness/scaffold.py", "harness/conformance.py",
+                          "harness/reference.py", "harness/testing.py", "workloads/plot.py", "workloads/README.md",
+                          "workloads/reference"})
+
+
 @lru_cache(maxsize=None)
-def source_hash(dist_name: str) -> str:
+def core_code() -> tuple:
+    """The core's part of every cell's key, whatever the method: the harness measures every cell (metrics,
+    accounting, the engine, the workloads), so its version and the hash of its sources but
+    :data:`PRESENTATION` (editable or local install; '' for an index install)."""
+    from importlib import metadata
+
+    try:
+        version = metadata.version(CORE)
+    except metadata.PackageNotFoundError:
+        version = ""
+    return version, source_hash(CORE, PRESENTATION)
+
+
+CORE = "lbbench"
+
+
+@lru_cache(maxsize=None)
+def source_hash(dist_name: str, skip: frozenset = frozenset()) -> str:
     """sha256 (16 hex digits) of the source files of an editable or local install of ``dist_name``
-    (its lbbench packages: names and contents, caches skipped); '' for an index install or an unknown name."""
+    (its lbbench packages: names and contents, caches skipped, and ``skip``: ``package/file`` or
+    ``package/dir``); '' for an index install or an unknown name."""
     from importlib import metadata
 
     # the first copy of the metadata that records a local source (a stale egg-info may come first on sys.path)
@@ -667,6 +693,9 @@ def source_hash(dist_name: str) -> str:
     h = hashlib.sha256()
     for root in _roots(dist, local):
         for rel, p in _files(root):
+            name = f"{root.name}/{rel}"
+            if name in skip or any(name.startswith(f"{d}/") for d in skip):
+                continue
             try:
                 data = p.read_bytes()
             except OSError:

@@ -425,6 +425,42 @@ def test_source_hash_changes_with_an_editable_plugins_source(fake_dist):
     assert json.loads(versions())["lbbench-fake"] == "0.3"
 
 
+def test_source_hash_skips_the_files_and_directories_named(fake_dist):
+    info, pkg = fake_dist
+    (pkg / "pages").mkdir()
+    (pkg / "pages" / "a.py").write_text("")
+    (pkg / "site.py").write_text("")
+    skip = frozenset({"lbbench_fake/site.py", "lbbench_fake/pages"})
+    h = source_hash("lbbench-fake", skip)
+    assert h != source_hash("lbbench-fake")
+    source_hash.cache_clear()
+    (pkg / "site.py").write_text("X = 1\n")
+    (pkg / "pages" / "a.py").write_text("Y = 1\n")
+    assert source_hash("lbbench-fake", skip) == h  # what only presents figures: the same code for the cells
+    source_hash.cache_clear()
+    (pkg / "plugin.py").write_text("ALPHA = 2\n")
+    assert source_hash("lbbench-fake", skip) != h
+
+
+def test_every_cells_key_holds_the_cores_code():
+    """A plugin's cells are measured by the harness (metrics, engine, runner): its key names the core's
+    version and figure-computing source, as the core's own methods' keys do."""
+    from harness import load_workload, plugins
+    from harness.api import run_base
+    from harness.model import Machine
+    from harness.results import CORE, PRESENTATION, core_code
+    from harness.runner import plan
+    from harness.spec import parse_methods
+
+    wl, wparams, _ = load_workload("mini", {}, 0)
+    for method in parse_methods("sbn,metis,metis/sbn"):
+        _, pversions = run_base(plan(method, plugins.algorithms()), wl, wparams, 4, Machine.parse("uniform", 4),
+                                "metis", 0)
+        assert pversions[CORE] == core_code()
+    assert "harness/site.py" in PRESENTATION and not {"harness/metrics.py", "harness/engine.py",
+                                                      "harness/runner.py"} & PRESENTATION
+
+
 def test_source_hash_is_empty_for_an_index_install(fake_dist):
     info, pkg = fake_dist
     (info / "direct_url.json").unlink()
