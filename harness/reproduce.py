@@ -485,6 +485,7 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
     ``workers`` > 1: the cells are first computed by that many processes (:func:`prefill`; not under MPI).
     """
     from . import claims as cl
+    from .engine import world
     from .results import git_commit
 
     t0 = time.perf_counter()
@@ -493,7 +494,11 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
     _indices.cache_clear()
     base = dict(out=out, timeout=timeout, progress=progress and is_root)
     log(f"planning {len(reps)} reports and {len(claims)} claims")
-    stored = stored_by_key(out)
+    comm = world()
+    ranks = comm is not None and comm.Get_size() > 1
+    stored = stored_by_key(out) if is_root or not ranks else None
+    if ranks:  # rank 0's store: every rank's plan takes the same calls as stored (compare reads them collectively)
+        stored = comm.bcast(stored, root=0)
     calls: list = []
     ready_built: dict = {}  # reports whose every cell was stored: built by the plan
     asked, plan_errors = plan(reps, claims, base, rows=stored, calls=calls, built=ready_built)

@@ -96,6 +96,23 @@ def test_reproduce_runs_everything_then_resumes_computing_nothing(register, tmp_
     assert (tmp_path / "alone" / "report-mlb-tiny.html").read_text() == (site / "report-mlb-tiny.html").read_text()
 
 
+def test_a_resume_under_two_ranks_takes_rank_0s_stored_cells(tmp_path):
+    """Rank 1 sees no store: the plan still reads the stored calls back on both ranks (compare is collective)."""
+    from pathlib import Path
+
+    from harness.testing import mpirun
+
+    script = Path(__file__).parent / "scripts" / "reproduce_ranks.py"
+    res = mpirun(2, str(script), str(tmp_path / "res"), timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    runs = [line.split(" table=") for line in res.stdout.splitlines() if line.startswith("RUN ")]
+    assert [head for head, _ in runs] == ["RUN 1 rank=0 builds=2 computed=6 ok=True verdicts=['holds']",
+                                          "RUN 1 rank=1 builds=2 computed=0 ok=True verdicts=['holds']",
+                                          "RUN 2 rank=0 builds=1 computed=0 ok=True verdicts=['holds']",
+                                          "RUN 2 rank=1 builds=1 computed=0 ok=True verdicts=['holds']"]
+    assert len({table for _, table in runs}) == 1
+
+
 def test_jobs_compute_every_cell_in_worker_processes_with_the_same_figures(register, tmp_path, monkeypatch):
     import multiprocessing
 
