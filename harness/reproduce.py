@@ -188,8 +188,9 @@ class PlanOptions(ReportOptions):
         self.asked.extend(cells)
         self.calls.append((kw, cells))
         stored = [self.rows.get(c.key) for c in cells]
-        if self.read and self.generate and all(row is not None and repeats_of(row) >= int(kw.get("repeats") or 1)
-                                 for row in stored):
+        repeats = int(kw.get("repeats") or 1)
+        if self.read and self.generate and kw.get("cache", True) and \
+                all(row is not None and repeats_of(row) >= repeats for row in stored):
             return super().compare(methods, P=P, **overrides)  # every cell stored: the real rows, read back
         self.complete = False
         out = []
