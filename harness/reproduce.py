@@ -442,10 +442,17 @@ def prefill(todo: list[tuple[dict, dict]], workers: int, cellbar: CellBar, log, 
     Returns the wall seconds of each job that finished (by :func:`job_name`)."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
+    import gc
     import multiprocessing
 
+    # this process's objects, frozen while the workers fork (the first submit forks them all), stay out of
+    # the workers' collections (the gc docs' advice before a fork): their pages stay shared, and no worker's
+    # full collection walks them inside a timed run
+    gc.collect()
+    gc.freeze()
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
     futures = {pool.submit(_job, job): job_name(job[0]) for job in todo}
+    gc.unfreeze()
     took = {}
     try:
         for fut in as_completed(futures):
