@@ -4,18 +4,21 @@ Two passes over the same reports and claims:
 
 1. **plan**: each report is built, and each claim's cells asked for, with
    :class:`PlanOptions`, whose ``compare`` records the cells asked for (their
-   result-store keys, from :func:`harness.api.cell_key`) and answers with the
-   stored rows, or with placeholder rows (status ``ok``, figures NaN) for a
-   cell not stored yet. This gives the total of distinct cells for the
+   result-store keys, from :func:`harness.api.cell_key`) and answers a call
+   whose cells are all stored with the rows ``compare`` reads back, any other
+   with the stored rows and placeholder rows (status ``ok``, figures NaN) for
+   the cells not stored yet. This gives the total of distinct cells for the
    progress bar before anything is computed, and the check that no cell is
-   asked for under two keys (:func:`duplicates`).
-2. **run**: the same builds with :class:`RunOptions`, whose ``compare`` is
+   asked for under two keys (:func:`duplicates`); a report that read only
+   stored cells is built, and is not built again.
+2. **run**: the other builds with :class:`RunOptions`, whose ``compare`` is
    the ordinary one (the result store first, so a finished cell is never
    computed twice and an interrupted run resumes); one bar counts distinct
    cells done out of the planned total, with tqdm's ETA.
 
 Then the claims' verdicts are recorded (``claims/history.csv``) and the site
-is built from the store (:func:`harness.site.build`). A report whose plan
+is built from the store (:func:`harness.site.build`), showing the tables and
+verdicts the run built. A report whose plan
 needs figures the placeholders cannot give asks for more cells when it runs:
 they are added to the bar's total as they come.
 """
@@ -166,8 +169,9 @@ def _compare_arguments(opts: ReportOptions, methods, P, overrides: dict) -> dict
 
 
 class PlanOptions(ReportOptions):
-    """Report options that record the cells asked for; stored cells are answered from the store,
-    the others with placeholder rows (figures NaN), so nothing is computed."""
+    """Report options that record the cells asked for and compute nothing: a call whose cells are all stored
+    is answered by ``compare`` reading them back (``complete`` stays True while every call was), any other
+    with the stored rows and placeholder rows (figures NaN)."""
 
     def __init__(self, asked: list, rows: dict, generate: bool = True, by: str = "",
                  calls: list | None = None, read: bool = True, **kw):
