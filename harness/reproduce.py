@@ -328,34 +328,41 @@ def stored_by_key(out: str | None) -> pd.DataFrame:
 
 
 def plan(reps: dict, claims: list, base: dict, generate: bool = True, rows: pd.DataFrame | None = None,
-         calls: list | None = None, built: dict | None = None) -> tuple[list[Cell], dict]:
+         calls: list | None = None, built: dict | None = None, workers: int = 1) -> tuple[list[Cell], dict]:
     """Every cell the reports and claims ask for (in order, with repeats) and, per report, a plan error.
 
     ``generate=False``: per method and run, not per level, without loading a workload (:func:`request_cells`).
     ``calls``, when given, receives every ``compare`` asked for: its keyword arguments and cells (:func:`jobs`).
     ``built``, when given, receives the tables and seconds of each report whose every cell was stored: its
-    plan read the real rows, so it is built (the run does not build it again).
+    plan read the real rows, so it is built (the run does not build it again). ``workers`` > 1: the reports
+    are planned in that many forked processes (:func:`_plan_reports`).
     """
-    from . import claims as cl
-
     asked: list[Cell] = []
+    calls = calls if calls is not None else []
     if rows is None:
         rows = stored_by_key(base.get("out")) if generate else pd.DataFrame()
     by_key = dict(zip(rows.index, rows.to_dict("records")))  # every column (NaN where a row lacks one)
-    errors = {}
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")  # predicates and tables on NaN placeholders
-        for name, rep in reps.items():
-            opts = PlanOptions(asked, by_key, generate, by=name, calls=calls, **{**base, "progress": False})
-            t = time.perf_counter()
-            try:
-                tables = rep.build(opts)
-            except Exception as exc:  # noqa: BLE001 - placeholders cannot feed this report further
-                errors[name] = f"{type(exc).__name__}: {exc}"  # (it asks for the rest at run time)
-                continue
-            if opts.complete and built is not None:
-                built[name] = (tables, time.perf_counter() - t)
-    for claim in claims:  # the cells a claim declares, without running its predicate on placeholders
+    errors, claimed = {}, ([], [])  # the claims' cells and calls, asked while the reports are planned
+    planned = _plan_reports(reps, by_key, generate, base, workers,
+                            meanwhile=lambda: _plan_claims(claims, by_key, generate, base, *claimed))
+    for name, (cells, its_calls, error, done) in planned.items():
+        asked.extend(cells)  # in the reports' order, whoever planned them
+        calls.extend(its_calls)
+        if error:
+            errors[name] = error
+        elif done is not None and built is not None:
+            built[name] = done
+    asked.extend(claimed[0])
+    calls.extend(claimed[1])
+    return asked, errors
+
+
+def _plan_claims(claims: list, by_key: dict, generate: bool, base: dict, asked: list, calls: list) -> None:
+    """The cells each claim declares (into ``asked`` and ``calls``), without running its predicate."""
+    from . import claims as cl
+    from .spec import parse_call
+
+    for claim in claims:
         opts = PlanOptions(asked, by_key, generate, by=f"{claim.paper} claims", calls=calls, read=False,
                            **{**base, "progress": False})
         try:
@@ -365,13 +372,76 @@ def plan(reps: dict, claims: list, base: dict, generate: bool = True, rows: pd.D
         for c in specs:
             where = {}
             if c["workload"]:
-                from .spec import parse_call
-
                 call = parse_call(c["workload"])
                 where = {"workload": call.name, "workload_params": dict(call.given)}
             opts.compare(c["methods"], P=c["P"], **where, **{k: c[k] for k in ("machine", "initial") if c[k]},
                          **({"repeats": c["repeats"]} if c.get("repeats", 1) > 1 else {}))
-    return asked, errors
+
+
+def _plan_report(rep, name: str, by_key: dict, generate: bool, base: dict) -> tuple:
+    """One report's plan: (its cells asked for, its calls, a plan error or "", (tables, seconds) when every
+    cell it read was stored, else None)."""
+    asked, calls = [], []
+    opts = PlanOptions(asked, by_key, generate, by=name, calls=calls, **{**base, "progress": False})
+    t = time.perf_counter()
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")  # predicates and tables on NaN placeholders
+        try:
+            tables = rep.build(opts)
+        except Exception as exc:  # noqa: BLE001 - placeholders cannot feed this report further
+            return asked, calls, f"{type(exc).__name__}: {exc}", None  # (it asks for the rest at run time)
+    return asked, calls, "", ((tables, time.perf_counter() - t) if opts.complete else None)
+
+
+_PLANNING: dict = {}  # what forked planners read (the reports are code: not sent to them)
+
+
+def _planned(name: str) -> tuple:
+    p = _PLANNING
+    return _plan_report(p["reps"][name], name, p["by_key"], p["generate"], p["base"])
+
+
+def _plan_reports(reps: dict, by_key: dict, generate: bool, base: dict, workers: int, meanwhile) -> dict:
+    """:func:`_plan_report` of every report, in the reports' order, and ``meanwhile()`` in this process: in
+    ``workers`` forked processes when more than one (a report whose plan cannot come back from one, or every
+    one after a worker died, is planned here)."""
+    got: dict = {}
+    if workers > 1 and generate and len(reps) > 1:
+        from concurrent.futures import as_completed
+
+        _PLANNING.update(reps=reps, by_key=by_key, generate=generate, base=base)
+        pool, futures = _fork(workers, _planned, [(name, name) for name in reps])
+        try:
+            meanwhile()
+            for fut in as_completed(futures):
+                try:
+                    got[futures[fut]] = fut.result()
+                except Exception:  # noqa: BLE001 - a plan that does not pickle, a dead worker: planned here
+                    continue
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            _PLANNING.clear()
+    else:
+        meanwhile()
+    return {name: got.get(name) or _plan_report(rep, name, by_key, generate, base) for name, rep in reps.items()}
+
+
+def _fork(workers: int, fn, tasks: list) -> tuple:
+    """``fn(arg)`` for each ``(key, arg)`` of ``tasks`` in a pool of ``workers`` forked processes: (the
+    pool, future -> key). This process's objects are frozen while the workers fork (the first submit forks
+    them all), so that they stay out of the workers' collections (the gc docs' advice before a fork): their
+    pages stay shared, and no worker's full collection walks them, inside a timed run or not."""
+    from concurrent.futures import ProcessPoolExecutor
+    import gc
+    import multiprocessing
+
+    gc.collect()
+    gc.freeze()
+    try:
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+        return pool, {pool.submit(fn, arg): key for key, arg in tasks}
+    finally:
+        gc.unfreeze()
 
 
 def jobs(calls: list, seconds: dict | None = None) -> list[tuple[dict, dict]]:
@@ -444,19 +514,11 @@ def prefill(todo: list[tuple[dict, dict]], workers: int, cellbar: CellBar, log, 
     that raises or a worker that dies leaves its cells to the ordinary run, which reports the failure.
     ``between()`` runs in this process after each finished job (the reports whose cells are all in).
     Returns the wall seconds of each job that finished (by :func:`job_name`)."""
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
     from concurrent.futures.process import BrokenProcessPool
-    import gc
     import multiprocessing
 
-    # this process's objects, frozen while the workers fork (the first submit forks them all), stay out of
-    # the workers' collections (the gc docs' advice before a fork): their pages stay shared, and no worker's
-    # full collection walks them inside a timed run
-    gc.collect()
-    gc.freeze()
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
-    futures = {pool.submit(_job, job): job_name(job[0]) for job in todo}
-    gc.unfreeze()
+    pool, futures = _fork(workers, _job, [(job_name(job[0]), job) for job in todo])
     took = {}
     try:
         for fut in as_completed(futures):
@@ -513,7 +575,8 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
         stored = comm.bcast(stored, root=0)
     calls: list = []
     ready_built: dict = {}  # reports whose every cell was stored: built by the plan
-    asked, plan_errors = plan(reps, claims, base, rows=stored, calls=calls, built=ready_built)
+    asked, plan_errors = plan(reps, claims, base, rows=stored, calls=calls, built=ready_built,
+                              workers=1 if ranks else workers)
     planned = list(dict.fromkeys(c.key for c in asked))
     plan_seconds = time.perf_counter() - t0
     bar = None

@@ -96,6 +96,26 @@ def test_reproduce_runs_everything_then_resumes_computing_nothing(register, tmp_
     assert (tmp_path / "alone" / "report-mlb-tiny.html").read_text() == (site / "report-mlb-tiny.html").read_text()
 
 
+def test_the_plan_in_two_processes_is_the_plan_in_one(register, tmp_path):
+    register(Tiny(), "tiny")
+    only = ["mlb-tiny", "mlb-tiny-boom", "mlb-tiny-claim"]
+    res = str(tmp_path / "res")
+    rp.reproduce(["mlb"], out=res, site=None, progress=False, only=only)  # stored: all but tiny-boom's cell
+    reps, claims = rp.chosen(["mlb"], only=only)
+    plans, here = [], []
+    for workers in (1, 2):
+        built, calls, before = {}, [], Tiny.builds
+        asked, errors = rp.plan(reps, claims, {"out": res}, calls=calls, built=built, workers=workers)
+        plans.append(([(c.key, c.by) for c in asked], errors, [c for _, c in calls],
+                      {name: tables[0].frame for name, (tables, _) in built.items()}))
+        here.append(Tiny.builds - before)
+    assert here == [1, 0]  # with two workers the report was built in one of them
+    (asked, errors, calls, built), again = plans
+    assert (asked, errors, calls) == again[:3] and [by for _, by in asked].count("mlb claims") == 6
+    assert list(built) == list(again[3]) == ["mlb-tiny"]  # tiny-boom read a cell not stored: built at run time
+    pd.testing.assert_frame_equal(built["mlb-tiny"], again[3]["mlb-tiny"])
+
+
 def test_a_resume_under_two_ranks_takes_rank_0s_stored_cells(tmp_path):
     """Rank 1 sees no store: the plan still reads the stored calls back on both ranks (compare is collective)."""
     from pathlib import Path
