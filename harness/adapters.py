@@ -64,10 +64,7 @@ def as_form(data, form: str):
 
 def vertices(data) -> int:
     """How many vertices ``as_form(data, "graph")`` has, without building it."""
-    have = form_of(data)
-    if have == "graph":
-        return data.n
-    return int(data.load.size) if have == "array" else int(data.n)
+    return int(data.load.size) if form_of(data) == "array" else int(data.n)
 
 
 def cell_vertices(data, form: str) -> np.ndarray:

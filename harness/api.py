@@ -166,9 +166,9 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
         if P > int(first_data.cells.sum()):
             raise ValueError(f"P = {P} is larger than the workload's level {run_levels[0].index} "
                              f"({int(first_data.cells.sum())} cells)")
-    elif P > adapters.vertices(first_data):
+    elif P > (n := adapters.vertices(first_data)):
         raise ValueError(f"P = {P} is larger than the graph of the workload's level {run_levels[0].index} "
-                         f"({adapters.vertices(first_data)} vertices)")
+                         f"({n} vertices)")
     for lv in run_levels:
         pins.check_range(lv, P)
     mach = Machine.parse(machine, P)

@@ -653,6 +653,7 @@ def _files(root: Path):
             yield p.relative_to(root).as_posix(), p
 
 
+CORE = "lbbench"  # the core's distribution
 # the core's files that only present stored figures (tables, the site, claims, commands, the papers' values,
 # pictures of a workload): a change to them leaves every cell's figures as they are
 PRESENTATION = frozenset({"harness/reports.py", "harness/site.py", "harness/claims.py", "harness/reproduce.py",
@@ -673,9 +674,6 @@ def core_code() -> tuple:
     except metadata.PackageNotFoundError:
         version = ""
     return version, source_hash(CORE, PRESENTATION)
-
-
-CORE = "lbbench"
 
 
 @lru_cache(maxsize=None)
