@@ -59,6 +59,25 @@ def world():
     return MPI.COMM_WORLD
 
 
+_CROWDED: dict = {}  # communicator handle -> more ranks on some host than that host's cores
+
+
+def crowded(comm) -> bool:
+    """Whether some host runs more of ``comm``'s ranks than it has cores for them (a collective, once per
+    communicator). MPICH spins while it waits in a collective; a spinning rank that shares a core with a
+    working one takes the core from it, and the working rank refills its caches after every switch."""
+    key = comm.py2f()
+    if key not in _CROWDED:
+        from mpi4py import MPI
+
+        host = comm.Split_type(MPI.COMM_TYPE_SHARED)
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        over = host.Get_size() > cores
+        host.Free()
+        _CROWDED[key] = bool(comm.allreduce(over, op=MPI.LOR))
+    return _CROWDED[key]
+
+
 def payload_bytes(payload) -> int:
     if isinstance(payload, np.ndarray):
         return int(payload.nbytes)
@@ -98,6 +117,8 @@ class Engine:
         self.machine = machine or Machine.uniform(P)
         if self.machine.P != P:
             raise ValueError(f"machine has P = {self.machine.P}, engine P = {P}")
+        self._crowded = None  # known at the first collective (:func:`crowded` is one)
+        self.timed = False  # the cell runs under a deadline (SIGALRM): collectives wait inside MPI
         self.balance_ranks(None)
         self.superstep = 0
         self.tally = None
@@ -159,6 +180,7 @@ class Engine:
             starts = np.array(starts + [self.P])
         self.starts = starts
         self.local = range(int(starts[self.rank]), int(starts[self.rank + 1]))
+        self._rank_list = self.rank_of(np.arange(self.P)).tolist()  # vproc -> rank, for the exchange
 
     # ----------------------------------------------------------------- layout
     def rank_of(self, vp) -> np.ndarray:
@@ -245,9 +267,9 @@ class Engine:
             received, self.tally = out, tally
         else:
             send = [[] for _ in range(self.R)]
-            ranks = self.rank_of(np.fromiter((d for _, d, _, _ in out), dtype=np.int64, count=len(out)))
-            for msg, r in zip(out, ranks):
-                send[r].append(msg)
+            rank = self._rank_list
+            for msg in out:
+                send[rank[msg[1]]].append(msg)
             if tally is not None:
                 send = [(part, tally) for part in send]
             got = self._alltoall(send, "exchange")
@@ -323,6 +345,7 @@ class Engine:
         CellAborted if a rank sent the abort marker, Diverged (on every rank) if the ranks are in different
         collectives. Its CPU time is not the rank's busy time."""
         t = time.process_time()
+        self._arrive()
         got = self.comm.alltoall([(what, x) for x in send])
         self._coll_cpu += time.process_time() - t
         aborted = [x for _, x in got if isinstance(x, _Abort)]
@@ -338,7 +361,21 @@ class Engine:
         """Release the other ranks from the collective they wait in (this rank's cell failed)."""
         self._outbox = []
         if self.R > 1:
+            self._arrive()
             self.comm.alltoall([("abort", _Abort(reason))] * self.R)
+
+    def _arrive(self) -> None:
+        """On a crowded host, wait for every rank to reach the collective while yielding the core (a
+        nonblocking barrier), so that a waiting rank does not spin on a core that a working rank needs.
+        Not in a cell with a deadline: its signal, raised in this loop, would leave the barrier half done."""
+        if self.timed:
+            return
+        if self._crowded is None:
+            self._crowded = crowded(self.comm)
+        if self._crowded:
+            req = self.comm.Ibarrier()
+            while not req.Test():
+                os.sched_yield()
 
     # --------------------------------------------------------------- counters
     def totals(self) -> dict:

@@ -497,6 +497,7 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
     their timings, traffic and the plugin's own ``ctx.record``; ``reference``: the state after the first
     run, whose box pieces a repeat that returns the same ones reuses (not checked, nor overlapped, again)."""
     engine.reset_counters()
+    engine.timed = bool(timeout)  # on every rank alike: each collective of the cell waits the same way
     ctx = Context(level=level, graph=g, state=before, machine=machine, engine=engine, params={},
                   seed=seed, original=level.data, previous=previous)
     t0 = time.perf_counter()

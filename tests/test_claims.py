@@ -191,16 +191,19 @@ def quiet_heap():
     gc.unfreeze()
 
 
-def test_amr_time_claim_same_verdict_on_two_runs(tmp_path, quiet_heap):
-    """A6 ("ILD requires the maximum time") on a small bl, every cell recomputed twice: the same verdict.
-    On bl.SMALL every scheme's median is at least 4x the larger spread away from ILD's (measured with WD's and
-    IGD's loops in C; with WD's Python loop WD and ILD were within 15% here, and at base 13, the choice
-    then, ITB is now within 1.5 spreads of ILD at P = 16: "holds" or "within noise" from run to run)."""
+def test_amr_time_claim_never_contradicts_itself_on_two_runs(tmp_path, quiet_heap):
+    """A6 ("ILD requires the maximum time") on a small bl, every cell recomputed twice: the two verdicts never
+    contradict each other. On bl.SMALL every scheme's median is at least 4x the larger spread away from ILD's
+    on the otherwise idle machine (measured with WD's and IGD's loops in C), so both runs hold there; on a
+    machine shared with other work a cell's five runs can spread wider than that, and the noise rule then says
+    "within noise" for that run (seen in CI and on the development machine under load). What it must never
+    do is hold on one run and fail on the other."""
     from workloads import bl
 
     a6 = [plugins.claims()["amr-a6"]]
     runs = [cl.evaluate(a6, opts(tmp_path, cache=False), "bl", bl.SMALL)[0] for _ in range(2)]
-    assert runs[0].verdict == runs[1].verdict != cl.NA, [r.ours for r in runs]
+    verdicts = {r.verdict for r in runs}
+    assert cl.NA not in verdicts and not {cl.HOLDS, cl.FAILS} <= verdicts, [r.ours for r in runs]
     assert "medians of 5 runs" in runs[0].ours
 
 

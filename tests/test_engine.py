@@ -10,9 +10,11 @@ from harness.testing import mpirun
 SCRIPT = str(Path(__file__).parent / "scripts" / "engine_check.py")
 
 
-def run(ranks, P):
-    res = mpirun(ranks, SCRIPT, str(P), timeout=120)
+def run(ranks, P, cores=None, crowded=None):
+    res = mpirun(ranks, SCRIPT, str(P), timeout=120, cores=cores)
     assert res.returncode == 0, res.stderr
+    if crowded is not None:
+        assert f"crowded={crowded}" in res.stderr
     return json.loads(res.stdout)
 
 
@@ -57,3 +59,5 @@ def test_engine_identical_on_1_2_3_4_ranks():
     assert ref["stats"]["migration"]["supersteps"] == 1
     for ranks in (2, 3, 4):
         assert run(ranks, P) == ref
+    # more ranks than cores: every collective first waits in a nonblocking barrier, yielding the core
+    assert run(3, P, cores=1, crowded=True) == ref

@@ -28,9 +28,9 @@ COLLECTIVES = str(Path(__file__).parent / "scripts" / "collectives.py")
 
 
 @pytest.mark.mpi
-@pytest.mark.parametrize("P", [4, 8])
-def test_a_fault_before_any_collective_on_one_rank_fails_the_cell_on_every_rank(tmp_path, P):
-    res = mpirun(2, COLLECTIVES, str(tmp_path), str(P), timeout=240)
+@pytest.mark.parametrize("P, cores", [(4, None), (8, None), (4, 1)])  # cores=1: the ranks yield while they wait
+def test_a_fault_before_any_collective_on_one_rank_fails_the_cell_on_every_rank(tmp_path, P, cores):
+    res = mpirun(2, COLLECTIVES, str(tmp_path), str(P), timeout=240, cores=cores)
     assert res.returncode == 0, res.stderr[-2000:]
     got = {tuple(line.split(" ", 2)[:2]): line.split(" ", 2)[2] for line in res.stdout.strip().splitlines()}
     assert len([m for m, _ in got if m.startswith("fault[")]) == 3 * 24

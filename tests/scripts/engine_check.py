@@ -35,3 +35,4 @@ out = {
 }
 if eng.is_root:
     print(json.dumps(out, sort_keys=True))
+    print(f"crowded={eng._crowded}", file=sys.stderr)

@@ -194,9 +194,375 @@ done:
     return ret;
 }
 
+static int by_id(const void *x, const void *y) {
+    i64 a = *(const i64 *)x, b = *(const i64 *)y;
+    return (a > b) - (a < b);
+}
+
+/* Buffers of take() and requests(): int64 ('i'), float64 ('f') or bool ('b', writable unless 'r'). */
+static int take_buffers(PyObject **o, Py_buffer *b, int *have, const char *kind, const char *const *name, int nb) {
+    for (int j = 0; j < nb; ++j) {
+        if (kind[j] == 'b' || kind[j] == 'r') {
+            int w = kind[j] == 'b';
+            if (PyObject_GetBuffer(o[j], &b[j], PyBUF_C_CONTIGUOUS | (w ? PyBUF_WRITABLE : 0)) < 0) return 0;
+            have[j] = 1;
+            if (b[j].itemsize != 1) {
+                PyErr_Format(PyExc_TypeError, "queue: %s must be a contiguous bool array", name[j]);
+                return 0;
+            }
+        } else {
+            if (!get(o[j], &b[j], kind[j], name[j])) return 0;
+            have[j] = 1;
+        }
+    }
+    return 1;
+}
+
+static void release_all(Py_buffer *b, const int *have, int nb) {
+    for (int j = 0; j < nb; ++j)
+        if (have[j]) PyBuffer_Release(&b[j]);
+}
+
+/* take(who, k, rest, chosen, seg, p0, qs, qlen, credit, stg, nstaged, queued, pinned): the bookkeeping of the
+ * chunks chosen by chunks() (balancer.LevelRun._select_all), numpy's steps in numpy's order (who's entries
+ * are distinct): cost = qs[who] - rest; qs[who] = rest; qlen[who] -= k; credit[who] -= cost;
+ * stg[who] += cost; nstaged[who] += 1; procs = (who + p0)[seg]; queued[chosen] = False;
+ * pinned[chosen] = True. Returns procs (int64 x len(chosen)) and cost (float64 x len(who)) in one bytearray. */
+static PyObject *take(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { WHO, K, REST, CHOSEN, SEG, QS, QLEN, CREDIT, STG, NSTAGED, QUEUED, PINNED, NB };
+    static const char *const name[NB] = {"who", "k", "rest", "chosen", "seg", "qs", "qlen", "credit", "stg",
+                                         "nstaged", "queued", "pinned"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    Py_ssize_t p0;
+    PyObject *ret = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOnOOOOOOO", &o[WHO], &o[K], &o[REST], &o[CHOSEN], &o[SEG], &p0, &o[QS],
+                          &o[QLEN], &o[CREDIT], &o[STG], &o[NSTAGED], &o[QUEUED], &o[PINNED]))
+        return NULL;
+    if (!take_buffers(o, b, have, "iifiififfibb", name, NB)) goto done;
+    i64 A = b[WHO].len / 8, got = b[CHOSEN].len / 8, L = b[QS].len / 8, n = b[QUEUED].len;
+    if (b[K].len / 8 != A || b[REST].len / 8 != A || b[SEG].len / 8 != got || b[QLEN].len / 8 != L ||
+        b[CREDIT].len / 8 != L || b[STG].len / 8 != L || b[NSTAGED].len / 8 != L || b[PINNED].len != n) {
+        PyErr_SetString(PyExc_ValueError, "queue: take got arrays of inconsistent lengths");
+        goto done;
+    }
+    const i64 *who = b[WHO].buf, *k = b[K].buf, *chosen = b[CHOSEN].buf, *seg = b[SEG].buf;
+    const double *rest = b[REST].buf;
+    double *qs = b[QS].buf, *credit = b[CREDIT].buf, *stg = b[STG].buf;
+    i64 *qlen = b[QLEN].buf, *nstaged = b[NSTAGED].buf;
+    uint8_t *queued = b[QUEUED].buf, *pinned = b[PINNED].buf;
+    for (i64 j = 0; j < A; ++j)
+        if (who[j] < 0 || who[j] >= L) {
+            PyErr_SetString(PyExc_ValueError, "queue: a processor index is out of range");
+            goto done;
+        }
+    for (i64 i = 0; i < got; ++i)
+        if (chosen[i] < 0 || chosen[i] >= n || seg[i] < 0 || seg[i] >= A) {
+            PyErr_SetString(PyExc_ValueError, "queue: a chosen vertex or its processor is out of range");
+            goto done;
+        }
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((got + A) * 8));
+    if (!ret) goto done;
+    i64 *procs = (i64 *)PyByteArray_AS_STRING(ret);
+    double *cost = (double *)(procs + got);
+    for (i64 j = 0; j < A; ++j) {
+        i64 w = who[j];
+        double c = qs[w] - rest[j];
+        cost[j] = c;
+        qs[w] = rest[j];
+        qlen[w] -= k[j];
+        credit[w] -= c;
+        stg[w] += c;
+        nstaged[w] += 1;
+    }
+    for (i64 i = 0; i < got; ++i) {
+        procs[i] = who[seg[i]] + p0;
+        queued[chosen[i]] = 0;
+        pinned[chosen[i]] = 1;
+    }
+done:
+    release_all(b, have, NB);
+    return ret;
+}
+
+/* requests(chosen, procs, queued, pinned, data_at, requested, holder, xadj, adjncy, fetch): the data requests
+ * of §3.5 after take(): the chosen vertices whose data is elsewhere (data_at != procs) and not requested, then
+ * (fetch) the neighbours of the chosen vertices queued at the same processor with their data elsewhere and
+ * not requested, sorted, each once (pinned[...] = True), each with the processor asking for it (holder).
+ * Returns r (how many of them are chosen vertices), m, the m vertices and the m processors (int64). */
+static PyObject *requests(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { CHOSEN, PROCS, QUEUED, PINNED, DATA_AT, REQUESTED, HOLDER, XADJ, ADJNCY, NB };
+    static const char *const name[NB] = {"chosen", "procs", "queued", "pinned", "data_at", "requested", "holder",
+                                         "xadj", "adjncy"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0}, fetch;
+    PyObject *ret = NULL;
+    i64 *cand = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOp", &o[CHOSEN], &o[PROCS], &o[QUEUED], &o[PINNED], &o[DATA_AT],
+                          &o[REQUESTED], &o[HOLDER], &o[XADJ], &o[ADJNCY], &fetch))
+        return NULL;
+    if (!take_buffers(o, b, have, "iibbiriii", name, NB)) goto done;
+    i64 got = b[CHOSEN].len / 8, n = b[DATA_AT].len / 8, nadj = b[ADJNCY].len / 8;
+    if (b[PROCS].len / 8 != got || b[QUEUED].len != n || b[PINNED].len != n || b[REQUESTED].len != n ||
+        b[HOLDER].len / 8 != n || b[XADJ].len / 8 != n + 1) {
+        PyErr_SetString(PyExc_ValueError, "queue: requests got arrays of inconsistent lengths");
+        goto done;
+    }
+    const i64 *chosen = b[CHOSEN].buf, *procs = b[PROCS].buf, *data_at = b[DATA_AT].buf;
+    const i64 *holder = b[HOLDER].buf, *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf;
+    const uint8_t *queued = b[QUEUED].buf, *requested = b[REQUESTED].buf;
+    uint8_t *pinned = b[PINNED].buf;
+    i64 r = 0, ncand = 0;
+    for (i64 i = 0; i < got; ++i) {
+        if (chosen[i] < 0 || chosen[i] >= n) {
+            PyErr_SetString(PyExc_ValueError, "queue: a chosen vertex is out of range");
+            goto done;
+        }
+        r += data_at[chosen[i]] != procs[i] && !requested[chosen[i]];
+    }
+    if (fetch) {
+        i64 deg = 0;
+        for (i64 i = 0; i < got; ++i) deg += xadj[chosen[i] + 1] - xadj[chosen[i]];
+        cand = malloc((size_t)(deg + 1) * 8);
+        if (!cand) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (i64 i = 0; i < got; ++i) {
+            i64 v = chosen[i], pr = procs[i];
+            for (i64 e = xadj[v]; e < xadj[v + 1]; ++e) {
+                i64 u = e < nadj ? adj[e] : -1;
+                if (u < 0 || u >= n) {
+                    PyErr_SetString(PyExc_ValueError, "queue: a neighbour is out of range");
+                    goto done;
+                }
+                if (holder[u] == pr && queued[u] && data_at[u] != pr && !requested[u]) cand[ncand++] = u;
+            }
+        }
+        qsort(cand, (size_t)ncand, 8, by_id);
+        i64 u = 0;
+        for (i64 i = 0; i < ncand; ++i)
+            if (i == 0 || cand[i] != cand[i - 1]) cand[u++] = cand[i];
+        ncand = u;
+    }
+    i64 m = r + ncand;
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((2 + 2 * m) * 8));
+    if (!ret) goto done;
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret), *ids = out + 2, *rq = out + 2 + m;
+    out[0] = r, out[1] = m;
+    for (i64 i = 0, t = 0; i < got; ++i)
+        if (data_at[chosen[i]] != procs[i] && !requested[chosen[i]]) ids[t] = chosen[i], rq[t] = procs[i], ++t;
+    for (i64 i = 0; i < ncand; ++i) {
+        ids[r + i] = cand[i];
+        rq[r + i] = holder[cand[i]];
+        pinned[cand[i]] = 1;
+    }
+done:
+    free(cand);
+    release_all(b, have, NB);
+    return ret;
+}
+
+/* done(verts, procs, who, cost, step, holder, pinned, done_by, stg, nstaged, proc_cost, busy_steps, last_busy):
+ * the processed chunks (balancer.LevelRun._done), numpy's steps in numpy's order (who's entries are
+ * distinct): holder[verts] = -1; pinned[verts] = False; done_by[verts] = procs; stg[who] -= cost;
+ * nstaged[who] -= 1; stg[who[nstaged[who] == 0]] = 0.0; proc_cost[who] += cost; busy_steps[who] += 1;
+ * last_busy[who] = step. */
+static PyObject *done(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { VERTS, PROCS, WHO, COST, HOLDER, PINNED, DONE_BY, STG, NSTAGED, PROC_COST, BUSY_STEPS, LAST_BUSY, NB };
+    static const char *const name[NB] = {"verts", "procs", "who", "cost", "holder", "pinned", "done_by", "stg",
+                                         "nstaged", "proc_cost", "busy_steps", "last_busy"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    long long step;
+    PyObject *ret = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOLOOOOOOOO", &o[VERTS], &o[PROCS], &o[WHO], &o[COST], &step, &o[HOLDER],
+                          &o[PINNED], &o[DONE_BY], &o[STG], &o[NSTAGED], &o[PROC_COST], &o[BUSY_STEPS], &o[LAST_BUSY]))
+        return NULL;
+    if (!take_buffers(o, b, have, "iiifibififii", name, NB)) goto done;
+    i64 nv = b[VERTS].len / 8, A = b[WHO].len / 8, n = b[HOLDER].len / 8, L = b[STG].len / 8;
+    if (b[PROCS].len / 8 != nv || b[COST].len / 8 != A || b[PINNED].len != n || b[DONE_BY].len / 8 != n ||
+        b[NSTAGED].len / 8 != L || b[PROC_COST].len / 8 != L || b[BUSY_STEPS].len / 8 != L ||
+        b[LAST_BUSY].len / 8 != L) {
+        PyErr_SetString(PyExc_ValueError, "queue: done got arrays of inconsistent lengths");
+        goto done;
+    }
+    const i64 *verts = b[VERTS].buf, *procs = b[PROCS].buf, *who = b[WHO].buf;
+    const double *cost = b[COST].buf;
+    i64 *holder = b[HOLDER].buf, *done_by = b[DONE_BY].buf, *nstaged = b[NSTAGED].buf;
+    i64 *busy_steps = b[BUSY_STEPS].buf, *last_busy = b[LAST_BUSY].buf;
+    double *stg = b[STG].buf, *proc_cost = b[PROC_COST].buf;
+    uint8_t *pinned = b[PINNED].buf;
+    for (i64 i = 0; i < nv; ++i)
+        if (verts[i] < 0 || verts[i] >= n) {
+            PyErr_SetString(PyExc_ValueError, "queue: a processed vertex is out of range");
+            goto done;
+        }
+    for (i64 j = 0; j < A; ++j)
+        if (who[j] < 0 || who[j] >= L) {
+            PyErr_SetString(PyExc_ValueError, "queue: a processor index is out of range");
+            goto done;
+        }
+    for (i64 i = 0; i < nv; ++i) {
+        holder[verts[i]] = -1;
+        pinned[verts[i]] = 0;
+        done_by[verts[i]] = procs[i];
+    }
+    for (i64 j = 0; j < A; ++j) {
+        i64 w = who[j];
+        stg[w] -= cost[j];
+        if (--nstaged[w] == 0) stg[w] = 0.0;  /* exactly: nothing chosen is left */
+        proc_cost[w] += cost[j];
+        busy_steps[w] += 1;
+        last_busy[w] = step;
+    }
+    ret = Py_NewRef(Py_None);
+done:
+    release_all(b, have, NB);
+    return ret;
+}
+
+/* ready(credit, B, qlen): credit = np.minimum(credit, 0.0) + B in place, then the processors that choose a
+ * chunk this superstep, np.flatnonzero((qlen > 0) & (credit > 0)), as int64 in a bytearray. */
+static PyObject *ready(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *oc, *oq, *ret = NULL;
+    double B;
+    Py_buffer bc, bq;
+    int have_c = 0, have_q = 0;
+    if (!PyArg_ParseTuple(args, "OdO", &oc, &B, &oq)) return NULL;
+    if (!(have_c = get(oc, &bc, 'f', "credit")) || !(have_q = get(oq, &bq, 'i', "qlen"))) goto done;
+    if (bc.readonly || bq.len != bc.len) {
+        PyErr_SetString(PyExc_ValueError, "queue: ready needs a writable credit and a qlen as long");
+        goto done;
+    }
+    i64 L = bc.len / 8, a = 0;
+    double *credit = bc.buf;
+    const i64 *qlen = bq.buf;
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(L * 8));
+    if (!ret) goto done;
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
+    for (i64 i = 0; i < L; ++i) {
+        double c = credit[i];
+        credit[i] = (isnan(c) || c < 0.0 ? c : 0.0) + B;
+        if (qlen[i] > 0 && credit[i] > 0) out[a++] = i;
+    }
+    if (PyByteArray_Resize(ret, (Py_ssize_t)(a * 8)) < 0) Py_CLEAR(ret);
+done:
+    if (have_c) PyBuffer_Release(&bc);
+    if (have_q) PyBuffer_Release(&bq);
+    return ret;
+}
+
+/* acting(step, qs, stg, busy, hold, prom, cooldown, want, minth, maxth): the processors whose main line (Fig. 4)
+ * acts this superstep: with L = qs + stg, free = (busy == 0) & (step > hold) & ~prom,
+ * over = (L > maxth) & (step > cooldown), np.flatnonzero(free & (want | over | (L < minth))), int64. */
+static PyObject *acting(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { QS, STG, BUSY, HOLD, PROM, COOLDOWN, WANT, MINTH, MAXTH, NB };
+    static const char *const name[NB] = {"qs", "stg", "busy", "hold", "prom", "cooldown", "want", "minth", "maxth"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    long long step;
+    PyObject *ret = NULL;
+    if (!PyArg_ParseTuple(args, "LOOOOOOOOO", &step, &o[QS], &o[STG], &o[BUSY], &o[HOLD], &o[PROM], &o[COOLDOWN],
+                          &o[WANT], &o[MINTH], &o[MAXTH]))
+        return NULL;
+    if (!take_buffers(o, b, have, "ffiirirff", name, NB)) goto done;
+    i64 L = b[QS].len / 8, a = 0;
+    if (b[STG].len / 8 != L || b[BUSY].len / 8 != L || b[HOLD].len / 8 != L || b[PROM].len != L ||
+        b[COOLDOWN].len / 8 != L || b[WANT].len != L || b[MINTH].len / 8 != L || b[MAXTH].len / 8 != L) {
+        PyErr_SetString(PyExc_ValueError, "queue: acting got arrays of inconsistent lengths");
+        goto done;
+    }
+    const double *qs = b[QS].buf, *stg = b[STG].buf, *minth = b[MINTH].buf, *maxth = b[MAXTH].buf;
+    const i64 *busy = b[BUSY].buf, *hold = b[HOLD].buf, *cooldown = b[COOLDOWN].buf;
+    const uint8_t *prom = b[PROM].buf, *want = b[WANT].buf;
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(L * 8));
+    if (!ret) goto done;
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
+    for (i64 i = 0; i < L; ++i) {
+        double l = qs[i] + stg[i];
+        int free_ = busy[i] == 0 && step > hold[i] && !prom[i];
+        int over = l > maxth[i] && step > cooldown[i];
+        if (free_ && (want[i] || over || l < minth[i])) out[a++] = i;
+    }
+    if (PyByteArray_Resize(ret, (Py_ssize_t)(a * 8)) < 0) Py_CLEAR(ret);
+done:
+    release_all(b, have, NB);
+    return ret;
+}
+
+/* depth(xadj, adjncy, owner): the queue's tie-break (balancer.boundary_depth): every vertex's graph distance
+ * to the nearest vertex with a neighbour on another processor, by breadth-first search from all of those at
+ * once; vertices no search reaches get the largest distance + 1; all 0 when no edge is cut. int64 in a
+ * bytearray. */
+static PyObject *depth(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *ox, *oa, *oo, *ret = NULL;
+    Py_buffer bx, ba, bo;
+    int hx = 0, ha = 0, ho = 0;
+    if (!PyArg_ParseTuple(args, "OOO", &ox, &oa, &oo)) return NULL;
+    if (!(hx = get(ox, &bx, 'i', "xadj")) || !(ha = get(oa, &ba, 'i', "adjncy")) || !(ho = get(oo, &bo, 'i', "owner")))
+        goto done;
+    i64 n = bo.len / 8, m = ba.len / 8;
+    const i64 *xadj = bx.buf, *adj = ba.buf, *owner = bo.buf;
+    if (bx.len / 8 != n + 1 || (n && (xadj[0] != 0 || xadj[n] != m))) {
+        PyErr_SetString(PyExc_ValueError, "queue: depth got a graph and an owner array that do not match");
+        goto done;
+    }
+    for (i64 e = 0; e < m; ++e)
+        if (adj[e] < 0 || adj[e] >= n) {
+            PyErr_SetString(PyExc_ValueError, "queue: a neighbour is out of range");
+            goto done;
+        }
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(n * 8));
+    if (!ret) goto done;
+    i64 *d = (i64 *)PyByteArray_AS_STRING(ret), *fifo = malloc((size_t)(n + 1) * 8);
+    if (!fifo) {
+        Py_CLEAR(ret);
+        PyErr_NoMemory();
+        goto done;
+    }
+    i64 head = 0, tail = 0, top = -1;
+    for (i64 v = 0; v < n; ++v) {
+        d[v] = -1;
+        for (i64 e = xadj[v]; e < xadj[v + 1]; ++e)
+            if (owner[adj[e]] != owner[v]) {
+                d[v] = 0, fifo[tail++] = v;
+                break;
+            }
+    }
+    if (tail == 0) {
+        memset(d, 0, (size_t)n * 8);
+    } else {
+        while (head < tail) {
+            i64 v = fifo[head++];
+            top = d[v];
+            for (i64 e = xadj[v]; e < xadj[v + 1]; ++e)
+                if (d[adj[e]] < 0) d[adj[e]] = d[v] + 1, fifo[tail++] = adj[e];
+        }
+        for (i64 v = 0; v < n; ++v)
+            if (d[v] < 0) d[v] = top + 1;
+    }
+    free(fifo);
+done:
+    if (hx) PyBuffer_Release(&bx);
+    if (ha) PyBuffer_Release(&ba);
+    if (ho) PyBuffer_Release(&bo);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
     {"chunks", chunks, METH_VARARGS, "the chunk each processor takes from the head of its queue"},
     {"order", order, METH_VARARGS, "a queue in SBN priority order, its exclusive load prefix sums and its total"},
+    {"take", take, METH_VARARGS, "the bookkeeping of the chosen chunks"},
+    {"ready", ready, METH_VARARGS, "the credit of a superstep and the processors that choose a chunk"},
+    {"acting", acting, METH_VARARGS, "the processors whose main line acts (Fig. 4)"},
+    {"depth", depth, METH_VARARGS, "every vertex's graph distance to the partition boundary"},
+    {"done", done, METH_VARARGS, "the bookkeeping of the processed chunks"},
+    {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -476,7 +476,7 @@ class LevelRun:
         if batch is not None:
             verts, procs, who, cost = batch
             bad = self.data_at[verts] != procs
-            wait = set(np.unique(procs[bad] - self.p0).tolist()) | self.stalled
+            wait = (set(np.unique(procs[bad] - self.p0).tolist()) if bad.any() else set()) | self.stalled
             if wait:
                 keep = ~np.isin(procs - self.p0, list(wait))
                 for i in sorted(wait & set(who.tolist())):
@@ -490,16 +490,9 @@ class LevelRun:
     def _done(self, verts, procs, who, cost) -> None:
         if verts.size == 0:
             return
-        self.holder[verts] = -1
-        self.pinned[verts] = False
-        self.done_by[verts] = procs
+        _queue.done(verts, procs, who, cost, self.step, self.holder, self.pinned, self.done_by, self.stg, self.nstaged,
+                    self.proc_cost, self.busy_steps, self.last_busy)  # numpy's steps in C
         self.nheld -= int(verts.size)
-        self.stg[who] -= cost
-        self.nstaged[who] -= 1
-        self.stg[who[self.nstaged[who] == 0]] = 0.0  # exactly: nothing chosen is left
-        self.proc_cost[who] += cost
-        self.busy_steps[who] += 1
-        self.last_busy[who] = self.step
         if self.trace is not None:
             for i in who.tolist():
                 p = self.p0 + i
@@ -508,9 +501,8 @@ class LevelRun:
     def _select_all(self) -> None:
         """Every processor chooses its next chunk: a prefix of its sorted queue worth one check of processing."""
         t0 = time.perf_counter()
-        self.credit = np.minimum(self.credit, 0.0) + self.B
         self._clean()
-        act = [self.vlist[i] for i in np.flatnonzero((self.qlen > 0) & (self.credit > 0)).tolist()]
+        act = [self.vlist[i] for i in np.frombuffer(_queue.ready(self.credit, self.B, self.qlen), np.int64).tolist()]
         if not act:
             self._tick("selection", t0)
             return
@@ -521,34 +513,24 @@ class LevelRun:
         k, rest = np.frombuffer(buf, np.int64, A), np.frombuffer(buf, np.float64, A, 8 * A)
         got = len(buf) // 16 - A
         chosen, seg = np.frombuffer(buf, np.int64, got, 16 * A), np.frombuffer(buf, np.int64, got, 8 * (2 * A + got))
-        cost = self.qs[who] - rest
         for v, kj in zip(act, k.tolist()):
             v.Q, v.bef = v.Q[kj:], v.bef[kj:]
-        self.qs[who] = rest
-        self.qlen[who] -= k
-        self.credit[who] -= cost
-        self.stg[who] += cost
-        self.nstaged[who] += 1
-        procs = (who + self.p0)[seg]
-        self.queued[chosen] = False
-        self.pinned[chosen] = True
+        # the queues' sums, credit and staging; the chosen vertices leave their queues (numpy's steps in C)
+        buf = _queue.take(who, k, rest, chosen, seg, self.p0, self.qs, self.qlen, self.credit, self.stg,
+                          self.nstaged, self.queued, self.pinned)
+        procs, cost = np.frombuffer(buf, np.int64, got), np.frombuffer(buf, np.float64, A, 8 * got)
         self.due[self.step + 2] = (chosen, procs, who, cost)
         t0 = self._tick("selection", t0)
         # §3.5: request the data of the chosen vertices and of the adjacent vertices queued at the same processor
-        need = (self.data_at[chosen] != procs) & ~self.requested[chosen]
-        ids, rq = chosen[need], procs[need]
-        if self.prm.fetch_adjacent:
-            deg = self.g.xadj[chosen + 1] - self.g.xadj[chosen]
-            nb = self.g.neighbours_of(chosen)
-            pr = np.repeat(procs, deg)
-            ok = (self.holder[nb] == pr) & self.queued[nb] & (self.data_at[nb] != pr) & ~self.requested[nb]
-            nb = np.unique(nb[ok])
-            pr = self.holder[nb]  # = the processor that chose the neighbour's neighbour (ok: holder == pr)
-            self.pinned[nb] = True
-            if self.trace is not None:
-                for p in np.unique(pr).tolist():
-                    self.trace.append(("prefetch", self.step, p, nb[pr == p], p))
-            ids, rq = np.concatenate([ids, nb]), np.concatenate([rq, pr])
+        g = self.g
+        buf = _queue.requests(chosen, procs, self.queued, self.pinned, self.data_at, self.requested, self.holder,
+                              g.xadj, g.adjncy, self.prm.fetch_adjacent)
+        r, m = np.frombuffer(buf, np.int64, 2).tolist()
+        ids, rq = np.frombuffer(buf, np.int64, m, 16), np.frombuffer(buf, np.int64, m, 16 + 8 * m)
+        if self.trace is not None:
+            nb, pr = ids[r:], rq[r:]
+            for p in np.unique(pr).tolist():
+                self.trace.append(("prefetch", self.step, p, nb[pr == p], p))
         if ids.size:
             self.requested[ids] = True
             for p, part in _groups(rq, ids):
@@ -563,11 +545,11 @@ class LevelRun:
     def _mainline_all(self) -> None:
         """Fig. 4's checks for every processor at once; only those that act are visited."""
         self._clean()
-        L = self.qs + self.stg
-        s = self.step
-        free = (self.busy == 0) & (s > self.hold) & ~self.prom
-        over = (L > self.maxth) & (s > self.cooldown)
-        for i in np.flatnonzero(free & (self.want | over | (L < self.minth))).tolist():
+        # free: no operation passing through, no jobs on their way, not promised; then Balance, Distribute or
+        # the thrashing guard: want, or QWgt above MaxTh (cooldown over), or below MinTh
+        acts = _queue.acting(self.step, self.qs, self.stg, self.busy, self.hold, self.prom, self.cooldown, self.want,
+                             self.minth, self.maxth)
+        for i in np.frombuffer(acts, np.int64).tolist():
             with self.eng.working(self.p0 + i):
                 self._mainline(self.vlist[i])
 
@@ -867,29 +849,15 @@ def _groups(key: np.ndarray, ids: np.ndarray) -> list:
 
 
 def boundary_depth(g, owner: np.ndarray) -> np.ndarray:
-    """Graph distance of every vertex to the nearest vertex with a neighbour on another processor.
+    """Graph distance of every vertex to the nearest vertex with a neighbour on another processor (a
+    breadth-first search in C, ``_queue.depth``; vertices it does not reach get the largest distance + 1).
 
     The tie-break of the priority queue among equal (Comm + Remap) / Wgt: deeper
     vertices first, so that what stays queued (and can still migrate) is the band
     along the partition boundary (§3.3: "internal vertices are processed before
     those on partition boundaries").
     """
-    src = g.src
-    cut = owner[src] != owner[g.adjncy]
-    depth = np.full(g.n, -1, np.int64)
-    front = np.unique(src[cut])
-    if front.size == 0:
-        return np.zeros(g.n, np.int64)
-    d = 0
-    depth[front] = 0
-    while front.size:
-        d += 1
-        nb = g.neighbours_of(front)
-        nb = np.unique(nb[depth[nb] < 0])
-        depth[nb] = d
-        front = nb
-    depth[depth < 0] = d
-    return depth
+    return np.frombuffer(_queue.depth(g.xadj, g.adjncy, np.ascontiguousarray(owner, np.int64)), np.int64)
 
 
 def plan(entries, gwlen: float, P: int, fill_all: bool = False) -> dict:

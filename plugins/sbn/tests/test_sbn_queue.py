@@ -91,3 +91,130 @@ def test_chunks_match_the_windowed_numpy_choice():
         want = _chunks_numpy(Qs, befs, credit, qs, 32)
         for a, b in zip((k, rest, chosen, seg), want):
             assert np.array_equal(a, b)
+
+
+def _graph(rng, n, deg=4):
+    """A random symmetric graph in CSR form (some isolated vertices, some small separate components)."""
+    a = rng.integers(0, n, n * deg // 2)
+    b = (a + rng.integers(1, 9, a.size)) % n  # mostly local edges: several components when n is large
+    a, b = np.concatenate([a, b]), np.concatenate([b, a])
+    keep = a != b
+    key = np.unique(a[keep] * n + b[keep])
+    src, adj = key // n, key % n
+    xadj = np.concatenate([[0], np.cumsum(np.bincount(src, minlength=n))]).astype(np.int64)
+    return xadj, adj.astype(np.int64)
+
+
+def _depth_numpy(xadj, adj, owner):
+    """balancer.boundary_depth as numpy computed it before the C search."""
+    n = owner.size
+    src = np.repeat(np.arange(n), np.diff(xadj))
+    depth = np.full(n, -1, np.int64)
+    front = np.unique(src[owner[src] != owner[adj]])
+    if front.size == 0:
+        return np.zeros(n, np.int64)
+    d = 0
+    depth[front] = 0
+    while front.size:
+        d += 1
+        nb = np.concatenate([adj[xadj[v]:xadj[v + 1]] for v in front])
+        nb = np.unique(nb[depth[nb] < 0])
+        depth[nb] = d
+        front = nb
+    depth[depth < 0] = d
+    return depth
+
+
+def test_depth_is_the_breadth_first_search_of_numpy():
+    rng = np.random.default_rng(8)
+    for n, parts in [(400, 4), (3000, 7), (50, 1), (1, 1)]:
+        xadj, adj = _graph(rng, n)
+        owner = (np.arange(n) * parts // n).astype(np.int64)  # blocks: far vertices, unreached components
+        got = np.frombuffer(_queue.depth(xadj, adj, owner), np.int64)
+        assert np.array_equal(got, _depth_numpy(xadj, adj, owner))
+
+
+def test_a_superstep_bookkeeping_matches_numpy():
+    """take, requests, done, ready and acting (LevelRun's per-superstep steps) against the numpy they replace."""
+    rng = np.random.default_rng(9)
+    n, L, p0 = 2000, 12, 40
+    xadj, adj = _graph(rng, n, 6)
+    for trial in range(25):
+        st = {
+            "qs": rng.random(L) * 50, "qlen": rng.integers(0, 30, L), "credit": rng.random(L) * 4 - 1,
+            "stg": rng.random(L) * 3, "nstaged": rng.integers(0, 3, L), "queued": rng.random(n) < 0.6,
+            "pinned": rng.random(n) < 0.2, "requested": rng.random(n) < 0.3,
+            "data_at": rng.integers(p0, p0 + L, n), "holder": np.where(rng.random(n) < 0.7, rng.integers(p0, p0 + L, n), -1),
+            "done_by": np.full(n, -1, np.int64), "proc_cost": rng.random(L), "busy_steps": rng.integers(0, 5, L),
+            "last_busy": rng.integers(-1, 5, L), "busy": rng.integers(0, 2, L), "hold": rng.integers(-1, 8, L),
+            "prom": rng.random(L) < 0.2, "cooldown": rng.integers(-1, 8, L), "want": rng.random(L) < 0.1,
+            "minth": rng.random(L) * 20, "maxth": 20 + rng.random(L) * 40,
+        }
+        st["qs"][rng.random(L) < 0.2] = 0.0
+        A = int(rng.integers(1, L + 1))
+        who = np.sort(rng.choice(L, A, replace=False)).astype(np.int64)
+        k = rng.integers(0, 5, A).astype(np.int64)
+        rest = st["qs"][who] * rng.random(A)
+        chosen = rng.choice(n, int(k.sum()), replace=False).astype(np.int64)
+        seg = np.repeat(np.arange(A), k).astype(np.int64)
+        want, got = {x: v.copy() for x, v in st.items()}, {x: v.copy() for x, v in st.items()}
+        # numpy, as LevelRun had it
+        w = want
+        cost = w["qs"][who] - rest
+        w["qs"][who] = rest
+        w["qlen"][who] -= k
+        w["credit"][who] -= cost
+        w["stg"][who] += cost
+        w["nstaged"][who] += 1
+        procs = (who + p0)[seg]
+        w["queued"][chosen] = False
+        w["pinned"][chosen] = True
+        need = (w["data_at"][chosen] != procs) & ~w["requested"][chosen]
+        deg = xadj[chosen + 1] - xadj[chosen]
+        nb = np.concatenate([adj[xadj[v]:xadj[v + 1]] for v in chosen] + [np.zeros(0, np.int64)])
+        pr = np.repeat(procs, deg)
+        ok = (w["holder"][nb] == pr) & w["queued"][nb] & (w["data_at"][nb] != pr) & ~w["requested"][nb]
+        nb = np.unique(nb[ok])
+        w["pinned"][nb] = True
+        ids, rq = np.concatenate([chosen[need], nb]), np.concatenate([procs[need], w["holder"][nb]])
+        # C
+        g = got
+        buf = _queue.take(who, k, rest, chosen, seg, p0, g["qs"], g["qlen"], g["credit"], g["stg"], g["nstaged"],
+                          g["queued"], g["pinned"])
+        got_procs = np.frombuffer(buf, np.int64, chosen.size)
+        assert np.array_equal(got_procs, procs)
+        assert np.array_equal(np.frombuffer(buf, np.float64, A, 8 * chosen.size), cost)
+        buf = _queue.requests(chosen, got_procs, g["queued"], g["pinned"], g["data_at"], g["requested"], g["holder"],
+                              xadj, adj, True)
+        r, m = np.frombuffer(buf, np.int64, 2).tolist()
+        assert r == int(need.sum())
+        assert np.array_equal(np.frombuffer(buf, np.int64, m, 16), ids)
+        assert np.array_equal(np.frombuffer(buf, np.int64, m, 16 + 8 * m), rq)
+        # done: the chunks processed two supersteps later
+        verts = chosen[: chosen.size // 2]
+        vp = procs[: verts.size]
+        w["holder"][verts] = -1
+        w["pinned"][verts] = False
+        w["done_by"][verts] = vp
+        w["stg"][who] -= cost
+        w["nstaged"][who] -= 1
+        w["stg"][who[w["nstaged"][who] == 0]] = 0.0
+        w["proc_cost"][who] += cost
+        w["busy_steps"][who] += 1
+        w["last_busy"][who] = trial
+        _queue.done(verts, vp, who, cost, trial, g["holder"], g["pinned"], g["done_by"], g["stg"], g["nstaged"],
+                    g["proc_cost"], g["busy_steps"], g["last_busy"])
+        # the next superstep's credit and choosers, and the main lines that act
+        B = float(rng.random() * 3)
+        w["credit"] = np.minimum(w["credit"], 0.0) + B
+        act = np.flatnonzero((w["qlen"] > 0) & (w["credit"] > 0))
+        assert np.array_equal(np.frombuffer(_queue.ready(g["credit"], B, g["qlen"]), np.int64), act)
+        Lw = w["qs"] + w["stg"]
+        free = (w["busy"] == 0) & (trial > w["hold"]) & ~w["prom"]
+        over = (Lw > w["maxth"]) & (trial > w["cooldown"])
+        acts = np.flatnonzero(free & (w["want"] | over | (Lw < w["minth"])))
+        got_acts = _queue.acting(trial, g["qs"], g["stg"], g["busy"], g["hold"], g["prom"], g["cooldown"], g["want"],
+                                 g["minth"], g["maxth"])
+        assert np.array_equal(np.frombuffer(got_acts, np.int64), acts)
+        for x in st:
+            assert np.array_equal(g[x], w[x]), x
