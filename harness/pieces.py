@@ -192,8 +192,8 @@ class BoxPieces:
         if not np.array_equal(self.level, boxes.level[b]):
             raise ValueError(f"pieces: piece {int(np.argmax(self.level != boxes.level[b]))} has a level "
                              f"other than its box's")
-        out = np.any((self.lo < boxes.lo[b]) | (self.hi > boxes.hi[b]), axis=1)
-        if out.any():
+        if (self.lo < boxes.lo[b]).any() or (self.hi > boxes.hi[b]).any():  # (the row reduction only then)
+            out = np.any((self.lo < boxes.lo[b]) | (self.hi > boxes.hi[b]), axis=1)
             raise ValueError(f"pieces: piece {int(np.argmax(out))} is not inside box {int(b[np.argmax(out)])}")
         got = np.bincount(b, self.cells, minlength=boxes.n).astype(IDX)
         bad = got != boxes.cells

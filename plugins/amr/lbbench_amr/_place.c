@@ -283,8 +283,89 @@ done:
     return ret;
 }
 
+typedef struct {
+    i64 cells, j;
+} sized_piece;
+
+static int larger(const void *p, const void *r) {
+    const sized_piece *a = p, *b = r;
+    if (a->cells != b->cells) return a->cells > b->cells ? -1 : 1;
+    return (a->j > b->j) - (a->j < b->j);
+}
+
+/* largest_first(k, d, plo, phi, cells): box b's k[b] pieces (consecutive rows of plo, phi, in bisection
+ * order j) reordered in place by (cells descending, j), as lex_order(item, -cells, j) orders them for the
+ * deal, and their cells written to cells in that order. */
+static PyObject *largest_first(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer bk, bpl, bph, bc;
+    int d;
+    if (!PyArg_ParseTuple(args, "y*iw*w*w*", &bk, &d, &bpl, &bph, &bc)) return NULL;
+    PyObject *ret = NULL;
+    sized_piece *key = NULL;
+    i64 *tmp = NULL;
+    const i64 *k = bk.buf;
+    i64 nb = bk.len / 8, total = 0, most = 0;
+    for (i64 b = 0; b < nb; ++b) {
+        if (k[b] < 0) {
+            PyErr_SetString(PyExc_ValueError, "place: negative piece count");
+            goto done;
+        }
+        total += k[b];
+        most = k[b] > most ? k[b] : most;
+    }
+    if (d < 1 || d > MAXD || !sized(&bpl, total * d, "plo") || !sized(&bph, total * d, "phi") ||
+        !sized(&bc, total, "cells")) {
+        if (d < 1 || d > MAXD) PyErr_SetString(PyExc_ValueError, "place: 1 <= d <= 8");
+        goto done;
+    }
+    key = malloc((size_t)(most + 1) * sizeof(sized_piece));
+    tmp = malloc((size_t)(2 * most * d + 1) * 8);
+    if (!key || !tmp) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    i64 *plo = bpl.buf, *phi = bph.buf, *cells = bc.buf;
+    for (i64 b = 0, pos = 0; b < nb; pos += k[b], ++b) {
+        for (i64 j = 0; j < k[b]; ++j) {
+            i64 c = 1;
+            for (int a = 0; a < d; ++a) c *= phi[(pos + j) * d + a] - plo[(pos + j) * d + a] + 1;
+            key[j].cells = c, key[j].j = j;
+        }
+        if (k[b] > 64) {
+            qsort(key, (size_t)k[b], sizeof(sized_piece), larger);
+        } else {
+            for (i64 i = 1; i < k[b]; ++i) {
+                sized_piece v = key[i];
+                i64 j = i;
+                while (j > 0 && larger(&key[j - 1], &v) > 0) {
+                    key[j] = key[j - 1];
+                    --j;
+                }
+                key[j] = v;
+            }
+        }
+        memcpy(tmp, plo + pos * d, (size_t)(k[b] * d) * 8);
+        memcpy(tmp + most * d, phi + pos * d, (size_t)(k[b] * d) * 8);
+        for (i64 i = 0; i < k[b]; ++i) {
+            memcpy(plo + (pos + i) * d, tmp + key[i].j * d, (size_t)d * 8);
+            memcpy(phi + (pos + i) * d, tmp + most * d + key[i].j * d, (size_t)d * 8);
+            cells[pos + i] = key[i].cells;
+        }
+    }
+    ret = Py_NewRef(Py_None);
+done:
+    free(key);
+    free(tmp);
+    PyBuffer_Release(&bk);
+    PyBuffer_Release(&bpl);
+    PyBuffer_Release(&bph);
+    PyBuffer_Release(&bc);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
     {"bisect", bisect, METH_VARARGS, "IGD's recursive bisection of boxes into pieces"},
+    {"largest_first", largest_first, METH_VARARGS, "each box's pieces reordered largest first, with their cells"},
     {"deal", deal, METH_VARARGS, "IGD's greedy deal: each box's pieces to the least loaded processors"},
     {"wd", wd, METH_VARARGS, "WD's placement of one level's boxes"},
     {NULL, NULL, 0, NULL},

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import BoxPieces, Boxes, hilbert_index, lex_order, row_prod
+from harness import BoxPieces, Boxes, hilbert_index, row_prod
 
 from . import _place
-from .split import bisect_pieces, coalesce, linear_pieces, slab_pieces
+from .split import bisect_pieces, coalesce, largest_first, linear_pieces, slab_pieces
 
 I64 = np.int64
 
@@ -84,18 +84,16 @@ def igd(boxes: Boxes, P: int, igd_split: str = "full", igd_deal: str = "greedy")
     """
     if igd_split == "full":
         k = np.minimum(P, boxes.cells)
-        item, j, lo, hi = bisect_pieces(boxes.lo, boxes.hi, k)
+        item, _, lo, hi = bisect_pieces(boxes.lo, boxes.hi, k)
     elif igd_split == "slabs":
         k = np.minimum(P, (boxes.hi - boxes.lo + 1).max(axis=1))
-        item, j, lo, hi = slab_pieces(boxes.lo, boxes.hi, k)
+        item, _, lo, hi = slab_pieces(boxes.lo, boxes.hi, k)
     else:
         raise ValueError(f"amr-igd: igd_split must be full or slabs, got {igd_split!r}")
     # deal: the pieces of a box, largest first (ties: bisection order), to processors o_b, o_b + 1, ...;
     # o_b = cells of the boxes before b (mod P): = sum of k for boxes smaller than P, and for larger ones it
     # rotates by cells mod P, the number of pieces with one cell more than the rest
-    cells = row_prod(hi - lo + 1)
-    order = lex_order(item, -cells, j)
-    item, lo, hi, cells = item[order], lo[order], hi[order], cells[order]
+    cells = largest_first(k, lo, hi)
     rank = np.arange(item.size, dtype=np.int64) - np.repeat(np.cumsum(k) - k, k)
     if igd_deal == "rotate":
         o = (np.cumsum(boxes.cells) - boxes.cells) % P

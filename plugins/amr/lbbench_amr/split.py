@@ -133,6 +133,15 @@ def bisect_pieces(lo, hi, k):
     return item, j, plo, phi
 
 
+def largest_first(k, lo, hi):
+    """Reorder each box's pieces (``k[i]`` consecutive rows of ``lo``, ``hi`` in split order j) in place,
+    largest first (ties: j), as ``lex_order(item, -cells, j)`` would; returns their cells in that order
+    (C, ``_place.largest_first``)."""
+    cells = np.empty(lo.shape[0], I64)
+    _place.largest_first(np.ascontiguousarray(k, I64), lo.shape[1], lo, hi, cells)
+    return cells
+
+
 def slab_pieces(lo, hi, k):
     """Split box i into k[i] slabs along its longest axis, slab j ending at round(n (j+1) / k) planes
     (IGD with ``igd_split=slabs``). Returns (item, j, lo, hi) sorted by (item, j)."""

@@ -174,6 +174,30 @@ def test_bisection_is_the_numpy_generations(d):
         bisect_pieces(lo[:1], lo[:1], np.array([2]))  # one cell, two pieces
 
 
+@pytest.mark.parametrize("split", ["bisect", "slabs"])
+def test_largest_first_is_the_lexsort_of_the_deal(split):
+    """IGD's deal order (each box's pieces, largest first, ties in split order) in C against lex_order; boxes
+    with up to 300 pieces (the C sorts more than 64 with qsort)."""
+    from harness import lex_order, row_prod
+    from lbbench_amr.split import largest_first, slab_pieces
+
+    rng = np.random.default_rng(11)
+    lo = rng.integers(-50, 50, (400, 3))
+    hi = lo + rng.integers(0, 40, (400, 3)) * (rng.random((400, 3)) < 0.8)
+    cells = np.prod(hi - lo + 1, axis=1)
+    if split == "bisect":
+        k = np.minimum(rng.integers(1, 300, 400), cells)
+        item, j, plo, phi = bisect_pieces(lo, hi, k)
+    else:
+        k = np.minimum(rng.integers(1, 300, 400), (hi - lo + 1).max(axis=1))
+        item, j, plo, phi = slab_pieces(lo, hi, k)
+    size = row_prod(phi - plo + 1)
+    order = lex_order(item, -size, j)
+    want = plo[order], phi[order], size[order]
+    got_cells = largest_first(k, plo, phi)
+    assert np.array_equal(plo, want[0]) and np.array_equal(phi, want[1]) and np.array_equal(got_cells, want[2])
+
+
 def test_coalesce_merges_abutting_pieces_of_one_owner():
     box = [0, 0, 0, 0]
     lo = np.array([[0, 0, 0], [2, 0, 0], [0, 2, 0], [2, 2, 0]])
