@@ -22,22 +22,26 @@ static int by_load(const void *p, const void *r) {
     return (a->q > b->q) - (a->q < b->q);
 }
 
-/* processors in (load, id) order: insertion sort for few, qsort for many */
-static void order(slot *s, i64 n) {
+/* a total order's sort: insertion sort for few elements (of at most 32 bytes), qsort for many */
+static void sort_few(void *base, i64 n, size_t size, int (*cmp)(const void *, const void *)) {
     if (n > 64) {
-        qsort(s, (size_t)n, sizeof(slot), by_load);
+        qsort(base, (size_t)n, size, cmp);
         return;
     }
+    char *a = base, v[32];
     for (i64 i = 1; i < n; ++i) {
-        slot v = s[i];
+        memcpy(v, a + i * size, size);
         i64 j = i;
-        while (j > 0 && by_load(&s[j - 1], &v) > 0) {
-            s[j] = s[j - 1];
+        while (j > 0 && cmp(a + (j - 1) * size, v) > 0) {
+            memcpy(a + j * size, a + (j - 1) * size, size);
             --j;
         }
-        s[j] = v;
+        memcpy(a + j * size, v, size);
     }
 }
+
+/* processors in (load, id) order */
+static void order(slot *s, i64 n) { sort_few(s, n, sizeof(slot), by_load); }
 
 static int sized(Py_buffer *b, Py_ssize_t n, const char *name) {
     if (b->len != n * 8) {
@@ -331,19 +335,7 @@ static PyObject *largest_first(PyObject *Py_UNUSED(self), PyObject *args) {
             for (int a = 0; a < d; ++a) c *= phi[(pos + j) * d + a] - plo[(pos + j) * d + a] + 1;
             key[j].cells = c, key[j].j = j;
         }
-        if (k[b] > 64) {
-            qsort(key, (size_t)k[b], sizeof(sized_piece), larger);
-        } else {
-            for (i64 i = 1; i < k[b]; ++i) {
-                sized_piece v = key[i];
-                i64 j = i;
-                while (j > 0 && larger(&key[j - 1], &v) > 0) {
-                    key[j] = key[j - 1];
-                    --j;
-                }
-                key[j] = v;
-            }
-        }
+        sort_few(key, k[b], sizeof(sized_piece), larger);
         memcpy(tmp, plo + pos * d, (size_t)(k[b] * d) * 8);
         memcpy(tmp + most * d, phi + pos * d, (size_t)(k[b] * d) * 8);
         for (i64 i = 0; i < k[b]; ++i) {

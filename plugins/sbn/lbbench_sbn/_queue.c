@@ -194,6 +194,16 @@ done:
     return ret;
 }
 
+/* 1 if every x[i] is in [0, hi), else 0 with a ValueError naming what. */
+static int all_in(const i64 *x, i64 n, i64 hi, const char *what) {
+    for (i64 i = 0; i < n; ++i)
+        if (x[i] < 0 || x[i] >= hi) {
+            PyErr_Format(PyExc_ValueError, "queue: %s out of range", what);
+            return 0;
+        }
+    return 1;
+}
+
 static int by_id(const void *x, const void *y) {
     i64 a = *(const i64 *)x, b = *(const i64 *)y;
     return (a > b) - (a < b);
@@ -252,16 +262,9 @@ static PyObject *take(PyObject *Py_UNUSED(self), PyObject *args) {
     double *qs = b[QS].buf, *credit = b[CREDIT].buf, *stg = b[STG].buf;
     i64 *qlen = b[QLEN].buf, *nstaged = b[NSTAGED].buf;
     uint8_t *queued = b[QUEUED].buf, *pinned = b[PINNED].buf;
-    for (i64 j = 0; j < A; ++j)
-        if (who[j] < 0 || who[j] >= L) {
-            PyErr_SetString(PyExc_ValueError, "queue: a processor index is out of range");
-            goto done;
-        }
-    for (i64 i = 0; i < got; ++i)
-        if (chosen[i] < 0 || chosen[i] >= n || seg[i] < 0 || seg[i] >= A) {
-            PyErr_SetString(PyExc_ValueError, "queue: a chosen vertex or its processor is out of range");
-            goto done;
-        }
+    if (!all_in(who, A, L, "a processor index is") || !all_in(chosen, got, n, "a chosen vertex is") ||
+        !all_in(seg, got, A, "a chosen vertex's processor is"))
+        goto done;
     ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((got + A) * 8));
     if (!ret) goto done;
     i64 *procs = (i64 *)PyByteArray_AS_STRING(ret);
@@ -315,13 +318,8 @@ static PyObject *requests(PyObject *Py_UNUSED(self), PyObject *args) {
     const uint8_t *queued = b[QUEUED].buf, *requested = b[REQUESTED].buf;
     uint8_t *pinned = b[PINNED].buf;
     i64 r = 0, ncand = 0;
-    for (i64 i = 0; i < got; ++i) {
-        if (chosen[i] < 0 || chosen[i] >= n) {
-            PyErr_SetString(PyExc_ValueError, "queue: a chosen vertex is out of range");
-            goto done;
-        }
-        r += data_at[chosen[i]] != procs[i] && !requested[chosen[i]];
-    }
+    if (!all_in(chosen, got, n, "a chosen vertex is")) goto done;
+    for (i64 i = 0; i < got; ++i) r += data_at[chosen[i]] != procs[i] && !requested[chosen[i]];
     if (fetch) {
         i64 deg = 0;
         for (i64 i = 0; i < got; ++i) deg += xadj[chosen[i] + 1] - xadj[chosen[i]];
@@ -332,12 +330,13 @@ static PyObject *requests(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         for (i64 i = 0; i < got; ++i) {
             i64 v = chosen[i], pr = procs[i];
+            if (xadj[v] < 0 || xadj[v + 1] < xadj[v] || xadj[v + 1] > nadj) {
+                PyErr_SetString(PyExc_ValueError, "queue: xadj does not match adjncy");
+                goto done;
+            }
+            if (!all_in(adj + xadj[v], xadj[v + 1] - xadj[v], n, "a neighbour is")) goto done;
             for (i64 e = xadj[v]; e < xadj[v + 1]; ++e) {
-                i64 u = e < nadj ? adj[e] : -1;
-                if (u < 0 || u >= n) {
-                    PyErr_SetString(PyExc_ValueError, "queue: a neighbour is out of range");
-                    goto done;
-                }
+                i64 u = adj[e];
                 if (holder[u] == pr && queued[u] && data_at[u] != pr && !requested[u]) cand[ncand++] = u;
             }
         }
@@ -396,16 +395,7 @@ static PyObject *done(PyObject *Py_UNUSED(self), PyObject *args) {
     i64 *busy_steps = b[BUSY_STEPS].buf, *last_busy = b[LAST_BUSY].buf;
     double *stg = b[STG].buf, *proc_cost = b[PROC_COST].buf;
     uint8_t *pinned = b[PINNED].buf;
-    for (i64 i = 0; i < nv; ++i)
-        if (verts[i] < 0 || verts[i] >= n) {
-            PyErr_SetString(PyExc_ValueError, "queue: a processed vertex is out of range");
-            goto done;
-        }
-    for (i64 j = 0; j < A; ++j)
-        if (who[j] < 0 || who[j] >= L) {
-            PyErr_SetString(PyExc_ValueError, "queue: a processor index is out of range");
-            goto done;
-        }
+    if (!all_in(verts, nv, n, "a processed vertex is") || !all_in(who, A, L, "a processor index is")) goto done;
     for (i64 i = 0; i < nv; ++i) {
         holder[verts[i]] = -1;
         pinned[verts[i]] = 0;
@@ -512,11 +502,7 @@ static PyObject *depth(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "queue: depth got a graph and an owner array that do not match");
         goto done;
     }
-    for (i64 e = 0; e < m; ++e)
-        if (adj[e] < 0 || adj[e] >= n) {
-            PyErr_SetString(PyExc_ValueError, "queue: a neighbour is out of range");
-            goto done;
-        }
+    if (!all_in(adj, m, n, "a neighbour is")) goto done;
     ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(n * 8));
     if (!ret) goto done;
     i64 *d = (i64 *)PyByteArray_AS_STRING(ret), *fifo = malloc((size_t)(n + 1) * 8);
