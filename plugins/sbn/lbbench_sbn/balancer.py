@@ -21,9 +21,10 @@ message. In each superstep every processor, in the order of Fig. 4's main line:
    its excess (Distribute), below MinTh it starts a balancing operation
    (Balance), unless a balancing operation is still passing through it.
 
-Steps 2 and 3 run for all local processors at once (numpy over the processors;
-a processor's queue stays sorted between changes); only processors with
-messages, or whose main line acts, are visited one by one.
+Steps 2 and 3 run for all local processors at once (one C call of ``_queue`` per
+step over the processors, numpy's arithmetic in numpy's order; a processor's
+queue stays sorted between changes); only processors with messages, or whose
+main line acts, are visited one by one.
 
 Balancing operation rooted at x (receiver-initiated, the 3 log P stages of §5.4):
 the balance message goes down the broadcast tree T_x (topology.Trees), the
