@@ -27,12 +27,13 @@ def mpirun(ranks: int, *args: str, timeout: float = 300, env: dict | None = None
     """Run ``python *args`` on ``ranks`` MPI ranks; output captured as text. ``cores``: the ranks share that
     many of this process's cores (a crowded host: more ranks than cores)."""
     cmd = [mpiexec(), "-n", str(ranks), sys.executable, *args]
-    pin = None
-    if cores is not None:
-        mine = sorted(os.sched_getaffinity(0))[:cores]
-        pin = lambda: os.sched_setaffinity(0, mine)  # noqa: E731
+    mine = None if cores is None else sorted(os.sched_getaffinity(0))[:cores]
+
+    def pin():
+        os.sched_setaffinity(0, mine)
+
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **(env or {})}, preexec_fn=pin)
+                          env={**os.environ, **(env or {})}, preexec_fn=None if mine is None else pin)
 
 
 def _conformance():

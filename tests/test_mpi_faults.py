@@ -10,8 +10,9 @@ SCRIPT = str(Path(__file__).parent / "scripts" / "faults.py")
 
 
 @pytest.mark.mpi
-def test_one_rank_failing_or_timing_out_fails_the_cell_everywhere(tmp_path):
-    res = mpirun(2, SCRIPT, str(tmp_path), "1.0", timeout=120)
+@pytest.mark.parametrize("cores", [None, 1])  # cores=1: a crowded host, where a timed cell keeps MPI's own wait
+def test_one_rank_failing_or_timing_out_fails_the_cell_everywhere(tmp_path, cores):
+    res = mpirun(2, SCRIPT, str(tmp_path), "1.0", timeout=120, cores=cores)
     assert res.returncode == 0, res.stderr[-2000:]
     lines = res.stdout.strip().splitlines()
     got = {tuple(line.split(" ", 2)[:2]): line.split(" ", 2)[2] for line in lines}

@@ -209,8 +209,9 @@ static int by_id(const void *x, const void *y) {
     return (a > b) - (a < b);
 }
 
-/* Buffers of take() and requests(): int64 ('i'), float64 ('f') or bool ('b', writable unless 'r'). */
-static int take_buffers(PyObject **o, Py_buffer *b, int *have, const char *kind, const char *const *name, int nb) {
+/* The buffers of take(), requests(), done() and acting(): int64 ('i'), float64 ('f') or bool ('b', writable;
+ * 'r': read only). */
+static int get_all(PyObject **o, Py_buffer *b, int *have, const char *kind, const char *const *name, int nb) {
     for (int j = 0; j < nb; ++j) {
         if (kind[j] == 'b' || kind[j] == 'r') {
             int w = kind[j] == 'b';
@@ -250,7 +251,7 @@ static PyObject *take(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOnOOOOOOO", &o[WHO], &o[K], &o[REST], &o[CHOSEN], &o[SEG], &p0, &o[QS],
                           &o[QLEN], &o[CREDIT], &o[STG], &o[NSTAGED], &o[QUEUED], &o[PINNED]))
         return NULL;
-    if (!take_buffers(o, b, have, "iifiififfibb", name, NB)) goto done;
+    if (!get_all(o, b, have, "iifiififfibb", name, NB)) goto done;
     i64 A = b[WHO].len / 8, got = b[CHOSEN].len / 8, L = b[QS].len / 8, n = b[QUEUED].len;
     if (b[K].len / 8 != A || b[REST].len / 8 != A || b[SEG].len / 8 != got || b[QLEN].len / 8 != L ||
         b[CREDIT].len / 8 != L || b[STG].len / 8 != L || b[NSTAGED].len / 8 != L || b[PINNED].len != n) {
@@ -306,7 +307,7 @@ static PyObject *requests(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOOOOOp", &o[CHOSEN], &o[PROCS], &o[QUEUED], &o[PINNED], &o[DATA_AT],
                           &o[REQUESTED], &o[HOLDER], &o[XADJ], &o[ADJNCY], &fetch))
         return NULL;
-    if (!take_buffers(o, b, have, "iibbiriii", name, NB)) goto done;
+    if (!get_all(o, b, have, "iibbiriii", name, NB)) goto done;
     i64 got = b[CHOSEN].len / 8, n = b[DATA_AT].len / 8, nadj = b[ADJNCY].len / 8;
     if (b[PROCS].len / 8 != got || b[QUEUED].len != n || b[PINNED].len != n || b[REQUESTED].len != n ||
         b[HOLDER].len / 8 != n || b[XADJ].len / 8 != n + 1) {
@@ -381,7 +382,7 @@ static PyObject *done(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOLOOOOOOOO", &o[VERTS], &o[PROCS], &o[WHO], &o[COST], &step, &o[HOLDER],
                           &o[PINNED], &o[DONE_BY], &o[STG], &o[NSTAGED], &o[PROC_COST], &o[BUSY_STEPS], &o[LAST_BUSY]))
         return NULL;
-    if (!take_buffers(o, b, have, "iiifibififii", name, NB)) goto done;
+    if (!get_all(o, b, have, "iiifibififii", name, NB)) goto done;
     i64 nv = b[VERTS].len / 8, A = b[WHO].len / 8, n = b[HOLDER].len / 8, L = b[STG].len / 8;
     if (b[PROCS].len / 8 != nv || b[COST].len / 8 != A || b[PINNED].len != n || b[DONE_BY].len / 8 != n ||
         b[NSTAGED].len / 8 != L || b[PROC_COST].len / 8 != L || b[BUSY_STEPS].len / 8 != L ||
@@ -460,7 +461,7 @@ static PyObject *acting(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "LOOOOOOOOO", &step, &o[QS], &o[STG], &o[BUSY], &o[HOLD], &o[PROM], &o[COOLDOWN],
                           &o[WANT], &o[MINTH], &o[MAXTH]))
         return NULL;
-    if (!take_buffers(o, b, have, "ffiirirff", name, NB)) goto done;
+    if (!get_all(o, b, have, "ffiirirff", name, NB)) goto done;
     i64 L = b[QS].len / 8, a = 0;
     if (b[STG].len / 8 != L || b[BUSY].len / 8 != L || b[HOLD].len / 8 != L || b[PROM].len != L ||
         b[COOLDOWN].len / 8 != L || b[WANT].len != L || b[MINTH].len / 8 != L || b[MAXTH].len / 8 != L) {

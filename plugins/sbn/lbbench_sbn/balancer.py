@@ -503,11 +503,11 @@ class LevelRun:
         """Every processor chooses its next chunk: a prefix of its sorted queue worth one check of processing."""
         t0 = time.perf_counter()
         self._clean()
-        act = [self.vlist[i] for i in np.frombuffer(_queue.ready(self.credit, self.B, self.qlen), np.int64).tolist()]
-        if not act:
+        who = np.frombuffer(_queue.ready(self.credit, self.B, self.qlen), np.int64)
+        if not who.size:
             self._tick("selection", t0)
             return
-        who = np.array([v.i for v in act])
+        act = [self.vlist[i] for i in who.tolist()]
         # take the vertices whose preceding load (in priority order) is below the credit; the last may overdraw
         A = len(act)
         buf = _queue.chunks([v.Q for v in act], [v.bef for v in act], self.credit[who], self.qs[who], self.WINDOW)
