@@ -22,13 +22,13 @@ class AmrStep:
 
     def setup_cache(self):
         from harness import load_workload
-        from harness.runner import graph_of
+        from harness.run.runner import graph_of
 
         for lv in load_workload("bl", {}, 0)[2][self.STEP - 2:self.STEP]:
             graph_of(lv)  # the box graphs: built once, then read from the workload cache
 
     def track_step_P16(self, scheme):
-        from harness.api import compare
+        from harness.run.api import compare
 
         with tempfile.TemporaryDirectory(prefix="asv-amr-") as out:
             df = compare(scheme, workload="bl", P=16, levels=[self.STEP - 1, self.STEP], cache=False, out=out)

@@ -60,6 +60,6 @@ class CompareCell:
         shutil.rmtree(self.out, ignore_errors=True)
 
     def time_metis_cell(self):
-        from harness.api import compare
+        from harness.run.api import compare
 
         compare("metis", workload="mini", P=32, levels=[1], out=self.out, cache=False)

@@ -7,9 +7,9 @@ cell of ``minex-table3`` in under 60 s (``Table3P2048.time_cell``).
 import shutil
 import tempfile
 
-from harness.partitioners import metis_kway
-from harness.reports import ReportOptions
-from harness.workloads import load
+from harness.run.partitioners import metis_kway
+from harness.claims.reports import ReportOptions
+from harness.run.workloads import load
 
 
 class LastShockLevel:

@@ -4,7 +4,7 @@
   ``lbbench compare --plugins metis -P 32``, timed in alternation (median of
   three each; cold result store, cached workload), as the issue measured it:
   through the command line (target: at most 3x), and in one process
-  (``harness.api.compare``, no start-up in either: a stricter ratio).
+  (``harness.run.api.compare``, no start-up in either: a stricter ratio).
 * ``RankBalance``: one SBN level at P = 256 through the runner under
   ``mpiexec -n R`` (levels 1-2 of ``shock``: level 2 is laid out by level 1's
   measured work): ``rank_balance`` of level 2 (target >= 0.85 at R = 2 and 4)
@@ -23,8 +23,8 @@ import time
 
 _RANKS = r"""
 import json, sys, tempfile
-from harness.api import compare
-from harness.engine import world
+from harness.run.api import compare
+from harness.engine.vprocs import world
 df = compare("sbn", workload="shock", P=int(sys.argv[1]), levels=[1, 2], out=tempfile.mkdtemp(), cache=False)
 c = world()
 if c is None or c.Get_rank() == 0:
@@ -35,13 +35,13 @@ if c is None or c.Get_rank() == 0:
 
 
 def _compare(methods, P, out):
-    from harness.api import compare
+    from harness.run.api import compare
 
     return compare(methods, workload="shock", P=P, cache=False, out=out)
 
 
 def _compare_cli(methods, P, out):
-    subprocess.run([sys.executable, "-m", "harness.cli", "compare", "--plugins", methods, "-P", str(P), "--out", out],
+    subprocess.run([sys.executable, "-m", "harness.present.cli", "compare", "--plugins", methods, "-P", str(P), "--out", out],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -128,16 +128,17 @@ class AmrBoxGraphs:
     repeat = 3
 
     def setup(self):
-        from harness import adapters, load_workload
-        from harness.runner import graph_of
+        from harness import load_workload
+        from harness.store import boxgraphs
+        from harness.run.runner import graph_of
 
         self.levels = load_workload("bl", {}, 0)[2]
         for lv in self.levels:  # built (or read) once: in the workload cache now
             graph_of(lv)
-        self.memory = adapters._box_graphs
+        self.memory = boxgraphs._box_graphs
 
     def time_bl_box_graphs_from_cache(self):
-        from harness.runner import graph_of
+        from harness.run.runner import graph_of
 
         self.memory.clear()  # as a new process: from the workload cache on disk
         for lv in self.levels:

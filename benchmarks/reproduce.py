@@ -11,7 +11,7 @@ import sys
 
 
 def _reproduce(out: str) -> None:
-    subprocess.run([sys.executable, "-m", "harness.cli", "reproduce", "--paper", "sbn", "-j", "2", "--out", out,
+    subprocess.run([sys.executable, "-m", "harness.present.cli", "reproduce", "--paper", "sbn", "-j", "2", "--out", out,
                     "-o", os.path.join(out, "site"), "-q"], check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
 

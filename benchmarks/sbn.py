@@ -25,8 +25,8 @@ def shock_level(index: int, P: int):
         levels = load_workload("shock", {}, 0)[2]
         return graph_of(levels[index]), initial_state(levels[0], P, 0)
     except ImportError:  # before the public API (contract 1.0)
-        from harness.runner import initial_state
-        from harness.workloads import load
+        from harness.run.runner import initial_state
+        from harness.run.workloads import load
 
         levels = load("shock", {}, 0)[2]
         return levels[index].data, initial_state(levels[0].data, P, 0)
@@ -34,7 +34,7 @@ def shock_level(index: int, P: int):
 
 def compare(methods: str, P: int, out: str):
     try:
-        from harness.api import compare as run
+        from harness.run.api import compare as run
     except ImportError:  # pragma: no cover
         from harness import compare as run
     return run(methods, workload="shock", P=P, cache=False, out=out)

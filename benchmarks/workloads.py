@@ -8,8 +8,8 @@ import os
 import shutil
 import tempfile
 
-from harness import workloads
-from harness.adapters import as_form
+from harness.run import workloads
+from harness import as_form
 from workloads import bl, shock, truss
 
 

@@ -1,8 +1,15 @@
 """lbbench core: the public names plugins build on (docs/plugins.md).
 
 Plugins import from here only (tests may also use ``harness.testing``); the
-hooks a plugin implements are in ``harness.hookspecs``. This reference is
+hooks a plugin implements are in ``harness.contract.hookspecs``. This reference is
 built from the docstrings by ``lbbench docs``.
+
+The core is layered by role (docs/architecture.md); this module only gathers
+the public names of the layers below it:
+``contract`` (what a plugin touches), ``engine`` (vprocs on MPI),
+``measure`` (figures), ``store``, ``run`` (compare), ``claims`` (claims,
+reports, the papers' values). ``present`` (the CLI, site, reproduce) and
+``check`` (``lbbench test``) export nothing here.
 
 Constants:
 
@@ -11,37 +18,44 @@ Constants:
 * ``KINDS``: the message kinds the engine counts: ``balance``, ``migration``, ``application``.
 * ``SCHEMA``: the core result columns, ``{column: (definition, unit)}`` (``lbbench columns``).
 """
-from .amrmetrics import amr_figures
-from .api import compare
-from .appmodel import app_figures, app_proc_times, app_terms, app_speedup, app_speedup_from_tables, app_speedup_max, app_total_time
-from .adapters import as_form, boxes_to_graph, cell_vertices, hilbert_index, hilbert_order
-from .claims import Claim
-from .columns import SCHEMA
-from .context import Context
-from .engine import KINDS, Engine, Timer
-from .geometric import curve_parts, recursive_bisection
-from .hookspecs import hookimpl
-from .latency import level_figures as latency_figures
-from .latency import get as latency_model
-from .latency import max_tolerance, no_tolerance, processor_costs
-from .latency import qwgt as latency_qwgt
-from .mesh import dual_edges
-from .metrics import (Costs, core_metrics, costs_if_on, cut_pct, delta_cut, load_figures, loadimb, loadimb_of, maxsr, qwgt,
-                      vertex_costs, work_loadimb, wsysll)
-from .model import IDX, Boxes, Graph, Level, LoadArray, Machine, State, row_prod
-from .partitioners import metis_kway, quiet_native
-from .pieces import BoxPieces, lex_order, overlap_join
-from .plugins import Algorithm, Report, implements, registers
-from .plugins import algorithms as available_algorithms
-from .reference import paper_values
-from .view import LocationView
-from .spec import parse_call
-from .spec import resolve as resolve_params
-from .reports import ReportOptions, Table, level_table, render, with_paper
-from .runner import BYTES_PER_UNIT, block_owner, carry, graph_of, initial_state
-from .workloads import Workload
-from .workloads import available as available_workloads
-from .workloads import load as load_workload
+from .claims.claim import Claim
+from .claims.reference import paper_values
+from .claims.reports import (ReportOptions, Table, level_table, render,
+                             with_paper)
+from .contract.context import Context, Timer
+from .contract.forms import (boxes_to_graph, cell_vertices, hilbert_index,
+                             hilbert_order)
+from .contract.hookspecs import hookimpl
+from .contract.mesh import dual_edges
+from .contract.model import (IDX, Boxes, Costs, Graph, Level, LoadArray,
+                             Machine, State, row_prod)
+from .contract.pieces import BoxPieces, lex_order, overlap_join
+from .contract.plugins import Algorithm, Report, Workload
+from .contract.plugins import algorithms as available_algorithms
+from .contract.plugins import implements, registers
+from .contract.spec import parse_call
+from .contract.spec import resolve as resolve_params
+from .contract.view import LocationView
+from .engine.vprocs import KINDS, Engine
+from .measure.amrmetrics import amr_figures
+from .measure.appmodel import (app_figures, app_proc_times, app_speedup,
+                               app_speedup_from_tables, app_speedup_max,
+                               app_terms, app_total_time)
+from .measure.columns import SCHEMA
+from .measure.latency import get as latency_model
+from .measure.latency import level_figures as latency_figures
+from .measure.latency import max_tolerance, no_tolerance, processor_costs
+from .measure.latency import qwgt as latency_qwgt
+from .measure.metrics import (core_metrics, costs_if_on, cut_pct, delta_cut,
+                              load_figures, loadimb, loadimb_of, maxsr, qwgt,
+                              vertex_costs, work_loadimb, wsysll)
+from .run.api import compare
+from .run.geometric import curve_parts, recursive_bisection
+from .run.partitioners import metis_kway, quiet_native
+from .run.runner import (BYTES_PER_UNIT, as_form, block_owner, carry, graph_of,
+                         initial_state)
+from .run.workloads import available as available_workloads
+from .run.workloads import load as load_workload
 
 __all__ = [
     "Algorithm", "BYTES_PER_UNIT", "Claim", "amr_figures", "compare", "app_figures", "app_proc_times", "app_terms", "app_speedup", "app_speedup_from_tables",

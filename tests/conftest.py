@@ -1,6 +1,6 @@
 import pytest
 
-from harness import plugins
+from harness.contract import plugins
 
 
 @pytest.fixture

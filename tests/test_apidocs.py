@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 import harness
-from harness import hookspecs
-from harness.cli import main
+from harness.contract import hookspecs
+from harness.present.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -124,11 +124,11 @@ def test_a_stale_parameter_is_caught():
 def test_lbbench_docs_builds_the_reference_and_plugins_md_links_resolve(tmp_path):
     assert main(["docs", "-o", str(tmp_path)]) == 0
     pages = {p.relative_to(tmp_path).as_posix(): p.read_text() for p in tmp_path.rglob("*.html")}
-    assert {"index.html", "harness.html", "harness/hookspecs.html", "harness/testing.html"} <= set(pages)
+    assert {"index.html", "harness.html", "harness/contract/hookspecs.html", "harness/testing.html"} <= set(pages)
     for name in harness.__all__:
         assert f'id="{name}"' in pages["harness.html"], name
     for hook in HOOKS:
-        assert f'id="{hook}"' in pages["harness/hookspecs.html"], hook
+        assert f'id="{hook}"' in pages["harness/contract/hookspecs.html"], hook
     links = re.findall(r"\]\(api/([^)#]+)(?:#([^)]+))?\)", (ROOT / "docs" / "plugins.md").read_text())
     assert len(links) >= 20
     bad = [f"{page}#{anchor}" for page, anchor in links

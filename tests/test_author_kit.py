@@ -10,12 +10,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness import Algorithm, State, hookimpl, implements, plugins
-from harness.api import compare
-from harness.cli import comparison_tables, main
-from harness.reports import Table, render, with_paper
-from harness.site import level_plots, table_html
-from harness.conformance import FAIL, check_algorithm
+from harness import Algorithm, State, hookimpl, implements
+
+from harness.contract import plugins
+from harness.run.api import compare
+from harness.present.cli import comparison_tables, main
+from harness.claims.reports import Table, render, with_paper
+from harness.present.site import level_plots, table_html
+from harness.check.conformance import FAIL, check_algorithm
 from harness.testing import mpirun
 
 ROOT = Path(__file__).resolve().parents[1]

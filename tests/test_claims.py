@@ -6,9 +6,11 @@ import math
 import pandas as pd
 import pytest
 
-from harness import Claim, ReportOptions, hookimpl, plugins
-from harness import claims as cl
-from harness.cli import main
+from harness import Claim, ReportOptions, hookimpl
+
+from harness.contract import plugins
+from harness.claims import claim as cl
+from harness.present.cli import main
 
 CELLS = ({"methods": "none,metis", "P": 4},)
 
@@ -358,7 +360,7 @@ def test_timing_claims_repeat_the_timed_part_and_agree_on_two_runs(tmp_path, reg
 
 def test_a_report_and_a_timing_claim_ask_for_one_cell():
     """``lbbench reproduce`` plans a cell once whether a report (one run) or a wall-time claim (5) asks."""
-    from harness import reproduce as rp
+    from harness.present import reproduce as rp
 
     once = rp.request_cells("metis,none", 4, workload="mini")
     five = rp.request_cells("metis,none", 4, workload="mini", repeats=5)

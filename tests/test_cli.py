@@ -7,7 +7,7 @@ import pytest
 
 from harness.testing import mpirun
 
-LBBENCH = [sys.executable, "-m", "harness.cli"]
+LBBENCH = [sys.executable, "-m", "harness.present.cli"]
 METRICS = ["level", "algorithm", "P", "status", "pre_exec_cut_pct", "post_exec_cut_pct", "maxsr", "loadimb",
            "maxqwgt", "moved_weight", "moved_vertices", "edge_cut", "migration_bytes", "migration_messages"]
 
@@ -57,7 +57,7 @@ def test_identical_metrics_on_1_2_4_ranks(tmp_path):
                                       "machine", "initial", "seed", "status"]
     assert (one["status"] == "ok").all() and len(one) == 6
     for ranks in (2, 4):
-        res = mpirun(ranks, "-m", "harness.cli", *args)
+        res = mpirun(ranks, "-m", "harness.present.cli", *args)
         assert res.returncode == 0, res.stderr
         many = csv_of(res)
         assert (many["ranks"] == ranks).all()
@@ -117,7 +117,7 @@ def test_unreadable_results_directory(tmp_path):
     (["--levels", "7"], "level 7 does not exist"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args, needle):
-    from harness.cli import main
+    from harness.present.cli import main
 
     base = {"--plugins": "none", "-w": "mini", "-P": "4"}
     opts = dict(base)
@@ -135,7 +135,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args, needle):
 
 def test_compare_exits_1_when_a_cell_failed(tmp_path, capsys, register):
     from harness import Algorithm, hookimpl, implements
-    from harness.cli import main
+    from harness.present.cli import main
     from types import SimpleNamespace
 
     @hookimpl
@@ -153,7 +153,7 @@ def test_compare_exits_1_when_a_cell_failed(tmp_path, capsys, register):
 
 
 def test_test_and_new_plugin_refuse_bad_input_before_any_work(tmp_path, capsys):
-    from harness.cli import main
+    from harness.present.cli import main
 
     assert main(["test", "metis", "-P", "0"]) == 2
     assert main(["new-plugin", "sbn", "--dir", str(tmp_path / "sbn")]) == 2

@@ -10,10 +10,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from harness import (Algorithm, Costs, Graph, State, cut_pct, hookimpl, implements, load_figures, loadimb, plugins,
-                     qwgt, vertex_costs, work_loadimb, wsysll)
-from harness.api import compare
-from harness.cli import main
+from harness import (Algorithm, Costs, Graph, State, cut_pct, hookimpl, implements, load_figures, loadimb, qwgt,
+                     vertex_costs, work_loadimb, wsysll)
+from harness.contract import plugins
+from harness.run.api import compare
+from harness.present.cli import main
 from harness.testing import mpirun
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -257,7 +258,7 @@ def test_new_plugin_scaffold_installs_and_passes(tmp_path):
     pip = [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "-e", str(demo)]
     subprocess.run(pip, check=True, capture_output=True, text=True, timeout=300)
     try:
-        lb = [sys.executable, "-m", "harness.cli"]
+        lb = [sys.executable, "-m", "harness.present.cli"]
         for args in (["test", "demo"], ["test", "demo-global"],  # one @implements function serves both
                      ["compare", "--plugins", "demo,demo-global,metis", "-P", "8", "-w", "mini", "-q",
                       "--out", str(tmp_path / "res")]):

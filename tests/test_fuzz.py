@@ -6,8 +6,8 @@ import click
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.cli import parse_levels
-from harness.spec import parse_methods
+from harness.present.cli import parse_levels
+from harness.contract.spec import parse_methods
 
 _SCRATCH = tempfile.TemporaryDirectory(prefix="lbbench-fuzz-")  # removed when the session ends
 SCRATCH = Path(_SCRATCH.name)
@@ -71,7 +71,7 @@ DISK = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCh
 def test_stored_rows(row):
     import math
 
-    from harness.results import check_stored
+    from harness.store.results import check_stored
 
     try:
         got = check_stored(dict(row))
@@ -94,7 +94,7 @@ def test_stored_rows(row):
 def _cache_file(levels):
     import numpy as np
 
-    from harness import wlcache
+    from harness.store import wlcache
 
     path = SCRATCH / "c.npz"
     assert wlcache.write(path, levels)
@@ -109,7 +109,9 @@ def test_workload_cache_loader(data):
 
     import numpy as np
 
-    from harness import Graph, Level, wlcache
+    from harness import Graph, Level
+
+    from harness.store import wlcache
 
     base = [Level(i + 1, Graph.from_edges(4, [0, 1, 2], [1, 2, 3], pwgt=[1, 2, 3, 4], coords=np.zeros((4, 2))))
             for i in range(3)]

@@ -1,9 +1,9 @@
-"""The C graph kernels (harness/_graph.c) against the numpy code they replace: the same values, bit for bit."""
+"""The C graph kernels (harness/kernels/_graph.c) against the numpy code they replace: the same values, bit for bit."""
 import numpy as np
 import pytest
 
 from harness import Graph, LocationView, Machine, State, costs_if_on
-from harness.metrics import Costs
+from harness import Costs
 
 
 def _graph(n=400, seed=1):

@@ -7,7 +7,7 @@ import sys
 import pandas as pd
 import pytest
 
-from harness.cli import main
+from harness.present.cli import main
 from harness.testing import mpiexec
 
 METRICS = ["level", "algorithm", "status", "pre_exec_cut_pct", "post_exec_cut_pct", "maxsr", "loadimb", "maxqwgt",
@@ -20,7 +20,7 @@ def test_compare_through_a_hostfile_naming_this_host_twice(tmp_path, capsys):
     hosts = tmp_path / "hosts"
     hosts.write_text(f"{host}:1\n{host}:1\n")  # one rank per "host"
     args = ["compare", "--plugins", "sbn,metis", "-P", "8", "-w", "mini", "--format", "csv", "-q"]
-    res = subprocess.run([mpiexec(), "-f", str(hosts), "-n", "2", sys.executable, "-m", "harness.cli", *args,
+    res = subprocess.run([mpiexec(), "-f", str(hosts), "-n", "2", sys.executable, "-m", "harness.present.cli", *args,
                           "--out", str(tmp_path / "many")], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     many = pd.read_csv(io.StringIO(res.stdout), dtype={"owners_hash": str})

@@ -1,7 +1,7 @@
 """The SBN paper's illustrative example (§3.6, Tables 1-3)."""
 import numpy as np
 
-from harness import metrics
+from harness.measure import metrics
 
 # Table 1, vertices 1..16
 OWNER = np.array([2, 1, 3, 3, 2, 2, 3, 3, 2, 0, 3, 3, 0, 0, 0, 3])

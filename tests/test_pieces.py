@@ -1,4 +1,4 @@
-"""Box pieces (harness.pieces) and the AMR figures (harness.amrmetrics): the pair-search and the per-cell
+"""Box pieces (harness.contract.pieces) and the AMR figures (harness.measure.amrmetrics): the pair-search and the per-cell
 evaluations agree on random tilings, including boxes with several pieces on one processor."""
 import gc
 import weakref
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from harness import Boxes
-from harness.amrmetrics import amr_figures
-from harness.pieces import BoxPieces, moved_cells
+from harness.measure.amrmetrics import amr_figures
+from harness.contract.pieces import BoxPieces, moved_cells
 
 
 def hierarchy(rng) -> Boxes:
@@ -164,7 +164,7 @@ def test_both_evaluations_match_the_dense_reference(seed):
 @pytest.mark.parametrize("seed", range(5))
 def test_lex_order_is_lexsort(seed):
     """One stable argsort of the mixed-radix number, or lexsort itself when it would not fit in int64."""
-    from harness.pieces import lex_order
+    from harness.contract.pieces import lex_order
 
     rng = np.random.default_rng(seed)
     n = 2000
@@ -177,7 +177,7 @@ def test_lex_order_is_lexsort(seed):
 def test_a_timing_repeat_reuses_the_first_runs_pieces(tmp_path, monkeypatch):
     """Repeats of a cell's timed part (``repeats=3``) run the scheme again; pieces equal to the first run's
     are that run's object: checked once per cell, and the data they moved overlapped once."""
-    from harness.api import compare
+    from harness.run.api import compare
     from workloads import bl
 
     checks = []
@@ -218,8 +218,8 @@ def test_overlap_join_is_every_overlapping_pair_once_in_order(seed):
 
 def test_cell_passes_refuse_a_region_outside_their_raster():
     """The C passes check every cell number against the raster: a wrong box is an error, never a write."""
-    from harness import _cells
-    from harness.pieces import Raster
+    from harness.kernels import _cells
+    from harness.contract.pieces import Raster
 
     lo, hi = np.zeros((2, 3), np.int64), np.full((2, 3), 3, np.int64)
     R = Raster(lo, hi)

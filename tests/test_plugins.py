@@ -2,8 +2,10 @@ import numpy as np
 import pluggy
 import pytest
 
-from harness import Algorithm, hookimpl, plugins
-from harness.api import compare
+from harness import Algorithm, hookimpl
+
+from harness.contract import plugins
+from harness.run.api import compare
 
 
 def test_builtins_registered_through_entry_points():
@@ -74,7 +76,7 @@ def test_composition_uses_mapper_then_balancer(register, tmp_path):
 def test_conformance_suite_passes_builtins_and_catches_a_bad_plugin(register, tmp_path, monkeypatch):
     import tempfile
 
-    from harness.conformance import check_algorithm
+    from harness.check.conformance import check_algorithm
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the suite puts its scratch result store
     for name in ("none", "metis"):

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.engine import Engine
+from harness.engine.vprocs import Engine
 from harness.testing import mpi_result
 
 SCRIPT = str(Path(__file__).parent / "scripts" / "skewed_layout.py")
@@ -41,7 +41,7 @@ def test_blocks_follow_the_work():
 
 
 def test_one_process_has_busy_time_and_balance_one(tmp_path):
-    from harness.api import compare
+    from harness.run.api import compare
 
     df = compare("sbn,metis", workload="mini", P=4, out=str(tmp_path), cache=False)
     assert (df["rank_balance"] == 1.0).all()

@@ -5,9 +5,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness import Algorithm, api, Claim, Report, Table, hookimpl
-from harness import reproduce as rp
-from harness.cli import main
+from harness import Algorithm, Claim, Report, Table, hookimpl
+
+from harness.run import api
+from harness.present import reproduce as rp
+from harness.present.cli import main
 
 
 class Tiny:
@@ -81,7 +83,7 @@ def test_reproduce_runs_everything_then_resumes_computing_nothing(register, tmp_
     def no_compute(*a, **k):
         raise AssertionError("a stored cell was computed again")
 
-    monkeypatch.setattr("harness.api.run_cell", no_compute)
+    monkeypatch.setattr("harness.run.api.run_cell", no_compute)
     monkeypatch.setattr(Tiny, "builds", 0)
     again = rp.reproduce(["mlb"], out=str(res), site=str(site), progress=False, only=only)
     assert again.ok and again.cells == 6 and again.computed == 0 and [o.verdict for o in again.claims] == ["holds"]
@@ -90,7 +92,7 @@ def test_reproduce_runs_everything_then_resumes_computing_nothing(register, tmp_
     assert Tiny.builds == 1 and [(n, k, e) for n, k, _, e in again.reports] == [("mlb-tiny", 1, "")]
     pd.testing.assert_frame_equal(again.tables["mlb-tiny"][0].frame, first.tables["mlb-tiny"][0].frame)
     # the site shows what the reproduction built; a site built from the store alone shows the same
-    from harness.site import build
+    from harness.present.site import build
 
     build(str(res), tmp_path / "alone", reports=["mlb-tiny"])
     assert (tmp_path / "alone" / "report-mlb-tiny.html").read_text() == (site / "report-mlb-tiny.html").read_text()
@@ -145,7 +147,7 @@ def test_jobs_compute_every_cell_in_worker_processes_with_the_same_figures(regis
         assert os.getpid() != parent, "a cell was computed in the parent process"
         return real(*a, **k)
 
-    monkeypatch.setattr("harness.api.run_cell", only_in_workers)
+    monkeypatch.setattr("harness.run.api.run_cell", only_in_workers)
     pool_alive, compare = [], rp.RunOptions.compare  # a report whose cells are in is built while workers run
 
     def noting(self, *a, **k):

@@ -7,16 +7,17 @@ import textwrap
 import time
 
 from harness import Algorithm, hookimpl
-from harness.api import compare
-from harness.partitioners import metis_kway
-from harness.results import Store
+from harness.run.api import compare
+from harness.run.partitioners import metis_kway
+from harness.store.results import Store
 
 SCRIPT = textwrap.dedent("""
     import sys, time
     import numpy as np
-    from harness import Algorithm, hookimpl, plugins
-    from harness.api import compare
-    from harness.partitioners import metis_kway
+    from harness import Algorithm, hookimpl
+    from harness.contract import plugins
+    from harness.run.api import compare
+    from harness.run.partitioners import metis_kway
 
     class Slow:
         @hookimpl

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from harness import Algorithm, hookimpl, initial_state, load_workload
-from harness.api import compare
-from harness.runner import owners_hash
+from harness.run.api import compare
+from harness.run.runner import owners_hash
 
 
 class Misbehaving:

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from harness import Report, Table, hookimpl
-from harness.cli import main
-from harness.site import StoredOptions, NotStored, ratio_class, stored_rows
+from harness.present.cli import main
+from harness.present.site import StoredOptions, NotStored, ratio_class, stored_rows
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -102,7 +102,7 @@ def test_site_svg_plots(site, tmp_path):
 def test_level_pictures_are_drawn_once_and_redrawn_when_their_data_change(site, tmp_path, monkeypatch):
     import shutil
 
-    from harness import site as st
+    from harness.present import site as st
 
     res0, _ = site
     res = tmp_path / "res"
@@ -176,7 +176,7 @@ def test_stored_options_find_a_method_by_label_or_resolved_parameters(site):
 def test_every_run_is_drawn_no_cap(tmp_path, monkeypatch):
     from matplotlib.figure import Figure
 
-    from harness.site import MAX_LINES, curve_pages, level_plots
+    from harness.present.site import MAX_LINES, curve_pages, level_plots
 
     # count the pictures, do not render them (rendering is what test_site_svg_plots checks)
     monkeypatch.setattr(Figure, "savefig", lambda self, path, **kw: Path(path).write_text("<svg/>"))

@@ -1,6 +1,6 @@
 import pytest
 
-from harness.spec import parse_method, parse_methods, resolve, parse_call
+from harness.contract.spec import parse_method, parse_methods, resolve, parse_call
 
 
 def test_parse_composition_and_params():

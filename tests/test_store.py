@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from harness import State
-from harness import results
-from harness.results import Store, source_hash, versions
+from harness.store import results
+from harness.store.results import Store, source_hash, versions
 
 ROW = {"level": 2, "algorithm": "metis", "status": "ok", "maxsr": 1.25, "moved_weight": 7, "note": None,
        "flag": True, "params": "{}"}
@@ -142,7 +142,7 @@ def test_memory_field_that_is_not_data_is_a_type_error(store):
 
 
 def test_pieces_round_trip(store):
-    pieces_mod = pytest.importorskip("harness.pieces")
+    pieces_mod = pytest.importorskip("harness.contract.pieces")
     if "pieces" not in {f.name for f in dataclasses.fields(State)}:
         pytest.skip("State has no pieces yet")
     pieces = pieces_mod.BoxPieces(box=[0, 0, 1], lo=[[0, 0], [4, 0], [0, -2 ** 40]],
@@ -445,20 +445,22 @@ def test_source_hash_skips_the_files_and_directories_named(fake_dist):
 def test_every_cells_key_holds_the_cores_code():
     """A plugin's cells are measured by the harness (metrics, engine, runner): its key names the core's
     version and figure-computing source, as the core's own methods' keys do."""
-    from harness import load_workload, plugins
-    from harness.api import run_base
-    from harness.model import Machine
-    from harness.results import CORE, PRESENTATION, core_code
-    from harness.runner import plan
-    from harness.spec import parse_methods
+    from harness import load_workload
+    from harness.contract import plugins
+    from harness.run.api import run_base
+    from harness.contract.model import Machine
+    from harness.store.results import CORE, PRESENTATION, core_code
+    from harness.run.runner import plan
+    from harness.contract.spec import parse_methods
 
     wl, wparams, _ = load_workload("mini", {}, 0)
     for method in parse_methods("sbn,metis,metis/sbn"):
         _, pversions = run_base(plan(method, plugins.algorithms()), wl, wparams, 4, Machine.parse("uniform", 4),
                                 "metis", 0)
         assert pversions[CORE] == core_code()
-    assert "harness/site.py" in PRESENTATION and not {"harness/metrics.py", "harness/engine.py",
-                                                      "harness/runner.py"} & PRESENTATION
+    assert {"harness/claims", "harness/present", "harness/check"} <= PRESENTATION  # whole layers
+    assert not {p for p in PRESENTATION for layer in ("contract", "engine", "measure", "store", "run", "kernels")
+                if p.startswith(f"harness/{layer}")}
 
 
 def test_source_hash_is_empty_for_an_index_install(fake_dist):
@@ -474,7 +476,7 @@ def test_source_hash_is_empty_for_an_index_install(fake_dist):
 def test_compare_never_runs_a_planted_pickle(tmp_path, monkeypatch, capsys):
     """Replace every stored cell and the workload cache by pickles that would create a marker file; a second
     comparison recomputes them (same figures) and the marker never appears."""
-    from harness.api import compare
+    from harness.run.api import compare
 
     monkeypatch.setenv("LBBENCH_CACHE", str(tmp_path / "cache"))
     out = tmp_path / "res"
@@ -533,7 +535,7 @@ def test_cut_pct_on_a_grid_machine_may_exceed_100():
     """Cut% weighs a cut edge by its Conn slowdown (SBN §3.1): on grid:4:1000 a stored 1356% is a figure,
     not a corrupt row (a run of MinEX's §4 grid cells was recomputed on every read before); on the uniform
     machine 150% is still rejected, and so is more than 100% x the largest slowdown."""
-    from harness.validate import check_figures
+    from harness.store.validate import check_figures
 
     row = {"machine": "grid:4:1000", "P": 32, "pre_exec_cut_pct": 1356.36, "post_exec_cut_pct": 1356.08}
     assert check_figures(row) is row

@@ -7,7 +7,7 @@ import shutil
 import numpy as np
 import pytest
 
-from harness.api import compare
+from harness.run.api import compare
 
 FIGURES = ["algorithm", "level", "status", "pre_exec_cut_pct", "post_exec_cut_pct", "maxsr", "loadimb",
            "moved_weight", "owners_hash"]
@@ -142,7 +142,7 @@ def test_corrupt_dir_that_is_a_symlink_is_never_followed(clean, store, capsys):
 
 @pytest.fixture
 def cache(clean, tmp_path, monkeypatch):
-    from harness import workloads
+    from harness.run import workloads
 
     wl = workloads.get("mini")  # the file of the defaults (the cache may hold mini with other parameters too)
     key = workloads.cache_key(wl, workloads.resolve_params(wl, {}), 0)

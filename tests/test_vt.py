@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from harness import Algorithm, State, hookimpl
-from harness.api import compare
-from harness.cli import main
-from harness.metrics import work_loadimb
+from harness.run.api import compare
+from harness.present.cli import main
+from harness.measure.metrics import work_loadimb
 from workloads import vt
 from workloads.vt_synthetic import write_trace
 

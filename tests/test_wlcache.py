@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from harness import Boxes, Graph, Level, LoadArray
-from harness import wlcache
+from harness.store import wlcache
 
 
 class Boom:

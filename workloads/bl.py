@@ -23,7 +23,7 @@ this generator rebuilds one the same way an AMR code (GrACE/DAGH) would:
   (grown by one cell it lies inside the coarser level's boxes).
 * The accepted boxes are refined by 2; ``Boxes.parent`` is the coarser box
   holding the box's centre cell (a box may straddle several coarser boxes;
-  harness.adapters.boxes_to_graph joins it to every one it overlaps).
+  harness.boxes_to_graph joins it to every one it overlaps).
 * ``Level.parent`` links each box to the box of the previous regrid step on the
   same level that overlaps it most (else, to the previous step's box that
   overlaps it most on the nearest coarser level).
@@ -41,7 +41,7 @@ import numpy as np
 from scipy import ndimage
 
 from harness import Boxes, Level, Workload, overlap_join
-from harness.model import IDX
+from harness.contract.model import IDX
 
 VERSION = "2"  # 2: regrid_every, dims, ratio in every level's meta
 DEFAULTS = {"base": 33, "levels": 5, "steps": 66, "regrid_every": 4, "efficiency": 0.7, "buffer": 2,
@@ -189,7 +189,7 @@ def regrid(n0: int, L: int, s: float, buffer: int, efficiency: float, min_size: 
 
         boxes = berger_rigoutsos(tags, efficiency, min_size, nested)
         # parent: the coarser box holding the new box's centre cell (the box may overlap others too:
-        # harness.adapters.boxes_to_graph joins it to every coarser box it overlaps)
+        # harness.boxes_to_graph joins it to every coarser box it overlaps)
         blo = np.array([b[0] for b in boxes], IDX)
         bhi = np.array([b[1] for b in boxes], IDX)
         c = (blo + bhi) // 2

@@ -33,9 +33,9 @@ from pathlib import Path
 import numpy as np
 
 from harness import Graph, Level, Workload
-from harness.contain import contained
-from harness.model import IDX
-from harness.validate import MAX_WEIGHT
+from harness.store.contain import contained
+from harness.contract.model import IDX
+from harness.store.validate import MAX_WEIGHT
 
 GRAPH_SUFFIXES = {".graph", ".metis", ".chaco", ".gr"}
 SIDECARS = (".xyz", ".coords")

@@ -24,7 +24,7 @@ def _figure():
 
 def plot_level(name: str, level: int, path: str, params: dict | None = None, seed: int = 0) -> str:
     """Draw level ``level`` of workload ``name`` (with ``params``) to the PNG file ``path``."""
-    from harness import workloads
+    from harness.run import workloads
 
     wl, params, levels = workloads.load(name, params or {}, seed)
     have = {lv.index: lv for lv in levels}
@@ -146,7 +146,7 @@ def _array(fig, ax, lv):
 
 
 def _graph(fig, ax, lv):
-    from harness.adapters import as_form
+    from harness import as_form
 
     g = as_form(lv.data, "graph")
     if g.coords is None:

@@ -11,7 +11,7 @@ what Tables 1-3 and §3.6 fix:
 * pwgt = Wgt (Table 1); rwgt = the redistribution cost where Table 1 or
   Table 3 shows one (vertices 3, 4, 7, 8, 9, 10, 11, 12, 16) and rwgt = pwgt
   for the seven vertices whose cost the tables never reveal;
-* 20 edges with positive integer weights such that harness.metrics gives
+* 20 edges with positive integer weights such that harness.measure.metrics gives
   exactly Table 1's Comm row for every vertex on its owner and Table 3's
   Comm_P1 for the vertices of P3, with the edge 10-11 of weight 3 named in
   §3.6, and a connected mesh. The edge set was found with an integer

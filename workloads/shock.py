@@ -59,7 +59,7 @@ import numpy as np
 from scipy.spatial import Delaunay
 
 from harness import Graph, Level, Workload
-from harness.mesh import dual_edges
+from harness.contract.mesh import dual_edges
 
 BOX = np.array([2.0, 1.0, 1.0])
 ELEMENTS = 50_000

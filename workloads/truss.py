@@ -36,7 +36,7 @@ from scipy.sparse.linalg import spsolve
 from scipy.spatial import Delaunay
 
 from harness import Graph, Level, Workload
-from harness.model import IDX
+from harness.contract.model import IDX
 
 TABLE1 = [(18407, 35817), (23570, 46028), (29202, 57181), (36622, 71895), (46817, 92101), (57081, 112494)]
 LENGTH, HEIGHT, PANELS, WIDTH = 12.0, 2.0, 6, 0.9

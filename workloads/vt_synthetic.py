@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from harness import Workload
-from harness.workloads import cache_dir
+from harness.store.wlcache import cache_dir
 
 from . import vt
 

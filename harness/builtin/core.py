@@ -1,6 +1,6 @@
-"""The core metrics (harness.metrics, harness.latency) and the generic per-level report, as hook implementations."""
-from harness import (Boxes, Report, Table, amr_figures, app_figures, core_metrics, hookimpl, latency_figures,
-                     level_table)
+"""The core metrics (harness.measure.metrics, harness.measure.latency) and the generic per-level report, as hook implementations."""
+from harness import (Boxes, Report, Table, amr_figures, app_figures,
+                     core_metrics, hookimpl, latency_figures, level_table)
 
 
 @hookimpl
@@ -11,7 +11,7 @@ def metrics(ctx, before, after):
     # the tree paper's application cost model (Eqs. 1-5) of the distribution after the level
     figs.update(app_figures(ctx.graph, after, ctx.machine))
     if isinstance(ctx.original, Boxes) and after.pieces is not None:  # the AMR paper's §5 metrics
-        figs.update(amr_figures(ctx.original, before.pieces, after.pieces, ctx.P, ctx.level.meta))
+        figs.update(amr_figures(ctx.original, before.pieces, after.pieces, ctx.P, ctx.level.meta, graph=ctx.graph))
     return figs
 
 

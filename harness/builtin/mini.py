@@ -11,8 +11,7 @@ elements of the tree, cwgt = 4**max(d_v, d_w) leaf faces across the shared face.
 import numpy as np
 from scipy.spatial import Delaunay
 
-from harness import Graph, Level, Workload, hookimpl
-from harness.mesh import dual_edges
+from harness import Graph, Level, Workload, dual_edges, hookimpl
 
 
 def generate(seed: int = 0, points: int = 900, levels: int = 3):

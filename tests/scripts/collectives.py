@@ -7,9 +7,11 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from harness import Algorithm, State, hookimpl, implements, plugins
-from harness.api import compare
-from harness.engine import world
+from harness import Algorithm, State, hookimpl, implements
+
+from harness.contract import plugins
+from harness.run.api import compare
+from harness.engine.vprocs import world
 
 OPS = {
     "exchange": lambda e, ctx: e.exchange(),

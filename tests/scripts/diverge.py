@@ -8,9 +8,11 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from harness import Algorithm, hookimpl, implements, plugins
-from harness.api import compare
-from harness.engine import world
+from harness import Algorithm, hookimpl, implements
+
+from harness.contract import plugins
+from harness.run.api import compare
+from harness.engine.vprocs import world
 
 
 def rank() -> int:

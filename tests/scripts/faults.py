@@ -6,8 +6,10 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from harness import Algorithm, State, hookimpl, implements, plugins
-from harness.api import compare
+from harness import Algorithm, State, hookimpl, implements
+
+from harness.contract import plugins
+from harness.run.api import compare
 
 
 @hookimpl
@@ -39,7 +41,7 @@ def balance(ctx, state):
 plugins.add(SimpleNamespace(register_algorithms=register_algorithms, balance=balance), "faults")
 df = compare("raise-on-1,slow-on-1,swallow,none", workload="mini", P=4, out=sys.argv[1], cache=False,
              timeout=float(sys.argv[2]))
-from harness.engine import world  # noqa: E402
+from harness.engine.vprocs import world  # noqa: E402
 
 if world().Get_rank() == 0:
     for _, r in df.iterrows():

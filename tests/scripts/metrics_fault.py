@@ -3,9 +3,11 @@ rank, fails its cell on every rank and the comparison goes on; rank 0 prints one
 import sys
 from types import SimpleNamespace
 
-from harness import hookimpl, plugins
-from harness.api import compare
-from harness.engine import world
+from harness import hookimpl
+
+from harness.contract import plugins
+from harness.run.api import compare
+from harness.engine.vprocs import world
 
 
 @hookimpl

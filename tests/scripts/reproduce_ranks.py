@@ -11,9 +11,11 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from harness import Claim, Report, Table, hookimpl, plugins
-from harness import reproduce as rp
-from harness.engine import world
+from harness import Claim, Report, Table, hookimpl
+
+from harness.contract import plugins
+from harness.present import reproduce as rp
+from harness.engine.vprocs import world
 
 
 BUILDS = [0]  # of the report, on this rank

@@ -6,8 +6,8 @@ import sys
 
 import numpy as np
 
-from harness.api import compare
-from harness.engine import Engine, world
+from harness.run.api import compare
+from harness.engine.vprocs import Engine, world
 
 layouts = []
 real_busy, real_balance = Engine.rank_busy, Engine.balance_ranks

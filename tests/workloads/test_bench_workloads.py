@@ -4,7 +4,7 @@ Run with: pytest tests/workloads/test_bench_workloads.py --benchmark-enable -p n
 """
 import pytest
 
-from harness import workloads
+from harness.run import workloads
 from workloads import shock
 
 

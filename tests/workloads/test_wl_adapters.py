@@ -1,10 +1,10 @@
-"""harness.adapters: every workload form to every form an algorithm accepts."""
+"""harness.contract.forms (through harness.as_form): every workload form to every form an algorithm accepts."""
 import numpy as np
 import pytest
 
 from harness import Boxes, Graph, LoadArray
-from harness.adapters import as_form, boxes_to_graph, cell_vertices, hilbert_index, hilbert_order
-from harness.amrmetrics import face_pairs
+from harness import as_form, boxes_to_graph, cell_vertices, hilbert_index, hilbert_order
+from harness.contract.pieces import face_pairs
 
 
 def grid_graph(nx=6, ny=5):

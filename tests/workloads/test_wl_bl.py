@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from harness import overlap_join
-from harness.adapters import as_form
+from harness import as_form
 from workloads import bl
 
 

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from harness import workloads
-from harness.mesh import dual_edges
+from harness.run import workloads
+from harness.contract.mesh import dual_edges
 from workloads import files, shock
 
 GOOD = """% a weighted graph: two vertex weights, edge weights

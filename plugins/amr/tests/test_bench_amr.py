@@ -12,7 +12,7 @@ import time
 import pytest
 
 from harness import amr_figures, load_workload
-from harness.pieces import moved_cells
+from harness.contract.pieces import moved_cells
 from lbbench_amr.direct import run_steps
 from lbbench_amr.plugin import distribute
 from lbbench_amr.reports import SCHEMES, _claim_checks, summarize

@@ -2,12 +2,12 @@
 
 Every processor p keeps its totals of one level (MinEX §2.3): ``W[p] = Σ Wgt``,
 ``C[p] = Σ Comm``, ``R[p] = Σ Remap`` over the vertices assigned to it, and
-``Q[p] = f(W[p], C[p], R[p])`` under the latency model f (harness.latency).
+``Q[p] = f(W[p], C[p], R[p])`` under the latency model f (harness.measure.latency).
 Comm counts the processors the vertices are *assigned* to: after the
 partition is applied, the data lives where it is computed. Remap counts the
 move from the processor that holds a vertex's data now (``home``). The
-starting totals come from :func:`harness.latency.processor_costs`, so
-harness.metrics computes them, and each move updates them exactly.
+starting totals come from :func:`harness.measure.latency.processor_costs`, so
+harness.measure.metrics computes them, and each move updates them exactly.
 
 Moving active vertex V from p to q changes:
 

@@ -205,7 +205,7 @@ def minex(graph, owner, home, machine, seed: int, throttle: float = 64.0, latenc
           pinned: np.ndarray | None = None) -> tuple[np.ndarray, Stats]:
     """New owners for every vertex of ``graph`` from the current ``owner`` (data on ``home``).
 
-    ``throttle``: ThroTtle of §3.3. ``latency``: a latency model (harness.latency).
+    ``throttle``: ThroTtle of §3.3. ``latency``: a latency model (harness.measure.latency).
     ``coarse``: contract to at most ``coarse * P`` vertices (§3.5). ``sample``: active
     vertices drawn for each contraction's random set of pairs. ``passes``: at most this many
     sweeps over the coarse graph's border vertices (§3.6). ``max_moves``: a safety cap

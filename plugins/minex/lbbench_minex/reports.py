@@ -12,7 +12,7 @@ sum over levels of each level's heaviest queue:
     LoadImb             = Σ_levels MaxQwgt / ceil(Σ_levels QwgtTot / P)  (harness.loadimb_of)
 
 Qwgt is MinEX §2.3's ``Wgt + Comm + Remap`` of each level, or its latency-
-tolerant form (harness.latency), as the columns ``lt_none_*`` and ``lt_max_*``.
+tolerant form (harness.measure.latency), as the columns ``lt_none_*`` and ``lt_max_*``.
 Remap is the move of the data this level, from where it was to where it is
 computed. Our shock mesh is calibrated to the paper's (workloads/README.md:
 its summed leaf elements over the 9 levels are close to the about 7.5 million
@@ -36,7 +36,7 @@ CASES = {"None": "none", "Max": "max"}  # the paper's row label -> latency model
 
 NOTE = ("MaxQwgt: thousands, summed over the adaptation levels (Σ_levels max_p Qwgt_p / 1000); "
         "LoadImb = Σ MaxQwgt / ceil(Σ QwgtTot / P) (the one LoadImb); Qwgt = Wgt + Comm + Remap (None) or max(Wgt, Comm + Remap) "
-        "(Max, harness.latency). Our shock mesh is calibrated to the paper's but is not the paper's: compare ratios. "
+        "(Max, harness.measure.latency). Our shock mesh is calibrated to the paper's but is not the paper's: compare ratios. "
         "'(paper)' columns are the MinEX paper's.")
 
 

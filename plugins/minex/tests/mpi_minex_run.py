@@ -2,7 +2,7 @@
 import json
 import sys
 
-from harness.api import compare
+from harness.run.api import compare
 
 out = sys.argv[1]
 df = compare("minex,minex[latency=max,throttle=16]", workload="mini", P=8, machine="grid:2:3", cache=False,
@@ -10,7 +10,7 @@ df = compare("minex,minex[latency=max,throttle=16]", workload="mini", P=8, machi
 skip = ("time_", "texec_s", "git_commit", "versions", "ranks", "rank_")
 cols = [c for c in df.columns if not c.startswith(skip)]
 rows = df[cols].to_dict(orient="records")
-from harness.engine import world  # noqa: E402
+from harness.engine.vprocs import world  # noqa: E402
 
 comm = world()
 if comm is None or comm.Get_rank() == 0:

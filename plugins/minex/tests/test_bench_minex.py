@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from harness.partitioners import metis_kway
-from harness.reports import ReportOptions
+from harness.run.partitioners import metis_kway
+from harness.claims.reports import ReportOptions
 
 
 @pytest.fixture(scope="module")

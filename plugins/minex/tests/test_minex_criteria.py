@@ -1,4 +1,4 @@
-"""MinEX §3.3 criteria, checked move by move against harness.latency / harness.metrics, and the C kernel
+"""MinEX §3.3 criteria, checked move by move against harness.measure.latency / harness.measure.metrics, and the C kernel
 against the Python reference."""
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from harness import Machine
-from harness import latency as lt
+from harness.measure import latency as lt
 from harness.builtin.mini import generate
 from harness import initial_state
 from lbbench_minex import minex as mx
@@ -157,4 +157,4 @@ def test_bad_parameters(mini):
         with pytest.raises(ValueError):
             mx.minex(g, start.owner, start.owner, m, seed=0, **kw)
     with pytest.raises(ValueError):
-        mx.minex(g, start.owner, start.owner, m, seed=0, latency="harness.latency:no_tolerance_x")
+        mx.minex(g, start.owner, start.owner, m, seed=0, latency="harness.measure.latency:no_tolerance_x")

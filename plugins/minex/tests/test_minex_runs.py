@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness import latency as lt
-from harness.api import compare
-from harness.reference import paper_values
-from harness.reports import ReportOptions
+from harness.measure import latency as lt
+from harness.run.api import compare
+from harness.claims.reference import paper_values
+from harness.claims.reports import ReportOptions
 from harness.testing import mpi_result
 
 HERE = Path(__file__).parent
@@ -82,7 +82,7 @@ def test_latency_models():
     half = lt.get("overlap:0.5")
     assert np.allclose(half(w, c, r), [12.0, 10.0])
     assert lt.get("overlap:0")(3.0, 4.0, 5.0) == 12.0 and lt.get("overlap:1")(3.0, 4.0, 5.0) == 9.0
-    assert lt.get("harness.latency:no_tolerance") is lt.no_tolerance
+    assert lt.get("harness.measure.latency:no_tolerance") is lt.no_tolerance
     for bad in ("nope", "overlap:2", "overlap:x", "no.such.module:f"):
         with pytest.raises(ValueError):
             lt.get(bad)
@@ -93,7 +93,7 @@ def test_latency_models():
 def test_report_compare_uses_mean_maxsr_and_cut(tmp_path):
     """minex-compare: mean post-exec Cut% and mean MaxSR over the levels (the measures behind the paper's
     10.9% and 63,270 for PLUM), with the paper's 'elements moved' beside our MaxSR."""
-    from harness.api import compare as run
+    from harness.run.api import compare as run
     from lbbench_minex import reports
 
     opts = ReportOptions(P=[8], workload="mini", out=str(tmp_path), progress=False)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from harness import Machine
-from harness.api import compare
+from harness.run.api import compare
 from lbbench_plum import costmodel
 
 

@@ -3,9 +3,9 @@ diffusion, balance-keeping refinement; Scotch's repartitioner stays as ``partiti
 import numpy as np
 import pytest
 
-from harness.api import compare
-from harness.partitioners import metis_kway
-from harness.workloads import load
+from harness.run.api import compare
+from harness.run.partitioners import metis_kway
+from harness.run.workloads import load
 from lbbench_plum import partitioners as pt
 
 

@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 
 from harness import (Engine, Machine, available_algorithms, carry, graph_of, initial_state, load_workload, maxsr)
-from harness.api import compare
-from harness.runner import plan, run_cell
-from harness.spec import parse_method
+from harness.run.api import compare
+from harness.run.runner import plan, run_cell
+from harness.contract.spec import parse_method
 
 
 def run_levels(method, P, machine="uniform"):

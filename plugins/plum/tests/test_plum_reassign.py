@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from harness import Graph, Machine, State
-from harness.metrics import maxsr
+from harness.measure.metrics import maxsr
 from lbbench_plum.reassign import heuristic, kept, maxsr_from_similarity, optimal, sent_received
 from lbbench_plum.similarity import similarity_matrix
 

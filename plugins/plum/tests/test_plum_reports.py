@@ -2,8 +2,8 @@
 import pandas as pd
 import pytest
 
-from harness.reference import paper_values
-from harness.reports import ReportOptions, render
+from harness.claims.reference import paper_values
+from harness.claims.reports import ReportOptions, render
 from lbbench_plum.plugin import register_reports
 
 COLS = ["Pre-Exec Cut%", "Post-Exec Cut%", "MaxSR", "LoadImb"]

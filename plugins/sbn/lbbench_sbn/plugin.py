@@ -60,7 +60,7 @@ def _params(p: dict) -> Params:
 
 
 def projected_cut(g, owner, m) -> float:
-    """Cut% (harness.metrics.cut_pct) of an assignment once every vertex's data is on its owner."""
+    """Cut% (harness.measure.metrics.cut_pct) of an assignment once every vertex's data is on its owner."""
     return cut_pct(g, vertex_costs(g, State.settled(np.asarray(owner), m.P), m))
 
 

@@ -9,7 +9,7 @@ actual migration happens lazily while SBN processes the level.
   every vertex moves at most once: while some processor p is above WSysLL,
   the most loaded one gives to the processor q with the minimum QWgt among
   those it borders: a random subset of q's vertices adjacent to p is drawn,
-  ΔCut (harness.metrics.delta_cut) is computed for their neighbours on p, the
+  ΔCut (harness.measure.metrics.delta_cut) is computed for their neighbours on p, the
   one with the smallest ΔCut (MinV) goes to q, then a breadth-first search
   from MinV over p's vertices adds more, while q stays below p and p at or
   above WSysLL. A processor that fills up passes load on to its own lighter

@@ -76,7 +76,7 @@ def table2(opts) -> list[Table]:
     ours = pd.DataFrame(rows)
     return [Table("SBN Table 2: weighted queue length of each processor (§3.6 example)",
                   with_paper(ours, _paper("2"), key="p"),
-                  "harness.metrics on the sbn-example workload (Fig. 5 reconstructed from Tables 1-3).")]
+                  "harness.measure.metrics on the sbn-example workload (Fig. 5 reconstructed from Tables 1-3).")]
 
 
 def table3(opts) -> list[Table]:

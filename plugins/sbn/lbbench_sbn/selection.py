@@ -2,7 +2,7 @@
 
 Processor p that has to hand load to q picks a random subset of the vertices
 queued locally, computes the differential edge cut ΔCut of each (normalized by
-Wgt when positive; :func:`harness.metrics.delta_cut`) and takes MinV, the one
+Wgt when positive; :func:`harness.measure.metrics.delta_cut`) and takes MinV, the one
 with the smallest ΔCut. It then searches breadth-first over the vertices
 adjacent to MinV that are still queued at p, adding them until enough load has
 been found or no adjacent queued vertex remains; if more load is still needed

@@ -14,7 +14,7 @@ from harness import Engine, Machine, graph_of, initial_state, load_workload
 
 mode = sys.argv[1]
 if mode == "compare":
-    from harness.api import compare
+    from harness.run.api import compare
 
     method, out = sys.argv[2], sys.argv[3]
     df = compare(method, workload="mini", P=4, levels=[1, 2], cache=False, out=out)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from harness import Engine, Machine, graph_of, initial_state, load_workload
-from harness.api import compare
+from harness.run.api import compare
 
 
 @pytest.mark.benchmark(group="sbn")

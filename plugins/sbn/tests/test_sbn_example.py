@@ -1,7 +1,11 @@
 """The §3.6 example (workload sbn-example, Tables 1-3) through the balancer."""
 import numpy as np
 
-from harness import Machine, State, metrics, workloads
+from harness import Machine, State
+
+from harness.measure import metrics
+
+from harness.run import workloads
 from lbbench_sbn.balancer import plan
 from lbbench_sbn.reports import example_balance, table2, table3
 

@@ -1,4 +1,4 @@
-"""harness.appmodel (Eqs. 1-8) and the Eq. 7 consistency of the paper's own Tables 2-4 (spec §5.4)."""
+"""harness.measure.appmodel (Eqs. 1-8) and the Eq. 7 consistency of the paper's own Tables 2-4 (spec §5.4)."""
 import numpy as np
 import pytest
 

@@ -1,0 +1,186 @@
+"""Conformance checks any algorithm must pass (``lbbench test NAME``), in the spirit of
+benchopt's ``test`` and scikit-learn's ``check_estimator``.
+
+Each check gives PASS, FAIL or SKIP (a check that depends on levels that
+failed is skipped, never passed). ``lbbench test`` exits 1 on any FAIL.
+"""
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import numbers
+import tempfile
+
+import numpy as np
+import pandas as pd
+
+from ..contract import plugins
+from ..contract.forms import FORMS
+from ..contract.spec import parse_call
+from ..engine.launch import mpirun
+from ..run import workloads
+from ..run.api import compare
+from ..run.runner import ROLES
+
+FIGURES = ["pre_exec_cut_pct", "post_exec_cut_pct", "maxsr", "loadimb", "maxqwgt", "moved_weight", "edge_cut",
+           "work_loadimb", "migration_bytes"]
+# the small workload each form is checked on by default
+TEST_WORKLOADS = {"graph": "mini", "boxes": "bl[base=9,levels=3,steps=4,min_size=2]",
+                  "array": "arrays[size=16,steps=3]"}
+PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
+PINNED_WORKLOAD = "vt-synthetic[ranks={P},phases=2,tasks=24,pinned=0.25]"  # a trace with pinned tasks
+
+
+class Skip(Exception):
+    """The check cannot run because something it depends on failed."""
+
+
+def default_workload(alg: plugins.Algorithm) -> str:
+    """The small workload matching the first form the algorithm accepts."""
+    return TEST_WORKLOADS.get(alg.accepts[0] if alg.accepts else "graph", "mini")
+
+
+def _declaration(alg) -> str | None:
+    idle = [r for r in alg.roles if r in ROLES and not plugins.serves(r, alg.name)]
+    if idle:
+        return f"role {idle[0]!r} is declared but no {idle[0]} hook implements {alg.name!r}"
+    if not alg.roles or set(alg.roles) - set(ROLES):
+        return f"roles {alg.roles} must be a non-empty subset of {ROLES}"
+    if not alg.accepts or set(alg.accepts) - set(FORMS):
+        return f"accepts {alg.accepts} must be a non-empty subset of {FORMS}"
+    bad = [k for k, v in alg.params.items() if not isinstance(v, (numbers.Number, str, bool))]
+    if bad:
+        return f"parameter {bad[0]!r} has a default that is not a number, string or bool"
+    try:
+        json.dumps(alg.params)
+    except (TypeError, ValueError):
+        return "parameter defaults must be JSON-serialisable"
+    if alg.mapper not in ("each", "first"):
+        return f"mapper must be 'each' or 'first', got {alg.mapper!r}"
+    if alg.memory is not None:
+        if not (isinstance(alg.memory, type) and dataclasses.is_dataclass(alg.memory)):
+            return "memory must be a dataclass (its fields are stored as data)"
+        try:
+            alg.memory()
+        except TypeError as exc:
+            return f"memory class cannot be made without arguments: {exc}"
+    if alg.validate is not None:
+        try:
+            alg.validate(dict(alg.params))
+        except ValueError as exc:
+            return f"the default parameters do not validate: {exc}"
+    return None
+
+
+def check_algorithm(name: str, workload: str | None = None, P: int = 4, ranks: int = 2,
+                    timeout: float | None = None) -> list[tuple[str, str, str]]:
+    """Run every check; returns (check, PASS|FAIL|SKIP, detail) rows. ``ranks`` < 2 skips the MPI check."""
+    algs = plugins.algorithms()
+    if name not in algs:
+        why = plugins.explain_unknown(name)
+        if why.startswith("unknown algorithm"):
+            raise LookupError(why)
+        return [("declaration is well-formed", FAIL, why)]  # its plugin was rejected at load
+    alg = algs[name]
+    workload = workload or default_workload(alg)
+    wname, wparams = _split(workload)
+    results = []
+
+    def check(title, fn):
+        try:
+            detail = fn()
+            results.append((title, PASS if detail is None else FAIL, detail or ""))
+        except Skip as why:
+            results.append((title, SKIP, str(why)))
+        except Exception as exc:  # a conformance failure, reported, never a crash
+            results.append((title, FAIL, f"{type(exc).__name__}: {exc}"))
+
+    scratch = tempfile.TemporaryDirectory(prefix="lbbench-test-")  # the runs' result store, removed at the end
+    out = scratch.name
+    runs: dict = {}
+
+    def run(key, **kw):
+        if key not in runs:
+            runs[key] = compare(name, workload=wname, workload_params=wparams, out=out, cache=False,
+                                timeout=timeout, **kw)
+        return runs[key]
+
+    def ok_run(key, **kw):
+        df = run(key, **kw)
+        if (df["status"] != "ok").any():
+            raise Skip("levels failed (see above)")
+        return df
+
+    def all_ok(df):
+        bad = df[df["status"] != "ok"]
+        return None if bad.empty else f"level {bad.iloc[0]['level']}: {bad.iloc[0]['status']}"
+
+    def finite():
+        df = ok_run("P", P=P)
+        if not np.isfinite(df[FIGURES].to_numpy(float)).all():
+            return "non-finite figures"
+        return None if (df["loadimb"] >= 1 - 1e-12).all() else "LoadImb < 1"
+
+    def accounting():
+        df = ok_run("P", P=P)
+        short = df[df["wire_migration_bytes"] < df["migration_bytes"]]
+        if not short.empty:
+            r = short.iloc[0]
+            return (f"level {r['level']}: the engine carried {r['wire_migration_bytes']} migration bytes, "
+                    f"less than the {r['migration_bytes']} the data movement needs")
+        return None
+
+    def identical():
+        df = ok_run("P", P=P)
+        again = compare(name, workload=wname, workload_params=wparams, P=P, out=out, cache=False, timeout=timeout)
+        return None if df[FIGURES + ["owners_hash"]].equals(again[FIGURES + ["owners_hash"]]) \
+            else "results differ between runs"
+
+    def pinned():
+        if "vt-synthetic" not in workloads.available():
+            raise Skip("the vt-synthetic workload is not installed")
+        pw = PINNED_WORKLOAD.format(P=P)
+        df = compare(name, workload=_split(pw)[0], workload_params=_split(pw)[1], P=P, out=out, cache=False,
+                     timeout=timeout)
+        return all_ok(df)
+
+    def one_proc():
+        df = run("1", P=1)
+        return all_ok(df) or (None if (df["loadimb"] == 1).all() else "LoadImb != 1 with one processor")
+
+    check("declaration is well-formed", lambda: _declaration(alg))
+    check(f"every level of {workload} at P = {P} succeeds", lambda: all_ok(run("P", P=P)))
+    check("figures are finite and LoadImb >= 1", finite)
+    check("moved data is carried by migration messages", accounting)
+    check("a second run gives identical figures and owners", identical)
+    check("P = 1 works (everything on processor 0)", one_proc)
+    if "graph" in alg.accepts:
+        check("pinned objects stay on their processor (a vt trace with pins)", pinned)
+    if ranks > 1:
+        check(f"identical owners and figures under mpiexec -n {ranks}",
+              lambda: _mpi_same(name, workload, P, ranks, ok_run("P", P=P), timeout))
+    scratch.cleanup()
+    return results
+
+
+def _split(workload: str) -> tuple[str, dict]:
+    call = parse_call(workload)
+    return call.name, dict(call.given)
+
+
+def _mpi_same(name, workload, P, ranks, ref, timeout) -> str | None:
+    extra = ["--timeout", str(timeout)] if timeout else []
+    with tempfile.TemporaryDirectory() as out:
+        res = mpirun(ranks, "-m", "harness.present.cli", "compare", "--plugins", name, "-P", str(P), "-w", workload,
+                     "--format", "csv", "--no-cache", "-q", "--out", out, *extra)
+    if res.returncode not in (0, 1) or not res.stdout.strip():
+        return (res.stderr.strip().splitlines() or ["mpiexec failed"])[-1]
+    df = pd.read_csv(io.StringIO(res.stdout), dtype={"owners_hash": str})
+    bad = df[df["status"] != "ok"]
+    if not bad.empty:
+        return f"level {bad.iloc[0]['level']} under mpiexec: {bad.iloc[0]['status']}"
+    if list(df["owners_hash"]) != list(ref["owners_hash"]):
+        return "owners differ from the one-process run"
+    return None if np.array_equal(df[FIGURES].to_numpy(float), ref[FIGURES].to_numpy(float)) \
+        else "figures differ from the one-process run"

@@ -1,0 +1,12 @@
+"""The plugin contract: everything a plugin author touches (docs/plugins.md), and nothing that runs it.
+
+The hook specifications (``hookspecs``), what a hook receives (``context``: ``Context``, ``Timer``), the
+data model (``model``: ``Graph``, ``Boxes``, ``LoadArray``, ``Machine``, ``State``, ``Level``, ``Costs``),
+the level forms and their conversions (``forms``), AMR box pieces (``pieces``), pinned objects (``pins``),
+a processor's view of where data lives (``view``), dual graphs of element meshes (``mesh``), method
+specifications and parameters (``spec``), and the plugin registry with the declarations plugins register
+(``plugins``: ``Algorithm``, ``Report``, ``Workload``, ``implements``).
+
+May import: ``harness.kernels`` only. Every other layer builds on this one; a contract type names the
+engine (``Context.engine``) without importing it.
+"""

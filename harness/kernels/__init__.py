@@ -1,0 +1,11 @@
+"""The C kernels, compiled on install by ``setup.py``: the bottom layer.
+
+``_graph`` (``_graph.c``): CSR neighbour rows (``Graph.rows``), the location view's lookups and merges
+(``LocationView``), and ``costs_if_on``'s pricing of vertices on other processors (SBN §3.1).
+``_cells`` (``_cells.c``): the per-cell passes over AMR box pieces (painting, data moved between two
+steps' pieces, the ghost-face and coarse-fine counts of the AMR figures) and the bucketed box pair search.
+Every kernel does what a numpy expression beside it in the caller documents, in the same order of
+operations, so a figure is the same to the bit whichever runs.
+
+May import: nothing of ``harness``.
+"""

@@ -1,0 +1,220 @@
+"""Load-balancing metrics as pure, vectorized functions (SBN paper §3.1-3.4, §5.2;
+MinEX paper §2.3 for the cluster factors Proc and Conn).
+
+Per-vertex costs for a State ``s`` on a Machine ``m`` (p = s.owner[v]):
+
+* ``Wgt[v]   = pwgt[v] * Proc[p]``
+* ``Comm[v]  = sum over neighbours w with home[w] != p of cwgt(v, w) * Conn[p, home[w]]``
+* ``Remap[v] = rwgt[v] * Conn[home[v], p]`` when ``home[v] != p``, else 0
+
+``QWgt[p]`` sums ``Wgt + Comm + Remap`` of the vertices owned by p (§3.1);
+``WSysLL = ceil(sum QWgt / P)`` (§3.2) and ``LoadImb = max QWgt / WSysLL``
+(§5.2), always against the target P. ``work_loadimb`` is the computation-only
+imbalance ``max_p sum pwgt / (sum pwgt / P)`` that the tree, MLB and AMR
+papers balance.
+
+Cut% (§5.2) counts each cut edge once: ``100 * (sum_v Comm_v / 2) / sum_e
+cwgt_e``. For a settled state on a uniform machine that is the cwgt of the
+cut edges over the cwgt of all edges; an edge whose data is away from its
+computation in one direction only counts half. The papers' printed values
+imply this convention (METIS with level-5 weights on shock gives 7.95% and
+11.13% at P = 16 and 32 against PMeTiS's 7.81% and 10.94% in Table 6).
+
+Every figure is defined here once; latency models, reports and plugins call
+these functions (the column schema is :mod:`harness.measure.columns`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..contract.model import Costs, Graph, Machine, State
+from ..contract.view import LocationView
+from ..kernels import _graph
+
+
+def vertex_costs(g: Graph, s: State, m: Machine) -> Costs:
+    """Wgt, Comm and Remap of every vertex under state s (SBN §3.1); work only on cut entries.
+
+    Args:
+        g: the level's graph (``ctx.graph``).
+        s: the state (owners and homes).
+        m: the machine (``ctx.machine``: Proc and Conn slowdowns).
+
+    Returns:
+        A :class:`Costs` with one float per vertex in each field.
+
+    Example:
+        >>> c = vertex_costs(ctx.graph, ctx.state, ctx.machine)
+        >>> heaviest = int(np.argmax(c.total))
+    """
+    owner = s.owner
+    wgt = g.pwgt * m.proc_of[owner]
+    src = g.src
+    hw = s.home[g.adjncy]
+    cut = np.flatnonzero(hw != owner[src])
+    p, q = owner[src[cut]], hw[cut]
+    comm = np.bincount(src[cut], weights=g.cwgt[cut] * m.slowdown(p, q), minlength=g.n).astype(float, copy=False)
+    return Costs(wgt.astype(float), comm, remap_costs(g, m, s.home, owner))  # (bincount of nothing is int64)
+
+
+def remap_costs(g: Graph, m: Machine, home: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """Remap of every vertex (SBN §3.1): ``rwgt * Conn[home, owner]`` where its data is not where it is computed."""
+    remap = np.zeros(g.n)
+    moved = np.flatnonzero(home != owner)
+    remap[moved] = g.rwgt[moved] * m.slowdown(home[moved], owner[moved])
+    return remap
+
+
+def costs_if_on(g: Graph, s: State, m: Machine, verts: np.ndarray, q) -> Costs:
+    """Wgt, Comm and Remap of ``verts`` if each were computed on ``q``, homes as in ``s`` (SBN §3.1).
+
+    Args:
+        g: the level's graph.
+        s: the state the move is considered from (its homes count for Comm and Remap).
+        m: the machine.
+        verts: vertex indices (any integer array).
+        q: the processor each vertex would be computed on: one for all, or one per vertex.
+
+    Returns:
+        A :class:`Costs` with one entry per vertex of ``verts``, in that order.
+
+    Example:
+        >>> here = costs_if_on(g, state, m, border, p)   # the border vertices as they are (on p)
+        >>> there = costs_if_on(g, state, m, border, q)  # ... if computed on q
+        >>> best_first = border[np.argsort(delta_cut(here, there))]
+    """
+    verts = np.ascontiguousarray(verts, np.int64).reshape(-1)
+    q = np.ascontiguousarray(q, np.int64).reshape(-1)
+    h = s.home if isinstance(s.home, LocationView) else LocationView(s.home, m.P)
+    c = np.frombuffer(_graph.costs(g.xadj, g.adjncy, g.cwgt, g.pwgt, g.rwgt, m.proc_of, m.cluster, m.conn, verts, q,
+                                   h.base, h.keys, h.values), np.float64).reshape(3, verts.size)
+    return Costs(c[0], c[1], c[2])
+
+
+def delta_cut(from_p: Costs, to_q: Costs, normalize: bool = True) -> np.ndarray:
+    """Differential edge cut ΔCut of moving vertices from p to q (SBN §3.4).
+
+    ``ΔCut = Remap_q - Remap_p + (Comm_q - Comm_p)``; a positive value is
+    divided by the vertex's Wgt when ``normalize``.
+
+    Args:
+        from_p: the vertices' costs where they are (``costs_if_on(..., verts, p)``).
+        to_q: their costs on the destination (``costs_if_on(..., verts, q)``), same vertices, same order.
+        normalize: divide a positive ΔCut by Wgt (the SBN paper's selection order).
+
+    Returns:
+        One float per vertex: lower is a better vertex to move (negative: the move reduces the cut).
+
+    Example:
+        >>> dc = delta_cut(costs_if_on(g, s, m, border, p), costs_if_on(g, s, m, border, q), normalize=False)
+    """
+    d = (to_q.remap - from_p.remap) + (to_q.comm - from_p.comm)
+    if normalize:
+        d = np.where(d > 0, d / np.maximum(from_p.wgt, 1e-300), d)
+    return d
+
+
+def qwgt(costs: Costs, owner: np.ndarray, P: int) -> np.ndarray:
+    """Weighted queue length QWgt(p) of every processor (SBN §3.1)."""
+    return np.bincount(owner, weights=costs.total, minlength=P)
+
+
+def wsysll(q: np.ndarray) -> int:
+    """Weighted system load level WSysLL = ceil(sum QWgt / P) (SBN §3.2)."""
+    return wsysll_of(float(q.sum()), q.size)
+
+
+def wsysll_of(total: float, P: int) -> int:
+    """WSysLL from the total load and P."""
+    return int(np.ceil(total / P - 1e-9))
+
+
+def loadimb(q: np.ndarray) -> float:
+    """LoadImb = max QWgt / WSysLL (SBN §5.2); 1 when there is no load."""
+    return loadimb_of(float(q.max()), float(q.sum()), q.size)
+
+
+def loadimb_of(maxq: float, total: float, P: int) -> float:
+    """LoadImb from the maximum and the total load (e.g. accumulated over levels, MinEX Table 3)."""
+    w = wsysll_of(total, P)
+    return float(maxq / w) if w > 0 else 1.0
+
+
+def load_figures(q: np.ndarray, prefix: str = "") -> dict:
+    """QWgt-based figures: WSysLL, LoadImb (against the target P), MaxQwgt, MinQwgt, QwgtTot, empty parts."""
+    q = np.asarray(q, float)
+    figs = {
+        "wsysll": wsysll(q),
+        "loadimb": loadimb(q),
+        "maxqwgt": float(q.max()),
+        "minqwgt": float(q.min()),
+        "qwgttot": float(q.sum()),
+        "empty_parts": int(np.count_nonzero(q == 0)),
+    }
+    return {prefix + k: v for k, v in figs.items()}
+
+
+def work_loadimb(pwgt: np.ndarray, owner: np.ndarray, P: int) -> float:
+    """Computation-only imbalance max_p sum pwgt / (sum pwgt / P) (tree, MLB and AMR papers)."""
+    w = np.bincount(owner, weights=pwgt, minlength=P)
+    tot = w.sum()
+    return float(P * w.max() / tot) if tot > 0 else 1.0
+
+
+def cut_pct(g: Graph, costs: Costs) -> float:
+    """Cut% of SBN §5.2 with each cut edge counted once: 100 * (sum Comm / 2) / sum of edge cwgt."""
+    total = g.cwgt.sum() / 2
+    return float(100.0 * costs.comm.sum() / 2 / total) if total else 0.0
+
+
+def maxsr(g: Graph, before: State, after: State, m: Machine) -> dict:
+    """MaxSR = max sent + max received redistribution cost (SBN §5.2), with moved weight and count."""
+    moved = before.home != after.home
+    src, dst = before.home[moved], after.home[moved]
+    cost = g.rwgt[moved] * m.slowdown(src, dst)
+    sent = np.bincount(src, weights=cost, minlength=before.P)
+    recv = np.bincount(dst, weights=cost, minlength=after.P)
+    return {
+        "maxsr": float(sent.max() + recv.max()) if moved.any() else 0.0,
+        "moved_weight": int(g.rwgt[moved].sum()),
+        "moved_vertices": int(moved.sum()),
+    }
+
+
+def partition_figures(g: Graph, owner: np.ndarray, P: int) -> dict:
+    """Zoltan/ParMETIS staples: boundary vertices and neighbour parts."""
+    src = g.src
+    cut = owner[src] != owner[g.adjncy]
+    boundary = np.zeros(g.n, bool)
+    boundary[src[cut]] = True
+    adjacent = np.zeros(P * P, bool)
+    adjacent[owner[src[cut]] * P + owner[g.adjncy[cut]]] = True
+    nbr = adjacent.reshape(P, P).sum(axis=1)
+    return {
+        "boundary_vertices": int(boundary.sum()),
+        "max_neighbour_parts": int(nbr.max()) if P else 0,
+        "avg_neighbour_parts": float(nbr.mean()) if P else 0.0,
+        "edge_cut": int(g.cwgt[cut].sum() // 2),
+    }
+
+
+def core_metrics(g: Graph, before: State, after: State, m: Machine, executed=None) -> dict:
+    """Every core figure of one level.
+
+    ``executed`` = (on, costs): the processor each vertex ran on and its costs
+    when it ran, declared by a balancer that processes work during the level
+    (``ctx.executed``). ``loadimb``/``maxqwgt``/... then describe what ran;
+    ``settled_*`` always describe the end state ``after``.
+    """
+    figs = {"pre_exec_cut_pct": cut_pct(g, vertex_costs(g, before, m))}
+    c = vertex_costs(g, after, m)
+    figs["post_exec_cut_pct"] = cut_pct(g, c)
+    settled = qwgt(c, after.owner, after.P)
+    ran = settled if executed is None else qwgt(executed[1], executed[0], after.P)
+    figs.update(load_figures(ran))
+    figs.update({k: v for k, v in load_figures(settled, "settled_").items()
+                 if k in ("settled_loadimb", "settled_maxqwgt")})
+    figs["work_loadimb"] = work_loadimb(g.pwgt, after.owner, after.P)
+    figs.update(maxsr(g, before, after, m))
+    figs.update(partition_figures(g, after.owner, after.P))
+    return figs

@@ -1,0 +1,108 @@
+"""Loading workloads (registered by plugins through ``register_workloads``) through the on-disk level cache.
+
+``load(name, params, seed)`` returns a workload's levels, generated once and
+cached under the cache directory keyed by (name, version, params, seed).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from ..contract import plugins
+from ..contract.model import Level
+from ..contract.plugins import Workload
+from ..contract.spec import coerce
+from ..store import wlcache
+from ..store.wlcache import cache_dir
+
+
+def available() -> dict[str, Workload]:
+    """Every registered workload by name."""
+    return plugins.workloads()
+
+
+def get(name: str) -> Workload:
+    found = available()
+    if name not in found:
+        raise LookupError(f"unknown workload {name!r} (available: {', '.join(found) or 'none'})")
+    return found[name]
+
+
+def resolve_params(wl: Workload, given: dict) -> dict:
+    """Merge ``given`` over the defaults, converting strings to the defaults' types."""
+    unknown = set(given) - set(wl.params)
+    if unknown:
+        raise ValueError(f"workload {wl.name!r} has no parameter {sorted(unknown)[0]!r} "
+                         f"(parameters: {', '.join(wl.params) or 'none'})")
+    params = {k: coerce(wl.name, k, given[k], d) if k in given else d for k, d in wl.params.items()}
+    if wl.validate is not None:
+        wl.validate(params)
+    return params
+
+
+def cache_key(wl: Workload, params: dict, seed: int) -> str:
+    blob = json.dumps([wl.name, wl.version, params, seed], sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+def load(name: str, params: dict | None = None, seed: int = 0) -> tuple[Workload, dict, list[Level]]:
+    """The workload, its resolved parameters and its levels (from the data-only cache when present)."""
+    wl = get(name)
+    params = resolve_params(wl, params or {})
+    path = cache_dir() / "workloads" / f"{wl.name}-{cache_key(wl, params, seed)}.npz"
+    levels = _recent(path) if wl.cache else None
+    if levels is not None:
+        return wl, params, levels
+    expect = list(wl.level_indices(params)) if wl.level_indices is not None else None
+    levels = wlcache.read(path, expect) if wl.cache else None
+    if levels is None:
+        try:
+            levels = list(wl.generate(seed=seed, **params))
+        except (LookupError, OSError):
+            raise
+        except ValueError as exc:  # name the workload and its parameters
+            msg = " ".join(str(exc).split())[:300]
+            raise ValueError(msg if msg.startswith(("workload", wl.name)) else f"workload {wl.name} {params}: {msg}") \
+                from None
+        except Exception as exc:  # a generator that breaks on its parameters: one line, not a traceback
+            raise ValueError(f"workload {wl.name} {params}: {type(exc).__name__}: "
+                             f"{' '.join(str(exc).split())[:200]}") from None
+        if not levels:
+            raise ValueError(f"workload {wl.name} {params} has no levels")
+        if wl.cache:
+            wlcache.write(path, levels)
+    if wl.cache:
+        _remember(path, levels)
+    return wl, params, levels
+
+
+_RECENT: dict = {}  # cache file -> ((size, mtime), levels): the last few loaded, in this process
+RECENT = 2
+
+
+def _stamp(path: Path):
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _recent(path: Path) -> list | None:
+    """The levels of ``path`` loaded earlier in this process, if the file has not changed since
+    (a report's second ``compare`` on a workload skips reading and validating the file again)."""
+    got = _RECENT.get(path)
+    if got is None or got[0] != _stamp(path) or got[0] is None:
+        return None
+    return got[1]
+
+
+def _remember(path: Path, levels: list) -> None:
+    stamp = _stamp(path)
+    if stamp is None:
+        return
+    _RECENT.pop(path, None)
+    _RECENT[path] = (stamp, levels)
+    while len(_RECENT) > RECENT:
+        _RECENT.pop(next(iter(_RECENT)))

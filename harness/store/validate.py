@@ -1,0 +1,168 @@
+"""Checks on what is read back from disk: nothing in a results directory or a workload cache is trusted.
+
+* :func:`open_regular`: a file opened without following a symlink, only if it is a regular file of at most
+  a given size (a FIFO, a device or a directory in its place is refused before anything blocks on it);
+* :func:`check_figures`: a stored row's core figures in their domains (docs/architecture.md, "Results
+  store"): identity columns are strings or integers as written, counts are non-negative integers, every
+  core figure is a finite number, 0 <= Cut% <= 100, LoadImb >= 1 (SBN §5.2: max QWgt / ceil(mean QWgt);
+  for integer loads it cannot be below 1, and it must equal maxqwgt / wsysll);
+* :func:`check_types`: values rebuilt for a dataclass match its fields' annotated types.
+
+Each raises ``ValueError`` naming the file, column or field.
+"""
+from __future__ import annotations
+
+import math
+import os
+import stat
+import types
+import typing
+from functools import lru_cache
+
+import numpy as np
+
+from ..contract.model import Machine
+from ..measure.columns import describe
+
+TEXT = ("workload", "workload_version", "workload_params", "algorithm", "params", "machine", "initial", "status",
+        "owners_hash", "git_commit", "versions")
+INTS = ("level", "P", "seed", "ranks", "wsysll", "empty_parts", "moved_weight", "moved_vertices",
+        "boundary_vertices", "max_neighbour_parts", "edge_cut")
+INT_SUFFIXES = ("_messages", "_bytes", "_supersteps")
+PERCENT = ("pre_exec_cut_pct", "post_exec_cut_pct")
+AT_LEAST_ONE = ("work_loadimb",)  # P * max / total: >= 1 for any loads
+LOADIMB = ("loadimb", "settled_loadimb", "lt_none_loadimb", "lt_max_loadimb")
+TOL = 1e-9
+MAX_WEIGHT = 2**53  # every weight, and every sum of weights, exact in the float64 the metrics use
+
+
+def open_regular(path, limit: int, what: str = "file"):
+    """``path`` opened for binary reading, only if it is a regular file (not a symlink) of at most ``limit`` bytes.
+
+    Opened non-blocking, so a FIFO in its place cannot stall the caller; ``OSError``/``ValueError`` otherwise.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise ValueError(f"{what} is a symbolic link") from None
+        raise exc
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError(f"{what} is not a regular file")
+        if st.st_size > limit:
+            raise ValueError(f"{what} has {st.st_size} bytes, more than the {limit} allowed")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+@lru_cache(maxsize=4096)
+def _core_number(col: str) -> bool:
+    """A core column holding a number (not an identity string, not a JSON list or object)."""
+    d = describe(col)
+    return d is not None and col not in TEXT and "JSON" not in d[0]
+
+
+def _max_conn(row: dict) -> float:
+    """The largest Conn slowdown of the row's machine: Cut% weighs each cut edge by it (SBN §3.1), so a
+    grid machine's Cut% may exceed 100 (1 when the machine is not known here)."""
+    try:
+        return float(np.max(Machine.parse(str(row.get("machine", "uniform")), int(row.get("P", 1))).conn))
+    except (ValueError, TypeError):
+        return 1.0
+
+
+def check_figures(row: dict) -> dict:
+    """``row`` if its core columns are in their domains, else ``ValueError`` naming the column."""
+    for col, v in row.items():
+        if col in TEXT:
+            if not isinstance(v, str):
+                raise ValueError(f"row's {col!r} is not a string")
+            continue
+        if not _core_number(col) and not col.startswith(("time_", "modelled_")):
+            continue  # a plugin's own column: a scalar (checked by the row's shape), domain unknown here
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError(f"row's {col!r} is a {type(v).__name__}, not a number")
+        if not math.isfinite(v):
+            raise ValueError(f"row's {col!r} is {v}, not a finite number")
+        if (col in INTS or col.endswith(INT_SUFFIXES)) and not isinstance(v, int):
+            raise ValueError(f"row's {col!r} is {v!r}, not an integer")
+        if v < 0:
+            raise ValueError(f"row's {col!r} is negative ({v})")
+        if col in PERCENT and v > 100 and v > 100 * _max_conn(row) * (1 + TOL):  # (the machine parsed only then)
+            raise ValueError(f"row's {col!r} is {v}, more than 100% x the machine's largest Conn slowdown")
+        if col in AT_LEAST_ONE and v < 1 - TOL:
+            raise ValueError(f"row's {col!r} is {v}, below 1")
+    if row.get("P", 1) < 1:
+        raise ValueError("row's 'P' is below 1")
+    q, w, imb = row.get("maxqwgt"), row.get("wsysll"), row.get("loadimb")
+    if isinstance(imb, (int, float)):
+        if imb < 1 - TOL and (not isinstance(q, (int, float)) or float(q).is_integer()):
+            raise ValueError(f"row's 'loadimb' is {imb}, below 1")
+        if isinstance(q, (int, float)) and isinstance(w, int) and w > 0:
+            if not math.isclose(imb, q / w, rel_tol=1e-9):
+                raise ValueError(f"row's 'loadimb' {imb} is not maxqwgt / wsysll = {q / w}")
+    return row
+
+
+# -- typed values ----------------------------------------------------------------------------------------
+
+def _matches(value, tp) -> bool:
+    """Whether ``value`` fits the annotation ``tp`` (unions, Optional, list/tuple/dict with item types,
+    numpy arrays, numbers: an int fits float; numpy scalars fit their Python kinds)."""
+    if tp is typing.Any or tp is object:
+        return True
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        return any(_matches(value, a) for a in typing.get_args(tp))
+    if tp is None or tp is type(None):
+        return value is None
+    if origin is typing.Literal:
+        return value in typing.get_args(tp)
+    args = typing.get_args(tp)
+    if origin in (list, tuple, set, frozenset):  # stored as lists
+        if not isinstance(value, (list, tuple)):
+            return False
+        if origin is tuple and args and args[-1] is not Ellipsis:
+            return len(value) == len(args) and all(_matches(v, a) for v, a in zip(value, args))
+        return not args or all(_matches(v, args[0]) for v in value)
+    if origin is dict:
+        if not isinstance(value, dict):
+            return False
+        return not args or all(_matches(k, args[0]) and _matches(v, args[1]) for k, v in value.items())
+    if tp is np.ndarray or origin is np.ndarray:
+        return isinstance(value, np.ndarray)
+    if tp is float:
+        return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    if tp is int:
+        return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    if tp is bool:
+        return isinstance(value, (bool, np.bool_))
+    if tp in (list, tuple, set, frozenset):
+        return isinstance(value, (list, tuple))
+    if isinstance(tp, type):
+        return isinstance(value, tp)
+    return True  # an annotation we cannot judge (a TypeVar, a string that did not resolve)
+
+
+def check_types(cls, values: dict) -> None:
+    """``ValueError`` naming the first field of dataclass ``cls`` whose value in ``values`` does not fit its
+    annotated type, or a key that is not a field."""
+    import dataclasses
+
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - an annotation that does not resolve: judge the fields that do
+        hints = {}
+    for k, v in values.items():
+        if k not in fields:
+            raise ValueError(f"stored memory has a field {k!r} that {cls.__qualname__} does not declare")
+        if k in hints and not _matches(v, hints[k]):
+            raise ValueError(f"stored {cls.__qualname__}.{k} is a {type(v).__name__}, not {hints[k]}")

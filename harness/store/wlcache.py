@@ -1,0 +1,229 @@
+"""The workload level cache: a workload's generated levels as one data-only ``.npz`` file, under
+:func:`cache_dir` (``$LBBENCH_CACHE``, default ``~/.cache/lbbench``).
+
+``write(path, levels)`` stores every level's data (Graph: xadj, adjncy, pwgt,
+rwgt, cwgt, coords, name; Boxes: level, lo, hi, parent, ratio; LoadArray:
+load), its ``parent`` map, its ``pinned`` array and its ``meta`` (JSON values, numpy scalars and
+arrays), atomically (temporary file + rename, removed on any error). A graph
+array that several levels share (one object: shock's xadj, adjncy, coords) is
+written once and named by the others (the header's ``refs``); ``read`` gives
+them one frozen array again, so the levels share it in memory as they did.
+``read(path)`` rebuilds the levels, validating them through the model's
+constructors; it loads with ``allow_pickle=False`` and never unpickles, so a
+planted pickle cannot run. A missing file is ``None``; a corrupt one is
+``None`` with one warning line on stderr (and is removed), so the workload is
+regenerated.
+
+Nothing in the file is trusted (:mod:`harness.store.validate`): it is read only if
+it is a regular file (not a symlink, not a FIFO) of at most ``MAX_BYTES``,
+unpacking to at most that; every numeric array it holds (whatever a level
+caches) is finite and its integers within ``MAX_WEIGHT`` (2^53, the files
+reader's limit), as are the sums of a graph's weights; the level list is
+non-empty with increasing indices, and equal to the workload's declared
+``level_indices`` when it declares them (``read(path, expect=...)``).
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..contract.model import Boxes, Graph, Level, LoadArray
+from .results import from_data, remove_stale, to_data, warn, why
+from .validate import MAX_WEIGHT, open_regular
+
+FORMAT = 2  # 2: shared graph arrays written once (``refs``); 1 (no refs) is still read
+MAX_BYTES = 1 << 34  # the largest generated workloads cache a few hundred MB
+_GRAPH = ("xadj", "adjncy", "pwgt", "rwgt", "cwgt")
+_BOXES = ("level", "lo", "hi", "parent")
+
+
+def cache_dir() -> Path:
+    """The workload cache's directory: ``$LBBENCH_CACHE``, default ``~/.cache/lbbench``."""
+    return Path(os.environ.get("LBBENCH_CACHE", Path.home() / ".cache" / "lbbench"))
+
+
+def write(path: str | os.PathLike, levels: list[Level]) -> bool:
+    """Cache ``levels`` at ``path``; True when written.
+
+    A meta value that is not data is ``ValueError`` naming the level and key
+    (nothing is written); an error while writing (disk full, read-only
+    directory) removes the temporary file, warns once and returns False.
+    """
+    path = Path(path)
+    arrays: dict[str, np.ndarray] = {}
+    refs: dict[str, str] = {}
+    first: dict[int, tuple[str, np.ndarray]] = {}  # id of a graph array written already -> (its key, it)
+    head = []
+    for i, lv in enumerate(levels):
+        p = f"{i}."
+        d = lv.data
+        entry = {"index": int(lv.index), "parent": lv.parent is not None}
+        if isinstance(d, Graph):
+            entry.update(form="graph", name=d.name, coords=d.coords is not None)
+            for k in _GRAPH + (("coords",) if d.coords is not None else ()):
+                a = getattr(d, k)
+                if id(a) in first:
+                    refs[p + k] = first[id(a)][0]
+                else:
+                    first[id(a)] = (p + k, a)
+                    arrays[p + k] = np.asarray(a)
+        elif isinstance(d, Boxes):
+            entry.update(form="boxes", ratio=int(d.ratio))
+            for k in _BOXES:
+                arrays[p + k] = np.asarray(getattr(d, k))
+        elif isinstance(d, LoadArray):
+            entry.update(form="array")
+            arrays[p + "load"] = np.asarray(d.load)
+        else:
+            raise ValueError(f"level {lv.index}: cannot cache data of type {type(d).__name__}")
+        if lv.parent is not None:
+            arrays[p + "parent_map"] = np.asarray(lv.parent)
+        if lv.pinned is not None:
+            entry["pinned"] = True
+            arrays[p + "pinned"] = np.asarray(lv.pinned)
+        if not isinstance(lv.meta, dict):
+            raise ValueError(f"level {lv.index}: meta is a {type(lv.meta).__name__}, not a dict")
+        try:
+            entry["meta"] = to_data(lv.meta, arrays, p + "meta", f"level {lv.index} meta")
+        except TypeError as exc:
+            raise ValueError(str(exc)) from None
+        head.append(entry)
+    arrays["levels.json"] = np.frombuffer(json.dumps({"format": FORMAT, "levels": head, "refs": refs}).encode(),
+                                          np.uint8)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale(path.parent, f".{path.name}.*.tmp")
+        with open(tmp, "wb") as fh:
+            np.savez(fh, **arrays)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if not isinstance(exc, OSError):
+            raise
+        warn(f"workload cache {path}: cannot write ({exc.strerror or exc}); levels are not cached")
+        return False
+    return True
+
+
+def read(path: str | os.PathLike, expect: list[int] | None = None) -> list[Level] | None:
+    """The cached levels, or None when the file is missing or corrupt (corrupt: one warning line, removed).
+
+    ``expect``: the level indices the workload declares for its parameters (checked when given).
+    """
+    path = Path(path)
+    if not os.path.lexists(path):
+        return None
+    try:
+        levels = _levels(path)
+        indices = [lv.index for lv in levels]
+        if expect is not None and indices != list(expect):
+            raise ValueError(f"levels {_span(indices)}, the workload declares {_span(list(expect))}")
+        return levels
+    except Exception as exc:  # any failure to read means the cache is unusable: regenerate
+        warn(f"workload cache {path} is unreadable ({why(exc)}); regenerating it")
+        try:
+            path.unlink()
+        except OSError:
+            pass
+        return None
+
+
+def _span(indices: list) -> str:
+    return f"{indices[0]}-{indices[-1]} ({len(indices)})" if indices else "none"
+
+
+def check_array(name: str, a: np.ndarray) -> None:
+    """A cached array is numbers (or text) within the files reader's limits: finite, integers <= 2^53."""
+    if a.dtype.kind in "iu":
+        if a.size and (int(a.max()) > MAX_WEIGHT or int(a.min()) < -MAX_WEIGHT):
+            raise ValueError(f"array {name} holds values beyond 2^53")
+    elif a.dtype.kind in "fc":
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"array {name} holds values that are not finite")
+        if a.size and np.abs(a).max() > MAX_WEIGHT:
+            raise ValueError(f"array {name} holds values beyond 2^53")
+    elif a.dtype.kind not in "bUS":
+        raise ValueError(f"array {name} has dtype {a.dtype}")
+
+
+def _check_level(lv: Level) -> None:
+    d = lv.data
+    if isinstance(d, Graph):
+        for k in ("pwgt", "rwgt", "cwgt"):
+            if int(getattr(d, k).sum(dtype=object)) > MAX_WEIGHT:
+                raise ValueError(f"level {lv.index}: the {k} weights sum to more than 2^53")
+    if lv.parent is not None:
+        parent = np.asarray(lv.parent)
+        if parent.ndim != 1 or parent.dtype.kind not in "iu" or (parent.size and parent.min() < 0):
+            raise ValueError(f"level {lv.index}: bad parent map")
+
+
+def _levels(path: Path) -> list[Level]:
+    # a .npy file is no context manager: TypeError
+    with open_regular(path, MAX_BYTES, "cache file") as fh, np.load(fh, allow_pickle=False) as npz:
+        if sum(i.file_size for i in npz.zip.infolist()) > MAX_BYTES:
+            raise ValueError(f"cache file unpacks to more than {MAX_BYTES} bytes")
+        arrays = {}
+        for k in npz.files:  # owned arrays (a view of np.load's buffer is copied here, one at a time)
+            a = npz[k]
+            arrays[k] = a if a.flags.owndata else a.copy()
+    for k, a in arrays.items():
+        if k != "levels.json":
+            check_array(k, a)
+    raw = arrays.pop("levels.json")
+    if raw.dtype != np.uint8 or raw.ndim != 1:
+        raise ValueError("bad header")
+    head = json.loads(raw.tobytes().decode())
+    if not isinstance(head, dict) or head.get("format") not in (1, FORMAT) or not isinstance(head.get("levels"), list):
+        raise ValueError("bad header")
+    refs = head.get("refs", {})
+    if not isinstance(refs, dict) or not all(isinstance(k, str) and v in arrays for k, v in refs.items()):
+        raise ValueError("bad header")
+    arrays.update({k: arrays[v] for k, v in refs.items()})
+
+    def frozen(a: np.ndarray) -> np.ndarray:
+        """The stored array frozen: the Graphs take it as it is, however many levels share it."""
+        a.setflags(write=False)
+        return a
+
+    out = []
+    for i, e in enumerate(head["levels"]):
+        p = f"{i}."
+        form = e["form"]
+        if form == "graph":
+            coords = arrays[p + "coords"] if e["coords"] else None
+            name = e["name"]
+            if not isinstance(name, str):
+                raise ValueError("graph name is not a string")
+            data = Graph(*(frozen(arrays[p + k]) for k in _GRAPH), coords=None if coords is None else frozen(coords),
+                         name=name)
+        elif form == "boxes":
+            data = Boxes(*(arrays[p + k] for k in _BOXES), ratio=int(e["ratio"]))
+        elif form == "array":
+            data = LoadArray(arrays[p + "load"])
+        else:
+            raise ValueError(f"unknown level form {form!r}")
+        parent = arrays[p + "parent_map"] if e["parent"] else None
+        meta = from_data(e["meta"], arrays)
+        if not isinstance(meta, dict) or not isinstance(e["index"], int):
+            raise ValueError("bad level entry")
+        pinned = arrays[p + "pinned"] if e.get("pinned") else None
+        out.append(Level(e["index"], data, parent=parent, meta=meta, pinned=pinned))
+        _check_level(out[-1])
+    if not out:
+        raise ValueError("no levels")
+    if any(b.index <= a.index for a, b in zip(out, out[1:])) or out[0].index < 0:
+        raise ValueError("level indices are not increasing")
+    for prev, lv in zip(out, out[1:]):
+        if isinstance(prev.data, Graph) and isinstance(lv.data, Graph) and lv.parent is not None and \
+                (np.asarray(lv.parent).size != lv.data.n or
+                 (lv.data.n and int(np.max(lv.parent)) >= prev.data.n)):
+            raise ValueError(f"level {lv.index}: parent map does not fit the two levels")
+    return out
