@@ -6,7 +6,7 @@ hook, beside its reports. A claim carries the paper, where it is said
 at processor counts on a machine and, if it is not the command's, a
 workload), and ``check(df) -> (holds, ours)``: a predicate over the results
 DataFrame of those cells (one row per method and level, as
-``harness.run.api.compare`` returns) that says whether the claim holds and gives
+``harness.compare`` returns) that says whether the claim holds and gives
 the measured figures as one line of text. The cells come from the result
 store (``ReportOptions.compare``), so claims run after the reports cost
 nothing; cells shared by several claims are asked for once.

@@ -85,9 +85,8 @@ def cell_vertices(data, form: str) -> np.ndarray:
     the graph.
     """
     have = check_form(data, form)
-    if form == "array" and have != "array":
-        g = boxes_to_graph(data) if have == "boxes" else data
-        return hilbert_order(_require_coords(g))
+    if form == "array" and have != "array":  # a box level's cells follow its graph's coordinates, built alone
+        return hilbert_order(box_centres(data) if have == "boxes" else _require_coords(data))
     return np.arange(vertices(data), dtype=IDX)
 
 
@@ -240,6 +239,10 @@ def boxes_to_graph(b: Boxes) -> Graph:
     u = np.concatenate(us)
     v = np.concatenate(vs)
     w = np.concatenate(ws)
+    return Graph.from_edges(b.n, u, v, w, pwgt=b.work, rwgt=b.cells, coords=box_centres(b), name="boxes")
+
+
+def box_centres(b: Boxes) -> np.ndarray:
+    """Each box's centre in base-level cell units: the box graph's coordinates."""
     scale = float(b.ratio) ** b.level[:, None].astype(float)
-    centre = (b.lo + b.hi + 1) / 2.0 / scale
-    return Graph.from_edges(b.n, u, v, w, pwgt=b.work, rwgt=b.cells, coords=centre, name="boxes")
+    return (b.lo + b.hi + 1) / 2.0 / scale

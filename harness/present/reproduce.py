@@ -100,7 +100,7 @@ class Cell:
 
 def request_cells(methods, P, workload="shock", workload_params=None, levels=None, machine="uniform",
                   seed=0, initial="metis", timeout=None, generate=True, **_ignored) -> list[Cell]:
-    """The cells one ``harness.run.api.compare`` call runs, in its order (methods, then levels).
+    """The cells one ``harness.compare`` call runs, in its order (methods, then levels).
 
     ``generate=False`` does not load the workload: one cell per method with
     level None and a key standing for all its levels (two requests share it
@@ -160,7 +160,7 @@ class Placeholder(pd.DataFrame):
 
 
 def _compare_arguments(opts: ReportOptions, methods, P, overrides: dict) -> dict:
-    """The keyword arguments ``ReportOptions.compare`` passes to ``harness.run.api.compare``."""
+    """The keyword arguments ``ReportOptions.compare`` passes to ``harness.compare``."""
     accepted = set(inspect.signature(compare).parameters)
     kw = {f.name: getattr(opts, f.name) for f in fields(ReportOptions) if f.name in accepted and f.name != "bars"}
     kw.update(overrides)

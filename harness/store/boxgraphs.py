@@ -27,8 +27,8 @@ def _builder_hash() -> str:
     global _BUILDER
     if _BUILDER is None:
         h = hashlib.sha256(Path(_cells.__file__).read_bytes())
-        for f in (forms.boxes_to_graph, forms._coarse_overlaps, pieces.face_pairs, pieces.overlap_join,
-                  model.Graph, model.Boxes):
+        for f in (forms.boxes_to_graph, forms.box_centres, forms._coarse_overlaps, pieces.face_pairs,
+                  pieces.overlap_join, model.Graph, model.Boxes):
             h.update(inspect.getsource(f).encode())
         _BUILDER = h.hexdigest()[:16]
     return _BUILDER

@@ -117,3 +117,16 @@ def test_boxes_to_array_goes_through_the_graph():
     arr = as_form(b, "array")
     assert arr.n == 2 and sorted(arr.load.tolist()) == sorted(b.work.tolist())
     assert boxes_to_graph(b).nedges == 1
+
+
+def test_a_box_levels_cells_follow_its_graphs_coordinates():
+    rng = np.random.default_rng(3)
+    lo = rng.integers(0, 40, (30, 2))
+    b = Boxes(level=np.repeat([0, 1], 15), lo=lo, hi=lo + rng.integers(0, 4, (30, 2)), parent=[-1] * 15 + [0] * 15)
+    order = cell_vertices(b, "array")
+    assert np.array_equal(order, hilbert_order(boxes_to_graph(b).coords))  # without building the graph
+    arr = as_form(b, "array")
+    assert np.array_equal(arr.load, b.work[order])
+    assert np.array_equal(cell_vertices(b, "graph"), np.arange(b.n))
+    with pytest.raises(ValueError, match="boxes"):
+        cell_vertices(LoadArray(np.ones(4, np.int64)), "boxes")
