@@ -1,4 +1,5 @@
 """The workload level cache: data-only (npz, never a pickle), exact round trip, corrupt caches regenerated."""
+import dataclasses
 import errno
 import math
 import os
@@ -177,3 +178,24 @@ def test_a_graph_array_levels_share_is_written_once_and_shared_again_after_read(
     a, b = (lv.data for lv in wlcache.read(path))
     assert a.adjncy is b.adjncy and a.coords is b.coords and a.cwgt is not b.cwgt
     assert np.array_equal(b.cwgt, g1.cwgt) and np.array_equal(b.pwgt, g1.pwgt) and b.adjncy.dtype == np.int64
+
+
+def test_a_trace_with_new_and_vanishing_tasks_is_a_cache_hit(tmp_path, capsys, monkeypatch):
+    """vt-synthetic with churn: later phases have new tasks (parent -1) and lose others. The second load
+    reads the cache (the generator is not called again) and warns nothing."""
+    from harness.run import workloads
+
+    monkeypatch.setenv("LBBENCH_CACHE", str(tmp_path))
+    wl, params, want = workloads.load("vt-synthetic", {"ranks": 4, "tasks": 40, "phases": 4, "churn": 0.3})
+    parents = [lv.parent for lv in want[1:] if lv.parent is not None]
+    assert any((p == -1).any() for p in parents)  # new tasks
+    assert any(lv.data.n < prev.data.n or np.setdiff1d(np.arange(prev.data.n), lv.parent[lv.parent >= 0]).size
+               for prev, lv in zip(want, want[1:]))  # vanished tasks
+    workloads._RECENT.clear()
+    def regenerate(**kw):
+        pytest.fail("a cache hit regenerated the trace")
+
+    monkeypatch.setattr(workloads, "get", lambda name: dataclasses.replace(wl, generate=regenerate))
+    got = workloads.load("vt-synthetic", {"ranks": 4, "tasks": 40, "phases": 4, "churn": 0.3})[2]
+    assert_same_levels(got, want)
+    assert capsys.readouterr().err == ""

@@ -19,7 +19,8 @@ it is a regular file (not a symlink, not a FIFO) of at most ``MAX_BYTES``,
 unpacking to at most that; every numeric array it holds (whatever a level
 caches) is finite and its integers within ``MAX_WEIGHT`` (2^53, the files
 reader's limit), as are the sums of a graph's weights; the level list is
-non-empty with increasing indices, and equal to the workload's declared
+non-empty with increasing indices, every parent map is -1 (no parent: a trace's
+new task) or a vertex of the previous level, and the list is equal to the workload's declared
 ``level_indices`` when it declares them (``read(path, expect=...)``).
 """
 from __future__ import annotations
@@ -161,7 +162,8 @@ def _check_level(lv: Level) -> None:
                 raise ValueError(f"level {lv.index}: the {k} weights sum to more than 2^53")
     if lv.parent is not None:
         parent = np.asarray(lv.parent)
-        if parent.ndim != 1 or parent.dtype.kind not in "iu" or (parent.size and parent.min() < 0):
+        # -1: a vertex with no parent (a trace's new task, docs/plugins.md); a vanished one is simply not named
+        if parent.ndim != 1 or parent.dtype.kind not in "iu" or (parent.size and parent.min() < -1):
             raise ValueError(f"level {lv.index}: bad parent map")
 
 
