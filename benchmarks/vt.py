@@ -1,9 +1,11 @@
 """asv benchmarks of the vt trace reader (issue 24's target).
 
-Target: reading a 256-rank LBDatafile trace of 100,000 tasks with 300,000
+Targets: reading a 256-rank LBDatafile trace of 100,000 tasks with 300,000
 communications (the project's own generator: one phase, 391 tasks per rank,
 each sending to its right neighbour, receiving from the one below and
-sending to its rank's objgroup) into levels takes under 10 s and 1 GB.
+sending to its rank's objgroup) into levels takes under 10 s and 1 GB; the
+application-scale trace, 4,096 ranks of 256 tasks (1,048,576 tasks), at most 60 s
+and 4 GB (issue 37).
 """
 import shutil
 import tempfile
@@ -12,11 +14,12 @@ from workloads import vt
 from workloads.vt_synthetic import write_trace
 
 BIG = dict(ranks=256, phases=1, tasks=391, pinned=0.1)
+MILLION = dict(ranks=4096, phases=1, tasks=256, pinned=0.1)
 
 
-def big_trace(folder, compress: str = "none"):
-    """Write the 256-rank trace into ``folder``; returns it."""
-    write_trace(folder, compress=compress, **BIG)
+def big_trace(folder, compress: str = "none", size: dict = BIG):
+    """Write the 256-rank trace (or ``size``) into ``folder``; returns it."""
+    write_trace(folder, compress=compress, **size)
     return folder
 
 
@@ -40,4 +43,26 @@ class VtRead:
         vt.generate(path=self.dir)
 
     def peakmem_read(self, compress):
+        vt.generate(path=self.dir)
+
+
+class VtReadMillion:
+    """Read ``vt-synthetic[ranks=4096,tasks=256,phases=1]`` (1,048,576 tasks) into levels. Target at most
+    60 s and 4 GB."""
+
+    timeout = 900
+    number = 1
+    repeat = 1
+
+    def setup(self):
+        self.dir = tempfile.mkdtemp(prefix="lbbench-asv-vt1m-")
+        big_trace(self.dir, "none", MILLION)
+
+    def teardown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def time_read(self):
+        vt.generate(path=self.dir)
+
+    def peakmem_read(self):
         vt.generate(path=self.dir)

@@ -42,6 +42,54 @@ def test_one_process_exchange_and_counters():
         Engine(4, comm=None).post(0, 0, b"", kind="gossip")
 
 
+def test_object_and_batch_paths_count_the_same_messages_and_bytes():
+    """The same messages posted one by one (arrays: counted by size) and sent as one batch (declared by
+    their rows' size) give the same totals, step statistics, pair matrices and modelled times."""
+    P = 6
+    rng = np.random.default_rng(1)
+    src = np.sort(rng.integers(0, P, 40))
+    dst = rng.integers(0, P, 40)
+    counts = rng.integers(0, 5, 40)
+    values = rng.random((int(counts.sum()), 3))
+    kinds = ["balance", "migration", "application"]
+    one, many = Engine(P, Machine.parse("grid:2:3", P), comm=None), Engine(P, Machine.parse("grid:2:3", P), comm=None)
+    off = np.concatenate([[0], np.cumsum(counts)])
+    for step in range(2):
+        for i in range(40):
+            one.post(int(src[i]), int(dst[i]), values[off[i]:off[i + 1]], kind=kinds[(i + step) % 3])
+        inbox = one.exchange()
+        for k in range(3):
+            pick = np.flatnonzero((np.arange(40) + step) % 3 == k)
+            many.send(f"t{k}", src[pick], dst[pick], np.concatenate([values[off[i]:off[i + 1]] for i in pick]),
+                      counts=counts[pick], kind=kinds[k])
+        many.exchange()
+        for k in range(3):  # the same rows, in the same (dst, src, post) order
+            b = many.received(f"t{k}")
+            want = [(d, s, p.tolist()) for d in range(P) for s, kind, p in inbox[d] if kind == kinds[k]]
+            assert [(int(d), int(s), r.tolist()) for d, s, r in zip(b.dst, b.src, b.split())] == want
+    assert one.totals() == many.totals()
+    for kind in kinds:
+        assert one.step_stats(kind) == many.step_stats(kind)
+        assert (one.pair_matrix(kind) == many.pair_matrix(kind)).all()
+        assert (one.pair_matrix(kind, "messages") == many.pair_matrix(kind, "messages")).all()
+
+
+def test_batch_errors_and_declared_bytes():
+    eng = Engine(4, comm=None)
+    eng.send("x", [0, 1], 3, nbytes=2 ** 50, kind="migration")  # declared, never allocated
+    eng.exchange()
+    assert eng.totals()["migration"]["bytes"] == 2 ** 51 and len(eng.received("x")) == 2
+    assert len(eng.received("y")) == 0
+    with pytest.raises(ValueError, match="not local"):
+        Engine(4, comm=None).send("x", 7, 0)
+    with pytest.raises(ValueError, match="out of range"):
+        Engine(4, comm=None).send("x", 0, 4)
+    with pytest.raises(ValueError, match="counts sum"):
+        Engine(4, comm=None).send("x", [0, 1], 1, np.zeros(3), counts=[1, 1])
+    with pytest.raises(ValueError, match="negative bytes"):
+        Engine(4, comm=None).send("x", 0, 1, nbytes=-8)
+
+
 @pytest.mark.mpi
 def test_engine_identical_on_1_2_3_4_ranks():
     P = 7
@@ -57,6 +105,9 @@ def test_engine_identical_on_1_2_3_4_ranks():
                    "bytes": app["bytes"]}
     assert ref["stats_since_1"]["supersteps"] == 2 and ref["stats_since_1"]["messages"] == 2 * P
     assert ref["stats"]["migration"]["supersteps"] == 1
+    rows = ref["rows"]["0"]  # batches arrive by destination, then source, every message once
+    assert rows == sorted(rows, key=lambda m: m[:2]) and len(rows) == 2 * P
+    assert rows[:2] == [[0, 1, [[1.0, 0.0]]], [0, 4, [[4.0, 0.0]]]]  # to vproc 0: (5 src + 1 or 2) % 7 = 0
     for ranks in (2, 3, 4):
         assert run(ranks, P) == ref
     # more ranks than cores: every collective first waits in a nonblocking barrier, yielding the core

@@ -1,51 +1,39 @@
 """Virtual processors on MPI in bulk-synchronous supersteps (docs/architecture.md, "Engine").
 
-P vprocs are spread over the R ranks of a communicator in contiguous blocks.
-Each local vproc posts messages with :meth:`Engine.post`; one
-:meth:`Engine.exchange` delivers them (one ``alltoall`` over MPI when R > 1,
-plain hand-over in one process). Every message is counted per superstep, per
-vproc pair and per kind (``balance``, ``migration``, ``application``), and
-modelled time follows the Machine: ``latency + bytes / bandwidth`` per
-message, scaled by Conn between the two processors' clusters.
+P vprocs are spread over the R ranks of a communicator in contiguous blocks. A local vproc sends
+messages two ways, both delivered by one :meth:`Engine.exchange` (one superstep):
 
-Reductions gather all P values in vproc order before combining, so results are
-bit-identical for every R.
+* **batches** (the fast path): :meth:`Engine.send` takes numpy columns (source and destination vprocs,
+  declared bytes, payload rows) for many messages at once; :meth:`Engine.received` gives a tag's messages as
+  one :class:`~harness.engine.batch.Batch`. Nothing is done per message in Python.
+* **objects** (the slow path): :meth:`Engine.post` queues one Python object; its bytes are its size
+  (arrays, bytes) or its pickle's.
 
-Every collective goes through one MPI primitive (``alltoall`` of Python
-objects), so a rank whose cell failed can release the others from whatever
-collective they wait in: :meth:`Engine.abort` sends an abort marker that
-every rank receives in its pending collective, where it raises
-:class:`CellAborted`. All ranks then leave the cell together.
+Under MPI a superstep is one ``Alltoall`` of a fixed header and one ``Alltoallv`` of buffers
+(:mod:`harness.engine.transport`). Every message is counted per superstep, per vproc pair and per kind
+(``balance``, ``migration``, ``application``; :mod:`harness.engine.counters`), and modelled time follows the
+Machine: ``latency + bytes / bandwidth`` per message, scaled by Conn between the two processors' clusters.
+
+Reductions gather all P values in vproc order before combining, so results are bit-identical for every R.
+Every collective goes through the one exchange, so a rank whose cell failed can release the others from
+whatever collective they wait in (:meth:`Engine.abort`; they raise :class:`CellAborted`).
 """
 from __future__ import annotations
 
 import os
 import pickle
 import time
-from collections import defaultdict
 
 import numpy as np
 
 from ..contract.model import Machine
+from .batch import KINDS, Batch, pack, unpack
+from .counters import Counters
+from .transport import CellAborted, Diverged, Transport, crowded
 
-KINDS = ("balance", "migration", "application")
+__all__ = ["KINDS", "Batch", "CellAborted", "Diverged", "Engine", "crowded", "payload_bytes", "world"]
 
-
-class CellAborted(BaseException):
-    """Another rank's cell failed: leave the cell (a BaseException, so a plugin's ``except Exception``
-    cannot swallow it and go on to a collective the failed rank will never join)."""
-
-
-class Diverged(CellAborted):
-    """The ranks met in different collectives (a rank took another path through the cell): every rank
-    raises it in the same collective, so all leave the cell together and the cell fails."""
-
-
-class _Abort:
-    """The marker :meth:`Engine.abort` sends."""
-
-    def __init__(self, reason: str):
-        self.reason = reason
+_KIND = {k: i for i, k in enumerate(KINDS)}
 _MPI_ENV = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK")
 
 
@@ -58,31 +46,21 @@ def world():
     return MPI.COMM_WORLD
 
 
-_CROWDED: dict = {}  # communicator handle -> more ranks on some host than that host's cores
-
-
-def crowded(comm) -> bool:
-    """Whether some host runs more of ``comm``'s ranks than it has cores for them (a collective, once per
-    communicator). MPICH spins while it waits in a collective; a spinning rank that shares a core with a
-    working one takes the core from it, and the working rank refills its caches after every switch."""
-    key = comm.py2f()
-    if key not in _CROWDED:
-        from mpi4py import MPI
-
-        host = comm.Split_type(MPI.COMM_TYPE_SHARED)
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-        over = host.Get_size() > cores
-        host.Free()
-        _CROWDED[key] = bool(comm.allreduce(over, op=MPI.LOR))
-    return _CROWDED[key]
-
-
 def payload_bytes(payload) -> int:
+    """The bytes an object-path message counts: an array's or bytes' size, else its pickle's."""
     if isinstance(payload, np.ndarray):
         return int(payload.nbytes)
     if isinstance(payload, (bytes, bytearray, memoryview)):
         return len(payload)
     return len(pickle.dumps(payload, protocol=5))
+
+
+class Inbox(dict):
+    """``{local dst: [(src, kind, payload), ...]}`` of the object path: only vprocs that received a message
+    are keys (in vproc order); any other local vproc reads as an empty list."""
+
+    def __missing__(self, key):
+        return []
 
 
 class _Charge:
@@ -116,29 +94,42 @@ class Engine:
         self.machine = machine or Machine.uniform(P)
         if self.machine.P != P:
             raise ValueError(f"machine has P = {self.machine.P}, engine P = {P}")
-        self._crowded = None  # known at the first collective (:func:`crowded` is one)
-        self.timed = False  # the cell runs under a deadline (SIGALRM): collectives wait inside MPI
-        self.balance_ranks(None)
+        self._net = None if self.R == 1 else Transport(self.comm)
         self.superstep = 0
         self.tally = None
-        self._outbox: list = []
-        # local counters: (kind) -> {(src, dst): [messages, bytes]}; per-superstep modelled times
-        self._pairs: dict = {k: defaultdict(lambda: [0, 0]) for k in KINDS}
-        self._steps: list = []  # (superstep, {kind: this rank's longest modelled send time})
-        self._sent: list = []  # (superstep, kind, most one local vproc sent, messages, bytes)
-        self._recv: list = []  # (superstep, kind, most one local vproc received)
+        self.balance_ranks(None)
         self._busy_reset()
+
+    @property
+    def timed(self) -> bool:
+        """The cell runs under a deadline (SIGALRM): collectives wait inside MPI, not in a yielding loop."""
+        return self._net is not None and self._net.timed
+
+    @timed.setter
+    def timed(self, value: bool) -> None:
+        if self._net is not None:
+            self._net.timed = bool(value)
+
+    def defer(self, exc: BaseException) -> bool:
+        """For a signal handler (a cell's deadline): True if a collective is under way, which then raises
+        ``exc`` when it is complete on this rank (no rank is left waiting in half of it); else False."""
+        return self._net is not None and self._net.defer(exc)
+
+    @property
+    def _crowded(self):
+        return None if self._net is None else self._net._crowded
 
     # ------------------------------------------------------------ busy time
     def _busy_reset(self) -> None:
         self._cpu0 = time.process_time()
-        self._coll_cpu = 0.0  # CPU seconds inside collectives (MPI may spin while it waits)
+        if self._net is not None:
+            self._net.cpu = 0.0  # CPU seconds inside collectives (MPI may spin while it waits)
         self._vp_cpu = np.zeros(self.P)  # CPU seconds charged to each local vproc (``working``)
         self.last_work = getattr(self, "last_work", None)  # per vproc, of the last cell (``rank_busy``)
 
     def busy_s(self) -> float:
         """This rank's CPU seconds since the cell began, outside collectives."""
-        return time.process_time() - self._cpu0 - self._coll_cpu
+        return time.process_time() - self._cpu0 - (0.0 if self._net is None else self._net.cpu)
 
     def working(self, vp: int) -> "_Charge":
         """Charge the CPU time of the block to local vproc ``vp`` (the work measure of :meth:`balance_ranks`)."""
@@ -179,7 +170,8 @@ class Engine:
             starts = np.array(starts + [self.P])
         self.starts = starts
         self.local = range(int(starts[self.rank]), int(starts[self.rank + 1]))
-        self._rank_list = self.rank_of(np.arange(self.P)).tolist()  # vproc -> rank, for the exchange
+        self._rank_list = self.rank_of(np.arange(self.P)).tolist()  # vproc -> rank, for the object path
+        self._reset_messages()
 
     # ----------------------------------------------------------------- layout
     def rank_of(self, vp) -> np.ndarray:
@@ -192,8 +184,15 @@ class Engine:
         return self.rank == 0
 
     # --------------------------------------------------------------- messages
+    def _reset_messages(self) -> None:
+        self._outbox: list = []  # object path: (src, dst, kind, payload)
+        self._batches: dict = {}  # tag -> [Batch, ...] sent this superstep (fast path)
+        self._got: dict = {}  # tag -> Batch delivered by the last exchange
+        self._counters = Counters(self.P, self.machine, self.local.start)
+
     def post(self, src: int, dst: int, payload, kind: str = "balance") -> None:
-        """Queue a message from local vproc ``src`` to vproc ``dst`` for the next exchange.
+        """Queue one message from local vproc ``src`` to vproc ``dst`` for the next exchange (the slow path:
+        Python per message; :meth:`send` takes many at once).
 
         Args:
             src: the sending vproc; it must be local (``src in eng.local``).
@@ -210,101 +209,179 @@ class Engine:
             raise ValueError(f"vproc {src} is not local to rank {self.rank}")
         if not 0 <= dst < self.P:
             raise ValueError(f"destination vproc {dst} out of range for P = {self.P}")
-        if kind not in KINDS:
+        if kind not in _KIND:
             raise ValueError(f"unknown message kind {kind!r}")
         self._outbox.append((src, dst, kind, payload))
 
-    def pending(self) -> int:
-        """Messages posted on this rank and not yet delivered."""
-        return len(self._outbox)
+    def send(self, tag: str, src, dst, values: np.ndarray | None = None, counts=None, nbytes=None,
+             kind: str = "balance") -> None:
+        """Queue many messages of stream ``tag`` for the next exchange (the fast path).
 
-    def exchange(self, tally: int | None = None) -> dict[int, list]:
-        """Deliver every posted message (one superstep; one ``alltoall`` under MPI).
+        Args:
+            tag: names the stream; the receivers read it with :meth:`received`. A tag's messages carry values
+                of one dtype and row shape, or none.
+            src, dst: the sending (local) and receiving vproc of each message (arrays, or one number for all).
+            values: the messages' payload rows, concatenated along the first axis (None: no payload).
+            counts: rows of ``values`` per message (default: one row each; zero without values).
+            nbytes: the bytes each message declares (counted and modelled; default: its rows' size). Data that
+                is only accounted for (a migration) declares its bytes and carries no values.
+            kind: ``balance``, ``migration`` or ``application``.
+
+        Example:
+            >>> p = np.arange(eng.local.start, eng.local.stop)
+            >>> eng.send("load", p, (p + 1) % eng.P, load[p])
+            >>> eng.exchange()
+            >>> got = eng.received("load")  # got.dst, got.src, got.values
+        """
+        if kind not in _KIND:
+            raise ValueError(f"unknown message kind {kind!r}")
+        src, dst = np.broadcast_arrays(np.asarray(src, np.int64).ravel(), np.asarray(dst, np.int64).ravel())
+        n = src.size
+        if n == 0:
+            return
+        if int(src.min()) < self.local.start or int(src.max()) >= self.local.stop:
+            raise ValueError(f"tag {tag!r}: a source vproc is not local to rank {self.rank}")
+        if int(dst.min()) < 0 or int(dst.max()) >= self.P:
+            raise ValueError(f"tag {tag!r}: a destination vproc is out of range for P = {self.P}")
+        if values is None:
+            counts = np.zeros(n, np.int64)
+        else:
+            values = np.asarray(values)
+            if values.dtype.hasobject or values.ndim == 0:
+                raise ValueError(f"tag {tag!r}: values must be a numeric array with one row per item, "
+                                 f"not {values.dtype} of shape {values.shape}")
+            counts = np.ones(n, np.int64) if counts is None else np.broadcast_to(
+                np.asarray(counts, np.int64), (n,))
+            if counts.size and int(counts.min()) < 0 or int(counts.sum()) != len(values):
+                raise ValueError(f"tag {tag!r}: counts sum to {int(counts.sum())}, values have {len(values)} rows")
+        if nbytes is None:
+            row = 0 if values is None else values.itemsize * int(np.prod(values.shape[1:], dtype=np.int64))
+            nbytes = counts * row
+        nbytes = np.broadcast_to(np.asarray(nbytes, np.int64), (n,))
+        if int(nbytes.min()) < 0:
+            raise ValueError(f"tag {tag!r}: a message declares negative bytes")
+        self._batches.setdefault(tag, []).append(
+            Batch(src.copy(), dst.copy(), np.full(n, _KIND[kind], np.int64), nbytes.copy(),
+                  np.array(counts, np.int64), values))
+
+    def received(self, tag: str) -> Batch:
+        """The messages of ``tag`` the last exchange delivered to this rank's vprocs, sorted by destination,
+        then source, then the order they were sent in (an empty Batch when none came)."""
+        return self._got.get(tag) or Batch.empty()
+
+    def pending(self) -> int:
+        """Messages posted or sent on this rank and not yet delivered."""
+        return len(self._outbox) + sum(len(b) for parts in self._batches.values() for b in parts)
+
+    def exchange(self, tally: int | None = None) -> Inbox:
+        """Deliver every message posted or sent (one superstep; under MPI one header ``Alltoall`` and one
+        ``Alltoallv``). The batches are read afterwards with :meth:`received`.
 
         Args:
             tally: this rank's share of a count every rank needs (work left, say); the sum over all ranks
                 rides on the same collective and is ``self.tally`` afterwards (every rank passes one, or none).
 
         Returns:
-            ``{local dst: [(src, kind, payload), ...]}`` in (src, post) order; every rank must call it.
+            The object path's messages, ``{local dst: [(src, kind, payload), ...]}`` in (src, post) order
+            (:class:`Inbox`: a local vproc that received none reads as ``[]``); every rank must call it.
 
         Example:
             >>> inbox = eng.exchange()
             >>> for dst, msgs in inbox.items():
             ...     got = sum(int(payload[0]) for src, kind, payload in msgs)
         """
-        out, self._outbox = self._outbox, []
-        m = self.machine
-        lat, bw, conn, cluster = m.latency, m.bandwidth, m.conn, m.cluster
-        one = conn[0, 0] if m.C == 1 else None  # one cluster: the same Conn for every pair
-        pairs = self._pairs
-        step, step_time, sent, nbytes = self.superstep, {}, {}, {}
-        for src, dst, kind, payload in out:
-            nb = payload_bytes(payload)
-            c = pairs[kind][(src, dst)]
-            c[0] += 1
-            c[1] += nb
-            by_src = sent.get(kind)
-            if by_src is None:
-                by_src = sent[kind] = {}
-                nbytes[kind] = 0
-            by_src[src] = by_src.get(src, 0) + 1
-            nbytes[kind] += nb
-            if src != dst:
-                t = (lat + nb / bw) * (one if one is not None else conn[cluster[src], cluster[dst]])
-                key = (kind, src)
-                step_time[key] = step_time.get(key, 0.0) + t
-        if step_time:
-            longest: dict = {}
-            for (kind, _), t in step_time.items():
-                longest[kind] = max(longest.get(kind, t), t)
-            self._steps.append((step, longest))
-        for kind, by_src in sent.items():
-            self._sent.append((step, kind, max(by_src.values()), sum(by_src.values()), nbytes[kind]))
+        step = self.superstep
         self.superstep += 1
+        out, self._outbox = self._outbox, []
+        sent, self._batches = self._batches, {}
+        if not out and not sent and self.R == 1:  # an empty superstep: nothing to count or move
+            self._got, self.tally = {}, tally
+            return Inbox()
+        tags = sorted(sent)
+        batches = [(tag, Batch.concat(sent[tag])) for tag in tags]
+        self._count_sent(step, out, batches)
         if self.R == 1:
-            received, self.tally = out, tally
+            received, got, self.tally = out, batches, tally
         else:
-            send = [[] for _ in range(self.R)]
-            rank = self._rank_list
-            for msg in out:
-                send[rank[msg[1]]].append(msg)
-            if tally is not None:
-                send = [(part, tally) for part in send]
-            got = self._alltoall(send, "exchange")
-            if tally is not None:
-                got, self.tally = [part for part, _ in got], sum(t for _, t in got)
-            received = [msg for part in got for msg in part]
-        inbox: dict[int, list] = {v: [] for v in self.local}
-        recv: dict = {}
-        # stable sort by src keeps each sender's post order
-        for src, dst, kind, payload in sorted(received, key=lambda x: x[0]):
-            inbox[dst].append((src, kind, payload))
-            by_dst = recv.get(kind)
-            if by_dst is None:
-                by_dst = recv[kind] = {}
-            by_dst[dst] = by_dst.get(dst, 0) + 1
-        for kind, by_dst in recv.items():
-            self._recv.append((step, kind, max(by_dst.values())))
+            received, got = self._move(out, batches, tally)
+        self._got = {}
+        kinds, dsts = [], []
+        for tag, b in got:
+            order = np.lexsort((b.src, b.dst))  # stable: a sender's messages keep their order
+            self._got[tag] = b = b.select(order)
+            kinds.append(b.kind)
+            dsts.append(b.dst)
+        inbox = Inbox()
+        if received:
+            received.sort(key=lambda x: x[0])  # stable sort by src keeps each sender's post order
+            for src, dst, kind, payload in received:
+                inbox.setdefault(dst, []).append((src, kind, payload))
+            kinds.append(np.array([_KIND[m[2]] for m in received], np.int64))
+            dsts.append(np.array([m[1] for m in received], np.int64))
+            inbox = Inbox(sorted(inbox.items()))
+        if kinds:
+            self._counters.count_received(step, np.concatenate(kinds), np.concatenate(dsts))
         return inbox
+
+    def _count_sent(self, step: int, out: list, batches: list) -> None:
+        """Count this superstep's sends: the object path's messages first, then each tag's batch."""
+        cols = [(np.array([_KIND[m[2]] for m in out], np.int64), np.array([m[0] for m in out], np.int64),
+                 np.array([m[1] for m in out], np.int64),
+                 np.array([payload_bytes(m[3]) for m in out], np.int64))] if out else []
+        cols += [(b.kind, b.src, b.dst, b.nbytes) for _, b in batches]
+        if cols:
+            kind, src, dst, nbytes = (np.concatenate(c) for c in zip(*cols))
+            self._counters.count_sent(step, kind, src, dst, nbytes)
+
+    def _move(self, out: list, batches: list, tally) -> tuple[list, list]:
+        """The superstep's messages to the ranks that host their destinations; what came to this rank."""
+        by_rank = [[] for _ in range(self.R)]
+        rank = self._rank_list
+        for msg in out:
+            by_rank[rank[msg[1]]].append(msg)
+        split = []  # per tag: the batch ordered by destination rank, and where each rank's part starts
+        for tag, b in batches:
+            r = self.rank_of(b.dst)
+            order = np.argsort(r, kind="stable")
+            split.append((tag, b.select(order), np.searchsorted(r[order], np.arange(self.R + 1))))
+        chunks = []
+        for r in range(self.R):
+            sections = [(tag, b.select(np.arange(cut[r], cut[r + 1]))) for tag, b, cut in split
+                        if cut[r + 1] > cut[r]]
+            meta = (tally, by_rank[r]) if tally is not None or by_rank[r] else None
+            chunks.append(pack(meta, sections) if meta is not None or sections else [])
+        parts = self._net.exchange(chunks, "exchange")
+        received, got, tallies = [], {}, []
+        for buf in parts:
+            meta, sections = unpack(buf)
+            if meta is not None:
+                tallies.append(meta[0])
+                received.extend(meta[1])
+            for tag, b in sections:
+                got.setdefault(tag, []).append(b)
+        if tally is not None:
+            self.tally = sum(t for t in tallies if t is not None)
+        return received, [(tag, Batch.concat(got[tag])) for tag in sorted(got)]
 
     def migrate(self, home_before: np.ndarray, home_after: np.ndarray, weight: np.ndarray,
                 bytes_per_unit: int = 8) -> None:
-        """Move data for real: each local vproc sends one payload per destination, sized by the moved weight."""
+        """Account for data moving: each local vproc sends one message per destination that declares the moved
+        weight's bytes (nothing is allocated for them)."""
         moved = home_before != home_after
         src, dst, w = home_before[moved], home_after[moved], weight[moved]
-        key = src * self.P + dst
-        pairs, inv = np.unique(key, return_inverse=True)
-        tot = np.bincount(inv, weights=w).astype(np.int64)
-        for k, units in zip(pairs.tolist(), tot.tolist()):
-            s, d = divmod(k, self.P)
-            if s in self.local:
-                self.post(s, d, np.zeros(units * bytes_per_unit // 8, np.int64), kind="migration")
+        pairs, inv = np.unique(src * self.P + dst, return_inverse=True)
+        units = np.bincount(inv, weights=w, minlength=pairs.size).astype(np.int64)
+        s, d = pairs // self.P, pairs % self.P
+        mine = (s >= self.local.start) & (s < self.local.stop)
+        self.send("migrate", s[mine], d[mine], nbytes=units[mine] * bytes_per_unit // 8 * 8, kind="migration")
         self.exchange()
 
     # ------------------------------------------------------------- collectives
     def allgather(self, local: dict, what: str = "allgather") -> list:
-        """All P vprocs' values, in vproc order, on every rank (``local`` maps local vproc -> value)."""
+        """All P vprocs' values, in vproc order, on every rank (``local`` maps local vproc -> value).
+
+        ``what`` names the collective (any string): ranks that meet in collectives of different names fail
+        the cell together (:class:`Diverged`)."""
         mine = [local[v] for v in self.local]
         if self.R == 1:
             return mine
@@ -320,7 +397,7 @@ class Engine:
         if self.R == 1:
             return obj
         src = int(self.rank_of(root))
-        return self._alltoall([obj if self.rank == src else None] * self.R, "bcast")[src]
+        return self._net.objects([obj if self.rank == src else None] * self.R, "bcast")[src]
 
     def rank_max(self, value: float) -> float:
         """Max of a per-rank number (timings) over all ranks."""
@@ -332,59 +409,29 @@ class Engine:
 
     def _gather(self, obj, what: str) -> list:
         """:meth:`gather_ranks` tagged with the public collective it serves (ranks in different ones diverge)."""
-        return [obj] if self.R == 1 else self._alltoall([obj] * self.R, what)
+        return [obj] if self.R == 1 else self._net.objects([obj] * self.R, what)
 
     def barrier(self) -> None:
         """Wait for every rank."""
         if self.R > 1:
-            self._alltoall([None] * self.R, "barrier")
-
-    def _alltoall(self, send: list, what: str) -> list:
-        """The one MPI collective every other is made of, tagged with the collective's name; raises
-        CellAborted if a rank sent the abort marker, Diverged (on every rank) if the ranks are in different
-        collectives. Its CPU time is not the rank's busy time."""
-        t = time.process_time()
-        self._arrive()
-        got = self.comm.alltoall([(what, x) for x in send])
-        self._coll_cpu += time.process_time() - t
-        aborted = [x for _, x in got if isinstance(x, _Abort)]
-        if aborted:
-            raise CellAborted(aborted[0].reason)
-        tags = [t for t, _ in got]
-        if len(set(tags)) > 1:
-            raise Diverged("failed: ranks took different paths through the cell (rank collectives: "
-                           + ", ".join(f"{r}: {t}" for r, t in enumerate(tags)) + ")")
-        return [x for _, x in got]
+            self._net.objects([None] * self.R, "barrier")
 
     def abort(self, reason: str) -> None:
         """Release the other ranks from the collective they wait in (this rank's cell failed)."""
-        self._outbox = []
+        self._outbox, self._batches = [], {}
         if self.R > 1:
-            self._arrive()
-            self.comm.alltoall([("abort", _Abort(reason))] * self.R)
-
-    def _arrive(self) -> None:
-        """On a crowded host, wait for every rank to reach the collective while yielding the core (a
-        nonblocking barrier), so that a waiting rank does not spin on a core that a working rank needs.
-        Not in a cell with a deadline: its signal, raised in this loop, would leave the barrier half done."""
-        if self.timed:
-            return
-        if self._crowded is None:
-            self._crowded = crowded(self.comm)
-        if self._crowded:
-            req = self.comm.Ibarrier()
-            while not req.Test():
-                os.sched_yield()
+            self._net.abort(reason)
 
     # --------------------------------------------------------------- counters
     def totals(self) -> dict:
         """Messages, bytes and modelled seconds per kind, over all ranks and supersteps (a superstep lasts as
         long as its longest sender's transfers)."""
+        c = self._counters
         local = {}
         for kind in KINDS:
-            vals = np.array(list(self._pairs[kind].values()), dtype=np.int64).reshape(-1, 2)
-            local[kind] = vals.sum(axis=0)
-        longest = {(step, kind): t for step, times in self._steps for kind, t in times.items()}
+            _, msgs, nbytes = c.pairs(kind)
+            local[kind] = np.array([msgs.sum(), nbytes.sum()], np.int64)
+        longest = {(step, kind): t for step, times in c.steps for kind, t in times.items()}
         gathered = self._gather((local, longest), "totals")
         merged: dict = {}  # each rank sends its own maxima: the work after the gather is O(ranks x supersteps)
         for _, part in gathered:
@@ -406,13 +453,14 @@ class Engine:
         ``messages`` and ``bytes``: totals. Complexity claims are read here,
         not from a plugin's own counters.
         """
-        if kind not in KINDS:
+        if kind not in _KIND:
             raise ValueError(f"unknown message kind {kind!r}")
+        c = self._counters
         mine: dict = {}  # superstep -> [most sent, messages, bytes, most received], this rank's vprocs
-        for st, k, most, n, nb in self._sent:
+        for st, k, most, n, nb in c.sent:
             if k == kind and st >= since:
                 mine[st] = [most, n, nb, 0]
-        for st, k, most in self._recv:
+        for st, k, most in c.recv:
             if k == kind and st >= since:
                 mine.setdefault(st, [0, 0, 0, 0])[3] = most
         steps: dict = {}
@@ -430,18 +478,13 @@ class Engine:
 
     def pair_matrix(self, kind: str, what: str = "bytes") -> np.ndarray:
         """P x P matrix of messages or bytes sent from vproc i to j (summed over supersteps)."""
-        col = {"messages": 0, "bytes": 1}[what]
-        mat = np.zeros((self.P, self.P), np.int64)
-        for (s, d), c in self._pairs[kind].items():
-            mat[s, d] += c[col]
-        return np.sum(self._gather(mat, "pair_matrix"), axis=0)
+        keys, msgs, nbytes = self._counters.pairs(kind)
+        mat = np.zeros(self.P * self.P, np.int64)
+        mat[keys] = {"messages": msgs, "bytes": nbytes}[what]
+        return np.sum(self._gather(mat.reshape(self.P, self.P), "pair_matrix"), axis=0)
 
     def reset_counters(self) -> None:
         """Forget the messages and supersteps counted so far (the runner calls it before each cell)."""
-        self._outbox = []
-        self._pairs = {k: defaultdict(lambda: [0, 0]) for k in KINDS}
-        self._steps = []
-        self._sent = []
-        self._recv = []
+        self._reset_messages()
         self.superstep = 0
         self._busy_reset()

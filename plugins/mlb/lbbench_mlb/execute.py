@@ -19,7 +19,7 @@ received:
   first: in each step it sends the intervals on the far side of the desired cut
   between the two halves of its sub-cube (taking "off the available load from
   the left" when the partner is to the left, §3.3) and adds what it receives.
-  Sum_l l = d(d+1)/2 supersteps. At the last step of level l the siblings also
+  Sum_l (l - 1) = d(d-1)/2 supersteps. At the last step of level l the siblings also
   swap their earlier amounts, and the vproc that played their parent on level
   l-1 checks that they add up to the parent's ("the communication schedule
   determined on the next coarser level tells us how much load the two leftmost
@@ -74,15 +74,13 @@ def phase1(engine, cube: Cube, a: np.ndarray) -> np.ndarray:
     sibling block (2**j ranks) that vproc p learnt across edge j (local rows only)."""
     S = np.asarray(a, np.int64).copy()
     O = np.zeros((cube.P, cube.d), np.int64)
+    mine = np.arange(engine.local.start, engine.local.stop)
     for j in range(cube.d):
-        partner = cube.partners[j].tolist()
-        snap = S.copy()
-        for p in engine.local:
-            engine.post(p, partner[p], snap[p:p + 1], kind="balance")
-        for p, msgs in engine.exchange().items():
-            (_, _, other), = msgs
-            O[p, j] = other[0]
-            S[p] += other[0]
+        engine.send("sum", mine, cube.partners[j][mine], S[mine])  # one integer each
+        engine.exchange()
+        got = engine.received("sum")  # one message for each local vproc
+        O[got.dst, j] = got.values
+        S[got.dst] += got.values
     return O
 
 
@@ -119,18 +117,22 @@ def phase3(engine, cube: Cube, a: np.ndarray, O: np.ndarray, bnds: dict):
         for s in range(level):
             k = d - 1 - s
             partner = cube.partners[k].tolist()
+            out = []
             for p in players:
                 keep, send = _split(held[p], int(bnds[p][k, 1]), left=bool((p >> k) & 1))
                 held[p] = keep
                 amounts[p].append(sum(e - b for b, e in send))
-                if s < level - 1:
-                    engine.post(p, partner[p], np.array([x for iv in send for x in iv], np.int64), kind="balance")
+                out.append(send)
             if s == level - 1:
                 break                                    # the siblings' edge: "easily computed" (§3.3)
-            inbox = engine.exchange()
+            # one message per player: its intervals, as [start, end] rows
+            engine.send("intervals", players, np.asarray(partner, np.int64)[players],
+                        np.array([iv for send in out for iv in send], np.int64).reshape(-1, 2),
+                        counts=[len(send) for send in out])
+            engine.exchange()
+            got_all = engine.received("intervals")
             for p in players:
-                (_, _, pay), = inbox[p]
-                got = pay.reshape(-1, 2).tolist()
+                got = got_all.to(p).values.tolist()
                 held[p] = sorted(held[p] + [tuple(iv) for iv in got])
                 if level == d:
                     sigma[s, p], rho[s, p] = amounts[p][s], sum(e - b for b, e in got)
@@ -199,13 +201,16 @@ def loan_procedure(engine, cube: Cube, line_load, line_rwgt, held: dict, offset:
                 hi_loan[p] = t - w
             if piece.size or loan:
                 units = int(line_rwgt[piece].sum())
-                engine.post(p, partner[p], np.concatenate([[piece.size, loan], piece, line_load[piece], pos[piece],
-                                                           np.zeros(units, np.int64)]), kind="migration")
+                # the data declared, one word per unit of redistribution weight, after the header and the rows
+                engine.send("piece", p, partner[p], np.concatenate([[piece.size, loan], piece, line_load[piece],
+                                                                     pos[piece]]),
+                            counts=2 + 3 * piece.size, nbytes=8 * (2 + 3 * piece.size + units), kind="migration")
                 sent[s, p], sent_rwgt[s, p] = w, units
-        inbox = engine.exchange()
+        engine.exchange()
+        pieces = engine.received("piece")
         for q in engine.local:
             got, w, handed = [], 0, 0
-            for _, _, pay in inbox[q]:
+            for pay in pieces.to(q).split():
                 m = int(pay[0])
                 handed += int(pay[1])
                 got.append(pay[2:2 + m])
@@ -269,26 +274,22 @@ def route_items(engine, cube: Cube, load, rwgt, home, dest):
         starts, ends = np.concatenate([[0], cut]), np.concatenate([cut, [mv.size]])
         cw = np.concatenate([[0], np.cumsum(rwgt[mv])])
         cl = np.concatenate([[0], np.cumsum(load[mv])])
-        partner = cube.partners[k].tolist()
-        for b, e in zip(starts.tolist(), ends.tolist()) if mv.size else ():
-            p = int(mv_holder[b])
-            units = int(cw[e] - cw[b])
-            payload = np.zeros(1 + (e - b) + units, np.int64)
-            payload[0] = e - b
-            payload[1:1 + e - b] = mv[b:e]
-            engine.post(p, partner[p], payload, kind="migration")
-            sent[s, p] = cl[e] - cl[b]
+        if mv.size:  # one message per holder: its items' ids, then one word per unit of their weight (declared)
+            p = mv_holder[starts]
+            units = cw[ends] - cw[starts]
+            engine.send("route", p, cube.partners[k][p], mv, counts=ends - starts,
+                        nbytes=8 * (1 + (ends - starts) + units), kind="migration")
+            sent[s, p] = cl[ends] - cl[starts]
             sent_rwgt[s, p] = units
-        arrivals = []
-        for q, msgs in engine.exchange().items():
-            for _, _, payload in msgs:
-                got = payload[1:1 + int(payload[0])]
-                if np.any((flip[got] >> k) & 1 == 0):
-                    raise RuntimeError(f"mlb: vproc {q} received items that do not cross edge {k}")
-                where[got] = q
-                arrivals.append(got)
-        if arrivals:
-            file(np.concatenate(arrivals), k)  # M7: what came over edge k only crosses finer edges
+        engine.exchange()
+        got = engine.received("route")
+        if got.values is not None and got.values.size:
+            at = np.repeat(got.dst, got.counts)
+            wrong = (flip[got.values] >> k) & 1 == 0
+            if wrong.any():
+                raise RuntimeError(f"mlb: vproc {int(at[wrong][0])} received items that do not cross edge {k}")
+            where[got.values] = at
+            file(got.values, k)  # M7: what came over edge k only crosses finer edges
     if any(due):
         raise RuntimeError("mlb: items left undelivered after d steps")
     return sent, sent_rwgt

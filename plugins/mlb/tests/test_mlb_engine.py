@@ -12,7 +12,7 @@ from lbbench_mlb.phases import bounds, bounds_from, desired, destinations
 
 
 class Recording(Engine):
-    """An engine that also notes (superstep, src, dst, kind) of every message posted."""
+    """An engine that also notes (superstep, src, dst, kind) of every message posted or sent."""
 
     def __init__(self, P):
         super().__init__(P, comm=None)
@@ -21,6 +21,11 @@ class Recording(Engine):
     def post(self, src, dst, payload, kind="balance"):
         self.log.append((self.superstep, src, dst, kind))
         super().post(src, dst, payload, kind)
+
+    def send(self, tag, src, dst, values=None, counts=None, nbytes=None, kind="balance"):
+        src, dst = np.broadcast_arrays(np.asarray(src).ravel(), np.asarray(dst).ravel())
+        self.log.extend((self.superstep, int(a), int(b), kind) for a, b in zip(src, dst))
+        super().send(tag, src, dst, values, counts, nbytes, kind)
 
 
 def _case(d, n, rng, start):
@@ -147,15 +152,16 @@ class TwoPerStep:
     def __getattr__(self, name):
         return getattr(self._engine, name)
 
-    def post(self, src, dst, payload, kind="balance"):
-        if kind != "migration":
-            return self._engine.post(src, dst, payload, kind)
-        m = int(payload[0])
-        ids, loads, pos = payload[2:2 + m], payload[2 + m:2 + 2 * m], payload[2 + 2 * m:2 + 3 * m]
+    def send(self, tag, src, dst, values=None, counts=None, nbytes=None, kind="balance"):
+        if tag != "piece":
+            return self._engine.send(tag, src, dst, values, counts, nbytes, kind)
+        m = int(values[0])
+        ids, loads, pos = values[2:2 + m], values[2 + m:2 + 2 * m], values[2 + 2 * m:2 + 3 * m]
         h = m // 2
-        self._engine.post(src, dst, np.concatenate([[h, payload[1]], ids[:h], loads[:h], pos[:h],
-                                                    payload[2 + 3 * m:]]), kind)
-        self._engine.post(src, dst, np.concatenate([[m - h, 0], ids[h:], loads[h:], pos[h:]]), kind)
+        first = np.concatenate([[h, values[1]], ids[:h], loads[:h], pos[:h]])
+        second = np.concatenate([[m - h, 0], ids[h:], loads[h:], pos[h:]])
+        self._engine.send(tag, src, dst, first, counts=first.size, nbytes=nbytes - 8 * second.size, kind=kind)
+        self._engine.send(tag, src, dst, second, counts=second.size, kind=kind)
 
 
 def _claim_frame(tmp_path, Ps):

@@ -313,10 +313,10 @@ class LevelRun:
                     break  # this exchange delivered (and counted) the last locate messages
                 if self.step > self.max_steps:
                     raise RuntimeError(f"sbn: level did not finish within {self.max_steps} supersteps")
-            for p, msgs in inbox.items():
-                if msgs:
-                    with eng.working(p):  # per-vproc CPU: the engine lays vprocs over ranks by it
-                        self._receive(self.vp[p], msgs)
+            locate = eng.received("locate")
+            for p in sorted(set(inbox).union(np.unique(locate.dst).tolist())):
+                with eng.working(p):  # per-vproc CPU: the engine lays vprocs over ranks by it
+                    self._receive(self.vp[p], inbox[p], locate.to(p).split())
             self._process_all()
             if self.process:
                 self._select_all()
@@ -356,12 +356,11 @@ class LevelRun:
     def _post(self, src: int, dst: int, payload, kind: str) -> None:
         self.eng.post(src, dst, payload, kind)
 
-    def _receive(self, v: VProc, msgs) -> None:
+    def _receive(self, v: VProc, msgs, locs: list) -> None:
         p = v.p
         t0 = time.perf_counter()
-        # locate messages first (sent one superstep earlier, §3.5): a bare int64 array [processor, vertex, ...];
+        # locate messages first (sent one superstep earlier, §3.5): int64 [processor, vertex, ...] each, by sender;
         # learned together, a later message's entry for a vertex winning over an earlier one's
-        locs = [pl for _, _, pl in msgs if isinstance(pl, np.ndarray)]
         if locs:
             ids = _own(np.concatenate([pl[1:] for pl in locs]))
             at = np.repeat(np.array([pl[0] for pl in locs], np.int64), [pl.size - 1 for pl in locs])
@@ -369,8 +368,6 @@ class LevelRun:
             self._learn(v, ids[keep], at[keep])  # of a vertex in several messages, the last entry wins
         t0 = self._tick("migration", t0)
         for src, kind, pl in msgs:
-            if isinstance(pl, np.ndarray):
-                continue
             tag = pl[0]
             if tag == "DATA":
                 ids = _own(pl[1])
@@ -439,9 +436,8 @@ class LevelRun:
         to = sorted(set(v.view.holders(self.g.neighbours_of(ids)).tolist()).union(self.home0[ids].tolist()))
         skip = {p} | (v.servers if len(v.servers) == 1 else set())
         msg = np.concatenate(([p], ids)).astype(np.int64)
-        for q in to:
-            if q not in skip:
-                self._post(p, q, msg, "migration")
+        to = np.array([q for q in to if q not in skip], np.int64)
+        self.eng.send("locate", p, to, np.tile(msg, to.size), counts=msg.size, kind="migration")
 
     def _accept_jobs(self, v: VProc, ids: np.ndarray) -> None:
         if ids.size == 0:

@@ -177,14 +177,14 @@ def test_request_on_a_stale_view_is_forwarded(mini):
     v0, v1, v2 = run.vp[0], run.vp[1], run.vp[2]
     ids = np.array([u])
     run._serve(v0, ids, 1)  # processor 1 asks 0 for u's data
-    run._receive(v1, eng.exchange()[1])
+    run._receive(v1, eng.exchange()[1], [])
     assert run.data_at[u] == 1 and v1.view[ids][0] == 1 and v0.view[ids][0] == 1
     assert v2.view[ids][0] == 0  # 2 was not told (it holds no data next to u's, nor is it u's home)
     run._serve(v0, ids, 2)  # 2 asks the home processor, which forwards to 1
     inbox = eng.exchange()
     assert [(src, pl[0], pl[2]) for src, _, pl in inbox[1]] == [(0, "FETCH", 2)]
-    run._receive(v1, inbox[1])
-    run._receive(v2, eng.exchange()[2])
+    run._receive(v1, inbox[1], eng.received("locate").to(1).split())
+    run._receive(v2, eng.exchange()[2], eng.received("locate").to(2).split())
     assert run.data_at[u] == 2 and v2.view[ids][0] == 2
 
 
@@ -207,9 +207,8 @@ def test_simultaneous_operations_combine(mini):
     assert starts == set(np.flatnonzero(q0 < minth).tolist()) and len(starts) == 5
     for _ in range(3 * run.trees.d + 2):  # long enough for every operation to complete or be abandoned
         inbox = eng.exchange()
-        for p, msgs in inbox.items():
-            if msgs:
-                run._receive(run.vp[p], msgs)
+        for p, msgs in inbox.items():  # balancing only: no data moves, no locate messages
+            run._receive(run.vp[p], msgs, [])
         run.step += 1
     f = run.figures()
     assert f["sbn_balance_ops"] == 5 and f["sbn_aborted_ops"] == 4

@@ -51,8 +51,9 @@ class Mover:
             self.nodes_moved += int(ids.size)
             done.append((s, r, amount))
             if self.engine is not None and s in self.engine.local:
-                # the moved nodes' ids, one 8-byte word per unit of rwgt: sized as the data it stands for
-                self.engine.post(s, r, np.repeat(ids.astype(np.int64), self.g.rwgt[ids]), kind="migration")
+                # the moved nodes' ids, declaring one 8-byte word per unit of rwgt: the data it stands for
+                self.engine.send("moved", s, r, ids.astype(np.int64), counts=ids.size,
+                                 nbytes=8 * int(self.g.rwgt[ids].sum()), kind="migration")
         if self.engine is not None:
             self.engine.exchange()
         self.steps.append((phase, done))

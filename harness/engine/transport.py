@@ -1,0 +1,138 @@
+"""The one MPI exchange every engine collective is made of (docs/architecture.md, "Engine").
+
+Each collective is an ``Alltoall`` of a fixed int64 header per rank pair (the collective's name as a code,
+the byte count that follows) and one ``Alltoallv`` of bytes (mpi4py's buffer interface). Every rank makes
+the same two calls whatever it sends, so a rank whose cell failed can release the others from whatever
+collective they wait in: its header names ``abort`` and every rank raises :class:`CellAborted`; ranks whose
+headers name different collectives raise :class:`Diverged` together.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import time
+import zlib
+
+import numpy as np
+
+ABORT = "abort"
+_NAMES: dict = {}  # code -> collective name, of the names this process has used
+
+
+class CellAborted(BaseException):
+    """Another rank's cell failed: leave the cell (a BaseException, so a plugin's ``except Exception``
+    cannot swallow it and go on to a collective the failed rank will never join)."""
+
+
+class Diverged(CellAborted):
+    """The ranks met in different collectives (a rank took another path through the cell): every rank
+    raises it in the same collective, so all leave the cell together and the cell fails."""
+
+
+def code(what: str) -> int:
+    c = zlib.crc32(what.encode())
+    _NAMES[c] = what
+    return c
+
+
+_CROWDED: dict = {}  # communicator handle -> more ranks on some host than that host's cores
+
+
+def crowded(comm) -> bool:
+    """Whether some host runs more of ``comm``'s ranks than it has cores for them (a collective, once per
+    communicator). MPICH spins while it waits in a collective; a spinning rank that shares a core with a
+    working one takes the core from it, and the working rank refills its caches after every switch."""
+    key = comm.py2f()
+    if key not in _CROWDED:
+        from mpi4py import MPI
+
+        host = comm.Split_type(MPI.COMM_TYPE_SHARED)
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        over = host.Get_size() > cores
+        host.Free()
+        _CROWDED[key] = bool(comm.allreduce(over, op=MPI.LOR))
+    return _CROWDED[key]
+
+
+class Transport:
+    """The exchange of ``comm`` (R > 1 ranks); ``cpu`` is the CPU time spent inside it."""
+
+    def __init__(self, comm):
+        from mpi4py import MPI  # only a run under mpiexec gets here
+
+        self.comm, self.R, self.byte = comm, comm.Get_size(), MPI.BYTE
+        self.cpu = 0.0
+        self.inside = False  # between the two calls of an exchange: a signal's exception waits (:meth:`defer`)
+        self.deferred = None
+        self.timed = False  # the cell runs under a deadline (SIGALRM): collectives wait inside MPI
+        self._crowded = None  # known at the first collective (:func:`crowded` is one)
+
+    def exchange(self, chunks: list, what: str) -> list:
+        """Send ``chunks[r]`` (a list of bytes-like) to rank r; the bytes every rank sent here, in rank order.
+        Raises CellAborted if a rank aborted, Diverged (on every rank) if the ranks are in different
+        collectives."""
+        t = time.process_time()
+        self._arrive()
+        send = np.frombuffer(b"".join(c for part in chunks for c in part), np.uint8)
+        recv, got, rdis = self._both(code(what), [sum(len(c) for c in part) for part in chunks], send)
+        self.cpu += time.process_time() - t
+        parts = [memoryview(recv)[a:a + n] for a, n in zip(rdis.tolist(), got[:, 1].tolist())]
+        codes = got[:, 0].tolist()
+        if code(ABORT) in codes:
+            raise CellAborted(pickle.loads(parts[codes.index(code(ABORT))]))
+        if len(set(codes)) > 1:
+            raise Diverged("failed: ranks took different paths through the cell (rank collectives: "
+                           + ", ".join(f"{r}: {_NAMES.get(c, hex(c))}" for r, c in enumerate(codes)) + ")")
+        return parts
+
+    def _both(self, what: int, sizes: list, send: np.ndarray, late: bool = True) -> tuple:
+        """The header ``Alltoall`` and the ``Alltoallv`` of ``send`` (``sizes[r]`` bytes to rank r), as one
+        step: an exception a signal handler hands to :meth:`defer` meanwhile is raised after both (dropped
+        with ``late=False``: the cell has failed already)."""
+        head = np.empty((self.R, 2), np.int64)
+        head[:, 0], head[:, 1] = what, sizes
+        got = np.empty_like(head)
+        sdis = np.cumsum(head[:, 1]) - head[:, 1]
+        self.inside = True
+        try:
+            self.comm.Alltoall(head, got)
+            recv = np.empty(int(got[:, 1].sum()), np.uint8)
+            rdis = np.cumsum(got[:, 1]) - got[:, 1]
+            self.comm.Alltoallv([send, (head[:, 1], sdis), self.byte], [recv, (got[:, 1], rdis), self.byte])
+        finally:
+            self.inside = False
+        exc, self.deferred = self.deferred, None
+        if exc is not None and late:
+            raise exc
+        return recv, got, rdis
+
+    def defer(self, exc: BaseException) -> bool:
+        """From a signal handler: True if an exchange is between its two calls (``exc`` is raised when both are
+        done, so that no rank is left in the second), else False (raise it now)."""
+        if self.inside:
+            self.deferred = exc
+        return self.inside
+
+    def objects(self, send: list, what: str) -> list:
+        """One Python object to each rank; the objects every rank sent here, in rank order."""
+        got = self.exchange([[pickle.dumps(x, protocol=5)] for x in send], what)
+        return [pickle.loads(b) for b in got]
+
+    def abort(self, reason: str) -> None:
+        """Release the other ranks from the collective they wait in (this rank's cell failed)."""
+        self._arrive()
+        blob = pickle.dumps(reason, protocol=5)
+        self._both(code(ABORT), [len(blob)] * self.R, np.frombuffer(blob * self.R, np.uint8), late=False)
+
+    def _arrive(self) -> None:
+        """On a crowded host, wait for every rank to reach the collective while yielding the core (a
+        nonblocking barrier), so that a waiting rank does not spin on a core that a working rank needs.
+        Not in a cell with a deadline: its signal, raised in this loop, would leave the barrier half done."""
+        if self.timed:
+            return
+        if self._crowded is None:
+            self._crowded = crowded(self.comm)
+        if self._crowded:
+            req = self.comm.Ibarrier()
+            while not req.Test():
+                os.sched_yield()
