@@ -113,9 +113,15 @@ def transfer(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, known: li
         targets = known[src][known[src] != src]
         # get_migratable_objects() at the rank's turn: with what earlier sources sent it
         rest = ordered(order, np.flatnonzero(movable & (owner == src)), load, avg).tolist()
+        lo = float(loads[targets].min())  # changes only when src sends
         while rest:
             objs = [rest.pop()]
             w = float(load[objs[0]])
+            if crit == "tempered" and w > loads[src] - lo:
+                # tempered is >= 0 iff w <= L_src - L_dst: negative for every target, and adding objects (the
+                # extended search) only lowers it: LBAF's outcome is a reject, without computing it
+                n_rejects += 1
+                continue
             c = criterion(crit, loads, src, targets, w, partners_home(objs))
             k = select(c, deterministic, rng)
             dst, c_dst = int(targets[k]), float(c[k])
@@ -135,6 +141,7 @@ def transfer(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, known: li
             owner[objs] = dst
             loads[src] -= w
             loads[dst] += w
+            lo = float(loads[targets].min())
             n_transfers += len(objs)
     return n_transfers, n_rejects
 
