@@ -31,4 +31,4 @@ def test_a_full_reproduction_runs_the_small_report_and_the_site_shows_it():
 
     assert "baselines-small" in rp.chosen(None)[0] and "baselines" not in rp.chosen(None)[0]
     assert "baselines-small" not in rp.chosen(["sbn"])[0]
-    assert {(w, P) for w, _, P in SMALL} == {("shock", 32), ("truss", 32), ("vt-synthetic", 32), ("vt-synthetic", 256)}
+    assert {(w, P) for w, _, P, _ in SMALL} == {("shock", 32), ("truss", 32), ("vt-synthetic", 32), ("vt-synthetic", 256)}
