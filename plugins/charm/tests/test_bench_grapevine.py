@@ -1,6 +1,6 @@
 """pytest-benchmark: one GrapevineLB (DistributedLB) level on 1,024 processors (target: under 5 s; skipped in the normal run).
 
-``pytest plugins/charm/tests/test_bench_grapevine.py --benchmark-enable``. The problem is shock-sized
+``pytest plugins/charm/tests/test_bench_grapevine.py --benchmark-only``. The problem is shock-sized
 (50,000 objects, loads from a gamma distribution, a hot eighth of the machine holding a quarter of them).
 """
 import numpy as np
