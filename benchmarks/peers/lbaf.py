@@ -1,26 +1,26 @@
-"""Side by side with LBAF: its InformAndTransfer and our ``grapevine`` on the same LBDatafile traces.
+"""Side by side with LBAF: its InformAndTransfer, our ``lbaf-iat`` and ``grapevine`` on the same LBDatafile traces.
 
-For each trace and phase, both balance the application's own placement of
-that phase with the same ``rounds``, ``fanout`` and ``iterations``, and this
-prints each one's rank-work imbalance after balancing (max / mean - 1 of the
-ranks' summed task times, LBAF's statistic; ``none`` is the trace's own) and
-the wall time of the balancing call alone (LBAF: ``Runtime.execute``; ours:
-the ``balance`` hook, ``time_balance_s``). Settings that make the two comparable:
+For each trace, phase and seed, all three balance the application's own
+placement of that phase, and this prints the medians over the seeds of each
+one's rank-work imbalance after balancing (max / mean - 1 of the ranks'
+summed task times, LBAF's statistic; ``before`` is the trace's own) and of the
+wall time of the balancing call alone (LBAF: ``Runtime.execute``; ours: the
+``balance`` hook, ``time_balance_s``). Settings:
 
 * LBAF: work model ``LoadOnly``, ``InformAndTransfer`` with criterion
-  ``Tempered`` (our ``criterion=relaxed``: accept a move when it lowers the
-  larger of the two ranks' loads), transfer strategy ``Recursive`` with
-  ``order_strategy=decreasing_loads`` (ours walks heaviest first),
-  ``max_objects_per_transfer=1`` (single-object transfers, as ours),
-  ``deterministic_transfer=false`` (CMF-random targets, as ours).
-* ours: ``grapevine[criterion=relaxed,rounds=R,fanout=F,iterations=I]`` on
-  ``vt[path=DIR]`` (P = the trace's ranks, each phase started from its trace
-  placement, ``--initial trace``).
+  ``Tempered``, transfer strategy ``Recursive`` with
+  ``order_strategy=decreasing_loads`` (its transfers ``pop()`` from the end of
+  that list: lightest first), ``max_objects_per_transfer=1``,
+  ``deterministic_transfer=false``; ``random`` and ``numpy.random`` seeded
+  with the seed;
+* ours, the same algorithm: ``lbaf-iat[criterion=tempered,transfer=recursive,
+  order=decreasing_loads,max_objects_per_transfer=1,deterministic=false,
+  rounds=R,fanout=F,iterations=I]``;
+* ours, Charm++'s DistributedLB at its defaults: ``grapevine``;
 
-What still differs by design, see plugins/charm/README.md: LBAF gossips about
-all ranks and reads targets' current loads when it transfers; GrapevineLB
-(the paper) gossips only the underloaded ranks' (id, load) and each sender
-works on its own view of them.
+on ``vt[path=DIR]`` (P = the trace's ranks, each phase started from its
+trace placement). LBAF's random streams are not ours, so single runs differ;
+the medians are what is compared.
 
 LBAF is not a dependency of lbbench. Install it from its public source into a
 separate virtualenv (its pins are for Python 3.8-3.10; relax them for 3.11),
@@ -37,28 +37,31 @@ otherwise):
 then, in lbbench's environment:
 
     python benchmarks/peers/lbaf.py --lbaf-python lbaf-venv/bin/python [--lbaf-data lbaf-src/data]
-        [--rounds 5 --fanout 2 --iterations 4 --phases 0,1 --out DIR]
+        [--rounds 5 --fanout 2 --iterations 4 --phases 0 --seeds 5 --synthetic 32x16,64x32 --out DIR]
 
 The traces: LBAF's public ``nolb-8color-16nodes-11firstphases`` (32 ranks,
-with ``--lbaf-data``) and ``vt-synthetic`` traces (``--synthetic 32,64`` ranks of
-``--tasks 16`` tasks each) written under ``--out``. Without an importable LBAF the script says so and
-exits 0 (skipped).
+with ``--lbaf-data``) and ``vt-synthetic`` traces (``--synthetic RANKSxTASKS,...``)
+written under ``--out``. Every single run is appended to ``DIR/runs.jsonl``
+as it ends. Without an importable LBAF the script says so and exits 0 (skipped).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
 
 DRIVER = r"""
-import json, logging, sys, time
+import json, logging, random, sys, time
+import numpy
 from lbaf.IO.lbsStatistics import initialize
 from lbaf.IO.lbsVTDataReader import LoadReader
 from lbaf.Model.lbsPhase import Phase
 from lbaf.Execution.lbsRuntime import Runtime
-stem, phase_id, rounds, fanout, iterations = sys.argv[1], *map(int, sys.argv[2:6])
+stem, phase_id, rounds, fanout, iterations, seed = sys.argv[1], *map(int, sys.argv[2:7])
+random.seed(seed); numpy.random.seed(seed)
 log = logging.getLogger("lbaf-peer"); log.setLevel(logging.ERROR)
 initialize()
 reader = LoadReader(file_prefix=stem, logger=log, file_suffix="json", check_schema=False)
@@ -85,8 +88,8 @@ def lbaf_available(python: str) -> bool:
         return False
 
 
-def run_lbaf(python: str, stem: str, phase: int, rounds: int, fanout: int, iterations: int) -> dict:
-    res = subprocess.run([python, "-c", DRIVER, stem, str(phase), str(rounds), str(fanout), str(iterations)],
+def run_lbaf(python: str, stem: str, phase: int, rounds: int, fanout: int, iterations: int, seed: int) -> dict:
+    res = subprocess.run([python, "-c", DRIVER, stem, *map(str, (phase, rounds, fanout, iterations, seed))],
                          capture_output=True, text=True, timeout=3600)
     lines = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
     if res.returncode != 0 or not lines:
@@ -94,18 +97,28 @@ def run_lbaf(python: str, stem: str, phase: int, rounds: int, fanout: int, itera
     return json.loads(lines[0][len("RESULT "):])
 
 
-def run_ours(path: str, phase: int, rounds: int, fanout: int, iterations: int, out: str) -> dict:
+def lbaf_iat(rounds: int, fanout: int, iterations: int) -> str:
+    """``lbaf-iat`` with the configuration LBAF runs here."""
+    return ("lbaf-iat[criterion=tempered,transfer=recursive,order=decreasing_loads,max_objects_per_transfer=1,"
+            f"deterministic=false,rounds={rounds},fanout={fanout},iterations={iterations}]")
+
+
+def run_ours(path: str, phase: int, rounds: int, fanout: int, iterations: int, seed: int, out: str) -> dict:
+    """{method: {before, after, wall_s}} for lbaf-iat and grapevine at one seed."""
     from harness import compare
 
-    method = f"grapevine[criterion=relaxed,rounds={rounds},fanout={fanout},iterations={iterations}]"
-    df = compare(f"none,{method}", workload="vt", workload_params={"path": path}, P=None, levels=[phase + 1],
-                 out=out, progress=False, cache=False)
+    methods = {"lbaf-iat": lbaf_iat(rounds, fanout, iterations), "grapevine": "grapevine"}
+    df = compare(",".join(["none", *methods.values()]), workload="vt", workload_params={"path": path}, P=None,
+                 levels=[phase + 1], out=out, progress=False, cache=False, seed=seed)
     rows = {r["algorithm"]: r for _, r in df.iterrows()}
-    g = rows[method]
-    if g["status"] != "ok":
-        raise RuntimeError(f"grapevine failed on {path} phase {phase}: {g['status']}")
-    return {"ranks": int(g["P"]), "before": float(rows["none"]["work_loadimb"]) - 1,
-            "after": float(g["work_loadimb"]) - 1, "wall_s": float(g["time_balance_s"])}
+    res = {}
+    for key, method in methods.items():
+        g = rows[method]
+        if g["status"] != "ok":
+            raise RuntimeError(f"{method} failed on {path} phase {phase}: {g['status']}")
+        res[key] = {"before": float(rows["none"]["work_loadimb"]) - 1, "after": float(g["work_loadimb"]) - 1,
+                    "wall_s": float(g["time_balance_s"])}
+    return res
 
 
 def traces(args) -> list[tuple[str, str, str]]:
@@ -116,11 +129,11 @@ def traces(args) -> list[tuple[str, str, str]]:
     if args.lbaf_data:
         d = Path(args.lbaf_data) / "nolb-8color-16nodes-11firstphases"
         out.append(("LBAF nolb-8color-16nodes-11firstphases (32 ranks)", str(d), str(d / "data")))
-    for ranks in args.synthetic:
-        d = Path(args.out) / f"vt-synthetic-{ranks}x{args.tasks}"
+    for ranks, tasks in args.synthetic:
+        d = Path(args.out) / f"vt-synthetic-{ranks}x{tasks}"
         if not d.is_dir():
-            write_trace(d, ranks=ranks, phases=max(args.phases) + 1, tasks=args.tasks, seed=1)
-        out.append((f"vt-synthetic ({ranks} ranks x {args.tasks} tasks)", str(d), str(d / "data")))
+            write_trace(d, ranks=ranks, phases=max(args.phases) + 1, tasks=tasks, seed=1)
+        out.append((f"vt-synthetic ({ranks} ranks x {tasks} tasks)", str(d), str(d / "data")))
     return out
 
 
@@ -132,24 +145,36 @@ def main(argv=None) -> int:
     ap.add_argument("--fanout", type=int, default=2)
     ap.add_argument("--iterations", type=int, default=4)
     ap.add_argument("--phases", default="0", help="phase ids, e.g. 0,1")
-    ap.add_argument("--synthetic", default="32,64", help="ranks of the vt-synthetic traces written ('' for none)")
-    ap.add_argument("--tasks", type=int, default=16, help="tasks per rank of the vt-synthetic traces")
+    ap.add_argument("--seeds", type=int, default=5, help="runs per trace and phase (seeds 0 .. N-1); medians")
+    ap.add_argument("--synthetic", default="32x16,64x32", help="RANKSxTASKS of the vt-synthetic traces ('' for none)")
     ap.add_argument("--out", default="lbaf-peer", help="where the synthetic traces and our results go")
     args = ap.parse_args(argv)
     args.phases = [int(x) for x in args.phases.split(",")]
-    args.synthetic = [int(x) for x in args.synthetic.split(",") if x.strip()]
+    args.synthetic = [tuple(int(y) for y in x.split("x")) for x in args.synthetic.split(",") if x.strip()]
     if not lbaf_available(args.lbaf_python):
         print(f"LBAF is not importable with {args.lbaf_python}: skipped (see this script's docstring)")
         return 0
     Path(args.out).mkdir(parents=True, exist_ok=True)
-    print(f"rounds={args.rounds} fanout={args.fanout} iterations={args.iterations}; imbalance = max/mean - 1")
-    print(f"{'trace':52} {'phase':>5} {'before':>8} {'LBAF':>8} {'ours':>8} {'LBAF s':>8} {'ours s':>8}", flush=True)
+    log = Path(args.out) / "runs.jsonl"
+    print(f"rounds={args.rounds} fanout={args.fanout} iterations={args.iterations} seeds={args.seeds}; "
+          "imbalance = max/mean - 1; medians over the seeds")
+    print(f"{'trace':52} {'phase':>5} {'before':>8} {'LBAF':>8} {'lbaf-iat':>8} {'grapevn':>8} {'LBAF s':>8} "
+          f"{'iat s':>8} {'grape s':>8}", flush=True)
     for label, path, stem in traces(args):
         for ph in args.phases:
-            a = run_lbaf(args.lbaf_python, stem, ph, args.rounds, args.fanout, args.iterations)
-            b = run_ours(path, ph, args.rounds, args.fanout, args.iterations, str(Path(args.out) / "results"))
-            print(f"{label:52} {ph:>5} {b['before']:>8.4f} {a['after']:>8.4f} {b['after']:>8.4f} "
-                  f"{a['wall_s']:>8.3f} {b['wall_s']:>8.3f}", flush=True)
+            runs = []
+            for seed in range(args.seeds):
+                ours = run_ours(path, ph, args.rounds, args.fanout, args.iterations, seed,
+                                str(Path(args.out) / "results"))
+                ours["LBAF"] = run_lbaf(args.lbaf_python, stem, ph, args.rounds, args.fanout, args.iterations, seed)
+                with log.open("a") as f:
+                    f.write(json.dumps({"trace": label, "phase": ph, "seed": seed, **ours}) + "\n")
+                runs.append(ours)
+            med = {k: {m: statistics.median(r[k][m] for r in runs) for m in ("after", "wall_s")}
+                   for k in ("LBAF", "lbaf-iat", "grapevine")}
+            print(f"{label:52} {ph:>5} {runs[0]['grapevine']['before']:>8.4f} {med['LBAF']['after']:>8.4f} "
+                  f"{med['lbaf-iat']['after']:>8.4f} {med['grapevine']['after']:>8.4f} {med['LBAF']['wall_s']:>8.3f} "
+                  f"{med['lbaf-iat']['wall_s']:>8.3f} {med['grapevine']['wall_s']:>8.3f}", flush=True)
     return 0
 
 

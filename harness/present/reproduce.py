@@ -53,6 +53,7 @@ from ..store.validate import open_regular
 from .site import build as build_site
 
 GENERIC_REPORTS = ("levels",)  # reports of no paper (they take --plugins): not part of a reproduction
+ALSO_REPRODUCED = ("baselines-small",)  # reports of no paper that a full reproduction runs (and the site shows)
 
 
 def known_papers() -> list:
@@ -77,7 +78,8 @@ def chosen(papers: list | tuple | None = None, only: list | tuple | None = None)
     if unknown:
         raise LookupError(f"unknown paper {unknown[0]!r} (papers: {', '.join(known)})")
     reps = {n: r for n, r in plugins.reports().items()
-            if paper_of(n, known) is not None and (not papers or paper_of(n, known) in papers)}
+            if (paper_of(n, known) is not None and (not papers or paper_of(n, known) in papers))
+            or (not papers and n in ALSO_REPRODUCED)}
     claims = cl.select(plugins.claims())
     if papers:
         claims = [c for c in claims if c.paper in papers]

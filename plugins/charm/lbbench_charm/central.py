@@ -13,8 +13,9 @@ import numpy as np
 ROOT = 0
 
 
-def run(eng, strategy, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, **params) -> np.ndarray:
-    """The new owner of every object, identical on every rank."""
+def run(eng, strategy, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, slow: np.ndarray,
+        **params) -> np.ndarray:
+    """The new owner of every object, identical on every rank; ``slow``: the processors' slowdowns."""
     P = eng.P
     order = np.argsort(owner, kind="stable")
     starts = np.searchsorted(owner[order], np.arange(P + 1))
@@ -27,7 +28,7 @@ def run(eng, strategy, load: np.ndarray, owner: np.ndarray, movable: np.ndarray,
         ids = got[0].astype(np.int64)
         c_load, c_owner, c_movable = (np.empty(owner.size) for _ in range(3))
         c_load[ids], c_owner[ids], c_movable[ids] = got[1], owner[ids], got[2]
-        decided = strategy(c_load, c_owner.astype(np.int64), c_movable.astype(bool), P, **params)
+        decided = strategy(c_load, c_owner.astype(np.int64), c_movable.astype(bool), P, slow, **params)
         for p in range(P):  # each processor learns where its objects go
             mine = order[starts[p]:starts[p + 1]]
             eng.post(ROOT, p, np.stack([mine, decided[mine]]), kind="balance")

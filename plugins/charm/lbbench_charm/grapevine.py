@@ -1,28 +1,40 @@
-"""GrapevineLB (Menon & Kalé, SC'13, §IV): gossip about underloaded processors, then probabilistic transfer.
+"""GrapevineLB as Charm++ builds it: ``DistributedLB`` (src/ck-ldb/DistributedLB.C, H. Menon), on the engine.
 
-One iteration, on the engine's virtual processors:
+One load-balancing step, per processor (PE), as ``DistributedLB::Strategy`` on:
 
-* average load L_avg by a reduction (§IV: the average is known to all);
-* **inform stage** (§IV-A, "information propagation"): in round 1 every
-  underloaded processor (L < L_avg) sends its (id, load) to ``fanout``
-  processors drawn uniformly at random (never itself); in each later round
-  every processor that has heard of an underloaded processor forwards all it
-  knows to ``fanout`` random processors. One superstep per round, ``rounds``
-  rounds (default ceil(log_fanout P), the O(log P) the paper shows suffices);
-* **transfer stage** (§IV-B, Algorithm 2): each overloaded processor
-  (L > ``threshold`` x L_avg) walks its migratable objects heaviest first
-  and, for each, draws a target among the underloaded processors it heard of
-  by the CMF of p_x = (1 - L_x / L_avg) / Z over its own (updated) view of
-  their loads; the ``criterion`` decides whether the object goes:
-  ``original`` (the paper's): L_x + l_o < L_avg; ``relaxed``: L_x + l_o < L_p,
-  i.e. the move lowers max(L_p, L_x) (the relaxation LBAF's InformAndTransfer
-  applies to the same line, its "tempered" criterion). Transfers are one
-  ``balance`` message per (sender, target) with the object ids, one superstep;
-  receivers add the objects and their loads.
+* **load reduction** (``LoadReduction``): sum and max of the PEs' object
+  loads give avg and max; max / avg <= ``target_ratio`` (kTargetRatio) ends
+  it with no move;
+* **gossip** (``GossipLoadInfo`` / ``SendLoadInfo``): a PE with load below
+  ``target_ratio`` x avg is underloaded and starts by sending its (pe, load)
+  list; every receipt merges the received list into the known one (a
+  received entry replaces a known one) and sends the whole list to ``fanout``
+  (2) distinct random PEs other than itself, as long as the PE has sent no
+  more than ``rounds`` (kMaxGossipMsgCount = 2 log2 P) times; the gossip ends
+  when no message is in flight (the file's quiescence detection);
+* **setup** (``Setup``, ``CalculateCumulateDistribution``): a min-heap of the
+  migratable objects above the load floor (smallest first); the CMF over the
+  known underloaded PEs of (T - L_x) / T with the first phase's threshold T;
+* **phases** (``StartNextLBPhase`` ... ``AfterLBReduction``): T starts at
+  max(kTargetRatio avg, (max + avg) / 2). A PE that is not underloaded, has
+  load above T and knows an underloaded PE takes the smallest object and
+  draws receivers from the CMF until one's known load plus the object's stays
+  below T (``kMaxTrials`` = P draws per PE for the whole step), then sends the
+  receiver an offer (``InformMigration``). The receiver accepts when its own
+  load plus the object's stays within T, else refuses (``RecvAck``); after a
+  refusal the sender takes the load back and tries that object once more (a
+  new draw) while it has had at most 1% of its known PEs' count refusals,
+  else it keeps it. A phase ends when no offer or answer is in flight; a
+  reduction gives the new max, and while max / avg > kTargetRatio, T >
+  kTargetRatio avg and fewer than ``max_phases`` (kMaxPhases) phases ran, T
+  becomes max(kTargetRatio avg, (T + avg) / 2) if max / avg moved by less than
+  0.01, else max(kTargetRatio avg, (max + avg) / 2).
 
-``iterations`` repeats both stages on the updated loads. Random draws come
-from generators seeded per (iteration, round) or (iteration, processor), so
-the result is the same for any number of MPI ranks.
+Asynchronous entry methods become supersteps: every message a PE receives in
+one superstep is handled in (sender, post) order, as if it had arrived in that
+order. Random draws come from one generator per (PE, stage), so the result is
+the same for any number of MPI ranks. The message functions (``_gossip_send``,
+``_offer``, ``_answer``) are the only places that post.
 """
 from __future__ import annotations
 
@@ -31,130 +43,208 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-CRITERIA = ("original", "relaxed")
+LOAD_FLOOR = 1e-4  # Setup(): objects with load above 0.0001 go into the heap
+NACK_SHARE = 0.01  # RecvAck(): retry while refusals <= 1% of the known underloaded PEs
+OFFER, ACCEPT, REFUSE = 0, 1, 2
 
 
-def default_rounds(P: int, fanout: int) -> int:
-    """ceil(log_f P) with f = max(fanout, 2), at least 1."""
-    return max(1, math.ceil(math.log(max(P, 2)) / math.log(max(fanout, 2)) - 1e-9))
+def default_rounds(P: int) -> int:
+    """kMaxGossipMsgCount = 2 * CmiLog2(P), truncated to an int, at least 1."""
+    return max(1, int(2 * math.log2(max(P, 2))))
 
 
 @dataclass
 class Outcome:
     owner: np.ndarray
-    inform_supersteps: list = field(default_factory=list)  # per iteration, from the engine
-    inform_max_msgs: list = field(default_factory=list)    # most messages one vproc sent in one inform round
-    informed: list = field(default_factory=list)            # per iteration: processors that heard of someone
-    transfers: int = 0
-    rejects: int = 0
+    phases: int = 0
+    gossip_supersteps: int = 0
+    gossip_max_sends: int = 0   # most SendLoadInfo calls of one PE (each one message per target)
+    informed: int = -1          # fewest PEs that knew an underloaded PE in one step (-1: no gossip)
+    transfers: int = 0          # accepted offers
+    refusals: int = 0
+    thresholds: list = field(default_factory=list)  # T / avg per phase
 
 
-def _targets(rng: np.random.Generator, P: int, fanout: int) -> np.ndarray:
-    """P x fanout random processors, row p never p (duplicates possible; the sender drops them)."""
-    t = rng.integers(0, P - 1, size=(P, fanout))
-    return t + (t >= np.arange(P)[:, None])
+@dataclass
+class _PE:
+    """One PE's DistributedLB members (DistributedLB.h)."""
+    load: float
+    underloaded: bool
+    rng: np.random.Generator
+    pe_no: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    loads: np.ndarray = field(default_factory=lambda: np.empty(0))
+    sent: int = 0
+    heap: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # object ids, smallest load first
+    top: int = 0
+    objs_count: int = 0
+    trials: int = 0
+    negacks: int = 0
+    cdf: np.ndarray = field(default_factory=lambda: np.empty(0))
+    moves: dict = field(default_factory=dict)  # object -> receiver, accepted
 
 
-def inform(eng, loads: dict, avg: float, rounds: int, fanout: int, rng_of) -> dict:
-    """§IV-A. ``loads``: local vproc -> its load. Returns local vproc -> (ids, loads) it heard of."""
-    P = eng.P
-    known = {p: (np.array([p]), np.array([loads[p]])) if loads[p] < avg else (np.empty(0, np.int64), np.empty(0))
-             for p in eng.local}
-    for r in range(rounds):
-        targets = _targets(rng_of(r), P, fanout)
-        for p in eng.local:
-            ids, lds = known[p]
-            if ids.size == 0:
-                continue
-            for q in np.unique(targets[p]).tolist():
-                eng.post(p, q, np.stack([ids.astype(float), lds]), kind="balance")
-        inbox = eng.exchange()
+# ------------------------------------------------------------------ messages (engine only)
+def _gossip_send(eng, p: int, pe: _PE, fanout: int, rounds: int) -> None:
+    """SendLoadInfo: the whole known list to ``fanout`` distinct random PEs other than p."""
+    if pe.sent > rounds:
+        return
+    k = min(fanout, eng.P - 1)
+    to = pe.rng.choice(eng.P - 1, size=k, replace=False)
+    msg = np.stack([pe.pe_no.astype(float), pe.loads])
+    for q in (to + (to >= p)).tolist():
+        eng.post(p, q, msg, kind="balance")
+    pe.sent += 1
+
+
+def _offer(eng, p: int, q: int, v: int, w: float) -> None:
+    """InformMigration(obj, from_pe, load)."""
+    eng.post(p, q, np.array([OFFER, v, w]), kind="balance")
+
+
+def _answer(eng, q: int, p: int, v: int, accept: bool) -> None:
+    """RecvAck(obj, assigned_pe, can_accept)."""
+    eng.post(q, p, np.array([ACCEPT if accept else REFUSE, v, 0.0]), kind="balance")
+
+
+# ------------------------------------------------------------------ stages
+def gossip(eng, pes: dict, fanout: int, rounds: int) -> int:
+    """GossipLoadInfo until quiescence; returns the supersteps it took."""
+    for p, pe in pes.items():
+        if pe.underloaded:
+            pe.pe_no, pe.loads = np.array([p]), np.array([pe.load])
+            _gossip_send(eng, p, pe, fanout, rounds)
+    steps = 0
+    while True:
+        inbox = eng.exchange(tally=eng.pending())
+        if not eng.tally:
+            return steps
+        steps += 1
         for p, msgs in inbox.items():
-            if not msgs:
-                continue
-            ids = np.concatenate([known[p][0].astype(float)] + [m[0] for _, _, m in msgs])
-            lds = np.concatenate([known[p][1]] + [m[1] for _, _, m in msgs])
-            u, first = np.unique(ids, return_index=True)
-            known[p] = (u.astype(np.int64), lds[first])
-    return known
+            pe = pes[p]
+            left = max(0, rounds + 1 - pe.sent)  # receipts that still make this PE send
+            for _, _, m in msgs[:left]:
+                _merge(pe, [m])
+                _gossip_send(eng, p, pe, fanout, rounds)
+            if len(msgs) > left:  # the rest only update what it knows: one merge
+                _merge(pe, [m for _, _, m in msgs[left:]])
 
 
-def transfer(p: int, objs: np.ndarray, load: np.ndarray, L_p: float, avg: float, threshold: float,
-             known: tuple, criterion: str, rng: np.random.Generator) -> tuple[list, int]:
-    """§IV-B, Algorithm 2 for one overloaded processor: [(object, target), ...] and the rejections."""
-    ids, view = known
-    keep = ids != p
-    ids, view = ids[keep], view[keep].astype(float).copy()
-    out, rejects = [], 0
-    if ids.size == 0:
-        return out, 0
-    for v, w in zip(objs.tolist(), load[objs].tolist()):
-        if L_p <= threshold * avg:
+def _merge(pe: _PE, msgs: list) -> None:
+    """GossipLoadInfo's merge of received (pe, load) lists, in order; a received entry replaces a known one."""
+    ids = np.concatenate([pe.pe_no] + [m[0].astype(np.int64) for m in msgs])
+    lds = np.concatenate([pe.loads] + [m[1] for m in msgs])
+    u, last = np.unique(ids[::-1], return_index=True)
+    pe.pe_no, pe.loads = u, lds[::-1][last]
+
+
+def map_objs_to_pe(eng, p: int, pe: _PE, load: np.ndarray, T: float, heap: np.ndarray, top: int) -> int:
+    """MapObjsToPe over heap[top:]: smallest objects first, CMF draws, offers; returns the new top."""
+    while pe.load > T and pe.objs_count >= 2 and top < heap.size:
+        v = int(heap[top])
+        w = float(load[v])
+        top += 1
+        k, success = -1, False
+        while True:  # do { ... } while (!success && kMaxTrials > 0)
+            k = int(np.searchsorted(pe.cdf, pe.rng.random(), side="left"))
+            if k >= pe.cdf.size:
+                break
+            success = pe.loads[k] + w < T
+            pe.trials -= 1
+            if success or pe.trials <= 0:
+                break
+        if not success:
+            return top - 1  # back into the heap
+        pe.objs_count -= 1
+        pe.loads[k] += w
+        pe.load -= w
+        _offer(eng, p, int(pe.pe_no[k]), v, w)
+    return top
+
+
+def phase(eng, pes: dict, load: np.ndarray, T: float) -> int:
+    """One LB phase: offers, answers and retries until none is in flight; returns its supersteps."""
+    for p, pe in pes.items():
+        if pe.pe_no.size and pe.load > T and not pe.underloaded:
+            pe.top = map_objs_to_pe(eng, p, pe, load, T, pe.heap, pe.top)
+    steps = 0
+    while True:
+        inbox = eng.exchange(tally=eng.pending())
+        if not eng.tally:
+            return steps
+        steps += 1
+        for p, msgs in inbox.items():
+            pe = pes[p]
+            for src, _, (what, v, w) in msgs:
+                v = int(v)
+                if what == OFFER:  # InformMigration, no forced acceptance
+                    ok = pe.load + w <= T
+                    pe.load += w if ok else 0.0
+                    _answer(eng, p, src, v, ok)
+                elif what == ACCEPT:
+                    pe.moves[v] = src
+                else:  # RecvAck, negative: take the load back, retry once or keep the object
+                    retry = pe.negacks <= NACK_SHARE * pe.pe_no.size
+                    pe.negacks += 1
+                    pe.objs_count += 1
+                    pe.load += float(load[v])
+                    if retry:
+                        map_objs_to_pe(eng, p, pe, load, T, np.array([v]), 0)
+
+
+def step(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, res: "Outcome", *, rounds: int,
+         fanout: int, target_ratio: float, max_phases: int, rng_of) -> dict:
+    """One DistributedLB::Strategy call; returns each local PE's accepted moves, rows (object, new PE)."""
+    P = eng.P
+    order = np.argsort(owner, kind="stable")
+    starts = np.searchsorted(owner[order], np.arange(P + 1))
+    mine = {p: order[starts[p]:starts[p + 1]] for p in eng.local}
+    my_load = {p: float(load[mine[p]].sum()) for p in eng.local}
+    avg = float(eng.reduce(my_load, "sum")) / P
+    ratio = float(eng.reduce(my_load, "max")) / avg if avg > 0 else 1.0
+    if ratio <= target_ratio:
+        return {p: np.empty((0, 2), np.int64) for p in eng.local}
+    floor = target_ratio * avg
+    pes = {p: _PE(my_load[p], my_load[p] < floor, rng_of(f"gossip/{p}")) for p in eng.local}
+    res.gossip_supersteps += gossip(eng, pes, fanout, rounds)
+    res.gossip_max_sends = max(res.gossip_max_sends, int(eng.reduce({p: pe.sent for p, pe in pes.items()}, "max")))
+    informed = int(eng.reduce({p: int(pe.pe_no.size > 0) for p, pe in pes.items()}, "sum"))
+    res.informed = informed if res.informed < 0 else min(res.informed, informed)
+    T = max(floor, (ratio + 1) * avg / 2)  # DoneGossip: (max + avg) / 2
+    for p, pe in pes.items():  # Setup
+        objs = mine[p][movable[mine[p]] & (load[mine[p]] > LOAD_FLOOR)]
+        pe.heap = objs[np.lexsort((objs, load[objs]))]
+        pe.objs_count, pe.trials = int(pe.heap.size), P
+        pe.rng = rng_of(f"transfer/{p}")
+        cum = np.cumsum((T - pe.loads) / T)
+        pe.cdf = cum / cum[-1] if cum.size else cum
+    phases = 0
+    while True:
+        res.thresholds.append(T / avg)
+        phase(eng, pes, load, T)
+        phases += 1
+        old = ratio
+        ratio = float(eng.reduce({p: pe.load for p, pe in pes.items()}, "max")) / avg
+        if not (ratio > target_ratio and T > floor and phases < max_phases):
             break
-        if w <= 0:
-            continue
-        prob = np.maximum(1.0 - view / avg, 0.0)
-        z = prob.sum()
-        if z <= 0:
-            break
-        k = min(int(np.searchsorted(np.cumsum(prob) / z, rng.random(), side="right")), ids.size - 1)
-        limit = avg if criterion == "original" else L_p
-        if view[k] + w < limit:
-            out.append((v, int(ids[k])))
-            view[k] += w
-            L_p -= w
-        else:
-            rejects += 1
-    return out, rejects
+        T = max(floor, (T + avg) / 2) if abs(ratio - old) < 0.01 else max(floor, (ratio + 1) * avg / 2)
+    res.phases += phases
+    counts = eng.reduce({p: (len(pe.moves), pe.negacks) for p, pe in pes.items()}, "sum")
+    res.transfers += int(counts[0])
+    res.refusals += int(counts[1])
+    return {p: np.array(sorted(pe.moves.items()), np.int64).reshape(-1, 2) for p, pe in pes.items()}
 
 
 def balance(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, *, rounds: int, fanout: int,
-            iterations: int, criterion: str, threshold: float, rng_of) -> Outcome:
-    """GrapevineLB's iterations; ``rng_of(stream)`` gives a generator that every rank draws identically."""
-    P = eng.P
-    owner = owner.copy()
-    res = Outcome(owner)
-    if P == 1:
+            target_ratio: float, max_phases: int, iterations: int, rng_of) -> Outcome:
+    """``iterations`` DistributedLB steps, each on the placement the previous one left (an application that
+    balances that often on the same loads); ``rng_of(stream)`` gives a generator every rank draws identically."""
+    res = Outcome(owner.copy())
+    if eng.P == 1:
         return res
     for it in range(iterations):
-        order = np.argsort(owner, kind="stable")
-        starts = np.searchsorted(owner[order], np.arange(P + 1))
-        loads = {p: float(load[order[starts[p]:starts[p + 1]]].sum()) for p in eng.local}
-        avg = float(eng.reduce(loads, "sum")) / P
-        mark = eng.superstep
-        known = inform(eng, loads, avg, rounds, fanout, lambda r: rng_of(f"inform/{it}/{r}"))
-        st = eng.step_stats("balance", since=mark)
-        res.inform_supersteps.append(st["supersteps"])
-        res.inform_max_msgs.append(st["max_msgs_per_vproc"])
-        res.informed.append(int(eng.reduce({p: int(known[p][0].size > 0) for p in eng.local}, "sum")))
-        n_transfer = n_reject = 0
-        for p in eng.local:
-            if loads[p] <= threshold * avg:
-                continue
-            objs = order[starts[p]:starts[p + 1]]
-            objs = objs[movable[objs]]
-            objs = objs[np.lexsort((objs, -load[objs]))]
-            moves, rej = transfer(p, objs, load, loads[p], avg, threshold, known[p], criterion,
-                                  rng_of(f"transfer/{it}/{p}"))
-            n_reject += rej
-            n_transfer += len(moves)
-            by_target: dict = {}
-            for v, q in moves:
-                by_target.setdefault(q, []).append(v)
-                owner[v] = q
-            for q, vs in sorted(by_target.items()):
-                eng.post(p, q, np.asarray(vs, np.int64), kind="balance")
-        for q, msgs in eng.exchange().items():
-            for _, _, vs in msgs:
-                owner[vs] = q
-        counts = eng.reduce({p: (n_transfer, n_reject) if p == eng.local[0] else (0, 0) for p in eng.local}, "sum")
-        res.transfers += int(counts[0])
-        res.rejects += int(counts[1])
-    # every rank learns the final owners: each vproc names its objects
-    order = np.argsort(owner, kind="stable")
-    starts = np.searchsorted(owner[order], np.arange(P + 1))
-    final = owner.copy()
-    for p, objs in enumerate(eng.allgather({p: order[starts[p]:starts[p + 1]] for p in eng.local})):
-        final[objs] = p
-    res.owner = final
+        moves = step(eng, load, res.owner, movable, res, rounds=rounds, fanout=fanout, target_ratio=target_ratio,
+                     max_phases=max_phases, rng_of=lambda s: rng_of(f"{it}/{s}"))
+        # every rank learns the new owners (PackAndSendMigrateMsgs: the accepted moves)
+        for part in eng.allgather(moves):
+            res.owner[part[:, 0]] = part[:, 1]
     return res

@@ -12,7 +12,7 @@ import numpy as np
 
 from harness import Algorithm, State, hookimpl, implements, registers
 
-from . import central, grapevine, strategies
+from . import central, grapevine, lbaf, strategies
 
 CENTRAL = {
     "greedy": ({}, "Charm++ GreedyLB: heaviest object onto the least-loaded processor (a heap), placement ignored"),
@@ -21,7 +21,13 @@ CENTRAL = {
     "greedy-refine": ({"tolerance": 1.0}, "Charm++ GreedyRefineLB: greedy order, an object stays where it is when "
                                           "that keeps its processor within tolerance x greedy's maximum load"),
 }
-GRAPEVINE = {"rounds": 0, "fanout": 2, "iterations": 1, "criterion": "original", "threshold": 1.0}
+GRAPEVINE = {"rounds": 0, "fanout": 2, "target_ratio": 1.05, "max_phases": 10, "iterations": 1}
+# upper bounds of the integer parameters: what a run can finish (each gossip send and phase costs supersteps)
+LIMITS = {"rounds": 1024, "fanout": 1024, "max_phases": 1000, "iterations": 100}
+# LBAF's config/conf.yaml
+LBAF_IAT = {"criterion": "tempered", "transfer": "recursive", "order": "element_id", "iterations": 8, "rounds": 2,
+            "fanout": 2, "max_objects_per_transfer": 8, "deterministic": True}
+LBAF_LIMITS = {"iterations": 100, "rounds": 64, "fanout": 1024, "max_objects_per_transfer": 10**6}
 
 
 def _validate(name):
@@ -29,13 +35,34 @@ def _validate(name):
         for key in ("threshold", "tolerance"):
             if key in p and not 1.0 <= float(p[key]) <= 100.0:
                 raise ValueError(f"{name}: {key} must be in [1, 100], got {p[key]}")
+        if name == "lbaf-iat":
+            return _validate_lbaf(p)
         if name != "grapevine":
             return
-        if p["criterion"] not in grapevine.CRITERIA:
-            raise ValueError(f"grapevine: criterion must be one of {', '.join(grapevine.CRITERIA)}, got {p['criterion']!r}")
-        if p["fanout"] < 1 or p["rounds"] < 0 or p["iterations"] < 1:
-            raise ValueError("grapevine: fanout >= 1, rounds >= 0 (0: ceil(log_fanout P)) and iterations >= 1")
+        if not 1.0 <= float(p["target_ratio"]) <= 100.0:
+            raise ValueError(f"grapevine: target_ratio must be in [1, 100], got {p['target_ratio']}")
+        low = {"rounds": 0, "fanout": 1, "max_phases": 1, "iterations": 1}
+        for key, hi in LIMITS.items():
+            if int(p[key]) != float(p[key]) or not low[key] <= int(p[key]) <= hi:
+                raise ValueError(f"grapevine: {key} must be an integer in [{low[key]}, {hi}]"
+                                 f"{' (0: 2 log2 P)' if key == 'rounds' else ''}, got {p[key]}")
     return check
+
+
+def _validate_lbaf(p):
+    for key, names in (("criterion", lbaf.CRITERIA), ("order", lbaf.ORDERS)):
+        if p[key] not in names:
+            raise ValueError(f"lbaf-iat: {key} must be one of {', '.join(names)}, got {p[key]!r}")
+    if p["transfer"] == "clustering":
+        raise ValueError("lbaf-iat: transfer=clustering clusters objects by LBAF's shared-block ids, which lbbench "
+                         "workloads do not carry; use transfer=recursive")
+    if p["transfer"] not in lbaf.TRANSFERS:
+        raise ValueError(f"lbaf-iat: transfer must be recursive or clustering, got {p['transfer']!r}")
+    for key, hi in LBAF_LIMITS.items():
+        if int(p[key]) != float(p[key]) or not 1 <= int(p[key]) <= hi:
+            raise ValueError(f"lbaf-iat: {key} must be an integer in [1, {hi}], got {p[key]}")
+    if str(p["deterministic"]).lower() not in ("true", "false", "1", "0"):
+        raise ValueError(f"lbaf-iat: deterministic must be true or false, got {p['deterministic']!r}")
 
 
 @hookimpl
@@ -45,8 +72,14 @@ def register_algorithms(register):
                            validate=_validate(name), description=desc))
     register(Algorithm("grapevine", family="gossip", params=dict(GRAPEVINE), roles=("balance",),
                        validate=_validate("grapevine"),
-                       description="GrapevineLB (Menon & Kale SC'13): gossip of underloaded processors over `rounds` "
-                                   "rounds of `fanout` messages, CMF-random transfers under the original/relaxed criterion"))
+                       description="GrapevineLB as Charm++'s DistributedLB: gossip of underloaded (pe, load) to `fanout` "
+                                   "random PEs per receipt, at most `rounds` sends; smallest objects first to CMF-drawn "
+                                   "PEs that accept or refuse; threshold relaxed per phase towards `target_ratio` x avg"))
+    register(Algorithm("lbaf-iat", family="gossip", params=dict(LBAF_IAT), roles=("balance",),
+                       validate=_validate("lbaf-iat"),
+                       description="LBAF's InformAndTransfer, a centralised simulation of a distributed algorithm: "
+                                   "gossip of rank ids (engine messages), then transfers on live loads under the "
+                                   "tempered or strict criterion"))
 
 
 def objects(ctx, state):
@@ -66,15 +99,17 @@ def _costs(ctx, since: int) -> dict:
             "charm_max_recv_msgs": st["max_recv_per_vproc"], "charm_max_recv_bytes": int(recv.max(initial=0))}
 
 
-@implements(*CENTRAL, "grapevine")
+@implements(*CENTRAL, "grapevine", "lbaf-iat")
 def balance(ctx, state):
     if ctx.algorithm == "grapevine":
         return gossip(ctx, state)
+    if ctx.algorithm == "lbaf-iat":
+        return inform_and_transfer(ctx, state)
     load, owner, movable = objects(ctx, state)
     since = ctx.engine.superstep
     with ctx.timer("selection"):
         new = central.run(ctx.engine, strategies.STRATEGIES[ctx.algorithm], load, owner, movable,
-                          **{k: float(v) for k, v in ctx.params.items()})
+                          ctx.machine.proc_of, **{k: float(v) for k, v in ctx.params.items()})
     ctx.record.update(_costs(ctx, since))
     return State.settled(new, ctx.P)
 
@@ -82,19 +117,32 @@ def balance(ctx, state):
 def gossip(ctx, state):
     load, owner, movable = objects(ctx, state)
     p = ctx.params
-    rounds = int(p["rounds"]) or grapevine.default_rounds(ctx.P, int(p["fanout"]))
+    rounds = int(p["rounds"]) or grapevine.default_rounds(ctx.P)
     since = ctx.engine.superstep
     with ctx.timer("selection"):
         out = grapevine.balance(ctx.engine, load, owner, movable, rounds=rounds, fanout=int(p["fanout"]),
-                                iterations=int(p["iterations"]), criterion=p["criterion"],
-                                threshold=float(p["threshold"]), rng_of=ctx.rng)
+                                target_ratio=float(p["target_ratio"]), max_phases=int(p["max_phases"]),
+                                iterations=int(p["iterations"]), rng_of=ctx.rng)
     ctx.record.update(_costs(ctx, since))
     ctx.record.update({
-        "charm_rounds": rounds, "charm_inform_supersteps": int(sum(out.inform_supersteps)),
-        "charm_inform_max_msgs": int(max(out.inform_max_msgs, default=0)),
-        "charm_informed": int(min(out.informed, default=0)),
-        "charm_transfers": out.transfers, "charm_rejects": out.rejects})
+        "charm_rounds": rounds, "charm_gossip_supersteps": out.gossip_supersteps,
+        "charm_gossip_max_sends": out.gossip_max_sends, "charm_informed": out.informed,
+        "charm_phases": out.phases, "charm_transfers": out.transfers, "charm_refusals": out.refusals})
     return State.settled(out.owner, ctx.P)
+
+
+def inform_and_transfer(ctx, state):
+    load, owner, movable = objects(ctx, state)
+    p = ctx.params
+    since = ctx.engine.superstep
+    with ctx.timer("selection"):
+        out = lbaf.balance(ctx.engine, load, owner, movable, ctx.graph, criterion=p["criterion"], order=p["order"],
+                           iterations=int(p["iterations"]), rounds=int(p["rounds"]), fanout=int(p["fanout"]),
+                           max_objects=int(p["max_objects_per_transfer"]),
+                           deterministic=str(p["deterministic"]).lower() in ("true", "1"), rng_of=ctx.rng)
+    ctx.record.update(_costs(ctx, since))
+    ctx.record.update({"charm_transfers": out["transfers"], "charm_refusals": out["rejects"]})
+    return State.settled(out["owner"], ctx.P)
 
 
 register_claims = registers("lbbench_charm.claims", "CLAIMS")

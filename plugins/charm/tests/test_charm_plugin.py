@@ -5,7 +5,7 @@ import pytest
 from harness import Context, Engine, Graph, Level, Machine, State
 from lbbench_charm import plugin
 
-NAMES = ("greedy", "refine", "greedy-refine", "grapevine")
+NAMES = ("greedy", "refine", "greedy-refine", "grapevine", "lbaf-iat")
 
 
 def ctx_for(name, P=16, n=600, pinned=True, seed=2):
@@ -17,7 +17,7 @@ def ctx_for(name, P=16, n=600, pinned=True, seed=2):
         pin[::7] = rng.integers(0, P, pin[::7].size)
     owner = np.where(pin >= 0, pin, rng.integers(0, P // 4, n))
     defaults = {"greedy": {}, "refine": {"threshold": 1.003}, "greedy-refine": {"tolerance": 1.0},
-                "grapevine": dict(plugin.GRAPEVINE)}[name]
+                "grapevine": dict(plugin.GRAPEVINE), "lbaf-iat": dict(plugin.LBAF_IAT)}[name]
     state = State.settled(owner, P)
     ctx = Context(Level(1, g, pinned=pin), g, state, Machine.uniform(P), Engine(P, comm=None), defaults, seed,
                   algorithm=name)
@@ -48,8 +48,16 @@ def test_bad_parameters_are_one_line_errors():
     from harness import available_algorithms
 
     algs = available_algorithms()
-    with pytest.raises(ValueError, match="criterion"):
-        algs["grapevine"].validate({**plugin.GRAPEVINE, "criterion": "greedy"})
+    with pytest.raises(ValueError, match="target_ratio"):
+        algs["grapevine"].validate({**plugin.GRAPEVINE, "target_ratio": 0.5})
+    for key in ("iterations", "rounds", "max_phases", "fanout"):
+        with pytest.raises(ValueError, match=key):
+            algs["grapevine"].validate({**plugin.GRAPEVINE, key: 10**9})
+    for key in ("iterations", "rounds", "fanout", "max_objects_per_transfer"):
+        with pytest.raises(ValueError, match=key):
+            algs["lbaf-iat"].validate({**plugin.LBAF_IAT, key: 10**9})
+    with pytest.raises(ValueError, match="shared-block"):
+        algs["lbaf-iat"].validate({**plugin.LBAF_IAT, "transfer": "clustering"})
     with pytest.raises(ValueError, match="threshold"):
         algs["refine"].validate({"threshold": 0.5})
 

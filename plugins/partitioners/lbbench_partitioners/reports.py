@@ -10,6 +10,10 @@ from harness import Report, Table, available_algorithms, available_workloads
 P_LIST = (32, 256)
 VT_RANKS = 256  # the vt-synthetic trace: 256 ranks, mapped onto P processors (ranks_per_proc = 256 / P)
 WORKLOADS = (("shock", {}), ("truss", {}), ("bl", {}), ("vt-synthetic", {"ranks": VT_RANKS}))
+# ``baselines-small``, the sizes ``lbbench reproduce`` runs (and the site shows): (workload, params, P, levels);
+# every installed algorithm on all nine shock levels alone takes minutes, so two levels of the meshes
+SMALL = (("shock", {}, 32, [1, 2]), ("truss", {}, 32, [1, 2]), ("vt-synthetic", {"ranks": 32}, 32, None),
+         ("vt-synthetic", {"ranks": 256}, 256, [1]))
 COLUMNS = {  # title -> (result column, aggregate over levels)
     "Cut%": ("post_exec_cut_pct", "mean"),
     "work_loadimb": ("work_loadimb", "mean"),
@@ -64,23 +68,34 @@ def _fmt(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3f}" if abs(v) < 10 else f"{v:.2f}"
 
 
+def _table(opts, wls, name: str, params: dict, P: int, levels=None) -> Table:
+    methods = methods_for(opts, wls[name].forms)
+    wparams = dict(params)
+    if name == "vt-synthetic" and "ranks_per_proc" not in wparams:
+        wparams["ranks_per_proc"] = max(1, wparams.get("ranks", VT_RANKS) // P)
+    df = opts.compare(",".join(methods), P=P, workload=name, workload_params=wparams,
+                      **({"levels": levels} if levels else {}))
+    label = name + (f"[{','.join(f'{k}={v}' for k, v in wparams.items())}]" if wparams else "")
+    which = f", levels {', '.join(map(str, levels))}" if levels else ""
+    return Table(f"Baselines — {label}, P = {P}{which}", summary(df, methods),
+                 note=f"means over the levels (Time: total); '{MARK.strip()}' best in its column "
+                      f"among methods with every level ok ({REFERENCE} excluded)")
+
+
 def baselines(opts) -> list[Table]:
     wls = available_workloads()
-    tables = []
-    for name, params in workloads(opts):
-        methods = methods_for(opts, wls[name].forms)
-        for P in opts.P or P_LIST:
-            wparams = dict(params)
-            if name == "vt-synthetic" and "ranks_per_proc" not in wparams:
-                wparams["ranks_per_proc"] = max(1, wparams.get("ranks", VT_RANKS) // P)
-            df = opts.compare(",".join(methods), P=P, workload=name, workload_params=wparams)
-            label = name + (f"[{','.join(f'{k}={v}' for k, v in wparams.items())}]" if wparams else "")
-            tables.append(Table(f"Baselines — {label}, P = {P}", summary(df, methods),
-                                note=f"means over the levels (Time: total); '{MARK.strip()}' best in its column "
-                                     f"among methods with every level ok ({REFERENCE} excluded)"))
-    return tables
+    return [_table(opts, wls, name, params, P) for name, params in workloads(opts) for P in opts.P or P_LIST]
+
+
+def baselines_small(opts) -> list[Table]:
+    """The sizes of :data:`SMALL` (``lbbench reproduce`` runs this one)."""
+    wls = available_workloads()
+    return [_table(opts, wls, name, params, P, levels) for name, params, P, levels in SMALL]
 
 
 REPORTS = [Report("baselines", baselines, title="Seed algorithms beside today's baselines",
                   description="Cut%, work_loadimb, loadimb, moved weight, MaxSR and time of every algorithm on shock, "
-                              "truss, bl (as a graph) and a vt trace at P = 32 and 256, best per column marked")]
+                              "truss, bl (as a graph) and a vt trace at P = 32 and 256, best per column marked"),
+           Report("baselines-small", baselines_small, title="Seed algorithms beside today's baselines (small)",
+                  description="the baselines report at the sizes reproduce runs: levels 1-2 of shock and truss and "
+                              "a 32-rank vt-synthetic at P = 32, level 1 of a 256-rank vt-synthetic at P = 256")]

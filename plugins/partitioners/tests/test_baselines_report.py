@@ -23,3 +23,12 @@ def test_every_form_reaches_the_right_methods():
     boxes = methods_for(ReportOptions(), ("boxes",))
     assert "greedy" in graph and "kahip" in graph and not any(m.startswith("amr-") for m in graph)
     assert "greedy" in boxes and any(m.startswith("amr-") for m in boxes)
+
+
+def test_a_full_reproduction_runs_the_small_report_and_the_site_shows_it():
+    from harness.present import reproduce as rp
+    from lbbench_partitioners.reports import SMALL
+
+    assert "baselines-small" in rp.chosen(None)[0] and "baselines" not in rp.chosen(None)[0]
+    assert "baselines-small" not in rp.chosen(["sbn"])[0]
+    assert {(w, P) for w, _, P, _ in SMALL} == {("shock", 32), ("truss", 32), ("vt-synthetic", 32), ("vt-synthetic", 256)}

@@ -1,0 +1,159 @@
+"""LBAF's InformAndTransfer (DARMA-tasking/LB-analysis-framework, src/lbaf/Execution/lbsInformAndTransferAlgorithm.py,
+lbsRecursiveTransferStrategy.py, lbsTransferStrategyBase.py, lbsTemperedCriterion.py, lbsStrictLocalizingCriterion.py)
+with its ``LoadOnly`` work model (a rank's work is its load).
+
+A centralised simulation of a distributed algorithm, as LBAF is: the inform
+stage runs on the engine (its messages are counted), but the transfer stage
+reads and updates every rank's *live* load, which no rank of a real run would
+know. Per iteration:
+
+* **inform** (``__execute_information_stage``): in round 0 every rank sends
+  its id to ``fanout`` distinct random other ranks; in each of rounds 1 ..
+  ``rounds`` - 1 every rank sends all the ids it knows to ``fanout`` ranks
+  sampled from the peers it knows (one superstep per round, ids only);
+* **transfer** (``RecursiveTransferStrategy.execute``): the ranks with
+  migratable objects and known peers, in random order (rank order when
+  ``deterministic``), each walk their migratable objects in ``order`` (LBAF's
+  order strategies), taking them with ``pop()`` from the end of the ordered
+  list. For an object the criterion is computed for every known peer:
+  ``tempered`` = max(W_src, W_dst) before minus after the move, ``strict`` =
+  -1 when a communication partner of the objects is on the source rank, else 1.
+  ``deterministic``: the best peer; otherwise a peer drawn from the CMF of
+  (c - c_min) / (c_max - c_min) (uniform when all are equal). A negative value
+  extends the list with objects drawn at random from the rest (at most
+  ``max_objects_per_transfer``) until the criterion allows it; the list moves
+  at once, and the loads are updated.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+CRITERIA = ("tempered", "strict")
+TRANSFERS = ("recursive",)
+ORDERS = ("arbitrary", "element_id", "decreasing_loads", "increasing_loads", "fewest_migrations", "small_objects")
+
+
+# ------------------------------------------------------------------ messages (engine only)
+def _inform_send(eng, p: int, to: np.ndarray, ids: np.ndarray) -> None:
+    """One information message: the ids p knows."""
+    for q in to.tolist():
+        eng.post(p, q, ids, kind="balance")
+
+
+def inform(eng, rounds: int, fanout: int, rng_of) -> list:
+    """__execute_information_stage on the engine; every rank gets every vproc's known peers (sorted ids)."""
+    P = eng.P
+    known = {p: np.array([p]) for p in eng.local}
+    for r in range(max(rounds, 1)):
+        for p in eng.local:
+            peers = np.setdiff1d(np.arange(P), [p]) if r == 0 else known[p][known[p] != p]
+            rng = rng_of(f"{r}/{p}")
+            to = rng.choice(peers, size=min(fanout, peers.size), replace=False) if peers.size else peers
+            _inform_send(eng, p, to, np.array([p]) if r == 0 else known[p])
+        for p, msgs in eng.exchange().items():
+            if msgs:
+                known[p] = np.union1d(known[p], np.concatenate([m for _, _, m in msgs]))
+    return eng.allgather(known)
+
+
+# ------------------------------------------------------------------ the transfer stage (centralised)
+def ordered(order: str, objs: np.ndarray, load: np.ndarray, avg: float) -> np.ndarray:
+    """LBAF's order strategies over one rank's migratable objects (ids ascending); transfers pop from the end."""
+    w = load[objs]
+    asc, desc = objs[np.argsort(w, kind="stable")], objs[np.argsort(-w, kind="stable")]
+    if order in ("arbitrary", "element_id"):
+        return objs
+    if order == "increasing_loads":
+        return asc
+    if order == "decreasing_loads":
+        return desc
+    excess = float(w.sum()) - avg
+    if order == "fewest_migrations":
+        small = load[desc] <= excess
+        return np.concatenate([desc[small], asc[load[asc] > excess]])
+    idx = int(np.searchsorted(np.cumsum(load[asc]), excess, side="right")) + 1  # small_objects
+    head, tail = asc[:idx], asc[idx:]
+    return np.concatenate([head[np.argsort(-load[head], kind="stable")], tail])
+
+
+def criterion(name: str, loads: np.ndarray, src: int, dst: np.ndarray, w: float, local_partner: bool) -> np.ndarray:
+    """The criterion's value for moving objects of total load ``w`` from ``src`` to each of ``dst``."""
+    if name == "strict":
+        return np.full(dst.size, -1.0 if local_partner else 1.0)
+    ls, ld = loads[src], loads[dst]
+    return np.maximum(ls, ld) - np.maximum(ls - w, ld + w)
+
+
+def select(c: np.ndarray, deterministic: bool, rng: np.random.Generator) -> int:
+    """The chosen target's index: the first best, or _randomly_select_target's CMF draw."""
+    if deterministic:
+        return int(np.argmax(c))
+    lo, hi = c.min(), c.max()
+    cmf = np.cumsum(np.ones(c.size) if lo == hi else (c - lo) / (hi - lo))
+    return min(int(np.searchsorted(cmf / cmf[-1], rng.random(), side="left")), c.size - 1)
+
+
+def transfer(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, known: list, graph, *, crit: str, order: str,
+             deterministic: bool, max_objects: int, rng: np.random.Generator) -> tuple[int, int]:
+    """RecursiveTransferStrategy.execute on live loads; updates ``owner``; returns (transfers, rejects)."""
+    P = len(known)
+    loads = np.bincount(owner, weights=load, minlength=P).astype(float)
+    avg = float(loads.mean())
+    has = np.bincount(owner[movable], minlength=P) > 0
+    srcs = [p for p in range(P) if known[p].size > 1 and has[p]]
+    if not deterministic:
+        srcs = [srcs[i] for i in rng.permutation(len(srcs))]
+    n_transfers = n_rejects = 0
+
+    def partners_home(objs) -> bool:  # strict: a communication partner of the objects on the source rank
+        return crit == "strict" and any(np.any(owner[graph.adjncy[graph.xadj[v]:graph.xadj[v + 1]]] == src)
+                                         for v in objs)
+
+    for src in srcs:
+        targets = known[src][known[src] != src]
+        # get_migratable_objects() at the rank's turn: with what earlier sources sent it
+        rest = ordered(order, np.flatnonzero(movable & (owner == src)), load, avg).tolist()
+        lo = float(loads[targets].min())  # changes only when src sends
+        while rest:
+            objs = [rest.pop()]
+            w = float(load[objs[0]])
+            if crit == "tempered" and w > loads[src] - lo:
+                # tempered is >= 0 iff w <= L_src - L_dst: negative for every target, and adding objects (the
+                # extended search) only lowers it: LBAF's outcome is a reject, without computing it
+                n_rejects += 1
+                continue
+            c = criterion(crit, loads, src, targets, w, partners_home(objs))
+            k = select(c, deterministic, rng)
+            dst, c_dst = int(targets[k]), float(c[k])
+            if c_dst < 0:
+                if not rest:
+                    n_rejects += 1
+                    continue
+                pick = rest[:]
+                while c_dst < 0 and pick and len(objs) < max_objects:  # __recursive_extended_search
+                    objs.append(pick.pop(int(rng.integers(len(pick)))))
+                    w += float(load[objs[-1]])
+                    c_dst = float(criterion(crit, loads, src, np.array([dst]), w, partners_home(objs))[0])
+                if c_dst < 0:
+                    n_rejects += 1
+                    continue
+                rest = pick
+            owner[objs] = dst
+            loads[src] -= w
+            loads[dst] += w
+            lo = float(loads[targets].min())
+            n_transfers += len(objs)
+    return n_transfers, n_rejects
+
+
+def balance(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, graph, *, criterion: str, order: str,
+            iterations: int, rounds: int, fanout: int, max_objects: int, deterministic: bool, rng_of) -> dict:
+    """InformAndTransferAlgorithm.execute: ``iterations`` of inform then transfer; the new owners and counts."""
+    owner = owner.copy()
+    n_t = n_r = 0
+    for it in range(iterations):
+        known = inform(eng, rounds, fanout, lambda s: rng_of(f"{it}/inform/{s}"))
+        t, r = transfer(load, owner, movable, known, graph, crit=criterion, order=order, deterministic=deterministic,
+                        max_objects=max_objects, rng=rng_of(f"{it}/transfer"))
+        n_t, n_r = n_t + t, n_r + r
+    return {"owner": owner, "transfers": n_t, "rejects": n_r}
