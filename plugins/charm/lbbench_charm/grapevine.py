@@ -34,7 +34,8 @@ Asynchronous entry methods become supersteps: every message a PE receives in
 one superstep is handled in (sender, post) order, as if it had arrived in that
 order. Random draws come from one generator per (PE, stage), so the result is
 the same for any number of MPI ranks. The message functions (``_gossip_send``,
-``_offer``, ``_answer``) are the only places that post.
+``_offer``, ``_answer``) are the only places that make messages; each stage sends a
+superstep's messages as one engine batch (``gossip``: rows (pe, load); ``phase``: rows (what, object, load)).
 """
 from __future__ import annotations
 
@@ -83,61 +84,89 @@ class _PE:
     moves: dict = field(default_factory=dict)  # object -> receiver, accepted
 
 
-# ------------------------------------------------------------------ messages (engine only)
-def _gossip_send(eng, p: int, pe: _PE, fanout: int, rounds: int) -> None:
-    """SendLoadInfo: the whole known list to ``fanout`` distinct random PEs other than p."""
+# ------------------------------------------------------------------ messages (engine batches only)
+class _Out:
+    """One superstep's messages of a stream, sent as one batch (``flush``) in the order they were made."""
+
+    def __init__(self, tag: str):
+        self.tag, self.src, self.dst, self.rows, self.counts = tag, [], [], [], []
+
+    def add(self, p: int, q, rows: np.ndarray) -> None:
+        q = np.atleast_1d(q)
+        self.src.append(np.full(q.size, p, np.int64))
+        self.dst.append(q.astype(np.int64))
+        self.rows.extend([rows] * q.size)
+        self.counts.append(np.full(q.size, len(rows), np.int64))
+
+    def flush(self, eng) -> None:
+        if self.src:
+            eng.send(self.tag, np.concatenate(self.src), np.concatenate(self.dst), np.concatenate(self.rows),
+                     counts=np.concatenate(self.counts))
+        self.src, self.dst, self.rows, self.counts = [], [], [], []
+
+
+def _gossip_send(out: _Out, P: int, p: int, pe: _PE, fanout: int, rounds: int) -> None:
+    """SendLoadInfo: the whole known list, rows (pe, load), to ``fanout`` distinct random PEs other than p."""
     if pe.sent > rounds:
         return
-    k = min(fanout, eng.P - 1)
-    to = pe.rng.choice(eng.P - 1, size=k, replace=False)
-    msg = np.stack([pe.pe_no.astype(float), pe.loads])
-    for q in (to + (to >= p)).tolist():
-        eng.post(p, q, msg, kind="balance")
+    k = min(fanout, P - 1)
+    to = pe.rng.choice(P - 1, size=k, replace=False)
+    out.add(p, to + (to >= p), np.stack([pe.pe_no.astype(float), pe.loads], axis=1))
     pe.sent += 1
 
 
-def _offer(eng, p: int, q: int, v: int, w: float) -> None:
+def _offer(out: _Out, p: int, q: int, v: int, w: float) -> None:
     """InformMigration(obj, from_pe, load)."""
-    eng.post(p, q, np.array([OFFER, v, w]), kind="balance")
+    out.add(p, q, np.array([[OFFER, v, w]]))
 
 
-def _answer(eng, q: int, p: int, v: int, accept: bool) -> None:
+def _answer(out: _Out, q: int, p: int, v: int, accept: bool) -> None:
     """RecvAck(obj, assigned_pe, can_accept)."""
-    eng.post(q, p, np.array([ACCEPT if accept else REFUSE, v, 0.0]), kind="balance")
+    out.add(q, p, np.array([[ACCEPT if accept else REFUSE, v, 0.0]]))
+
+
+def _received(eng, tag: str):
+    """(PE, [(sender, rows), ...]) of each local PE a message of ``tag`` came to, in PE order."""
+    got = eng.received(tag)
+    for p in np.unique(got.dst).tolist():
+        mine = got.to(p)
+        yield p, list(zip(mine.src.tolist(), mine.split()))
 
 
 # ------------------------------------------------------------------ stages
 def gossip(eng, pes: dict, fanout: int, rounds: int) -> int:
     """GossipLoadInfo until quiescence; returns the supersteps it took."""
+    out = _Out("gossip")
     for p, pe in pes.items():
         if pe.underloaded:
             pe.pe_no, pe.loads = np.array([p]), np.array([pe.load])
-            _gossip_send(eng, p, pe, fanout, rounds)
+            _gossip_send(out, eng.P, p, pe, fanout, rounds)
     steps = 0
     while True:
-        inbox = eng.exchange(tally=eng.pending())
+        out.flush(eng)
+        eng.exchange(tally=eng.pending())
         if not eng.tally:
             return steps
         steps += 1
-        for p, msgs in inbox.items():
+        for p, msgs in _received(eng, "gossip"):
             pe = pes[p]
             left = max(0, rounds + 1 - pe.sent)  # receipts that still make this PE send
-            for _, _, m in msgs[:left]:
+            for _, m in msgs[:left]:
                 _merge(pe, [m])
-                _gossip_send(eng, p, pe, fanout, rounds)
+                _gossip_send(out, eng.P, p, pe, fanout, rounds)
             if len(msgs) > left:  # the rest only update what it knows: one merge
-                _merge(pe, [m for _, _, m in msgs[left:]])
+                _merge(pe, [m for _, m in msgs[left:]])
 
 
 def _merge(pe: _PE, msgs: list) -> None:
     """GossipLoadInfo's merge of received (pe, load) lists, in order; a received entry replaces a known one."""
-    ids = np.concatenate([pe.pe_no] + [m[0].astype(np.int64) for m in msgs])
-    lds = np.concatenate([pe.loads] + [m[1] for m in msgs])
+    ids = np.concatenate([pe.pe_no] + [m[:, 0].astype(np.int64) for m in msgs])
+    lds = np.concatenate([pe.loads] + [m[:, 1] for m in msgs])
     u, last = np.unique(ids[::-1], return_index=True)
     pe.pe_no, pe.loads = u, lds[::-1][last]
 
 
-def map_objs_to_pe(eng, p: int, pe: _PE, load: np.ndarray, T: float, heap: np.ndarray, top: int) -> int:
+def map_objs_to_pe(out: _Out, p: int, pe: _PE, load: np.ndarray, T: float, heap: np.ndarray, top: int) -> int:
     """MapObjsToPe over heap[top:]: smallest objects first, CMF draws, offers; returns the new top."""
     while pe.load > T and pe.objs_count >= 2 and top < heap.size:
         v = int(heap[top])
@@ -157,29 +186,31 @@ def map_objs_to_pe(eng, p: int, pe: _PE, load: np.ndarray, T: float, heap: np.nd
         pe.objs_count -= 1
         pe.loads[k] += w
         pe.load -= w
-        _offer(eng, p, int(pe.pe_no[k]), v, w)
+        _offer(out, p, int(pe.pe_no[k]), v, w)
     return top
 
 
 def phase(eng, pes: dict, load: np.ndarray, T: float) -> int:
     """One LB phase: offers, answers and retries until none is in flight; returns its supersteps."""
+    out = _Out("phase")  # offers and answers: one stream, so a PE handles them in (sender, post) order
     for p, pe in pes.items():
         if pe.pe_no.size and pe.load > T and not pe.underloaded:
-            pe.top = map_objs_to_pe(eng, p, pe, load, T, pe.heap, pe.top)
+            pe.top = map_objs_to_pe(out, p, pe, load, T, pe.heap, pe.top)
     steps = 0
     while True:
-        inbox = eng.exchange(tally=eng.pending())
+        out.flush(eng)
+        eng.exchange(tally=eng.pending())
         if not eng.tally:
             return steps
         steps += 1
-        for p, msgs in inbox.items():
+        for p, msgs in _received(eng, "phase"):
             pe = pes[p]
-            for src, _, (what, v, w) in msgs:
+            for src, ((what, v, w),) in msgs:
                 v = int(v)
                 if what == OFFER:  # InformMigration, no forced acceptance
                     ok = pe.load + w <= T
                     pe.load += w if ok else 0.0
-                    _answer(eng, p, src, v, ok)
+                    _answer(out, p, src, v, ok)
                 elif what == ACCEPT:
                     pe.moves[v] = src
                 else:  # RecvAck, negative: take the load back, retry once or keep the object
@@ -188,7 +219,7 @@ def phase(eng, pes: dict, load: np.ndarray, T: float) -> int:
                     pe.objs_count += 1
                     pe.load += float(load[v])
                     if retry:
-                        map_objs_to_pe(eng, p, pe, load, T, np.array([v]), 0)
+                        map_objs_to_pe(out, p, pe, load, T, np.array([v]), 0)
 
 
 def step(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, res: "Outcome", *, rounds: int,
