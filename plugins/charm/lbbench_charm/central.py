@@ -4,7 +4,7 @@ As in Charm++'s centralized load balancing: every processor sends its
 objects' ids and measured loads to the central processor (vproc 0) in one
 superstep, the strategy runs there, and the central processor sends each
 processor the new processors of its objects in a second superstep (kind
-``balance``). The objects themselves move afterwards (the runner's migration).
+``balance``; both as engine batches, one message per processor each way). The objects themselves move afterwards (the runner's migration).
 """
 from __future__ import annotations
 
@@ -19,21 +19,23 @@ def run(eng, strategy, load: np.ndarray, owner: np.ndarray, movable: np.ndarray,
     P = eng.P
     order = np.argsort(owner, kind="stable")
     starts = np.searchsorted(owner[order], np.arange(P + 1))
-    for p in eng.local:  # statistics to the central processor: ids, loads, migratable flag
-        ids = order[starts[p]:starts[p + 1]]
-        eng.post(p, ROOT, np.stack([ids.astype(float), load[ids], movable[ids]]), kind="balance")
-    inbox = eng.exchange()
+    mine = np.arange(eng.local.start, eng.local.stop)
+    ids = order[starts[mine[0]]:starts[mine[-1] + 1]]  # statistics to the central processor: ids, loads, migratable
+    eng.send("stats", mine, ROOT, np.stack([ids.astype(float), load[ids], movable[ids]], axis=1),
+             counts=np.diff(starts[mine[0]:mine[-1] + 2]))
+    eng.exchange()
     if ROOT in eng.local:
-        got = np.concatenate([payload for _, _, payload in inbox[ROOT]], axis=1)
-        ids = got[0].astype(np.int64)
+        got = eng.received("stats").values
+        ids = got[:, 0].astype(np.int64)
         c_load, c_owner, c_movable = (np.empty(owner.size) for _ in range(3))
-        c_load[ids], c_owner[ids], c_movable[ids] = got[1], owner[ids], got[2]
+        c_load[ids], c_owner[ids], c_movable[ids] = got[:, 1], owner[ids], got[:, 2]
         decided = strategy(c_load, c_owner.astype(np.int64), c_movable.astype(bool), P, slow, **params)
-        for p in range(P):  # each processor learns where its objects go
-            mine = order[starts[p]:starts[p + 1]]
-            eng.post(ROOT, p, np.stack([mine, decided[mine]]), kind="balance")
-    inbox = eng.exchange()
-    local = {p: inbox[p][0][2] if inbox[p] else np.empty((2, 0), np.int64) for p in eng.local}
+        # each processor learns where its objects go: rows (object, new processor)
+        eng.send("decided", ROOT, np.arange(P), np.stack([order, decided[order]], axis=1).astype(np.int64),
+                 counts=np.diff(starts))
+    eng.exchange()
+    got = eng.received("decided")
+    local = {p: got.to(p).values.T if len(got.to(p)) else np.empty((2, 0), np.int64) for p in eng.local}
     new = owner.copy()
     for part in eng.allgather(local):
         new[part[0]] = part[1]

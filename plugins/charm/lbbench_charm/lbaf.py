@@ -34,25 +34,29 @@ ORDERS = ("arbitrary", "element_id", "decreasing_loads", "increasing_loads", "fe
 
 
 # ------------------------------------------------------------------ messages (engine only)
-def _inform_send(eng, p: int, to: np.ndarray, ids: np.ndarray) -> None:
-    """One information message: the ids p knows."""
-    for q in to.tolist():
-        eng.post(p, q, ids, kind="balance")
-
-
 def inform(eng, rounds: int, fanout: int, rng_of) -> list:
-    """__execute_information_stage on the engine; every rank gets every vproc's known peers (sorted ids)."""
+    """__execute_information_stage on the engine; every rank gets every vproc's known peers (sorted ids).
+    Each round's information messages (the ids a rank knows) go as one engine batch."""
     P = eng.P
     known = {p: np.array([p]) for p in eng.local}
     for r in range(max(rounds, 1)):
+        src, dst, ids, counts = [], [], [], []
         for p in eng.local:
             peers = np.setdiff1d(np.arange(P), [p]) if r == 0 else known[p][known[p] != p]
             rng = rng_of(f"{r}/{p}")
             to = rng.choice(peers, size=min(fanout, peers.size), replace=False) if peers.size else peers
-            _inform_send(eng, p, to, np.array([p]) if r == 0 else known[p])
-        for p, msgs in eng.exchange().items():
-            if msgs:
-                known[p] = np.union1d(known[p], np.concatenate([m for _, _, m in msgs]))
+            told = np.array([p]) if r == 0 else known[p]
+            src.append(np.full(to.size, p))
+            dst.append(to)
+            ids.extend([told] * to.size)
+            counts.append(np.full(to.size, told.size))
+        if ids:
+            eng.send("inform", np.concatenate(src), np.concatenate(dst), np.concatenate(ids).astype(np.int64),
+                     counts=np.concatenate(counts))
+        eng.exchange()
+        got = eng.received("inform")
+        for p in np.unique(got.dst).tolist():
+            known[p] = np.union1d(known[p], got.to(p).values)
     return eng.allgather(known)
 
 
