@@ -187,6 +187,7 @@ class Engine:
     def _reset_messages(self) -> None:
         self._outbox: list = []  # object path: (src, dst, kind, payload)
         self._batches: dict = {}  # tag -> [Batch, ...] sent this superstep (fast path)
+        self._order: list = []  # (tag or None for the object path, its count) per send, in the order sent
         self._got: dict = {}  # tag -> Batch delivered by the last exchange
         self._counters = Counters(self.P, self.machine, self.local.start)
 
@@ -212,6 +213,10 @@ class Engine:
         if kind not in _KIND:
             raise ValueError(f"unknown message kind {kind!r}")
         self._outbox.append((src, dst, kind, payload))
+        if self._order and self._order[-1][0] is None:
+            self._order[-1][1] += 1
+        else:
+            self._order.append([None, 1])
 
     def send(self, tag: str, src, dst, values: np.ndarray | None = None, counts=None, nbytes=None,
              kind: str = "balance") -> None:
@@ -263,6 +268,7 @@ class Engine:
         self._batches.setdefault(tag, []).append(
             Batch(src.copy(), dst.copy(), np.full(n, _KIND[kind], np.int64), nbytes.copy(),
                   np.array(counts, np.int64), values))
+        self._order.append([tag, n])
 
     def received(self, tag: str) -> Batch:
         """The messages of ``tag`` the last exchange delivered to this rank's vprocs, sorted by destination,
@@ -294,12 +300,13 @@ class Engine:
         self.superstep += 1
         out, self._outbox = self._outbox, []
         sent, self._batches = self._batches, {}
+        order, self._order = self._order, []
         if not out and not sent and self.R == 1:  # an empty superstep: nothing to count or move
             self._got, self.tally = {}, tally
             return Inbox()
         tags = sorted(sent)
         batches = [(tag, Batch.concat(sent[tag])) for tag in tags]
-        self._count_sent(step, out, batches)
+        self._count_sent(step, out, batches, order)
         if self.R == 1:
             received, got, self.tally = out, batches, tally
         else:
@@ -323,15 +330,26 @@ class Engine:
             self._counters.count_received(step, np.concatenate(kinds), np.concatenate(dsts))
         return inbox
 
-    def _count_sent(self, step: int, out: list, batches: list) -> None:
-        """Count this superstep's sends: the object path's messages first, then each tag's batch."""
-        cols = [(np.array([_KIND[m[2]] for m in out], np.int64), np.array([m[0] for m in out], np.int64),
-                 np.array([m[1] for m in out], np.int64),
-                 np.array([payload_bytes(m[3]) for m in out], np.int64))] if out else []
-        cols += [(b.kind, b.src, b.dst, b.nbytes) for _, b in batches]
-        if cols:
-            kind, src, dst, nbytes = (np.concatenate(c) for c in zip(*cols))
-            self._counters.count_sent(step, kind, src, dst, nbytes)
+    def _count_sent(self, step: int, out: list, batches: list, order: list) -> None:
+        """Count this superstep's sends in the order they were made (a sender's modelled time is summed in
+        that order, whichever path each message took)."""
+        cols = {None: (np.array([_KIND[m[2]] for m in out], np.int64), np.array([m[0] for m in out], np.int64),
+                       np.array([m[1] for m in out], np.int64),
+                       np.array([payload_bytes(m[3]) for m in out], np.int64))} if out else {}
+        cols.update((tag, (b.kind, b.src, b.dst, b.nbytes)) for tag, b in batches)
+        if not cols:
+            return
+        if len(cols) == 1:
+            kind, src, dst, nbytes = next(iter(cols.values()))
+        else:  # the messages of each send, taken from their stream in the order the sends were made
+            sizes = [len(c[0]) for c in cols.values()]
+            at = dict(zip(cols, np.cumsum([0] + sizes[:-1]).tolist()))  # where each stream starts, then its next
+            pick = []
+            for tag, n in order:
+                pick.append(np.arange(at[tag], at[tag] + n))
+                at[tag] += n
+            kind, src, dst, nbytes = (np.concatenate(c)[np.concatenate(pick)] for c in zip(*cols.values()))
+        self._counters.count_sent(step, kind, src, dst, nbytes)
 
     def _move(self, out: list, batches: list, tally) -> tuple[list, list]:
         """The superstep's messages to the ranks that host their destinations; what came to this rank."""
@@ -418,7 +436,7 @@ class Engine:
 
     def abort(self, reason: str) -> None:
         """Release the other ranks from the collective they wait in (this rank's cell failed)."""
-        self._outbox, self._batches = [], {}
+        self._outbox, self._batches, self._order = [], {}, []
         if self.R > 1:
             self._net.abort(reason)
 
