@@ -199,3 +199,18 @@ def test_a_trace_with_new_and_vanishing_tasks_is_a_cache_hit(tmp_path, capsys, m
     got = workloads.load("vt-synthetic", {"ranks": 4, "tasks": 40, "phases": 4, "churn": 0.3})[2]
     assert_same_levels(got, want)
     assert capsys.readouterr().err == ""
+
+
+def test_lbbench_test_reads_its_trace_with_churn_from_the_cache(tmp_path, capsys, monkeypatch):
+    """Issue 40's F1: every ``lbbench test`` warned that its vt-synthetic trace's cache was unreadable ("level 2:
+    bad parent map") and rebuilt it. The second run reads it back quietly."""
+    from harness.present.cli import main
+    from harness.run import workloads
+
+    monkeypatch.setenv("LBBENCH_CACHE", str(tmp_path))
+    assert main(["test", "none", "--ranks", "0"]) == 0
+    workloads._RECENT.clear()  # read the file again, as a new process would
+    capsys.readouterr()
+    assert main(["test", "none", "--ranks", "0"]) == 0
+    err = capsys.readouterr().err
+    assert "unreadable" not in err and "regenerating" not in err, err
