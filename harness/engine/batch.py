@@ -70,6 +70,18 @@ class Batch:
             return [None] * len(self)
         return np.split(self.values, self.offsets[1:-1])
 
+    def by_dst(self) -> dict:
+        """``{dst: [(src, rows), ...]}`` of a delivered batch, destinations in order, each one's messages in
+        delivery order (one pass over the batch: cheaper than :meth:`to` for every destination)."""
+        if not len(self):
+            return {}
+        rows = self.split()
+        src, dst = self.src.tolist(), self.dst.tolist()
+        out: dict = {}
+        for d, s_, r in zip(dst, src, rows):
+            out.setdefault(d, []).append((s_, r))
+        return out
+
     def to(self, vp: int) -> "Batch":
         """The messages to vproc ``vp`` (a delivered batch is sorted by destination)."""
         a, b = np.searchsorted(self.dst, [vp, vp + 1])

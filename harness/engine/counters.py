@@ -33,10 +33,10 @@ class Counters:
     def count_sent(self, step: int, kind: np.ndarray, src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray) -> None:
         """One superstep's sends of this rank (one entry per message, in the order sent)."""
         longest = {}
-        for k in np.unique(kind).tolist():
+        present = np.flatnonzero(np.bincount(kind, minlength=len(KINDS))).tolist()
+        for k in present:
             name = KINDS[k]
-            m = kind == k
-            s, d, b = (src, dst, nbytes) if m.all() else (src[m], dst[m], nbytes[m])
+            s, d, b = (src, dst, nbytes) if len(present) == 1 else (src[kind == k], dst[kind == k], nbytes[kind == k])
             self._pairs[name].append((s * self.P + d, None, b))
             self._held += s.size
             per = np.bincount(s - self.lo)
@@ -54,8 +54,9 @@ class Counters:
 
     def count_received(self, step: int, kind: np.ndarray, dst: np.ndarray) -> None:
         """One superstep's deliveries to this rank's vprocs."""
-        for k in np.unique(kind).tolist():
-            d = dst[kind == k]
+        present = np.flatnonzero(np.bincount(kind, minlength=len(KINDS))).tolist()
+        for k in present:
+            d = dst if len(present) == 1 else dst[kind == k]
             self.recv.append((step, KINDS[k], int(np.bincount(d - self.lo).max())))
 
     def pairs(self, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

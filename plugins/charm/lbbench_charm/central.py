@@ -34,8 +34,8 @@ def run(eng, strategy, load: np.ndarray, owner: np.ndarray, movable: np.ndarray,
         eng.send("decided", ROOT, np.arange(P), np.stack([order, decided[order]], axis=1).astype(np.int64),
                  counts=np.diff(starts))
     eng.exchange()
-    got = eng.received("decided")
-    local = {p: got.to(p).values.T if len(got.to(p)) else np.empty((2, 0), np.int64) for p in eng.local}
+    got = eng.received("decided").by_dst()  # one message from the central processor to each processor
+    local = {p: got[p][0][1].T for p in eng.local}
     new = owner.copy()
     for part in eng.allgather(local):
         new[part[0]] = part[1]

@@ -127,10 +127,7 @@ def _answer(out: _Out, q: int, p: int, v: int, accept: bool) -> None:
 
 def _received(eng, tag: str):
     """(PE, [(sender, rows), ...]) of each local PE a message of ``tag`` came to, in PE order."""
-    got = eng.received(tag)
-    for p in np.unique(got.dst).tolist():
-        mine = got.to(p)
-        yield p, list(zip(mine.src.tolist(), mine.split()))
+    yield from eng.received(tag).by_dst().items()
 
 
 # ------------------------------------------------------------------ stages

@@ -54,9 +54,8 @@ def inform(eng, rounds: int, fanout: int, rng_of) -> list:
             eng.send("inform", np.concatenate(src), np.concatenate(dst), np.concatenate(ids).astype(np.int64),
                      counts=np.concatenate(counts))
         eng.exchange()
-        got = eng.received("inform")
-        for p in np.unique(got.dst).tolist():
-            known[p] = np.union1d(known[p], got.to(p).values)
+        for p, msgs in eng.received("inform").by_dst().items():
+            known[p] = np.union1d(known[p], np.concatenate([ids for _, ids in msgs]))
     return eng.allgather(known)
 
 

@@ -130,9 +130,9 @@ def phase3(engine, cube: Cube, a: np.ndarray, O: np.ndarray, bnds: dict):
                         np.array([iv for send in out for iv in send], np.int64).reshape(-1, 2),
                         counts=[len(send) for send in out])
             engine.exchange()
-            got_all = engine.received("intervals")
+            got_all = engine.received("intervals").by_dst()  # one message to each player
             for p in players:
-                got = got_all.to(p).values.tolist()
+                got = got_all[p][0][1].tolist()
                 held[p] = sorted(held[p] + [tuple(iv) for iv in got])
                 if level == d:
                     sigma[s, p], rho[s, p] = amounts[p][s], sum(e - b for b, e in got)
@@ -207,10 +207,10 @@ def loan_procedure(engine, cube: Cube, line_load, line_rwgt, held: dict, offset:
                             counts=2 + 3 * piece.size, nbytes=8 * (2 + 3 * piece.size + units), kind="migration")
                 sent[s, p], sent_rwgt[s, p] = w, units
         engine.exchange()
-        pieces = engine.received("piece")
+        pieces = engine.received("piece").by_dst()
         for q in engine.local:
             got, w, handed = [], 0, 0
-            for pay in pieces.to(q).split():
+            for _, pay in pieces.get(q, ()):
                 m = int(pay[0])
                 handed += int(pay[1])
                 got.append(pay[2:2 + m])

@@ -313,10 +313,10 @@ class LevelRun:
                     break  # this exchange delivered (and counted) the last locate messages
                 if self.step > self.max_steps:
                     raise RuntimeError(f"sbn: level did not finish within {self.max_steps} supersteps")
-            locate = eng.received("locate")
-            for p in sorted(set(inbox).union(np.unique(locate.dst).tolist())):
+            locate = eng.received("locate").by_dst()
+            for p in sorted(set(inbox).union(locate)) if locate else inbox:
                 with eng.working(p):  # per-vproc CPU: the engine lays vprocs over ranks by it
-                    self._receive(self.vp[p], inbox[p], locate.to(p).split())
+                    self._receive(self.vp[p], inbox[p], [rows for _, rows in locate.get(p, ())])
             self._process_all()
             if self.process:
                 self._select_all()
