@@ -171,7 +171,8 @@ def test_export_vt_round_trips(tmp_path, capsys):
     import pandas as pd
 
     df = pd.read_csv(io.StringIO(capsys.readouterr().out))
-    assert sorted(os.listdir(out)) == ["metis", "sbn"]
+    assert sorted(os.listdir(out)) == ["lbbench-export.json", "metis", "sbn"]
+    assert json.loads((out / "lbbench-export.json").read_text())["methods"] == {"metis": "metis", "sbn": "sbn"}
     assert open(out / "sbn" / "data.1.json", "rb").read(1) != b"{"  # each file keeps its compression
     for method in ("metis", "sbn"):
         back = compare("none", workload="vt", workload_params={"path": str(out / method)}, P=None, cache=False)

@@ -509,6 +509,7 @@ def procs_of(params: dict) -> int:
 WORKLOAD = Workload(
     "vt", generate, version="1", params=dict(PARAMS), cache=False, initial="trace", procs=procs_of,
     export=lambda params, seed, owners, directory: export(params, seed, owners, directory),
+    sources=lambda params, seed: [rank_files(params["path"])[1][0].parent],
     description="a DARMA vt LBDatafile trace (STEM.RANK.json, plain or brotli): phases as levels, "
                 "tasks as vertices, pinned non-migratable tasks, the application's placement")
 

@@ -165,6 +165,7 @@ WORKLOAD = Workload(
     procs=lambda p: -(-p["ranks"] // max(p["ranks_per_proc"], 1)),
     export=lambda params, seed, owners, directory: vt.write_assignment(path_of(params, seed), owners, directory,
                                                                         params["ranks_per_proc"]),
+    sources=lambda params, seed: [trace_dir(seed, params)],
     description="a synthetic DARMA vt LBDatafile trace written to files and read by the vt reader "
                 "(moving hot spot, pinned tasks, churn, stencil communications)")
 

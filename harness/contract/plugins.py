@@ -111,6 +111,8 @@ class Workload:
             default P, and any other P is an error. None: P defaults to 32.
         export: ``export(params, seed, owners, directory)`` writes one method's assignment
             (``owners[level] = owner array``) in the workload's own file format (``--export-vt``).
+        sources: ``sources(params, seed) -> [path, ...]``: the files or directories the workload reads
+            (a trace's folder); ``--export-vt`` refuses to write into or over them.
 
     Example:
         >>> def generate(seed=0, n=100):
@@ -131,6 +133,7 @@ class Workload:
     initial: str = "metis"
     procs: Callable[[dict], int] | None = None
     export: Callable | None = None
+    sources: Callable | None = None
 
 
 _SIGNATURES = {"partition": ("ctx",), "remap": ("ctx", "parts"), "accept": ("ctx", "proposed"),

@@ -241,12 +241,14 @@ def workloads_plot(name, level, output, seed):
 
 def _compare(methods, P, opts: ReportOptions, fmt, export_vt=None) -> int:
     if export_vt:
-        from .export import check_exportable, export_states
+        from .export import check_target, export_states
 
-        check_exportable(opts.workload)
+        check_target(opts.workload, opts.workload_params, opts.seed, export_vt)
         states: dict = {}
         df = opts.compare(methods, P=P, states=states)
-        written = export_states(opts.workload, opts.workload_params, opts.seed, states, export_vt)
+        failed = {alg: f"level {r['level']}: {r['status']}" for alg, rows in df.groupby("algorithm", sort=False)
+                  for _, r in rows[rows["status"] != "ok"].head(1).iterrows()}
+        written = export_states(opts.workload, opts.workload_params, opts.seed, states, export_vt, failed)
     else:
         df = opts.compare(methods, P=P)
     echo(long_form(df) if fmt == "csv" else render(comparison_tables(df), fmt))
@@ -257,12 +259,14 @@ def _compare(methods, P, opts: ReportOptions, fmt, export_vt=None) -> int:
         if len(bad):
             click.echo(f"lbbench: {len(bad)} of {len(df)} cells failed; see status", err=True)
         if export_vt:
-            click.echo(f"lbbench: wrote {written} (one directory per method)", err=True)
+            click.echo(f"lbbench: wrote {written} (one directory per method, lbbench-export.json maps them"
+                       f"{'; none for a method with a failed cell' if failed else ''})", err=True)
     return 1 if len(bad) else 0
 
 
 P_HELP = "number of processors [default: a trace's ranks, else 32]"
-EXPORT_HELP = "write each method's assignment as vt LBDatafile files DIR/METHOD/STEM.RANK.json (trace workloads)"
+EXPORT_HELP = ("write each method's assignment as vt LBDatafile files DIR/METHOD/STEM.RANK.json (trace workloads; "
+               "DIR new, empty or an earlier export; lbbench-export.json maps methods to directories)")
 
 
 @cli.command()
@@ -399,6 +403,7 @@ def site(out, output, workload, plots):
     from .site import build
 
     name, wparams = parse_workload(workload)
+    workloads.resolve_params(workloads.get(name), wparams)  # an unknown workload or parameter: refused now
     given = click.get_current_context().get_parameter_source("workload") != click.core.ParameterSource.DEFAULT
     index = build(out, output, image_format=plots, workload=name, workload_params=wparams, claims_workload=given)
     echo(f"wrote {index}")
