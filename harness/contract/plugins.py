@@ -136,6 +136,25 @@ class Workload:
     sources: Callable | None = None
 
 
+def check_params(owner: str, params: dict, bounds: dict) -> None:
+    """Raise ValueError naming the first parameter outside its bounds, e.g. ``workload vt: task_bytes=-800
+    must be in [0, 1099511627776]``.
+
+    Args:
+        owner: who the parameters belong to (``workload vt``, ``grapevine``), the start of the message.
+        params: the parameters (merged with their defaults).
+        bounds: ``{name: (low, high)}``, both inclusive; a value must be a finite number in the range.
+
+    Example:
+        >>> check_params("workload ring", {"n": 500}, {"n": (3, 10**6)})
+    """
+    for key, (lo, hi) in bounds.items():
+        v = params[key]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:  # NaN fails too
+            raise ValueError(f"{owner}: {key}={v!r} must be in [{lo:g}, {hi:g}]" if isinstance(lo, float)
+                             or isinstance(hi, float) else f"{owner}: {key}={v!r} must be in [{lo}, {hi}]")
+
+
 _SIGNATURES = {"partition": ("ctx",), "remap": ("ctx", "parts"), "accept": ("ctx", "proposed"),
                "balance": ("ctx", "state")}
 
