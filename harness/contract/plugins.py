@@ -11,6 +11,7 @@ third-party plugin cannot shadow them.
 """
 from __future__ import annotations
 
+import traceback
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from importlib import metadata
 from pathlib import Path
@@ -38,7 +39,10 @@ class Algorithm:
         memory: the class (a dataclass with defaults) of its per-run state, ``ctx.memory``.
         mapper: ``"first"`` on a balancer makes ``M/this`` run the mapper only at the first level.
         validate: ``validate(params) -> None`` raises ``ValueError("one line")`` for a bad value (exit 2
-            before any cell runs).
+            before any cell runs). ``params`` are the defaults merged with the given values, typed like
+            the defaults. Any other exception is a bug in the plugin: one line naming the plugin, the
+            function, the error and its file:line, exit 2. Without ``validate`` every value of the right
+            type is accepted (``lbbench test`` does not check ranges).
         plugin: set by the harness: the distribution that registered it.
         version: set by the harness: that distribution's version.
 
@@ -134,6 +138,20 @@ class Workload:
     procs: Callable[[dict], int] | None = None
     export: Callable | None = None
     sources: Callable | None = None
+
+
+def validated(owner: str, validate: Callable, params: dict) -> None:
+    """Run a plugin's ``validate(params)``: a ``ValueError`` passes as it is; any other exception becomes one
+    ``ValueError`` line naming ``owner`` (``algorithm X (plugin P)``), the function, the error and its line."""
+    try:
+        validate(params)
+    except ValueError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a plugin's bug, reported on one line
+        last = traceback.extract_tb(exc.__traceback__)[-1]
+        text = " ".join(str(exc).split())[:200]
+        raise ValueError(f"{owner}: {getattr(validate, '__qualname__', repr(validate))}(params) raised "
+                         f"{type(exc).__name__}: {text} ({Path(last.filename).name}:{last.lineno})") from None
 
 
 def check_params(owner: str, params: dict, bounds: dict) -> None:

@@ -412,17 +412,21 @@ def site(out, output, workload, plots):
 @cli.command("test")
 @click.argument("name")
 @click.option("--workload", "-w", default=None, help="default: a small workload of the form the algorithm accepts")
-@click.option("-P", "P", default=4, show_default=True, type=int)
+@click.option("-P", "P", default=None, type=int, help="processors [default: a trace's ranks, else 4]")
 @click.option("--ranks", default=2, show_default=True, type=int, help="MPI ranks for the identity check (0: skip)")
 @click.option("--timeout", default=60.0, show_default=True, type=float, help="seconds per cell")
 def test_cmd(name, workload, P, ranks, timeout):
     """Conformance checks for one algorithm (a new plugin proves itself here); exit 1 on a failed check."""
-    from ..check.conformance import FAIL, check_algorithm
+    from ..check.conformance import DEFAULT_P, FAIL, check_algorithm, processors
 
     check_P(P)
     check_timeout(timeout)
-    if ranks < 0 or ranks > P:
-        raise click.BadParameter(f"--ranks {ranks}: must be in [0, P = {P}]")
+    if workload:
+        wname, wparams = parse_workload(workload)
+        workloads.resolve_params(workloads.get(wname), wparams)  # refused now, before any check
+        P = processors(workload, P)
+    if ranks < 0 or ranks > (P or DEFAULT_P):
+        raise click.BadParameter(f"--ranks {ranks}: must be in [0, P = {P or DEFAULT_P}]")
     rows = check_algorithm(name, workload, P, ranks, timeout)
     echo(render([Table(f"Conformance of {name}", pd.DataFrame(rows, columns=["Check", "Result", "Detail"]))]))
     if any(r == FAIL for _, r, _ in rows):
