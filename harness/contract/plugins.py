@@ -444,7 +444,11 @@ def explain_unknown(name: str) -> str:
     for plugin, why in broken().items():
         if name == plugin or name in _declared.get(plugin, ()) or name in _declared_by_entry_point(plugin):
             return f"algorithm {name!r} belongs to the broken plugin {plugin!r}: {why}"
-    known = ", ".join(algorithms()) or "none"
+    algs = algorithms()
+    own = [a.name for a in algs.values() if a.plugin in (name, f"lbbench-{name}")]
+    if own:  # a plugin's name where a method is expected
+        return f"{name!r} is a plugin, not a method: name one of its algorithms ({', '.join(own)})"
+    known = ", ".join(algs) or "none"
     return f"unknown algorithm {name!r} (available: {known})"
 
 
