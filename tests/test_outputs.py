@@ -4,6 +4,7 @@ import json
 import os
 
 import numpy as np
+import pytest
 
 from harness import Algorithm, State, hookimpl
 from harness.present.cli import main
@@ -126,3 +127,85 @@ def test_page_names_of_long_groups_differ():
     a = "shock {" + ", ".join(f"p{i}=1" for i in range(30)) + "}, P = 8"
     b = a.replace("P = 8", "P = 32")
     assert _slug(a) != _slug(b) and _slug("sbn-table5") == "sbn-table5"
+
+
+# ------------------------------------------------------------------ plugin output contained, misleading cases
+
+class Talker:
+    """A balancer that prints while it runs (as a plugin author debugging would)."""
+
+    @hookimpl
+    def register_algorithms(self, register):
+        register(Algorithm("talker", "test", roles=("balance",)))
+
+    @hookimpl
+    def balance(self, algorithm, ctx, state):
+        if algorithm == "talker":
+            print("DEBUG from talker")
+            return state
+
+
+def test_a_hooks_print_goes_to_stderr_not_into_csv(register, tmp_path, capsys):
+    register(Talker(), "talker")
+    assert main(["compare", "--plugins", "talker", "-w", "mini", "-P", "2", "--levels", "1", "--format", "csv",
+                 "-q", "--out", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert "DEBUG" not in out and "DEBUG from talker" in err
+    assert out.splitlines()[0].startswith("workload,") and len(out.splitlines()) == 2
+
+
+def test_reproduce_refuses_an_output_it_cannot_write_before_computing(tmp_path, capsys):
+    f = tmp_path / "site.txt"
+    f.write_text("mine")
+    rc, err = _run(capsys, "reproduce", "--paper", "sbn", "-o", f, "--out", tmp_path / "r", "-q")
+    assert rc == 2 and "exists and is not a directory" in err and not (tmp_path / "r").exists()
+
+
+def test_the_site_warns_once_on_unreadable_stored_rows(tmp_path, capsys):
+    res = tmp_path / "r"
+    assert main(["compare", "--plugins", "none", "-w", "mini", "-P", "2", "-q", "--out", str(res)]) == 0
+    rows = sorted((res / "cells").glob("*.json"))
+    rows[0].write_text("{broken")
+    rows[1].write_text(json.dumps({**json.loads(rows[1].read_text()), "loadimb": -1}))
+    capsys.readouterr()
+    assert main(["site", "--out", str(res), "-w", "mini", "-o", str(tmp_path / "s")]) == 0
+    warnings = [ln for ln in capsys.readouterr().err.splitlines() if "warning" in ln]
+    assert len(warnings) == 1 and "2 stored rows unreadable, not shown" in warnings[0], warnings
+
+
+def test_claims_on_a_store_it_cannot_write_is_a_read_only_run(register, tmp_path, capsys):
+    from harness import Claim
+
+    class Worked:
+        @hookimpl
+        def register_claims(self, register):
+            register(Claim("ro-example", "ro-paper", "our test", "a worked example", (), lambda df: (True, "ok")))
+
+    register(Worked(), "ro-claims")
+    res = tmp_path / "r"
+    (res / "claims" / "history.csv").mkdir(parents=True)  # cannot be appended to, as on a read-only mount
+    rc = main(["claims", "--paper", "ro-paper", "-q", "--out", str(res)])
+    out, err = capsys.readouterr()
+    assert rc == 0 and "holds" in out and "claims history not recorded" in err, err
+
+
+@pytest.mark.mpi
+def test_ctrl_c_of_an_mpi_run_ends_every_rank(tmp_path):
+    """Rank 0 interrupted while the others wait in a collective: every rank ends, with the one message."""
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from harness.engine.launch import mpiexec
+
+    script = Path(__file__).parent / "scripts" / "interrupt.py"
+    proc = subprocess.Popen([mpiexec(), "-n", "2", sys.executable, str(script), str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr.readline().strip() == "waiting"  # (a hook's print goes to stderr)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode != 0 and "lbbench: error: interrupted" in err, err

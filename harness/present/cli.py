@@ -1,6 +1,7 @@
 """The ``lbbench`` command line. Every error is one line on stderr and exit code 2."""
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sys
@@ -25,6 +26,12 @@ def _rank_env() -> str | None:
 def _rank() -> int:
     var = _rank_env()
     return int(os.environ[var]) if var else 0
+
+
+def plugin_output():
+    """While cells run: Python ``print`` from a plugin's hook goes to stderr, never into the command's output
+    (``--format csv``)."""
+    return contextlib.redirect_stdout(sys.stderr)
 
 
 def echo(text: str) -> None:
@@ -245,12 +252,14 @@ def _compare(methods, P, opts: ReportOptions, fmt, export_vt=None) -> int:
 
         check_target(opts.workload, opts.workload_params, opts.seed, export_vt)
         states: dict = {}
-        df = opts.compare(methods, P=P, states=states)
+        with plugin_output():
+            df = opts.compare(methods, P=P, states=states)
         failed = {alg: f"level {r['level']}: {r['status']}" for alg, rows in df.groupby("algorithm", sort=False)
                   for _, r in rows[rows["status"] != "ok"].head(1).iterrows()}
         written = export_states(opts.workload, opts.workload_params, opts.seed, states, export_vt, failed)
     else:
-        df = opts.compare(methods, P=P)
+        with plugin_output():
+            df = opts.compare(methods, P=P)
     echo(long_form(df) if fmt == "csv" else render(comparison_tables(df), fmt))
     bad = df[df["status"] != "ok"]
     if _rank() == 0:
@@ -326,7 +335,8 @@ def report(name, P, methods, workload, levels, machine, initial, out, seed, time
                         show_traceback, P=Ps)
     opts.methods = methods
     try:
-        tables = reps[name].build(opts)
+        with plugin_output():
+            tables = reps[name].build(opts)
     finally:
         opts.close()
     echo(render(tables, fmt))
@@ -342,18 +352,19 @@ def claims(paper, strict, workload, levels, machine, initial, out, seed, timeout
     if mpi is not None:
         relaunch(mpi)
     from ..claims import claim as cl
-    from ..store.results import git_commit
+    from .reproduce import record_history
 
     chosen = cl.select(plugins.claims(), paper)
     opts = options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, initial, reuse_failed,
                         show_traceback)
     given = click.get_current_context().get_parameter_source("workload") != click.core.ParameterSource.DEFAULT
-    outcomes = cl.evaluate(chosen, opts, workload=opts.workload if given else None,
-                           workload_params=opts.workload_params if given else None, progress=opts.progress)
+    with plugin_output():
+        outcomes = cl.evaluate(chosen, opts, workload=opts.workload if given else None,
+                               workload_params=opts.workload_params if given else None, progress=opts.progress)
     frame = cl.table(outcomes, fmt)
     echo(frame.to_csv(index=False) if fmt == "csv" else render([Table("Claims", frame, cl.summary(outcomes))], fmt))
     if _rank() == 0 and not given and levels is None:
-        cl.record(outcomes, out, git_commit())
+        record_history(outcomes, out)
     if strict and any(not o.ok for o in outcomes):
         raise click.exceptions.Exit(1)
 
@@ -377,8 +388,10 @@ def reproduce(papers, site_dir, out, timeout, mpi, workers, fmt, quiet):
     if mpi is not None:
         relaunch(mpi)
     from . import reproduce as rp
+    from .owned import check_owned
 
     check_timeout(timeout)
+    check_owned(site_dir, "site", "reproduce -o")  # before any cell: the site could not be written there
     papers = [p for text in papers for p in text.split(",")]
     result = rp.reproduce(papers or None, out=out, site=site_dir, progress=not quiet, timeout=timeout,
                           is_root=_rank() == 0, log=lambda text: None if quiet else echo(text), workers=workers)
@@ -463,7 +476,19 @@ def new_plugin(name, directory):
     echo(f"wrote {path}: pip install -e {path} && lbbench test {name}")
 
 
+def _end_every_rank(code: int) -> None:
+    """After Ctrl-C under mpiexec: abort every rank (a rank waiting in a collective for this one would wait
+    forever, and so would this one in MPI's finalisation)."""
+    from ..engine.vprocs import world
+
+    comm = world()
+    if comm is not None and comm.Get_size() > 1:
+        sys.stderr.flush()
+        comm.Abort(code)
+
+
 def main(argv=None) -> int:
+    interrupted = False
     try:
         rv = cli.main(args=argv, prog_name="lbbench", standalone_mode=False)
         return rv if isinstance(rv, int) else 0
@@ -473,12 +498,12 @@ def main(argv=None) -> int:
         msg = exc.format_message()
     except (ValueError, LookupError, OSError) as exc:
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    except KeyboardInterrupt:
-        msg = "interrupted (finished cells are stored; run again to resume)"
-    except click.exceptions.Abort:
-        msg = "interrupted (finished cells are stored; run again to resume)"
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        msg, interrupted = "interrupted (finished cells are stored; run again to resume)", True
     if _rank() == 0:
         click.echo(f"lbbench: error: {msg}", err=True)
+    if interrupted:
+        _end_every_rank(2)
     return 2
 
 

@@ -41,7 +41,7 @@ from ..run import workloads
 from .owned import check_owned, fresh_beside, mark, swap_in
 from ..run.api import _methods
 from ..run.runner import plan
-from ..store.results import git_commit, stored, versions
+from ..store.results import git_commit, stored, versions, warn
 
 PLOT_COLUMNS = {"LoadImb": "loadimb", "Cut%": "post_exec_cut_pct", "MaxSR": "maxsr", "MaxQwgt": "maxqwgt"}
 RUN_KEYS = ["workload", "workload_params", "P", "machine", "initial", "seed"]
@@ -58,10 +58,16 @@ class NotStored(LookupError):
 def stored_rows(out: str | None) -> pd.DataFrame:
     """Every stored row, the newest per cell (workload, parameters, P, machine, initial, seed, method, level).
 
-    Read only: an unreadable row is skipped (``compare`` moves it aside when it next runs).
+    Read only: an unreadable row is skipped with one warning line, as ``compare`` warns (it moves it aside
+    when it next runs).
     """
-    rows = [{**row, "_mtime": mtime, "_row": row} for _, row, mtime in stored(out)
+    skipped: list = []
+    rows = [{**row, "_mtime": mtime, "_row": row} for _, row, mtime in stored(out, skipped)
             if all(k in row for k in CELL_KEYS)]
+    if skipped:
+        name, why = skipped[0]
+        warn(f"{len(skipped)} stored row{'s' if len(skipped) > 1 else ''} unreadable, not shown (cells/{name}: "
+             f"{why}); lbbench compare moves {'them' if len(skipped) > 1 else 'it'} aside")
     if not rows:
         return pd.DataFrame(columns=CELL_KEYS + ["status", "_mtime", "_row"])
     df = pd.DataFrame(rows)

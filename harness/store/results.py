@@ -331,10 +331,11 @@ def check_row(row) -> dict:
     return row
 
 
-def stored(out: str | os.PathLike | None) -> list[tuple[str, dict, float]]:
+def stored(out: str | os.PathLike | None, skipped: list | None = None) -> list[tuple[str, dict, float]]:
     """Every finished cell under the results directory ``out``, read only: (key, its row as checked, the row
     file's mtime), each file read once per process while it stays the same one (:func:`_stored_row`); a row
-    that does not check is left out (``compare`` moves it aside when it next runs)."""
+    that does not check is left out (``compare`` moves it aside when it next runs) and, given ``skipped``,
+    appended to it as (file name, reason)."""
     cells = Path(out or os.environ.get("LBBENCH_RESULTS", DEFAULT_DIR)) / "cells"
     got = []
     for f in cells.glob("*.json") if cells.is_dir() else ():
@@ -342,8 +343,9 @@ def stored(out: str | os.PathLike | None) -> list[tuple[str, dict, float]]:
             continue
         try:
             got.append((f.stem, _stored_row(f, None), os.lstat(f).st_mtime))
-        except Exception:  # noqa: BLE001 - unreadable or damaged: not a stored cell
-            continue
+        except Exception as exc:  # noqa: BLE001 - unreadable or damaged: not a stored cell
+            if skipped is not None:
+                skipped.append((f.name, " ".join(str(exc).split())[:200] or type(exc).__name__))
     return got
 
 
