@@ -11,7 +11,9 @@ Layout of ``<results>/cells/``:
 * ``KEY.json``  the row: a flat JSON object of scalars and strings with an
   int ``level`` and str ``algorithm`` and ``status`` (validated on reading);
 * ``KEY.npz``   the state after the cell and the algorithm's memory, written
-  first, so a row without its state does not count as finished. Arrays:
+  first, so a row without its state does not count as finished; compressed
+  (``np.savez_compressed``), owners, homes and box pieces in the smallest
+  integer type that holds them (read back as the same numbers). Arrays:
   ``owner``, ``home``, ``pieces_box`` ... ``pieces_level`` when the state
   carries box pieces, ``memory.<field>`` for memory arrays (nested ones
   ``memory.<field>.<i>``), and ``cell.json`` (UTF-8 bytes): format, key, P
@@ -172,7 +174,7 @@ class Store:
         if not self.writer:
             return
         row = check_row({k: _plain(v) for k, v in row.items()})
-        arrays = {"owner": np.asarray(state.owner), "home": np.asarray(state.home)}
+        arrays = {"owner": _narrow(np.asarray(state.owner)), "home": _narrow(np.asarray(state.home))}
         head = {"format": FORMAT, "key": key, "P": int(state.P), "pieces": False, "memory": None}
         pieces = getattr(state, "pieces", None)
         if pieces is not None:
@@ -186,7 +188,7 @@ class Store:
         tmp = self.cells / f".{key}.{os.getpid()}"
         try:
             with open(f"{tmp}.npz", "wb") as fh:
-                np.savez(fh, **arrays)
+                np.savez_compressed(fh, **arrays)
             with open(f"{tmp}.json", "w") as fh:
                 fh.write(body)
             # state first: a row without its state does not count as finished
