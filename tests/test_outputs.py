@@ -154,6 +154,24 @@ def test_a_hooks_print_goes_to_stderr_not_into_csv(register, tmp_path, capsys):
     assert out.splitlines()[0].startswith("workload,") and len(out.splitlines()) == 2
 
 
+def test_reproduce_keeps_a_hooks_print_out_of_its_output(register, tmp_path, capsys):
+    from harness import Claim
+
+    class TalkClaims:
+        @hookimpl
+        def register_claims(self, register):
+            register(Claim("talk-runs", "talk", "our test", "talker runs", ({"methods": "talker", "P": (2,),
+                                                                             "workload": "mini"},),
+                           lambda df: (bool((df["status"] == "ok").all()), "ok")))
+
+    register(Talker(), "talker")
+    register(TalkClaims(), "talk-claims")
+    assert main(["reproduce", "--paper", "talk", "--out", str(tmp_path / "r"), "-o", str(tmp_path / "s"),
+                 "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    assert "DEBUG" not in out and "DEBUG from talker" in err
+
+
 def test_reproduce_refuses_an_output_it_cannot_write_before_computing(tmp_path, capsys):
     f = tmp_path / "site.txt"
     f.write_text("mine")

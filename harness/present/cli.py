@@ -393,8 +393,15 @@ def reproduce(papers, site_dir, out, timeout, mpi, workers, fmt, quiet):
     check_timeout(timeout)
     check_owned(site_dir, "site", "reproduce -o")  # before any cell: the site could not be written there
     papers = [p for text in papers for p in text.split(",")]
-    result = rp.reproduce(papers or None, out=out, site=site_dir, progress=not quiet, timeout=timeout,
-                          is_root=_rank() == 0, log=lambda text: None if quiet else echo(text), workers=workers)
+    stdout = sys.stdout  # the log lines stay on stdout; a hook's print goes to stderr
+
+    def log(text: str) -> None:
+        if not quiet and _rank() == 0:
+            click.echo(text, stdout, nl=not text.endswith("\n"))
+
+    with plugin_output():
+        result = rp.reproduce(papers or None, out=out, site=site_dir, progress=not quiet, timeout=timeout,
+                              is_root=_rank() == 0, log=log, workers=workers)
     echo(render(rp.summary(result, rp.stored_by_key(out) if _rank() == 0 else None), fmt))
     echo(rp.line(result))
     if _rank() == 0 and not result.ok:
