@@ -32,7 +32,7 @@ from .contract.model import (IDX, Boxes, Costs, Graph, Level, LoadArray,
 from .contract.pieces import BoxPieces, lex_order, overlap_join
 from .contract.plugins import Algorithm, Report, Workload
 from .contract.plugins import algorithms as available_algorithms
-from .contract.plugins import implements, registers
+from .contract.plugins import check_params, implements, registers
 from .contract.spec import parse_call
 from .contract.spec import resolve as resolve_params
 from .contract.view import LocationView
@@ -61,7 +61,7 @@ __all__ = [
     "Algorithm", "BYTES_PER_UNIT", "Claim", "amr_figures", "compare", "app_figures", "app_proc_times", "app_terms", "app_speedup", "app_speedup_from_tables",
     "app_speedup_max", "app_total_time", "BoxPieces", "available_algorithms", "available_workloads", "Boxes", "Context", "Costs", "Engine", "Graph", "IDX", "KINDS", "Level",
     "LoadArray", "LocationView", "Machine", "Report", "ReportOptions", "SCHEMA", "State", "Table", "Timer", "Workload", "as_form",
-    "block_owner", "boxes_to_graph", "carry", "cell_vertices", "core_metrics", "costs_if_on", "curve_parts", "cut_pct", "delta_cut",
+    "block_owner", "boxes_to_graph", "check_params", "carry", "cell_vertices", "core_metrics", "costs_if_on", "curve_parts", "cut_pct", "delta_cut",
     "dual_edges", "graph_of", "hilbert_index", "hilbert_order", "hookimpl", "implements", "initial_state",
     "latency_figures", "latency_model", "latency_qwgt", "level_table", "load_figures", "load_workload", "loadimb", "loadimb_of",
     "lex_order", "row_prod", "max_tolerance", "maxsr", "metis_kway", "no_tolerance", "overlap_join", "paper_values", "parse_call", "processor_costs",

@@ -59,7 +59,7 @@ def test_site_parses_links_images_and_paper_columns(site, register, tmp_path):
     index = parse(out / "index.html")
     pages = [out / "index.html"] + sorted(out.glob("report-*.html")) + sorted(out.glob("levels-*.html"))
     assert out / "report-sbn-table5.html" in pages and out / "report-t-figure.html" in pages
-    assert (out / "levels-mini_levels_3_points_900_P_4.html") in pages  # the curves of the run, on its page
+    assert len(list(out.glob("levels-mini_levels_3_points_900_P_4-*.html"))) == 1  # the curves of the run
     images = 0
     for page in pages:
         root = parse(page)

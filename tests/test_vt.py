@@ -171,7 +171,8 @@ def test_export_vt_round_trips(tmp_path, capsys):
     import pandas as pd
 
     df = pd.read_csv(io.StringIO(capsys.readouterr().out))
-    assert sorted(os.listdir(out)) == ["metis", "sbn"]
+    assert sorted(os.listdir(out)) == ["lbbench-export.json", "metis", "sbn"]
+    assert json.loads((out / "lbbench-export.json").read_text())["methods"] == {"metis": "metis", "sbn": "sbn"}
     assert open(out / "sbn" / "data.1.json", "rb").read(1) != b"{"  # each file keeps its compression
     for method in ("metis", "sbn"):
         back = compare("none", workload="vt", workload_params={"path": str(out / method)}, P=None, cache=False)
@@ -278,3 +279,48 @@ def test_a_brotli_bomb_is_refused(tmp_path, capsys):
     _write(tmp_path, 0, [_task(1)], raw=brotli.compress(b"{" + b" " * (3 * 2**20) + b"}"))
     assert main(["workloads", "show", f"vt[path={tmp_path},max_file_mb=1]"]) == 2
     assert "decompresses to more than the 1 MB" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ checked like the store (issue 40)
+
+def test_a_rank_file_missing_a_phase_is_named(tmp_path, capsys):
+    _write(tmp_path, 0, [_task(1)])
+    doc = {"type": "LBDatafile", "metadata": {"rank": 1},
+           "phases": [{"id": 5, "tasks": [_task(2, node=1)]}, {"id": 6, "tasks": [_task(2, node=1)]}]}
+    (tmp_path / "app.1.json").write_text(json.dumps(doc))
+    assert "app.0.json: rank 0 has no phase 6, which app.1.json records" in _error(capsys, tmp_path)
+
+
+def test_one_rank_file_is_refused_unless_said(tmp_path, capsys):
+    write_trace(tmp_path, ranks=4, phases=1, tasks=4)
+    one = tmp_path / "data.1.json"
+    err = _error(capsys, one)
+    assert f"path={one} is one rank file of a trace of 4" in err and f"give path={tmp_path / 'data'}" in err
+    assert main(["workloads", "show", f"vt[path={one},one_file=1]"]) == 0
+    assert main(["workloads", "show", f"vt[path={tmp_path / 'data'}]"]) == 0
+
+
+@pytest.mark.parametrize("workload, expect", [
+    ("vt[path=X,task_bytes=-800]", "workload vt: task_bytes=-800 must be in [0, 1099511627776]"),
+    ("vt[path=X,max_file_mb=0]", "workload vt: max_file_mb=0 must be in [1, 65536]"),
+    ("vt[path=X,max_file_mb=-1]", "workload vt: max_file_mb=-1 must be in [1, 65536]"),
+    ("vt-synthetic[ranks=100000000]", "workload vt-synthetic: ranks=100000000 must be in [1, 100000]"),
+    ("vt-synthetic[ranks=100000,tasks=1000000]", "objects need about"),
+    ("vt-synthetic[churn=-0.5]", "workload vt-synthetic: churn=-0.5 must be in [0, 1]"),
+])
+def test_parameters_are_range_checked_before_any_work(tmp_path, capsys, workload, expect):
+    write_trace(tmp_path, ranks=2, phases=1, tasks=2)
+    assert main(["workloads", "show", workload.replace("X", str(tmp_path))]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and expect in err, err
+
+
+def test_the_format_is_told_by_content_with_the_real_reason(tmp_path, capsys):
+    for raw, expect in ((b"[1,2,3]", "top level is a list, expected an LBDatafile object"),
+                        (b"[1,2,", "not valid JSON"), (b'"text"', "top level is a str"),
+                        (brotli.compress(b'{"type": "LBDatafile", "phases": []}')[:-3],
+                         "neither JSON nor brotli-compressed JSON (a brotli stream that ends early)")):
+        d = tmp_path / str(len(list(tmp_path.iterdir())))
+        _write(d, 0, [], raw=raw)
+        err = _error(capsys, d)
+        assert f"app.0.json: {expect}" in err, err

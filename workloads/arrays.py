@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import Level, LoadArray, Workload
+from harness import Level, LoadArray, Workload, check_params
 
 VERSION = "1"
 KINDS = ("peaks", "uniform", "random")
@@ -40,16 +40,24 @@ def _centres(rng, npeaks: int, dims: int, steps: int) -> np.ndarray:
     return np.where(x > 1.0, 2.0 - x, x)  # reflect
 
 
+BOUNDS = {"dims": (1, 3), "size": (1, 50_000_000), "steps": (1, 10_000), "base": (0, 2 ** 40), "npeaks": (0, 10_000),
+          "radius": (1e-6, 10.0)}
+
+
+def validate(params: dict) -> None:
+    """Every parameter in range and at most 50 million cells."""
+    check_params("workload arrays", params, BOUNDS)
+    if params["kind"] not in KINDS:
+        raise ValueError(f"workload arrays: kind must be one of {', '.join(KINDS)}, got {params['kind']!r}")
+    if params["size"] ** params["dims"] > 50_000_000:
+        raise ValueError(f"workload arrays: {params['size']}^{params['dims']} cells is too large (at most 50 million)")
+
+
 def generate(seed: int = 0, **params):
     p = {**DEFAULTS, **params}
+    validate(p)
     kind, dims, size, steps = p["kind"], int(p["dims"]), int(p["size"]), int(p["steps"])
     base, npeaks, radius = int(p["base"]), int(p["npeaks"]), float(p["radius"])
-    if kind not in KINDS:
-        raise ValueError(f"arrays: kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    if dims not in (1, 2, 3) or size < 1 or steps < 1 or base < 0 or npeaks < 0 or radius <= 0:
-        raise ValueError("arrays: need dims in 1..3, size >= 1, steps >= 1, base >= 0, npeaks >= 0, radius > 0")
-    if size ** dims > 50_000_000:
-        raise ValueError(f"arrays: {size}^{dims} cells is too large (at most 50 million)")
     rng = np.random.default_rng([seed, 0xA77A, dims])
     shape = (size,) * dims
     out = []
@@ -75,6 +83,6 @@ def generate(seed: int = 0, **params):
 
 
 WORKLOAD = Workload(
-    "arrays", generate, version=VERSION, params=dict(DEFAULTS), forms=("array",),
+    "arrays", generate, version=VERSION, params=dict(DEFAULTS), forms=("array",), validate=validate,
     level_indices=lambda p: range(1, int(p["steps"]) + 1),
     description="MLB's structured load arrays: 1-3-D integer loads (uniform, random, moving AMR-like peaks)")

@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
-from harness import Boxes, Level, Workload, overlap_join
+from harness import Boxes, Level, Workload, check_params, overlap_join
 from harness.contract.model import IDX
 
 VERSION = "2"  # 2: regrid_every, dims, ratio in every level's meta
@@ -233,13 +233,19 @@ def step_parents(prev: Boxes, cur: Boxes) -> np.ndarray:
     return out
 
 
+BOUNDS = {"base": (4, 256), "levels": (1, 6), "steps": (1, 10_000), "regrid_every": (1, 1000),
+          "efficiency": (0.01, 1.0), "buffer": (0, 64), "min_size": (1, 256), "start": (0.0, 1.0), "end": (0.0, 1.0)}
+
+
+def validate(params: dict) -> None:
+    """Every parameter in range (the front inside the unit cube, a hierarchy that fits in memory)."""
+    check_params("workload bl", params, BOUNDS)
+
+
 def generate(seed: int = 0, **params):
     p = {**DEFAULTS, **params}
+    validate(p)
     n0, L, steps, every = int(p["base"]), int(p["levels"]), int(p["steps"]), int(p["regrid_every"])
-    if n0 < 4 or not 1 <= L <= 6 or steps < 1 or every < 1:
-        raise ValueError("bl: need base >= 4, 1 <= levels <= 6, steps >= 1, regrid_every >= 1")
-    if not 0 < float(p["efficiency"]) <= 1:
-        raise ValueError("bl: efficiency must be in (0, 1]")
     total = every * max(steps - 1, 1)
     out, prev = [], None
     for k in range(steps):
@@ -256,7 +262,7 @@ def generate(seed: int = 0, **params):
 
 
 WORKLOAD = Workload(
-    "bl", generate, version=VERSION, params=dict(DEFAULTS), forms=("boxes",),
+    "bl", generate, version=VERSION, params=dict(DEFAULTS), forms=("boxes",), validate=validate,
     level_indices=lambda p: range(1, int(p["steps"]) + 1),
     description="AMR paper's Buckley-Leverette trace: 33^3 base, 5 levels x2, 66 regrid steps, "
                 "Berger-Rigoutsos boxes with proper nesting")

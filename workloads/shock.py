@@ -58,7 +58,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.spatial import Delaunay
 
-from harness import Graph, Level, Workload
+from harness import Graph, Level, Workload, check_params
 from harness.contract.mesh import dual_edges
 
 BOX = np.array([2.0, 1.0, 1.0])
@@ -275,11 +275,19 @@ def active_elements(cent_xy, reach, centres, radius) -> np.ndarray:
     return dist < radius + reach * 1.000001
 
 
+BOUNDS = {"scale": (0.001, 64.0), "levels": (1, 1000), "radius": (1e-6, 4.0), "speed": (-10.0, 10.0),
+          "start": (-10.0, 10.0), "max_depth": (1, 4)}  # the box is 2 x 1 x 1; scale 64: 3.2 million tets
+
+
+def validate(params: dict) -> None:
+    """Every parameter in range (a finite cylinder in reach of the box, a mesh that fits in memory)."""
+    check_params("workload shock", params, BOUNDS)
+
+
 def generate(seed: int = 0, **params):
     p = {**DEFAULTS, **params}
+    validate(p)
     scale, L, R, D = float(p["scale"]), int(p["levels"]), float(p["radius"]), int(p["max_depth"])
-    if scale <= 0 or L < 1 or R <= 0 or not 1 <= D <= 4:
-        raise ValueError("shock: need scale > 0, levels >= 1, radius > 0 and 1 <= max_depth <= 4")
     centres = [float(p["start"]) + t * float(p["speed"]) for t in range(L)]
     meta = {"radius": R, "speed": float(p["speed"]), "max_depth": D, "scale": scale}
     return build_levels(*initial_mesh(scale, seed), centres, R, D, initial=bool(p["initial"]),
@@ -472,6 +480,6 @@ def weights(bits, ctx, act, n, max_depth, closure_ctx=None, chunk: int = 1 << 17
 
 
 WORKLOAD = Workload(
-    "shock", generate, version=VERSION, params=dict(DEFAULTS),
+    "shock", generate, version=VERSION, params=dict(DEFAULTS), validate=validate,
     level_indices=lambda p: range(0 if p["initial"] else 1, int(p["levels"]) + 1),
     description="SBN/MinEX shock: ~50,000-tet Delaunay mesh, 9 levels, moving refined cylinder, PLUM weights")

@@ -35,7 +35,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import spsolve
 from scipy.spatial import Delaunay
 
-from harness import Graph, Level, Workload
+from harness import Graph, Level, Workload, check_params
 from harness.contract.model import IDX
 
 TABLE1 = [(18407, 35817), (23570, 46028), (29202, 57181), (36622, 71895), (46817, 92101), (57081, 112494)]
@@ -282,9 +282,13 @@ def node_graph(pts, tri, name):
     return Graph.from_edges(n, edges[:, 0], edges[:, 1], pwgt=np.ones(n, IDX), coords=pts, name=name)
 
 
+def validate(params: dict) -> None:
+    """refinements in [0, 5] (Table 1 has five)."""
+    check_params("workload truss", params, {"refinements": (0, 5)})
+
+
 def generate(seed: int = 0, refinements: int = 5):
-    if not 0 <= refinements <= 5:
-        raise ValueError("truss: refinements must be between 0 and 5 (Table 1 has five)")
+    validate({"refinements": refinements})
     pts, tri = calibrated_mesh(TABLE1[0][0], seed)
     tri = orient_longest(pts, tri)
     levels = [Level(1, node_graph(pts, tri, "truss-0"), meta={"refinement": 0, "elements": len(tri),
@@ -299,7 +303,7 @@ def generate(seed: int = 0, refinements: int = 5):
 
 
 WORKLOAD = Workload(
-    "truss", generate, version=VERSION, params={"refinements": 5},
+    "truss", generate, version=VERSION, params={"refinements": 5}, validate=validate,
     level_indices=lambda p: range(1, int(p["refinements"]) + 2),
     description="tree-LB paper's Truss: 2-D triangular FE node graph, 18,407 -> 57,081 nodes over 5 "
                 "Laplace-adaptive bisection refinements (Table 1); level L = refinement L-1")

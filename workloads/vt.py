@@ -42,8 +42,14 @@ id + 1, ``meta["phase"]`` the phase id):
 
 P is the number of ranks (divided by ``ranks_per_proc``). Phases listed as
 skipped are left out; a phase listed as identical to the previous one and
-absent from the files repeats it. Bad input raises ``ValueError`` naming the
-file, the phase id and the task (or communication) index.
+absent from the files repeats it. Every rank file must record every phase
+(else the (rank, phase) missing is named). ``path`` naming one rank file of
+several is refused unless ``one_file=1`` (then that file alone is the trace).
+Bad input raises ``ValueError`` naming the file, the phase id and the task (or
+communication) index; a file that is not JSON is told apart from a broken
+brotli stream by its content. ``task_bytes`` (0 to 2^40), ``max_file_mb``
+(1 to 65536), ``ranks_per_proc`` and ``time_unit_s`` are range-checked before
+any file is read.
 """
 from __future__ import annotations
 
@@ -56,24 +62,32 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from harness import BYTES_PER_UNIT, Graph, Level, Workload
+from harness import BYTES_PER_UNIT, Graph, Level, Workload, check_params
 
 MAX_SUM = 2 ** 50  # headroom below 2^53: every weight sum stays exact in float64
 FINEST_UNIT_S = 1e-12
 NAME = re.compile(r"^(?P<stem>.+)\.(?P<rank>\d+)\.json(\.br)?$")
 PARAMS = {"path": "", "weight": "time", "ranks_per_proc": 1, "time_unit_s": 0.0, "task_bytes": 1024,
-          "max_file_mb": 256}
+          "max_file_mb": 256, "one_file": False}
 
 
 # ------------------------------------------------------------------ files
 
-def rank_files(path: str) -> tuple[str, list[Path]]:
-    """(stem, files in rank order) for ``path``: a directory holding one stem, ``DIR/STEM`` or one file."""
+def rank_files(path: str, one_file: bool = False) -> tuple[str, list[Path]]:
+    """(stem, files in rank order) for ``path``: a directory holding one stem, ``DIR/STEM`` or one file
+    (refused when it is one of several rank files of a stem, unless ``one_file``)."""
     if not path:
         raise ValueError("workload vt: give path=DIRECTORY, path=DIR/STEM or path=FILE")
     p = Path(path).expanduser()
     if p.is_file():
         m = NAME.match(p.name)
+        if m and not one_file:
+            others = [f.name for f in p.parent.iterdir()
+                      if f != p and (n := NAME.match(f.name)) and n["stem"] == m["stem"]]
+            if others:
+                raise ValueError(f"workload vt: path={p} is one rank file of a trace of {len(others) + 1} "
+                                 f"(also {others[0]}): give path={p.parent / m['stem']} for the whole trace, "
+                                 "or one_file=1 to read this file alone")
         return (m["stem"] if m else p.stem), [p]
     if p.is_dir():
         found = [f for f in p.iterdir() if f.is_file() and NAME.match(f.name)]
@@ -100,20 +114,11 @@ def read_json(path: Path, max_bytes: int) -> dict:
         raise ValueError(f"{path}: file is {size / 2**20:.0f} MB, more than the {max_bytes / 2**20:.0f} MB "
                          "a rank file may have (workload parameter max_file_mb)")
     raw = path.read_bytes()
-    head = raw[:64].lstrip()
-    if not head.startswith(b"{"):  # an LBDatafile is a JSON object; anything else must be brotli
-        import brotli
-
-        dec = brotli.Decompressor()
+    if not raw[:64].lstrip().startswith(b"{"):  # not a JSON object: other JSON (named below), or brotli
         try:
-            raw = dec.process(raw, output_buffer_limit=max_bytes + 1)
-        except brotli.error:
-            raise ValueError(f"{path}: neither JSON nor brotli-compressed JSON") from None
-        if len(raw) > max_bytes:
-            raise ValueError(f"{path}: decompresses to more than the {max_bytes / 2**20:.0f} MB a rank file "
-                             "may have (workload parameter max_file_mb)")
-        if not dec.is_finished():
-            raise ValueError(f"{path}: neither JSON nor brotli-compressed JSON (a brotli stream that ends early)")
+            orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raw = _unbrotli(raw, path, max_bytes, exc)
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:  # the standard parser names the problem (and reads NaN, which we reject later)
@@ -132,6 +137,38 @@ def read_json(path: Path, max_bytes: int) -> dict:
     if not isinstance(data.get("phases"), list):
         raise ValueError(f"{path}: no 'phases' list")
     return data
+
+
+def _unbrotli(raw: bytes, path: Path, max_bytes: int, json_error: Exception) -> bytes:
+    """``raw`` decompressed, at most ``max_bytes``; ValueError with the real reason: text that is not valid JSON,
+    or bytes that are neither JSON nor a whole brotli stream."""
+    import brotli
+
+    dec = brotli.Decompressor()
+    try:
+        out = dec.process(raw, output_buffer_limit=max_bytes + 1)
+        finished = dec.is_finished()
+    except brotli.error:
+        out, finished = b"", False
+    if len(out) > max_bytes:
+        raise ValueError(f"{path}: decompresses to more than the {max_bytes / 2**20:.0f} MB a rank file "
+                         "may have (workload parameter max_file_mb)")
+    if finished:
+        return out
+    if _is_text(raw[:4096]):
+        raise ValueError(f"{path}: not valid JSON ({json_error})")
+    raise ValueError(f"{path}: neither JSON nor brotli-compressed JSON"
+                     + (" (a brotli stream that ends early)" if out else ""))
+
+
+def _is_text(head: bytes) -> bool:
+    """Whether ``head`` reads as UTF-8 text (a character cut at its end allowed), no control bytes."""
+    try:
+        head.decode()
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 3:
+            return False
+    return re.search(rb"[\x00-\x08\x0e-\x1f]", head) is None
 
 
 def phase_set(spec, path: Path, what: str) -> set:
@@ -347,10 +384,13 @@ def parse_weight(weight: str) -> int | None:
     return int(m[1])
 
 
-def read_trace(path: str, weight: str = "time", task_bytes: float = 1024, max_file_mb: float = 256) -> Trace:
-    """Read every rank file of a trace (see the module docstring); ValueError names file, phase and task."""
+def read_trace(path: str, weight: str = "time", task_bytes: float = 1024, max_file_mb: float = 256,
+               one_file: bool = False) -> Trace:
+    """Read every rank file of a trace (see the module docstring); ValueError names file, phase and task, or
+    the (rank, phase) a rank file lacks."""
     subphase = parse_weight(weight)
-    stem, files = rank_files(path)
+    stem, files = rank_files(path, one_file)
+    recorded: dict = {}  # rank -> the phase ids its file records
     max_bytes = int(max_file_mb * 2**20)
     by_rank: dict = {}
     phases: dict = {}
@@ -381,6 +421,7 @@ def read_trace(path: str, weight: str = "time", task_bytes: float = 1024, max_fi
             if not isinstance(entry, dict) or isinstance(entry.get("id"), bool) or not isinstance(entry.get("id"), int):
                 raise ValueError(f"{f}: a phase without an integer 'id'")
             pid = entry["id"]
+            recorded.setdefault(rank, set()).add(pid)
             if pid in skipped:
                 continue
             ph = phases.setdefault(pid, Phase(pid))
@@ -393,6 +434,12 @@ def read_trace(path: str, weight: str = "time", task_bytes: float = 1024, max_fi
                              f"({R} files claim ranks {', '.join(map(str, sorted(by_rank)[:8]))}"
                              f"{', ...' if R > 8 else ''})")
         files = [by_rank[r] for r in range(R)]
+        for r in range(R):
+            lacking = sorted(set(phases) - skipped - recorded.get(r, set()))
+            if lacking:
+                has = next(q for q in range(R) if lacking[0] in recorded.get(q, ()))
+                raise ValueError(f"{files[r]}: rank {r} has no phase {lacking[0]}, which {files[has].name} records "
+                                 f"(every rank file records every phase; {len(lacking)} missing)")
     else:
         R = max((max(ph.node + ph.home) for ph in phases.values() if ph.node), default=0) + 1
     for pid in skipped:
@@ -488,27 +535,41 @@ def levels_of(trace: Trace, ranks_per_proc: int = 1, time_unit_s: float = 0.0) -
     return out
 
 
-def processors(path: str, ranks_per_proc: int = 1) -> int:
+def processors(path: str, ranks_per_proc: int = 1, one_file: bool = False) -> int:
     """P of a trace without reading it: the rank files of its stem (one file: its ranks are read)."""
-    _, files = rank_files(path)
+    _, files = rank_files(path, one_file)
     if len(files) == 1:
-        return -(-read_trace(path).ranks // max(ranks_per_proc, 1))
+        return -(-read_trace(path, one_file=one_file).ranks // max(ranks_per_proc, 1))
     return -(-len(files) // max(ranks_per_proc, 1))
 
 
 def generate(seed: int = 0, path: str = "", weight: str = "time", ranks_per_proc: int = 1,
-             time_unit_s: float = 0.0, task_bytes: int = 1024, max_file_mb: int = 256) -> list[Level]:
-    trace = read_trace(path, weight, task_bytes, max_file_mb)
+             time_unit_s: float = 0.0, task_bytes: int = 1024, max_file_mb: int = 256, one_file: bool = False
+             ) -> list[Level]:
+    trace = read_trace(path, weight, task_bytes, max_file_mb, one_file)
     return levels_of(trace, ranks_per_proc, time_unit_s)
 
 
 def procs_of(params: dict) -> int:
-    return processors(params["path"], params["ranks_per_proc"])
+    return processors(params["path"], params["ranks_per_proc"], params["one_file"])
+
+
+MAX_TASK_BYTES = 2 ** 40  # a task's migration bytes: 1 TiB
+MAX_FILE_MB = 65536  # a rank file, read whole into memory: 64 GiB
+MAX_RANKS_PER_PROC = 2 ** 20
+
+
+def validate(params: dict) -> None:
+    """Range checks, before any file is read."""
+    check_params("workload vt", params, {"task_bytes": (0, MAX_TASK_BYTES), "max_file_mb": (1, MAX_FILE_MB),
+                                         "ranks_per_proc": (1, MAX_RANKS_PER_PROC), "time_unit_s": (0.0, 1e6)})
+    parse_weight(params["weight"])
 
 
 WORKLOAD = Workload(
-    "vt", generate, version="1", params=dict(PARAMS), cache=False, initial="trace", procs=procs_of,
+    "vt", generate, version="1", params=dict(PARAMS), cache=False, initial="trace", procs=procs_of, validate=validate,
     export=lambda params, seed, owners, directory: export(params, seed, owners, directory),
+    sources=lambda params, seed: [rank_files(params["path"], params["one_file"])[1][0].parent],
     description="a DARMA vt LBDatafile trace (STEM.RANK.json, plain or brotli): phases as levels, "
                 "tasks as vertices, pinned non-migratable tasks, the application's placement")
 
@@ -520,7 +581,8 @@ def is_brotli(path: Path) -> bool:
         return not fh.read(64).lstrip().startswith(b"{")
 
 
-def write_assignment(path: str, owners: dict, directory, ranks_per_proc: int = 1, max_file_mb: float = 256) -> Path:
+def write_assignment(path: str, owners: dict, directory, ranks_per_proc: int = 1, max_file_mb: float = 256,
+                     one_file: bool = False) -> Path:
     """The trace at ``path`` with every task's ``node`` set to its new rank, as ``DIRECTORY/STEM.RANK.json``.
 
     ``owners[level] = owner`` (processors, the vertex order of :func:`levels_of`); a phase without
@@ -529,7 +591,7 @@ def write_assignment(path: str, owners: dict, directory, ranks_per_proc: int = 1
     that recorded them; each file keeps its metadata and its compression. A phase declared identical
     to the previous one is written out in full when it has owners of its own.
     """
-    trace = read_trace(path, max_file_mb=max_file_mb)
+    trace = read_trace(path, max_file_mb=max_file_mb, one_file=one_file)
     keys = {ph.pid: ph.key for ph in trace.phases}
     K = ranks_per_proc
     max_bytes = int(max_file_mb * 2**20)
@@ -579,4 +641,5 @@ def write_assignment(path: str, owners: dict, directory, ranks_per_proc: int = 1
 
 
 def export(params: dict, seed: int, owners: dict, directory) -> Path:
-    return write_assignment(params["path"], owners, directory, params["ranks_per_proc"], params["max_file_mb"])
+    return write_assignment(params["path"], owners, directory, params["ranks_per_proc"], params["max_file_mb"],
+                            params["one_file"])

@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import numpy as np
 
-from harness import Workload
+from harness import Workload, check_params
 from harness.store.wlcache import cache_dir
 
 from . import vt
@@ -51,12 +52,8 @@ def write_trace(directory, ranks: int = 8, phases: int = 4, tasks: int = 16, pin
                 moves: float = 0.05, churn: float = 0.02, amp: float = 3.0, identical: int = 0,
                 compress: str = "none", stem: str = "data", seed: int = 0) -> list[Path]:
     """Write the trace described in the module docstring; returns the files in rank order."""
-    if ranks < 1 or phases < 1 or tasks < 1:
-        raise ValueError("vt-synthetic: ranks, phases and tasks must be >= 1")
-    if not 0 <= identical < phases:
-        raise ValueError(f"vt-synthetic: identical={identical} must be in [0, phases)")
-    if compress not in ("none", "brotli", "mixed"):
-        raise ValueError(f"vt-synthetic: compress={compress!r}: use none, brotli or mixed")
+    validate(dict(ranks=ranks, phases=phases, tasks=tasks, pinned=pinned, moves=moves, churn=churn, amp=amp,
+                  identical=identical, compress=compress))
     rng = np.random.default_rng(seed)
     n = ranks * tasks
     W = int(np.ceil(np.sqrt(n)))
@@ -137,6 +134,33 @@ PARAMS = {"ranks": 8, "phases": 4, "tasks": 16, "pinned": 0.1, "moves": 0.05, "c
           "identical": 0, "compress": "none", "ranks_per_proc": 1}
 
 
+MAX_RANKS = 100_000  # one file each
+MAX_PHASES = 10_000
+MAX_TASKS = 10_000_000
+BYTES_PER_OBJECT = 4096  # memory per object and written phase while written and read (measured: about 3.2 KB)
+
+
+def memory_bytes() -> int:
+    """The machine's physical memory."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def validate(params: dict) -> None:
+    """Range checks, and ranks x tasks x written phases bounded by the memory they need (half the machine's)."""
+    check_params("workload vt-synthetic", params, {
+        "ranks": (1, MAX_RANKS), "phases": (1, MAX_PHASES), "tasks": (1, MAX_TASKS), "pinned": (0.0, 1.0),
+        "moves": (0.0, 1.0), "churn": (0.0, 1.0), "amp": (0.0, 1e6), "identical": (0, params["phases"] - 1)})
+    if "ranks_per_proc" in params:
+        check_params("workload vt-synthetic", params, {"ranks_per_proc": (1, MAX_RANKS)})
+    if params["compress"] not in ("none", "brotli", "mixed"):
+        raise ValueError(f"workload vt-synthetic: compress={params['compress']!r}: use none, brotli or mixed")
+    need = params["ranks"] * params["tasks"] * (params["phases"] - params["identical"]) * BYTES_PER_OBJECT
+    if need > memory_bytes() // 2:
+        raise ValueError(f"workload vt-synthetic: ranks x tasks x phases = {params['ranks']} x {params['tasks']} x "
+                         f"{params['phases'] - params['identical']} objects need about {need / 2**30:.1f} GiB, more "
+                         f"than half this machine's {memory_bytes() / 2**30:.0f} GiB")
+
+
 def trace_dir(seed: int, params: dict) -> Path:
     """Where the workload writes its files: the workload cache, keyed by the trace's parameters and seed."""
     trace = {k: v for k, v in params.items() if k != "ranks_per_proc"}
@@ -161,10 +185,11 @@ def path_of(params: dict, seed: int) -> str:
 
 
 WORKLOAD = Workload(
-    "vt-synthetic", generate, version="1", params=dict(PARAMS), initial="trace",
+    "vt-synthetic", generate, version="1", params=dict(PARAMS), initial="trace", validate=validate,
     procs=lambda p: -(-p["ranks"] // max(p["ranks_per_proc"], 1)),
     export=lambda params, seed, owners, directory: vt.write_assignment(path_of(params, seed), owners, directory,
                                                                         params["ranks_per_proc"]),
+    sources=lambda params, seed: [trace_dir(seed, params)],
     description="a synthetic DARMA vt LBDatafile trace written to files and read by the vt reader "
                 "(moving hot spot, pinned tasks, churn, stencil communications)")
 

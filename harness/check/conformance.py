@@ -67,15 +67,41 @@ def _declaration(alg) -> str | None:
             return f"memory class cannot be made without arguments: {exc}"
     if alg.validate is not None:
         try:
-            alg.validate(dict(alg.params))
+            plugins.validated(f"algorithm {alg.name}", alg.validate, dict(alg.params))
         except ValueError as exc:
             return f"the default parameters do not validate: {exc}"
     return None
 
 
-def check_algorithm(name: str, workload: str | None = None, P: int = 4, ranks: int = 2,
+DEFAULT_P = 4
+
+
+def processors(workload: str, P: int | None = None) -> int:
+    """P for the checks: the given one, else the processors a trace's data implies, else :data:`DEFAULT_P`."""
+    if P is not None:
+        return P
+    wname, wparams = _split(workload)
+    wl = workloads.get(wname)
+    return wl.procs(workloads.resolve_params(wl, wparams)) if wl.procs is not None else DEFAULT_P
+
+
+def one_processor(workload: str) -> dict | None:
+    """Parameters that put a trace's ranks on one processor (``ranks_per_proc`` = its ranks), the workload's own
+    when it implies no processor count, None when it cannot be mapped onto one."""
+    wname, wparams = _split(workload)
+    wl = workloads.get(wname)
+    if wl.procs is None:
+        return wparams
+    if "ranks_per_proc" not in wl.params:
+        return None
+    ranks = wl.procs(workloads.resolve_params(wl, {**wparams, "ranks_per_proc": 1}))
+    return {**wparams, "ranks_per_proc": ranks}
+
+
+def check_algorithm(name: str, workload: str | None = None, P: int | None = None, ranks: int = 2,
                     timeout: float | None = None) -> list[tuple[str, str, str]]:
-    """Run every check; returns (check, PASS|FAIL|SKIP, detail) rows. ``ranks`` < 2 skips the MPI check."""
+    """Run every check; returns (check, PASS|FAIL|SKIP, detail) rows. ``ranks`` < 2 skips the MPI check.
+    ``P`` None: a trace's own processor count, else :data:`DEFAULT_P`."""
     algs = plugins.algorithms()
     if name not in algs:
         why = plugins.explain_unknown(name)
@@ -85,6 +111,7 @@ def check_algorithm(name: str, workload: str | None = None, P: int = 4, ranks: i
     alg = algs[name]
     workload = workload or default_workload(alg)
     wname, wparams = _split(workload)
+    P = processors(workload, P)
     results = []
 
     def check(title, fn):
@@ -146,7 +173,13 @@ def check_algorithm(name: str, workload: str | None = None, P: int = 4, ranks: i
         return all_ok(df)
 
     def one_proc():
-        df = run("1", P=1)
+        params = one_processor(workload)
+        if params is None:
+            raise Skip(f"{wname} cannot put its ranks on one processor (no ranks_per_proc parameter)")
+        if "1" not in runs:
+            runs["1"] = compare(name, workload=wname, workload_params=params, P=1, out=out, cache=False,
+                                timeout=timeout)
+        df = runs["1"]
         return all_ok(df) or (None if (df["loadimb"] == 1).all() else "LoadImb != 1 with one processor")
 
     check("declaration is well-formed", lambda: _declaration(alg))

@@ -14,7 +14,7 @@ from .conformance import PASS, check_algorithm
 def conformance():
     """``conformance(NAME, **options)``: run ``lbbench test NAME``'s checks; fail the test on any FAIL or SKIP."""
 
-    def run(name: str, workload: str | None = None, P: int = 4, ranks: int = 2, timeout: float | None = 120):
+    def run(name: str, workload: str | None = None, P: int | None = None, ranks: int = 2, timeout: float | None = 120):
         rows = check_algorithm(name, workload, P, ranks, timeout)
         bad = [f"{check}: {result} {detail}" for check, result, detail in rows if result != PASS]
         assert not bad, "conformance of " + name + ":\n" + "\n".join(bad)

@@ -11,6 +11,7 @@ third-party plugin cannot shadow them.
 """
 from __future__ import annotations
 
+import traceback
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from importlib import metadata
 from pathlib import Path
@@ -38,7 +39,10 @@ class Algorithm:
         memory: the class (a dataclass with defaults) of its per-run state, ``ctx.memory``.
         mapper: ``"first"`` on a balancer makes ``M/this`` run the mapper only at the first level.
         validate: ``validate(params) -> None`` raises ``ValueError("one line")`` for a bad value (exit 2
-            before any cell runs).
+            before any cell runs). ``params`` are the defaults merged with the given values, typed like
+            the defaults. Any other exception is a bug in the plugin: one line naming the plugin, the
+            function, the error and its file:line, exit 2. Without ``validate`` every value of the right
+            type is accepted (``lbbench test`` does not check ranges).
         plugin: set by the harness: the distribution that registered it.
         version: set by the harness: that distribution's version.
 
@@ -111,6 +115,8 @@ class Workload:
             default P, and any other P is an error. None: P defaults to 32.
         export: ``export(params, seed, owners, directory)`` writes one method's assignment
             (``owners[level] = owner array``) in the workload's own file format (``--export-vt``).
+        sources: ``sources(params, seed) -> [path, ...]``: the files or directories the workload reads
+            (a trace's folder); ``--export-vt`` refuses to write into or over them.
 
     Example:
         >>> def generate(seed=0, n=100):
@@ -131,6 +137,40 @@ class Workload:
     initial: str = "metis"
     procs: Callable[[dict], int] | None = None
     export: Callable | None = None
+    sources: Callable | None = None
+
+
+def validated(owner: str, validate: Callable, params: dict) -> None:
+    """Run a plugin's ``validate(params)``: a ``ValueError`` passes as it is; any other exception becomes one
+    ``ValueError`` line naming ``owner`` (``algorithm X (plugin P)``), the function, the error and its line."""
+    try:
+        validate(params)
+    except ValueError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a plugin's bug, reported on one line
+        last = traceback.extract_tb(exc.__traceback__)[-1]
+        text = " ".join(str(exc).split())[:200]
+        raise ValueError(f"{owner}: {getattr(validate, '__qualname__', repr(validate))}(params) raised "
+                         f"{type(exc).__name__}: {text} ({Path(last.filename).name}:{last.lineno})") from None
+
+
+def check_params(owner: str, params: dict, bounds: dict) -> None:
+    """Raise ValueError naming the first parameter outside its bounds, e.g. ``workload vt: task_bytes=-800
+    must be in [0, 1099511627776]``.
+
+    Args:
+        owner: who the parameters belong to (``workload vt``, ``grapevine``), the start of the message.
+        params: the parameters (merged with their defaults).
+        bounds: ``{name: (low, high)}``, both inclusive; a value must be a finite number in the range.
+
+    Example:
+        >>> check_params("workload ring", {"n": 500}, {"n": (3, 10**6)})
+    """
+    for key, (lo, hi) in bounds.items():
+        v = params[key]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:  # NaN fails too
+            raise ValueError(f"{owner}: {key}={v!r} must be in [{lo:g}, {hi:g}]" if isinstance(lo, float)
+                             or isinstance(hi, float) else f"{owner}: {key}={v!r} must be in [{lo}, {hi}]")
 
 
 _SIGNATURES = {"partition": ("ctx",), "remap": ("ctx", "parts"), "accept": ("ctx", "proposed"),
@@ -404,7 +444,11 @@ def explain_unknown(name: str) -> str:
     for plugin, why in broken().items():
         if name == plugin or name in _declared.get(plugin, ()) or name in _declared_by_entry_point(plugin):
             return f"algorithm {name!r} belongs to the broken plugin {plugin!r}: {why}"
-    known = ", ".join(algorithms()) or "none"
+    algs = algorithms()
+    own = [a.name for a in algs.values() if a.plugin in (name, f"lbbench-{name}")]
+    if own:  # a plugin's name where a method is expected
+        return f"{name!r} is a plugin, not a method: name one of its algorithms ({', '.join(own)})"
+    known = ", ".join(algs) or "none"
     return f"unknown algorithm {name!r} (available: {known})"
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .owned import check_owned, fresh_beside, mark, swap_in
+
 MODULES = ("harness", "harness.contract.hookspecs", "harness.testing")
 
 
@@ -30,7 +32,8 @@ def build(out: str | Path | None = None) -> Path:
     """Write the reference to ``out`` (default :func:`default_dir`) and return its ``index.html``.
 
     Args:
-        out: the output directory (created; files of an earlier build are replaced).
+        out: the output directory: new, empty, or an earlier build (it holds ``.lbbench-docs``), which is
+            replaced whole; any other directory is refused (ValueError).
 
     Returns:
         The path of ``index.html`` (open it from disk; no server needed).
@@ -38,9 +41,10 @@ def build(out: str | Path | None = None) -> Path:
     import pdoc
     import pdoc.render
 
-    out = Path(out) if out else default_dir()
-    out.mkdir(parents=True, exist_ok=True)
+    out = check_owned(out, "docs", "docs -o") if out else default_dir()
+    new = fresh_beside(out)
     pdoc.render.configure(docformat="google", show_source=False, search=False,
                           footer_text="lbbench API reference (lbbench docs)")
-    pdoc.pdoc(*MODULES, output_directory=out)
-    return out / "index.html"
+    pdoc.pdoc(*MODULES, output_directory=new)
+    mark(new, "docs")
+    return swap_in(new, out) / "index.html"

@@ -1,6 +1,7 @@
 """The ``lbbench`` command line. Every error is one line on stderr and exit code 2."""
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sys
@@ -25,6 +26,12 @@ def _rank_env() -> str | None:
 def _rank() -> int:
     var = _rank_env()
     return int(os.environ[var]) if var else 0
+
+
+def plugin_output():
+    """While cells run: Python ``print`` from a plugin's hook goes to stderr, never into the command's output
+    (``--format csv``)."""
+    return contextlib.redirect_stdout(sys.stderr)
 
 
 def echo(text: str) -> None:
@@ -241,14 +248,18 @@ def workloads_plot(name, level, output, seed):
 
 def _compare(methods, P, opts: ReportOptions, fmt, export_vt=None) -> int:
     if export_vt:
-        from .export import check_exportable, export_states
+        from .export import check_target, export_states
 
-        check_exportable(opts.workload)
+        check_target(opts.workload, opts.workload_params, opts.seed, export_vt)
         states: dict = {}
-        df = opts.compare(methods, P=P, states=states)
-        written = export_states(opts.workload, opts.workload_params, opts.seed, states, export_vt)
+        with plugin_output():
+            df = opts.compare(methods, P=P, states=states)
+        failed = {alg: f"level {r['level']}: {r['status']}" for alg, rows in df.groupby("algorithm", sort=False)
+                  for _, r in rows[rows["status"] != "ok"].head(1).iterrows()}
+        written = export_states(opts.workload, opts.workload_params, opts.seed, states, export_vt, failed)
     else:
-        df = opts.compare(methods, P=P)
+        with plugin_output():
+            df = opts.compare(methods, P=P)
     echo(long_form(df) if fmt == "csv" else render(comparison_tables(df), fmt))
     bad = df[df["status"] != "ok"]
     if _rank() == 0:
@@ -257,12 +268,14 @@ def _compare(methods, P, opts: ReportOptions, fmt, export_vt=None) -> int:
         if len(bad):
             click.echo(f"lbbench: {len(bad)} of {len(df)} cells failed; see status", err=True)
         if export_vt:
-            click.echo(f"lbbench: wrote {written} (one directory per method)", err=True)
+            click.echo(f"lbbench: wrote {written} (one directory per method, lbbench-export.json maps them"
+                       f"{'; none for a method with a failed cell' if failed else ''})", err=True)
     return 1 if len(bad) else 0
 
 
 P_HELP = "number of processors [default: a trace's ranks, else 32]"
-EXPORT_HELP = "write each method's assignment as vt LBDatafile files DIR/METHOD/STEM.RANK.json (trace workloads)"
+EXPORT_HELP = ("write each method's assignment as vt LBDatafile files DIR/METHOD/STEM.RANK.json (trace workloads; "
+               "DIR new, empty or an earlier export; lbbench-export.json maps methods to directories)")
 
 
 @cli.command()
@@ -322,7 +335,8 @@ def report(name, P, methods, workload, levels, machine, initial, out, seed, time
                         show_traceback, P=Ps)
     opts.methods = methods
     try:
-        tables = reps[name].build(opts)
+        with plugin_output():
+            tables = reps[name].build(opts)
     finally:
         opts.close()
     echo(render(tables, fmt))
@@ -338,18 +352,19 @@ def claims(paper, strict, workload, levels, machine, initial, out, seed, timeout
     if mpi is not None:
         relaunch(mpi)
     from ..claims import claim as cl
-    from ..store.results import git_commit
+    from .reproduce import record_history
 
     chosen = cl.select(plugins.claims(), paper)
     opts = options_from(workload, levels, machine, out, seed, timeout, no_cache, quiet, initial, reuse_failed,
                         show_traceback)
     given = click.get_current_context().get_parameter_source("workload") != click.core.ParameterSource.DEFAULT
-    outcomes = cl.evaluate(chosen, opts, workload=opts.workload if given else None,
-                           workload_params=opts.workload_params if given else None, progress=opts.progress)
+    with plugin_output():
+        outcomes = cl.evaluate(chosen, opts, workload=opts.workload if given else None,
+                               workload_params=opts.workload_params if given else None, progress=opts.progress)
     frame = cl.table(outcomes, fmt)
     echo(frame.to_csv(index=False) if fmt == "csv" else render([Table("Claims", frame, cl.summary(outcomes))], fmt))
     if _rank() == 0 and not given and levels is None:
-        cl.record(outcomes, out, git_commit())
+        record_history(outcomes, out)
     if strict and any(not o.ok for o in outcomes):
         raise click.exceptions.Exit(1)
 
@@ -373,11 +388,20 @@ def reproduce(papers, site_dir, out, timeout, mpi, workers, fmt, quiet):
     if mpi is not None:
         relaunch(mpi)
     from . import reproduce as rp
+    from .owned import check_owned
 
     check_timeout(timeout)
+    check_owned(site_dir, "site", "reproduce -o")  # before any cell: the site could not be written there
     papers = [p for text in papers for p in text.split(",")]
-    result = rp.reproduce(papers or None, out=out, site=site_dir, progress=not quiet, timeout=timeout,
-                          is_root=_rank() == 0, log=lambda text: None if quiet else echo(text), workers=workers)
+    stdout = sys.stdout  # the log lines stay on stdout; a hook's print goes to stderr
+
+    def log(text: str) -> None:
+        if not quiet and _rank() == 0:
+            click.echo(text, stdout, nl=not text.endswith("\n"))
+
+    with plugin_output():
+        result = rp.reproduce(papers or None, out=out, site=site_dir, progress=not quiet, timeout=timeout,
+                              is_root=_rank() == 0, log=log, workers=workers)
     echo(render(rp.summary(result, rp.stored_by_key(out) if _rank() == 0 else None), fmt))
     echo(rp.line(result))
     if _rank() == 0 and not result.ok:
@@ -399,6 +423,7 @@ def site(out, output, workload, plots):
     from .site import build
 
     name, wparams = parse_workload(workload)
+    workloads.resolve_params(workloads.get(name), wparams)  # an unknown workload or parameter: refused now
     given = click.get_current_context().get_parameter_source("workload") != click.core.ParameterSource.DEFAULT
     index = build(out, output, image_format=plots, workload=name, workload_params=wparams, claims_workload=given)
     echo(f"wrote {index}")
@@ -407,17 +432,21 @@ def site(out, output, workload, plots):
 @cli.command("test")
 @click.argument("name")
 @click.option("--workload", "-w", default=None, help="default: a small workload of the form the algorithm accepts")
-@click.option("-P", "P", default=4, show_default=True, type=int)
+@click.option("-P", "P", default=None, type=int, help="processors [default: a trace's ranks, else 4]")
 @click.option("--ranks", default=2, show_default=True, type=int, help="MPI ranks for the identity check (0: skip)")
 @click.option("--timeout", default=60.0, show_default=True, type=float, help="seconds per cell")
 def test_cmd(name, workload, P, ranks, timeout):
     """Conformance checks for one algorithm (a new plugin proves itself here); exit 1 on a failed check."""
-    from ..check.conformance import FAIL, check_algorithm
+    from ..check.conformance import DEFAULT_P, FAIL, check_algorithm, processors
 
     check_P(P)
     check_timeout(timeout)
-    if ranks < 0 or ranks > P:
-        raise click.BadParameter(f"--ranks {ranks}: must be in [0, P = {P}]")
+    if workload:
+        wname, wparams = parse_workload(workload)
+        workloads.resolve_params(workloads.get(wname), wparams)  # refused now, before any check
+        P = processors(workload, P)
+    if ranks < 0 or ranks > (P or DEFAULT_P):
+        raise click.BadParameter(f"--ranks {ranks}: must be in [0, P = {P or DEFAULT_P}]")
     rows = check_algorithm(name, workload, P, ranks, timeout)
     echo(render([Table(f"Conformance of {name}", pd.DataFrame(rows, columns=["Check", "Result", "Detail"]))]))
     if any(r == FAIL for _, r, _ in rows):
@@ -454,7 +483,19 @@ def new_plugin(name, directory):
     echo(f"wrote {path}: pip install -e {path} && lbbench test {name}")
 
 
+def _end_every_rank(code: int) -> None:
+    """After Ctrl-C under mpiexec: abort every rank (a rank waiting in a collective for this one would wait
+    forever, and so would this one in MPI's finalisation)."""
+    from ..engine.vprocs import world
+
+    comm = world()
+    if comm is not None and comm.Get_size() > 1:
+        sys.stderr.flush()
+        comm.Abort(code)
+
+
 def main(argv=None) -> int:
+    interrupted = False
     try:
         rv = cli.main(args=argv, prog_name="lbbench", standalone_mode=False)
         return rv if isinstance(rv, int) else 0
@@ -464,12 +505,12 @@ def main(argv=None) -> int:
         msg = exc.format_message()
     except (ValueError, LookupError, OSError) as exc:
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    except KeyboardInterrupt:
-        msg = "interrupted (finished cells are stored; run again to resume)"
-    except click.exceptions.Abort:
-        msg = "interrupted (finished cells are stored; run again to resume)"
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        msg, interrupted = "interrupted (finished cells are stored; run again to resume)", True
     if _rank() == 0:
         click.echo(f"lbbench: error: {msg}", err=True)
+    if interrupted:
+        _end_every_rank(2)
     return 2
 
 

@@ -542,6 +542,15 @@ def duplicates(cells: list[Cell]) -> dict:
     return {ident: keys for ident, keys in by.items() if len(keys) > 1}
 
 
+def record_history(outcomes: list, out: str | None) -> None:
+    """Append the verdicts to ``claims/history.csv``; a results directory that cannot be written (the read-only
+    run the store promised) gets one warning line instead of an error."""
+    try:
+        cl.record(outcomes, out, git_commit())
+    except OSError as exc:
+        results.warn(f"claims history not recorded ({exc.strerror or exc}): the results directory is read-only")
+
+
 def reproduce(papers=None, out: str | None = None, site: str | None = "site", progress: bool = True,
               timeout: float | None = None, is_root: bool = True, log=None, only=None, workers: int = 1) -> Outcome:
     """Plan, run every report and claim of ``papers`` (all if None), record the verdicts, build the site.
@@ -629,7 +638,7 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
     result.computed = len(cellbar.done - set(stored.index))
     if is_root:
         if claims:
-            cl.record(result.claims, out, git_commit())
+            record_history(result.claims, out)
         if site:
             t = time.perf_counter()
             result.site = str(build_site(out, site, workers=workers, tables=result.tables, outcomes=result.claims))

@@ -8,7 +8,10 @@ processor, ``NAME-global`` to the lightest of all; pinned vertices
 (``ctx.level.pinned``) never move. One ``@implements``
 function serves both and reads ``ctx.algorithm``. As generated, it installs,
 passes ``lbbench test NAME`` (and ``NAME-global``) and its own pytest, and
-shows up in ``lbbench compare``.
+shows up in ``lbbench compare``. It also registers its paper's figures
+(``reference/NAME.csv``, placeholders, packaged in the wheel by
+pyproject.toml's package-data) and one claim judged on them and on ours
+(``lbbench claims --paper NAME``).
 """
 from __future__ import annotations
 
@@ -36,6 +39,9 @@ dependencies = ["lbbench", "numpy>=1.26"]
 [tool.setuptools.packages.find]
 include = ["{pkg}*"]
 
+[tool.setuptools.package-data]
+{pkg} = ["reference/*.csv"]
+
 [tool.pytest.ini_options]
 addopts = "-p no:cacheprovider"
 '''
@@ -55,7 +61,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import Algorithm, State, costs_if_on, delta_cut, hookimpl, implements
+from pathlib import Path
+
+from harness import Algorithm, Claim, State, costs_if_on, delta_cut, hookimpl, implements
 
 
 def _validate(params):
@@ -109,6 +117,37 @@ def balance(ctx, state):
             load[p] -= g.pwgt[take].sum()
             load[q] += g.pwgt[take].sum()
     return State.settled(owner, P)
+
+
+@hookimpl
+def register_references(register):
+    """Your paper's printed figures (``reference/{name}.csv``, packaged with the wheel: pyproject.toml)."""
+    register(Path(__file__).parent / "reference")
+
+
+def _lower_imbalance(df):
+    ours, none = Claim.average(df, "{name}-global", "loadimb", P=4), Claim.average(df, "none", "loadimb", P=4)
+    return ours < none, f"LoadImb {{Claim.num(ours)}} vs {{Claim.num(none)}} (none)"
+
+
+@hookimpl
+def register_claims(register):
+    """A claim of your paper, judged on our numbers and, through ``on_paper``, on the paper's own."""
+    register(Claim("{name}-lowers-imbalance", paper="{name}",
+                   where="our test on mini at P = 4 (put your paper's section and table here)",
+                   text="{name}-global leaves a lower load imbalance than no balancing",
+                   cells=({{"methods": "{name}-global,none", "P": (4,), "workload": "mini"}},),
+                   check=_lower_imbalance, on_paper=lambda: _lower_imbalance(Claim.reference(
+                       "{name}", {{"{name}-global": "1", "none": "2"}}, {{"LoadImb": "loadimb"}}))))
+'''
+
+REFERENCE = '''paper,table,P,row,column,value
+{name},1,4,1,LoadImb,1.05
+{name},1,4,2,LoadImb,1.06
+{name},1,4,3,LoadImb,1.05
+{name},2,4,1,LoadImb,1.40
+{name},2,4,2,LoadImb,1.52
+{name},2,4,3,LoadImb,1.47
 '''
 
 TEST = '''"""The conformance checks lbbench asks of every algorithm (``lbbench test {name}``).
@@ -135,7 +174,10 @@ A load balancer for [lbbench](https://github.com/lbbench/lbbench), made by `lbbe
     python -m pytest
 
 Write your algorithm in `{pkg}/plugin.py`; the contract is in lbbench's `docs/plugins.md`
-and its API reference (`lbbench docs` writes it).
+and its API reference (`lbbench docs` writes it). `{pkg}/reference/{name}.csv` holds your
+paper's printed figures (`paper,table,P,row,column,value`; the rows there are placeholders:
+replace them) and is packaged with the wheel; `lbbench claims --paper {name}` judges the claim
+in `plugin.py` on our numbers and on the paper's.
 '''
 
 
@@ -152,7 +194,7 @@ def scaffold(name: str, directory: str | None = None) -> Path:
         raise FileExistsError(f"{root} exists and is not empty")
     files = {
         "pyproject.toml": PYPROJECT, "README.md": README, f"{pkg}/__init__.py": '"""{name} for lbbench."""\n',
-        f"{pkg}/plugin.py": PLUGIN, f"tests/test_{pkg}.py": TEST,
+        f"{pkg}/plugin.py": PLUGIN, f"tests/test_{pkg}.py": TEST, f"{pkg}/reference/{name}.csv": REFERENCE,
     }
     for rel, text in files.items():
         path = root / rel

@@ -38,9 +38,10 @@ from ..claims.claim import FAILS, HOLDS, NOISE, NOT_IN_PAPER
 from ..claims.reports import ReportOptions, Table
 from ..contract import plugins
 from ..run import workloads
+from .owned import check_owned, fresh_beside, mark, swap_in
 from ..run.api import _methods
 from ..run.runner import plan
-from ..store.results import git_commit, stored, versions
+from ..store.results import git_commit, stored, versions, warn
 
 PLOT_COLUMNS = {"LoadImb": "loadimb", "Cut%": "post_exec_cut_pct", "MaxSR": "maxsr", "MaxQwgt": "maxqwgt"}
 RUN_KEYS = ["workload", "workload_params", "P", "machine", "initial", "seed"]
@@ -57,10 +58,16 @@ class NotStored(LookupError):
 def stored_rows(out: str | None) -> pd.DataFrame:
     """Every stored row, the newest per cell (workload, parameters, P, machine, initial, seed, method, level).
 
-    Read only: an unreadable row is skipped (``compare`` moves it aside when it next runs).
+    Read only: an unreadable row is skipped with one warning line, as ``compare`` warns (it moves it aside
+    when it next runs).
     """
-    rows = [{**row, "_mtime": mtime, "_row": row} for _, row, mtime in stored(out)
+    skipped: list = []
+    rows = [{**row, "_mtime": mtime, "_row": row} for _, row, mtime in stored(out, skipped)
             if all(k in row for k in CELL_KEYS)]
+    if skipped:
+        name, why = skipped[0]
+        warn(f"{len(skipped)} stored row{'s' if len(skipped) > 1 else ''} unreadable, not shown (cells/{name}: "
+             f"{why}); lbbench compare moves {'them' if len(skipped) > 1 else 'it'} aside")
     if not rows:
         return pd.DataFrame(columns=CELL_KEYS + ["status", "_mtime", "_row"])
     df = pd.DataFrame(rows)
@@ -226,7 +233,12 @@ def badge(verdict: str) -> str:
 # -- plots ---------------------------------------------------------------------------------------------------
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:120] or "x"
+    """A file name for ``text``: itself when it is one, else a readable part and a digest of the whole (two
+    texts never share a page)."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:100]
+    if slug == text and slug:
+        return slug
+    return f"{slug}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
 
 
 def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png", workers: int = 1) -> list[tuple[str, str, str]]:
@@ -371,10 +383,23 @@ def build(out: str | None, output: str | os.PathLike = "site", image_format: str
     curves (:func:`level_plots`). ``tables`` (report name -> tables) and ``outcomes`` (claims judged) are
     what a reproduction built from the same store: shown as they are, the other reports and claims built here.
     """
+    final = check_owned(output, "site", "site -o")
+    site = fresh_beside(final)  # built beside, renamed into place: a rebuild replaces the site whole
+    try:
+        _build(site, final, out, image_format, workload, workload_params, claims_workload, reports, workers, tables,
+               outcomes)
+    except BaseException:
+        shutil.rmtree(site, ignore_errors=True)
+        raise
+    return swap_in(site, final) / "index.html"
+
+
+def _build(site: Path, final: Path, out, image_format, workload, workload_params, claims_workload, reports, workers,
+           tables, outcomes) -> None:
     t0 = time.perf_counter()
-    site = Path(output)
     img = site / "img"
-    img.mkdir(parents=True, exist_ok=True)
+    img.mkdir()
+    _keep_pictures(final / "img", img)
     rows = stored_rows(out)
     base = dict(workload=workload, workload_params=dict(workload_params or {}), out=out, progress=False)
 
@@ -474,6 +499,17 @@ def build(out: str | None, output: str | os.PathLike = "site", image_format: str
         body.append(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>")
     body.append("</tbody>\n</table>")
     body.append(f'<p class="muted">Static files only; built in {time.perf_counter() - t0:.1f} s.</p>')
-    index = site / "index.html"
-    index.write_text(_page("lbbench results", "\n".join(body)))
-    return index
+    (site / "index.html").write_text(_page("lbbench results", "\n".join(body)))
+    mark(site, "site")
+
+
+def _keep_pictures(old: Path, img: Path) -> None:
+    """Link the last build's pictures into the new one (:func:`level_plots` redraws only changed ones)."""
+    if not old.is_dir() or old.is_symlink():
+        return
+    for f in old.iterdir():
+        if f.is_file() and not f.is_symlink():
+            try:
+                os.link(f, img / f.name)
+            except OSError:
+                shutil.copy2(f, img / f.name)

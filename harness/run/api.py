@@ -17,6 +17,7 @@ from ..engine.timing import repeat_timing, repeats_of, snapshot
 from ..engine.vprocs import Engine, world
 from ..store.results import (CORE, Store, core_code, git_commit, source_hash,
                              versions)
+from ..store.validate import check_level
 from . import workloads
 from .runner import (INITIAL, RunMemory, carry, graph_of, initial_state, plan,
                      run_cell)
@@ -89,12 +90,23 @@ def progress_bar(cells: int, bars: list | None):
     return bar
 
 
-def _check_cell(pl, state, memory, n: int) -> None:
-    """A stored cell's state and memory fit this run: one owner per vertex of the level (State checks the
-    range), the plan's memory types (raises ValueError: the store moves the cell aside)."""
-    if state.owner.size != n:
-        raise ValueError(f"state has {state.owner.size} owners, the level {n} vertices")
+def _check_cell(pl, row: dict, state, memory, g) -> None:
+    """A stored cell's row, state and memory fit this run: figures within the level (:func:`check_level`), one
+    owner per vertex of the level (State checks the range), the plan's memory types (raises ValueError: the store
+    moves the cell aside)."""
+    check_level(row, g)
+    if state.owner.size != g.n:
+        raise ValueError(f"state has {state.owner.size} owners, the level {g.n} vertices")
     pl.check_memory(memory)
+
+
+def _fits(row: dict, lv) -> bool:
+    """Whether a stored row's figures fit its level (a graph level; other forms are checked when their cell
+    is read whole)."""
+    try:
+        return not isinstance(lv.data, Graph) or bool(check_level(row, lv.data))
+    except ValueError:
+        return False
 
 
 def ranks_key(R: int) -> dict:
@@ -244,8 +256,9 @@ def _run_method(run: _Run, pl, base: dict, pversions: dict, states: dict | None,
     ready = [None] * len(keys)
     if lazy and run.cache and states is None:
         if run.eng.is_root:
-            ready = [row if row is not None and run.stands(row) else None
-                     for row in (run.store.row(k, {**base, "level": lv.index}) for k, lv in zip(keys, run.levels))]
+            ready = [row if row is not None and run.stands(row) and _fits(row, lv) else None
+                     for row, lv in ((run.store.row(k, {**base, "level": lv.index}), lv)
+                                     for k, lv in zip(keys, run.levels))]
         ready = run.eng.bcast(ready) if run.eng.R > 1 else ready
     state, memory, previous, out = None, pl.new_memory(), None, []
     for i, (lv, key) in enumerate(zip(run.levels, keys)):
@@ -270,7 +283,7 @@ def _level(run: _Run, pl, base: dict, i: int, lv, g, key: str, state, memory, pr
     it, memory after it). ``state`` None: the previous level was taken from its row alone."""
     first, eng, store = i == 0, run.eng, run.store
     found = store.get(key, RunMemory, expect={**base, "level": lv.index},
-                      check=lambda row, st, mem, n=g.n: _check_cell(pl, st, mem, n)) \
+                      check=lambda row, st, mem, g=g: _check_cell(pl, row, st, mem, g)) \
         if run.cache and eng.is_root else None
     if found and not run.usable(found[0]):  # (a cell stored by an older version under another R)
         found = None

@@ -119,7 +119,7 @@ def plan(method: Method, known: dict) -> Plan:
         alg = known[call.name]
         params = resolve(call, alg.params)
         if alg.validate is not None:
-            alg.validate(params)
+            plugins.validated(f"algorithm {alg.name} (plugin {alg.plugin})", alg.validate, params)
         steps.append(Step(call.name, params, alg))
     if len(steps) == 1:
         roles = {role: steps[0] for role in ROLES if role in steps[0].algorithm.roles}

@@ -37,7 +37,7 @@ def resolve_params(wl: Workload, given: dict) -> dict:
                          f"(parameters: {', '.join(wl.params) or 'none'})")
     params = {k: coerce(wl.name, k, given[k], d) if k in given else d for k, d in wl.params.items()}
     if wl.validate is not None:
-        wl.validate(params)
+        plugins.validated(f"workload {wl.name}", wl.validate, params)
     return params
 
 

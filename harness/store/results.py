@@ -11,7 +11,9 @@ Layout of ``<results>/cells/``:
 * ``KEY.json``  the row: a flat JSON object of scalars and strings with an
   int ``level`` and str ``algorithm`` and ``status`` (validated on reading);
 * ``KEY.npz``   the state after the cell and the algorithm's memory, written
-  first, so a row without its state does not count as finished. Arrays:
+  first, so a row without its state does not count as finished; compressed
+  (``np.savez_compressed``), owners, homes and box pieces in the smallest
+  integer type that holds them (read back as the same numbers). Arrays:
   ``owner``, ``home``, ``pieces_box`` ... ``pieces_level`` when the state
   carries box pieces, ``memory.<field>`` for memory arrays (nested ones
   ``memory.<field>.<i>``), and ``cell.json`` (UTF-8 bytes): format, key, P
@@ -172,7 +174,7 @@ class Store:
         if not self.writer:
             return
         row = check_row({k: _plain(v) for k, v in row.items()})
-        arrays = {"owner": np.asarray(state.owner), "home": np.asarray(state.home)}
+        arrays = {"owner": _narrow(np.asarray(state.owner)), "home": _narrow(np.asarray(state.home))}
         head = {"format": FORMAT, "key": key, "P": int(state.P), "pieces": False, "memory": None}
         pieces = getattr(state, "pieces", None)
         if pieces is not None:
@@ -186,7 +188,7 @@ class Store:
         tmp = self.cells / f".{key}.{os.getpid()}"
         try:
             with open(f"{tmp}.npz", "wb") as fh:
-                np.savez(fh, **arrays)
+                np.savez_compressed(fh, **arrays)
             with open(f"{tmp}.json", "w") as fh:
                 fh.write(body)
             # state first: a row without its state does not count as finished
@@ -331,10 +333,11 @@ def check_row(row) -> dict:
     return row
 
 
-def stored(out: str | os.PathLike | None) -> list[tuple[str, dict, float]]:
+def stored(out: str | os.PathLike | None, skipped: list | None = None) -> list[tuple[str, dict, float]]:
     """Every finished cell under the results directory ``out``, read only: (key, its row as checked, the row
     file's mtime), each file read once per process while it stays the same one (:func:`_stored_row`); a row
-    that does not check is left out (``compare`` moves it aside when it next runs)."""
+    that does not check is left out (``compare`` moves it aside when it next runs) and, given ``skipped``,
+    appended to it as (file name, reason)."""
     cells = Path(out or os.environ.get("LBBENCH_RESULTS", DEFAULT_DIR)) / "cells"
     got = []
     for f in cells.glob("*.json") if cells.is_dir() else ():
@@ -342,8 +345,9 @@ def stored(out: str | os.PathLike | None) -> list[tuple[str, dict, float]]:
             continue
         try:
             got.append((f.stem, _stored_row(f, None), os.lstat(f).st_mtime))
-        except Exception:  # noqa: BLE001 - unreadable or damaged: not a stored cell
-            continue
+        except Exception as exc:  # noqa: BLE001 - unreadable or damaged: not a stored cell
+            if skipped is not None:
+                skipped.append((f.name, " ".join(str(exc).split())[:200] or type(exc).__name__))
     return got
 
 

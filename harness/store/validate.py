@@ -6,7 +6,12 @@
   store"): identity columns are strings or integers as written, counts are non-negative integers, every
   core figure is a finite number, 0 <= Cut% <= 100, LoadImb >= 1 (SBN §5.2: max QWgt / ceil(mean QWgt);
   for integer loads it cannot be below 1, and it must equal maxqwgt / wsysll);
+* :func:`check_level`: a stored row's figures within what its level holds (moved weight <= the level's
+  total rwgt, edge cut <= its total cwgt, moved and boundary vertices <= its vertices, parts <= P);
 * :func:`check_types`: values rebuilt for a dataclass match its fields' annotated types.
+
+Every figure in weight units is at most 2^53 (:data:`MAX_WEIGHT`: no level's weights sum to more), and
+min QWgt <= max QWgt <= total QWgt.
 
 Each raises ``ValueError`` naming the file, column or field.
 """
@@ -78,6 +83,25 @@ def _max_conn(row: dict) -> float:
         return 1.0
 
 
+@lru_cache(maxsize=4096)
+def _weight(col: str) -> bool:
+    d = describe(col)
+    return d is not None and d[1] == "weight"
+
+
+def check_level(row: dict, g) -> dict:
+    """``row`` if its figures fit the level's graph ``g`` (and P), else ``ValueError`` naming the column."""
+    limits = {"moved_weight": (float(g.rwgt.sum()), "the level's total rwgt"),
+              "edge_cut": (float(g.cwgt.sum()) / 2, "the level's total cwgt"),
+              "moved_vertices": (g.n, "the level's vertices"), "boundary_vertices": (g.n, "the level's vertices"),
+              "empty_parts": (row.get("P", 1), "P"), "max_neighbour_parts": (row.get("P", 1), "P")}
+    for col, (limit, what) in limits.items():
+        v = row.get(col)
+        if isinstance(v, (int, float)) and v > limit:
+            raise ValueError(f"row's {col!r} is {v}, more than {what} ({limit:g})")
+    return row
+
+
 def check_figures(row: dict) -> dict:
     """``row`` if its core columns are in their domains, else ``ValueError`` naming the column."""
     for col, v in row.items():
@@ -99,6 +123,14 @@ def check_figures(row: dict) -> dict:
             raise ValueError(f"row's {col!r} is {v}, more than 100% x the machine's largest Conn slowdown")
         if col in AT_LEAST_ONE and v < 1 - TOL:
             raise ValueError(f"row's {col!r} is {v}, below 1")
+        if v > MAX_WEIGHT and _weight(col):
+            raise ValueError(f"row's {col!r} is {v}, more than 2^53 (no level's weights sum to that)")
+    for pre in ("", "lt_none_", "lt_max_"):
+        lo, hi, tot = (row.get(pre + c) for c in ("minqwgt", "maxqwgt", "qwgttot"))
+        if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and lo > hi * (1 + TOL):
+            raise ValueError(f"row's {pre}minqwgt {lo} is above its {pre}maxqwgt {hi}")
+        if isinstance(hi, (int, float)) and isinstance(tot, (int, float)) and hi > tot * (1 + TOL):
+            raise ValueError(f"row's {pre}maxqwgt {hi} is above its {pre}qwgttot {tot}")
     if row.get("P", 1) < 1:
         raise ValueError("row's 'P' is below 1")
     q, w, imb = row.get("maxqwgt"), row.get("wsysll"), row.get("loadimb")

@@ -9,7 +9,7 @@ figures.
 """
 from __future__ import annotations
 
-from harness import Algorithm, BoxPieces, hookimpl, implements, registers
+from harness import Algorithm, BoxPieces, check_params, hookimpl, implements, registers
 
 from .itb import itb
 from .schemes import cgd, igd, ild, pieces_of, sfc
@@ -26,7 +26,13 @@ def _check(name, allowed):
                 raise ValueError(f"{name}: {key} must be >= 0, got {v}")
             if values == ">=1" and v < 1:
                 raise ValueError(f"{name}: {key} must be >= 1, got {v}")
+        check_params(name, params, {k: b for k, b in BOUNDS.items() if k in params})
     return validate
+
+
+# upper bounds from what can finish (a block of 1024^3 cells, 100,000 balancing sweeps, finite weights)
+BOUNDS = {"block": (1, 1024), "itb_iters": (0, 100_000), "tol": (0.0, 1e6), "w_inter": (0.0, 1e6),
+          "w_intra": (0.0, 1e6), "w_move": (0.0, 1e6), "size_threshold": (0.0, 1e6)}
 
 
 SCHEMES = {

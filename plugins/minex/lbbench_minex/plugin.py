@@ -1,7 +1,7 @@
 """pluggy hook implementations: the ``minex`` algorithm, latency figures, the MinEX reports."""
 from __future__ import annotations
 
-from harness import Algorithm, Report, hookimpl, implements, latency_figures, latency_model
+from harness import Algorithm, Report, check_params as bounded, hookimpl, implements, latency_figures, latency_model
 
 from . import __version__
 from .minex import check_params, minex
@@ -18,12 +18,20 @@ PARAMS = {
 }
 
 
+BOUNDS = {"coarse": (1, 1_000_000), "sample": (1, 1_000_000), "passes": (0, 10_000)}  # what can finish
+
+
+def _validate(p: dict) -> None:
+    check_params(float(p["throttle"]), p["latency"], p["coarse"], p["sample"], p["passes"], p["normalize"], p["impl"],
+                 p["gain"])
+    bounded("minex", p, BOUNDS)
+
+
 @hookimpl
 def register_algorithms(register):
     register(Algorithm(
         "minex", family="diffusive multilevel", params=dict(PARAMS), accepts=("graph",), roles=("partition",),
-        validate=lambda p: check_params(float(p["throttle"]), p["latency"], p["coarse"], p["sample"], p["passes"],
-                                        p["normalize"], p["impl"], p["gain"]),
+        validate=_validate,
         description="MinEX (Das, Harvey, Biswas 2002): latency-tolerant diffusive multilevel partitioner "
                     "minimizing MaxQwgt = max(Wgt + Comm + Remap) on a machine of clusters"))
 

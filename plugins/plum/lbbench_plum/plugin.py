@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from harness import Algorithm, hookimpl, implements, maxsr, qwgt, vertex_costs
+from harness import Algorithm, check_params, hookimpl, implements, maxsr, qwgt, vertex_costs
 
 from . import costmodel, partitioners, reassign, similarity
 
@@ -90,7 +90,13 @@ def settings(algorithm: str, params: dict) -> dict:
         raise ValueError(f"{algorithm}: give both gamma and overhead (>= 0), or neither (fit them)")
     if p["emrat"] < 0 or p["ufactor"] < 1:
         raise ValueError(f"{algorithm}: emrat must be >= 0 and ufactor >= 1")
+    check_params(algorithm, p, BOUNDS)
     return p
+
+
+# upper bounds from what can finish (F x P partitions; iterations of the modelled solver)
+BOUNDS = {"F": (1, 64), "iterations": (0, 1_000_000), "work_s": (0.0, 1e3), "gamma": (-1.0, 1e6),
+          "overhead": (-1.0, 1e6), "ufactor": (1, 1000), "emrat": (0.0, 1e6)}
 
 
 def current_labels(ctx, F: int) -> tuple[np.ndarray, np.ndarray]:

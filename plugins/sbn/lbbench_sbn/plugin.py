@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from harness import Algorithm, State, cut_pct, hookimpl, implements, registers, vertex_costs
+from harness import Algorithm, State, check_params, cut_pct, hookimpl, implements, registers, vertex_costs
 
 from .balancer import LevelRun, Params
 from .prepartition import prepartition
@@ -43,10 +43,16 @@ class SbnMemory:
     thresholds: list[tuple[float, float, float]] | None = None  # (WSysLL, MinTh, MaxTh) per processor
 
 
+# upper bounds from what can finish (checks and subset beyond a million, itnum beyond 1000 passes run on)
+BOUNDS = {"checks": (1, 1_000_000), "subset": (1, 1_000_000), "itnum": (1, 1000), "f": (0.0, 1e6),
+          "const_s": (0.0, 1e6), "kl_threshold": (0.0, 1e6)}
+
+
 def _validate(p: dict) -> None:
     _params(p).validate()
     if int(p["itnum"]) < 1 or float(p["kl_threshold"]) <= 0:
         raise ValueError("sbn: itnum must be >= 1 and kl_threshold > 0")
+    check_params("sbn", p, BOUNDS)
 
 
 @lru_cache(maxsize=8)

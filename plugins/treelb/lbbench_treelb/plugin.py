@@ -8,7 +8,7 @@ posted (``migration`` messages, one superstep per schedule step).
 """
 from __future__ import annotations
 
-from harness import Algorithm, State, app_figures, hookimpl, implements, metis_kway, registers
+from harness import Algorithm, State, app_figures, check_params, hookimpl, implements, metis_kway, registers
 
 from . import balancers, mappers
 from .procgraph import EDGE_WEIGHTS
@@ -28,6 +28,8 @@ def _validate_balancer(params):
         raise ValueError(f"rounding must be one of {', '.join(ROUNDINGS)}, got {params['rounding']!r}")
     if "max_degree" in params and params["max_degree"] < 3:
         raise ValueError(f"max_degree must be >= 3 (a binary tree), got {params['max_degree']}")
+    if "max_degree" in params:
+        check_params("treelb", params, {"max_degree": (3, 1024)})
 
 
 def _validate_passes(params):
@@ -35,6 +37,7 @@ def _validate_passes(params):
         raise ValueError(f"passes must be >= 0 (0 = until no gain), got {params['passes']}")
     if params["window"] < 0:
         raise ValueError(f"window must be >= 0 (0 = classic full FM passes), got {params['window']}")
+    check_params("ae-mc", params, {"passes": (0, 10_000), "window": (0, 10_000_000)})
 
 
 def _validate_ufactor(params):
