@@ -16,7 +16,6 @@ import zlib
 import numpy as np
 
 ABORT = "abort"
-_NAMES: dict = {}  # code -> collective name, of the names this process has used
 
 
 class CellAborted(BaseException):
@@ -30,9 +29,8 @@ class Diverged(CellAborted):
 
 
 def code(what: str) -> int:
-    c = zlib.crc32(what.encode())
-    _NAMES[c] = what
-    return c
+    """The header's number for a collective's name."""
+    return zlib.crc32(what.encode())
 
 
 _CROWDED: dict = {}  # communicator handle -> more ranks on some host than that host's cores
@@ -80,9 +78,10 @@ class Transport:
         codes = got[:, 0].tolist()
         if code(ABORT) in codes:
             raise CellAborted(pickle.loads(parts[codes.index(code(ABORT))]))
-        if len(set(codes)) > 1:
+        if len(set(codes)) > 1:  # every rank sees it: all learn each other's names, then leave together
+            names = self.objects([what] * self.R, "diverged")
             raise Diverged("failed: ranks took different paths through the cell (rank collectives: "
-                           + ", ".join(f"{r}: {_NAMES.get(c, hex(c))}" for r, c in enumerate(codes)) + ")")
+                           + ", ".join(f"{r}: {n}" for r, n in enumerate(names)) + ")")
         return parts
 
     def _both(self, what: int, sizes: list, send: np.ndarray, late: bool = True) -> tuple:
