@@ -125,9 +125,15 @@ def _answer(out: _Out, q: int, p: int, v: int, accept: bool) -> None:
     out.add(q, p, np.array([[ACCEPT if accept else REFUSE, v, 0.0]]))
 
 
-def _received(eng, tag: str):
-    """(PE, [(sender, rows), ...]) of each local PE a message of ``tag`` came to, in PE order."""
-    yield from eng.received(tag).by_dst().items()
+def _supersteps(eng, out: _Out):
+    """Send ``out``'s messages and exchange until none is in flight (quiescence detection); yields each
+    superstep's deliveries, ``{PE: [(sender, rows), ...]}`` in PE order."""
+    while True:
+        out.flush(eng)
+        eng.exchange(tally=eng.pending())
+        if not eng.tally:
+            return
+        yield eng.received(out.tag).by_dst()
 
 
 # ------------------------------------------------------------------ stages
@@ -139,13 +145,9 @@ def gossip(eng, pes: dict, fanout: int, rounds: int) -> int:
             pe.pe_no, pe.loads = np.array([p]), np.array([pe.load])
             _gossip_send(out, eng.P, p, pe, fanout, rounds)
     steps = 0
-    while True:
-        out.flush(eng)
-        eng.exchange(tally=eng.pending())
-        if not eng.tally:
-            return steps
+    for got in _supersteps(eng, out):
         steps += 1
-        for p, msgs in _received(eng, "gossip"):
+        for p, msgs in got.items():
             pe = pes[p]
             left = max(0, rounds + 1 - pe.sent)  # receipts that still make this PE send
             for _, m in msgs[:left]:
@@ -153,6 +155,7 @@ def gossip(eng, pes: dict, fanout: int, rounds: int) -> int:
                 _gossip_send(out, eng.P, p, pe, fanout, rounds)
             if len(msgs) > left:  # the rest only update what it knows: one merge
                 _merge(pe, [m for _, m in msgs[left:]])
+    return steps
 
 
 def _merge(pe: _PE, msgs: list) -> None:
@@ -194,13 +197,9 @@ def phase(eng, pes: dict, load: np.ndarray, T: float) -> int:
         if pe.pe_no.size and pe.load > T and not pe.underloaded:
             pe.top = map_objs_to_pe(out, p, pe, load, T, pe.heap, pe.top)
     steps = 0
-    while True:
-        out.flush(eng)
-        eng.exchange(tally=eng.pending())
-        if not eng.tally:
-            return steps
+    for got in _supersteps(eng, out):
         steps += 1
-        for p, msgs in _received(eng, "phase"):
+        for p, msgs in got.items():
             pe = pes[p]
             for src, ((what, v, w),) in msgs:
                 v = int(v)
@@ -217,6 +216,7 @@ def phase(eng, pes: dict, load: np.ndarray, T: float) -> int:
                     pe.load += float(load[v])
                     if retry:
                         map_objs_to_pe(out, p, pe, load, T, np.array([v]), 0)
+    return steps
 
 
 def step(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, res: "Outcome", *, rounds: int,
