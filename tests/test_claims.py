@@ -392,8 +392,8 @@ def test_claims_then_site_give_the_same_verdicts(sbn_cached, tmp_path):
     assert main(["site", "--out", o.out, "-o", str(tmp_path / "site"), "-w", "mini"]) == 0
     page = (tmp_path / "site" / "index.html").read_text()
     rows = re.findall(r'<tr><td><span class="badge \w+">([^<]*)</span></td><td>sbn</td><td>[^<]*</td>'
-                      r'<td class="quote">“(.*?)”</td>', page)
-    by_text = {x.text: x.name for x in chosen}
+                      r'<td class="(?:quote|ours)">(.*?)</td>', page)
+    by_text = {cl.shown(x): x.name for x in chosen}
     got = {by_text[html.unescape(t)]: html.unescape(v) for v, t in rows}
     assert len(verdicts) == 16 and got == verdicts
     assert verdicts["sbn-cut-double-pmetis"] == verdicts["sbn-cut-plum-never-decreases"] == cl.NOT_IN_PAPER
