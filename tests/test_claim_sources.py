@@ -256,15 +256,15 @@ def test_the_mutation_search_finds_a_predicate_that_cannot_fail():
 # the search finds no one-method move that changes these within its budget: their predicates need several
 # figures moved together (A11: ITB best and WD among the best three; Phase 4: steps, sends and receives at
 # every P; the tree Table 3-4 claims: a family of 3-4 methods against all others at every P; MinEX Table 2:
-# ratios between machines that one method on one machine does not turn). Open in issue 39's note; strict, so
-# a search or predicate that finds the move makes them pass and fail here.
+# ratios between machines that one method on one machine does not turn). Open in issue 39's note; skipped,
+# not xfailed: the search spends its whole budget on them (minutes at this machine's load).
 NOT_YET = {"amr-a11", "mlb-phase4-once-per-edge", "tree-mlkp-cbtlb-best", "tree-aemc-smallest-speedup",
            "tree-aemc-best-max-speedup", "tree-app-lb-shorter", "tree-app-cbtlb-shorter", "minex-slowdown-grows",
            "minex-small-slowdown-gain", "minex-relative-speedup"}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="issue 39: no "
-                                                                               "one-method flip found yet"))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.skip(reason="issue 39: not yet shown to be able "
+                                                                             "to fail (no one-method flip found)"))
                                   if n in NOT_YET else n
                                   for n in sorted(c.name for c in plugins.claims().values() if cl.cell_specs(c))])
 def test_every_claim_can_change_its_verdict(name):
