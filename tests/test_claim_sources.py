@@ -184,11 +184,12 @@ def _can_flip(claim, tries, seed, budget):
                 return a, b, (m, col, how)
         return None
 
-    drawn = [(v, verdict(claim, frame(cells, v))) for v in
-             (_draw(rng, cells, columns, equal=i == 0) for i in range(tries))]
-    bases = [(v, a) for v, a in drawn if a in (cl.HOLDS, cl.FAILS)]
-    rare = min((cl.HOLDS, cl.FAILS), key=lambda x: sum(a == x for _, a in bases))
-    bases.sort(key=lambda b: b[1] != rare)  # the rarer verdict first: one move away from the other
+    drawn = [(i, v, verdict(claim, frame(cells, v))) for i, v in
+             enumerate(_draw(rng, cells, columns, equal=i == 0) for i in range(tries))]
+    drawn = [(i, v, a) for i, v, a in drawn if a in (cl.HOLDS, cl.FAILS)]
+    rare = min((cl.HOLDS, cl.FAILS), key=lambda x: sum(a == x for *_, a in drawn))
+    # the tie first (a small move breaks it), then the rarer verdict (one move away from the other)
+    bases = [(v, a) for _, v, a in sorted(drawn, key=lambda d: (d[0] != 0, d[2] != rare))]
     for whole_only in (True, False):  # a method's every column moved first, then one column at a time
         for values, a in bases:
             found = flip(values, a, whole_only)
