@@ -27,6 +27,15 @@ here only):
 
 There is no "report only": a sentence that states an ordering or a
 comparison gets a verdict.
+
+A claim's ``kind`` says where its text comes from (``KINDS``): ``quote`` is
+the source's own words, verbatim (the paper's, at the section its ``where``
+names; a public source's kept under ``workloads/reference/sources/``, its
+``source``), shown in quotation marks; ``our test`` is our wording of what
+we check, shown without quotation marks and with its ``source`` named
+(:func:`shown`). ``tests/test_claim_sources.py`` finds every quote in its
+source and makes every claim's predicate change its verdict on a mutated
+frame.
 """
 from __future__ import annotations
 
@@ -51,6 +60,8 @@ HOLDS, FAILS, NA = "holds", "does not hold", "n/a"
 NOT_IN_PAPER, NOISE = "not in the paper's own numbers", "within noise"
 VERDICTS = (HOLDS, FAILS, NOT_IN_PAPER, NOISE, NA)
 PAPERS = ("sbn", "minex", "tree", "mlb", "amr")
+QUOTE, OURS = "quote", "our test"
+KINDS = (QUOTE, OURS)
 
 
 @dataclass(frozen=True)
@@ -62,7 +73,7 @@ class Claim:
         paper: short paper name: ``sbn``, ``minex``, ``tree``, ``mlb``, ``amr``, or a plugin's own
             (``lbbench claims --paper NAME`` takes any registered one).
         where: "§5.3, Tables 4-5", and the reading of any word that needs a number.
-        text: the paper's sentence, quoted.
+        text: the paper's sentence, quoted (``kind`` ``quote``), or what we test (``our test``).
         cells: a tuple of dicts ``{"methods": "sbn,plum-pmetis", "P": (8, 32), "machine": "uniform",
             "workload": None, "initial": None}`` (``machine``, ``workload``, ``initial`` optional; None
             means the command's; ``"repeats": 5`` for a wall-time claim: the timed part run 5 times).
@@ -73,6 +84,10 @@ class Claim:
         on_paper: ``on_paper() -> (holds, text)``: the same predicate on the paper's printed figures
             (``Claim.reference``); failing there gives ``not in the paper's own numbers``, and ``text``
             replaces ``reported``.
+        kind: ``quote`` (``text`` is the source's words, verbatim; ``[...]`` marks a cut) or ``our test``.
+        source: where the words are: empty for the paper's own text (``paper``'s seed), else a file of
+            ``workloads/reference/sources/`` (a public source's excerpt with its URL); for ``our test``,
+            the source the test is taken from, in words (shown beside it).
 
     Example:
         >>> def check(df):
@@ -91,6 +106,14 @@ class Claim:
     reported: str = ""
     plugin: str = ""
     on_paper: Callable | None = None
+    kind: str = QUOTE
+    source: str = ""
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.name!r}: kind {self.kind!r} is not one of {', '.join(KINDS)}")
+        if self.kind == OURS and not self.source:
+            raise ValueError(f"claim {self.name!r}: an 'our test' claim names its source")
 
     # -- helpers for predicates ------------------------------------------------------------------------
 
@@ -137,6 +160,12 @@ class Claim:
         return float(r[column].astype(float).sum())
 
     @staticmethod
+    def below(a: float, b: float, digits: int = 2) -> bool:
+        """``a < b`` as printed with ``digits`` decimals: a tie at the paper's precision is no strict ordering
+        (1.05 against 1.05 is not below)."""
+        return bool(round(float(a), digits) < round(float(b), digits))
+
+    @staticmethod
     def num(x: float) -> str:
         """A figure for the ``ours`` line: thousands separators from 1000 on, two decimals below."""
         return fmt_num(x)
@@ -147,7 +176,8 @@ class Claim:
 
     @staticmethod
     def reference(paper: str, tables: dict, columns: dict) -> pd.DataFrame:
-        """The paper's printed figures as result rows (:func:`reference_frame`), for ``on_paper``."""
+        """The paper's printed figures as result rows (:func:`reference_frame`: rows keyed by level, or by
+        method and P), for ``on_paper``; a table it cannot read is a ``LookupError`` naming it."""
         return reference_frame(paper, tables, columns)
 
     @staticmethod
@@ -367,11 +397,18 @@ def _one_line(exc: BaseException) -> str:
 def table(outcomes: list[Outcome], fmt: str = "text") -> pd.DataFrame:
     """One row per claim: Paper, Where, Claim, Ours, Paper's figures, Verdict (text wrapped for ``text``)."""
     wrap = (lambda s, w: "\n".join(textwrap.wrap(s, w)) or s) if fmt == "text" else (lambda s, w: s)
-    rows = [{"Paper": o.claim.paper, "Where": wrap(o.claim.where, 16), "Claim": wrap(f"“{o.claim.text}”", 48),
+    rows = [{"Paper": o.claim.paper, "Where": wrap(o.claim.where, 16), "Claim": wrap(shown(o.claim), 48),
              "Ours": wrap(o.ours, 40), "Paper's figures": wrap(o.paper or o.claim.reported, 30),
              "Verdict": wrap(o.verdict, 14)}
             for o in outcomes]
     return pd.DataFrame(rows, columns=["Paper", "Where", "Claim", "Ours", "Paper's figures", "Verdict"])
+
+
+def shown(claim: Claim) -> str:
+    """A claim's text as shown: a quote in quotation marks; ``our test`` without them, its source named."""
+    if claim.kind == QUOTE:
+        return f"“{claim.text}”"
+    return f"Our test ({claim.source}): {claim.text}"
 
 
 def counts(outcomes: list[Outcome]) -> dict:
@@ -393,9 +430,15 @@ def reference_frame(paper: str, tables: dict, columns: dict, status: str = "ok")
     ``tables``: our method -> the paper's table or tables (``{"plum-pmetis": "6", "sbn": ("5", "8")}``);
     ``columns``: the table's column -> our result column(s) (``{"MaxSR":
     "maxsr", "Pre-Exec Cut%": ("pre_exec_cut_pct", "sbn_pre_exec_cut_pct")}``).
-    One row per (method, P, level) from the reference CSVs; rows that are
-    not a level (``Average``) are left out; a table printed per P only
-    (``row`` = P) becomes level 1 (so a sum over levels is its value).
+    A table's ``row`` is either an adaptation level (``1``, ``2``, ...: one
+    row per (method, P, level); rows that are not a level, ``Average``, are
+    left out) or a method (a table keyed by method and P, docs/plugins.md's
+    example: the rows whose ``row`` is the method, as level 1 of that P). A
+    table printed per P only (``row`` = P) becomes level 1 (so a sum over
+    levels is its value). Returns the columns ``algorithm, P, level,
+    machine`` (``"paper"``), ``status`` and each of our columns; a table with
+    none of the method's rows (or of ``columns``) is a ``LookupError`` naming
+    it, never an empty frame.
     """
     rows: dict = {}
     for method, tabs in tables.items():
@@ -404,9 +447,19 @@ def reference_frame(paper: str, tables: dict, columns: dict, status: str = "ok")
             if ref.empty:
                 raise LookupError(f"no reference values for {paper} table {tab}")
             ref = ref[ref["column"].isin(columns)]
-            ref = ref.assign(level=pd.to_numeric(ref["row"], errors="coerce"))
-            ref = ref[ref["level"].notna()]
-            per_p = (ref["level"] == pd.to_numeric(ref["P"], errors="coerce")).all()
+            if ref.empty:
+                raise LookupError(f"{paper} table {tab} has none of the columns {', '.join(map(str, columns))}")
+            by_method = ref[ref["row"].astype(str) == str(method)]
+            if len(by_method):  # keyed by method (and P): the method's rows, level 1
+                ref = by_method.assign(level=1.0)
+                per_p = False
+            else:
+                ref = ref.assign(level=pd.to_numeric(ref["row"], errors="coerce"))
+                ref = ref[ref["level"].notna()]
+                if ref.empty:
+                    raise LookupError(f"{paper} table {tab}: no row is a level (1, 2, ...) or the method "
+                                      f"{method!r}; Claim.reference reads rows keyed by level or by method")
+                per_p = (ref["level"] == pd.to_numeric(ref["P"], errors="coerce")).all()
             for (P, level), g in ref.groupby(["P", "level"], sort=True):
                 key = (method, int(float(P)), 1 if per_p else int(level))
                 row = rows.setdefault(key, {"algorithm": key[0], "P": key[1], "level": key[2], "machine": "paper",

@@ -456,15 +456,16 @@ def _build(site: Path, final: Path, out, image_format, workload, workload_params
                                 for name, why in missing) + ".</p>")
 
     body.append(f'<h2 id="claims">Claims</h2>\n<p class="muted">{_e(cl.summary(outcomes))} on the stored cells '
-                "(<code>lbbench claims</code> runs the missing ones). Each claim is the paper's sentence; the "
-                "reading of vague words is under Where.</p>")
+                "(<code>lbbench claims</code> runs the missing ones). A claim in quotation marks is its source's "
+                "sentence, verbatim; one marked “Our test” is our wording, its source named. The reading of vague "
+                "words is under Where.</p>")
     body.append('<p class="counts">' + " ".join(f"{badge(v)} {n}" for v, n in cl.counts(outcomes).items()) + "</p>")
     body.append("<table>\n<thead><tr><th>Verdict</th><th>Paper</th><th>Where</th><th>Claim</th><th>Ours</th>"
                 "<th>Paper's figures</th></tr></thead>\n<tbody>")
     for o in outcomes:
         c = o.claim
         body.append(f"<tr><td>{badge(o.verdict)}</td><td>{_e(c.paper)}</td><td>{_e(c.where)}</td>"
-                    f'<td class="quote">“{_e(c.text)}”</td><td>{_e(o.ours)}</td><td>{_e(o.paper or c.reported)}</td></tr>')
+                    f'<td class="{"quote" if c.kind == cl.QUOTE else "ours"}">{_e(cl.shown(c))}</td><td>{_e(o.ours)}</td><td>{_e(o.paper or c.reported)}</td></tr>')
     body.append("</tbody>\n</table>")
     if len(hist):
         piv = hist.drop_duplicates(["commit", "claim"], keep="last")

@@ -13,7 +13,7 @@ from ..contract import pins, plugins
 from ..contract.forms import vertices
 from ..contract.model import Boxes, Graph, Machine, State
 from ..contract.spec import Method, parse_methods
-from ..engine.timing import repeat_timing, repeats_of, snapshot
+from ..engine.timing import repeat_timing, repeats_of, snapshot, timed_columns
 from ..engine.vprocs import Engine, world
 from ..store.results import (CORE, Store, core_code, git_commit, source_hash,
                              versions)
@@ -279,8 +279,8 @@ def _run_method(run: _Run, pl, base: dict, pversions: dict, states: dict | None,
 
 
 def _level(run: _Run, pl, base: dict, i: int, lv, g, key: str, state, memory, previous) -> tuple[dict, object, object]:
-    """One cell: from the store (topped up with timing runs if asked) or computed and stored; (row, state after
-    it, memory after it). ``state`` None: the previous level was taken from its row alone."""
+    """One cell: from the store (retimed, every timing run in this session, if more are asked) or computed and
+    stored; (row, state after it, memory after it). ``state`` None: the previous level was taken from its row alone."""
     first, eng, store = i == 0, run.eng, run.store
     found = store.get(key, RunMemory, expect={**base, "level": lv.index},
                       check=lambda row, st, mem, g=g: _check_cell(pl, row, st, mem, g)) \
@@ -305,8 +305,14 @@ def _level(run: _Run, pl, base: dict, i: int, lv, g, key: str, state, memory, pr
     if found:
         row, state, memory = found[0], found[1], pl.unpack(found[2])
         eng.last_work = None
-        if not run.stands(row):
-            row = {**row, **repeat_timing(row, again, run.repeats)}
+        if not run.stands(row):  # topped up: every run of the timed part again, in this session (none mixed)
+            redo = again()
+            if redo.get("status") == "ok":
+                first = {k: v for k, v in row.items() if k not in ("timing_runs", "timing_repeats")}
+                first.update({c: float(redo.get(c, 0.0)) for c in timed_columns(row)})
+                row = {**row, **repeat_timing(first, again, run.repeats)}
+            else:
+                row = {**row, "timing_repeats": run.repeats, "timing_runs": "{}"}
             store.put(key, row, state, found[2])
         return row, state, memory
     # vprocs over ranks by the work measured at this method's previous level (figures unchanged)

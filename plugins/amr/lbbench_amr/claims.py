@@ -16,24 +16,19 @@ timed part runs ``REPEATS`` times (``compare(..., repeats=5)``); each
 scheme's time sample k is Σ_steps of run k's ``time_partition_s`` (the
 report's distribution time), and ILD must be decided slower than every
 other scheme at every P (medians apart by more than the larger spread),
-else "within noise" (:meth:`Claim.timing`). The ``amr-claims`` report
-shows its own single-run figure.
+else "within noise" (:func:`lbbench_amr.reports.ild_slowest`, which the
+``amr-claims`` report uses too, on the same cells).
 """
 from __future__ import annotations
 
 from harness import Claim
 
 from .reports import CLAIMS as CHECKS
-from .reports import CONTEXT, PS, SCHEMES, VARIANTS, _claim_checks, summarize
+from .reports import CONTEXT, PS, REPEATS, SCHEMES, VARIANTS, _claim_checks, ild_slowest, summarize
 
-REPEATS = 5
 CELLS = ({"methods": ",".join(SCHEMES + CONTEXT), "P": tuple(PS), "workload": "bl"},)
 TIMED = ({"methods": ",".join(SCHEMES), "P": tuple(PS), "workload": "bl", "repeats": REPEATS},)
-WITH_VARIANTS = {"A8": CELLS + ({"methods": ",".join(VARIANTS), "P": tuple(PS), "workload": "bl"},)}
-# why a default is the one judged (the paper gives no rule for it); the variant's figure is shown beside
-DEFAULTS = {"A8": "; igd_deal=greedy judged: §4.2 \"distributes the grids independently across the processors. "
-                  "This distribution leads to balanced loads\" gives no dealing order, only that each grid is "
-                  "dealt to balance the loads; the spec's (o_b + j) mod P offset (igd_deal=rotate) shown beside"}
+WITH_VARIANTS = {"A8": CELLS + ({"methods": ",".join(VARIANTS), "P": tuple(PS), "workload": "bl"},)}  # both deals
 
 
 def _check(cid: str):
@@ -51,17 +46,6 @@ def _check(cid: str):
         need = len(got) if CHECKS[cid][0] == "required" else min(2, len(got))
         return n >= need, ours
     return check
-
-
-def ild_slowest(df):
-    """A6 on the repeated runs: every other scheme faster than ILD at every P, decided beyond the spread."""
-    pairs = [(f"P={P} {m[4:].upper()} vs ILD", Claim.repeated_total(df, m, "time_partition_s", P),
-              Claim.repeated_total(df, "amr-ild", "time_partition_s", P)) for P in PS for m in SCHEMES
-             if m != "amr-ild"]
-    if any(not a or not b for _, a, b in pairs):
-        return None, "failed cells or no repeated timings"
-    verdict, counts, figures = Claim.timing(pairs)
-    return verdict, f"{CHECKS['A6'][1]}, s, medians of {REPEATS} runs: {counts}; {figures}"
 
 
 TIMED_CHECKS = {"A6": (TIMED, ild_slowest)}
@@ -86,7 +70,7 @@ QUOTES = {
 
 TIMED_NOTE = f"; medians of {REPEATS} runs, decided beyond the larger spread (max - min), else within noise"
 
-CLAIMS = [Claim(f"amr-{cid.lower()}", "amr", f"{where} ({CHECKS[cid][0]}: {CHECKS[cid][1]}{DEFAULTS.get(cid, '')}"
+CLAIMS = [Claim(f"amr-{cid.lower()}", "amr", f"{where} ({CHECKS[cid][0]}: {CHECKS[cid][1]}"
                 f"{TIMED_NOTE if cid in TIMED_CHECKS else ''})",
                 text, *TIMED_CHECKS.get(cid, (WITH_VARIANTS.get(cid, CELLS), _check(cid))),
                 "plots only (no numbers printed)")

@@ -15,7 +15,7 @@ from harness import amr_figures, load_workload
 from harness.contract.pieces import moved_cells
 from lbbench_amr.direct import run_steps
 from lbbench_amr.plugin import distribute
-from lbbench_amr.reports import SCHEMES, _claim_checks, summarize
+from lbbench_amr.reports import IGD_ROTATE, SCHEMES, _claim_checks, summarize
 
 
 @pytest.fixture(scope="module")
@@ -51,11 +51,12 @@ def test_bench_igd_step_p64(benchmark, trace):
 
 
 def test_bench_required_claims_on_a_prefix(benchmark, trace):
-    """A1, A4, A7, A8 at P = 16, 32, 64 on steps 1-12 (cumulative; on 1-8 SFC moves as much as IGD at P = 64)."""
+    """A1, A4, A7, A8 at P = 16, 32, 64 on steps 1-12 (cumulative; on 1-8 SFC moves as much as IGD at P = 64);
+    A8 on both dealing orders."""
     import pandas as pd
 
     def run():
-        return pd.DataFrame([r for P in (16, 32, 64) for m in SCHEMES + ["amr-ild[ild_split=none]"]
+        return pd.DataFrame([r for P in (16, 32, 64) for m in SCHEMES + ["amr-ild[ild_split=none]", IGD_ROTATE]
                              for r in run_steps(trace[:12], m, P)])
 
     df = benchmark.pedantic(run, rounds=1, iterations=1)

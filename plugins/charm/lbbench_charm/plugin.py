@@ -95,8 +95,10 @@ def _costs(ctx, since: int) -> dict:
     eng = ctx.engine
     st = eng.step_stats("balance", since=since)
     recv = eng.pair_matrix("balance", "bytes").sum(axis=0)
+    pwgt = np.asarray(ctx.graph.pwgt, float)  # the heaviest object over the mean load: Graham's lower bound's part
     return {"charm_balance_supersteps": st["supersteps"], "charm_balance_messages": st["messages"],
-            "charm_max_recv_msgs": st["max_recv_per_vproc"], "charm_max_recv_bytes": int(recv.max(initial=0))}
+            "charm_max_recv_msgs": st["max_recv_per_vproc"], "charm_max_recv_bytes": int(recv.max(initial=0)),
+            "charm_heaviest_object_rel": float(pwgt.max(initial=0) * ctx.P / pwgt.sum()) if pwgt.sum() else 0.0}
 
 
 @implements(*CENTRAL, "grapevine", "lbaf-iat")

@@ -133,7 +133,7 @@ def make_claims(Ps=tuple(COMPLEXITY_P), cells=None) -> list:
               cells, _phase3(Ps, lambda k: k * (k + 1) // 2, "§3.3's d(d+1)/2"), "log p (log p + 1) / 2"),
         Claim("mlb-phase3-section4", "mlb", "§4 (Phase 3 steps <= d (d - 1) / 2, l - 1 per level)",
               "On every level l we have to do l - 1 steps of communication. Since there are log(p) levels the "
-              "compexity is of order sum_{l=1}^{d} l = d(d-1)/2",
+              "compexity is of order sum_{l=1}^d l = d(d-1)/2",
               cells, _phase3(Ps, lambda k: k * (k - 1) // 2, "§4's d(d-1)/2"),
               "d (d - 1) / 2 (the paper's own sum_{l=1}^{d} l is d(d+1)/2)"),
         Claim("mlb-phase4-once-per-edge", "mlb", "§3.4 (Phase 4 steps <= log2 p, one message each way per step)",

@@ -19,7 +19,7 @@ received:
   first: in each step it sends the intervals on the far side of the desired cut
   between the two halves of its sub-cube (taking "off the available load from
   the left" when the partner is to the left, §3.3) and adds what it receives.
-  Sum_l (l - 1) = d(d-1)/2 supersteps. At the last step of level l the siblings also
+  d(d-1)/2 supersteps in all (§4; §3.3 prints d(d+1)/2). At the last step of level l the siblings also
   swap their earlier amounts, and the vproc that played their parent on level
   l-1 checks that they add up to the parent's ("the communication schedule
   determined on the next coarser level tells us how much load the two leftmost

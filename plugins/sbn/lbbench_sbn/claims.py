@@ -28,7 +28,11 @@ from harness import Claim
 T4, T5, T6, T7 = "sbn[prepartition=true]", "sbn", "plum-pmetis", "plum-dmetis"
 PS = (2, 4, 8, 16, 32)
 REPEATS = 5  # runs of the timed part for the wall-time claim (Table 9)
-avg, num = Claim.average, Claim.num
+avg, num, below = Claim.average, Claim.num, Claim.below
+# "significantly" / "much", each from the paper's own figures for its sentence (rounded so they pass there)
+MAXSR_FACTOR = 0.5  # §5.3: MaxSR 28,031 vs 63,270 and 62,542 (0.44, 0.45x); the abstract: "approximately half"
+MIGRATION_FACTOR = 10.0  # §5.4 Table 8: migration / balancing bytes 11.4x-54.8x over P
+COMM_FACTOR = 1.9  # §6 on Tables 4-6: Cut% SBN / PMeTiS 1.95x-3.06x at P = 16, 32; the abstract: "double"
 
 # the paper's tables of each method, and their columns as our result columns
 TABLES = {T4: "4", T5: ("5", "8", "9"), T6: "6", T7: "7"}
@@ -73,46 +77,46 @@ def loadimb_small(df):
 def loadimb_vs_plum(df):
     s = max(avg(df, T4, "loadimb", 32), avg(df, T5, "loadimb", 32))
     p, d = avg(df, T6, "loadimb", 32), avg(df, T7, "loadimb", 32)
-    holds = s < p and s < d if np.isfinite([s, p, d]).all() else None
+    holds = below(s, p) and below(s, d) if np.isfinite([s, p, d]).all() else None
     return holds, f"P=32 LoadImb: SBN {num(s)} (worse of T4/T5), PMeTiS {num(p)}, DMeTiS {num(d)}"
 
 
 def maxsr_vs_plum(df):
     s, p, d = (avg(df, m, "maxsr", 32) for m in (T5, T6, T7))
-    holds = s < p and s < d if np.isfinite([s, p, d]).all() else None
-    return holds, f"P=32 MaxSR: SBN {num(s)}, PMeTiS {num(p)}, DMeTiS {num(d)}"
+    holds = s <= MAXSR_FACTOR * min(p, d) if np.isfinite([s, p, d]).all() else None
+    return holds, f"P=32 MaxSR: SBN {num(s)}, PMeTiS {num(p)}, DMeTiS {num(d)} ({s / min(p, d):.2f}x the lower)"
 
 
 def maxsr_prepart(df):
     pairs = [(P, avg(df, T4, "maxsr", P), avg(df, T5, "maxsr", P)) for P in (8, 16, 32)]
     ok = all(np.isfinite([a, b]).all() for _, a, b in pairs)
-    return (all(a > b for _, a, b in pairs) if ok else None,
+    return (all(below(b, a, 0) for _, a, b in pairs) if ok else None,
             "MaxSR T4 vs T5: " + ", ".join(f"P={P} {num(a)} vs {num(b)}" for P, a, b in pairs))
 
 
 def prepart_degrades(df):
     pairs = [(P, avg(df, T4, "pre_part_cut_pct", P), avg(df, T4, "sbn_pre_exec_cut_pct", P)) for P in PS]
     ok = all(np.isfinite([a, b]).all() for _, a, b in pairs)
-    return (all(b > a for _, a, b in pairs) if ok else None,
+    return (all(below(a, b) for _, a, b in pairs) if ok else None,
             "Pre-Part -> Pre-Exec Cut%: " + ", ".join(f"P={P} {num(a)}->{num(b)}" for P, a, b in pairs))
 
 
 def cut_double_pmetis(df):
     s, p = avg(df, T4, "post_exec_cut_pct", 32), avg(df, T6, "post_exec_cut_pct", 32)
-    return (s > 2 * p if np.isfinite([s, p]).all() else None,
+    return (below(2 * p, s) if np.isfinite([s, p]).all() else None,
             f"P=32 Cut%: SBN {num(s)} vs PMeTiS {num(p)} ({s / p:.2f}x)" if p else "PMeTiS Cut% 0")
 
 
 def cut_closer_dmetis(df):
     s, p, d = (avg(df, m, "post_exec_cut_pct", 32) for m in (T4, T6, T7))
-    holds = abs(s - d) < abs(s - p) if np.isfinite([s, p, d]).all() else None
+    holds = below(abs(s - d), abs(s - p)) if np.isfinite([s, p, d]).all() else None
     return holds, f"P=32 Cut%: SBN {num(s)}, DMeTiS {num(d)}, PMeTiS {num(p)}"
 
 
 def _decreases(df, method, Ps, pre_col):
     pre = np.concatenate([_levels(df, method, pre_col, P) for P in Ps])
     post = np.concatenate([_levels(df, method, "post_exec_cut_pct", P) for P in Ps])
-    return int((post < pre).sum()), len(pre)
+    return int((np.round(post, 2) < np.round(pre, 2)).sum()), len(pre)
 
 
 def cut_decreases_sbn(df):
@@ -137,7 +141,7 @@ def cut_ratio_13(df):
 def migration_vs_balance(df):
     pairs = [(P, Claim.total(df, T5, "migration_bytes", P), Claim.total(df, T5, "balance_bytes", P)) for P in PS]
     ok = all(np.isfinite([a, b]).all() for _, a, b in pairs)
-    return (all(a > b for _, a, b in pairs) if ok else None,
+    return (all(a >= MIGRATION_FACTOR * b for _, a, b in pairs) if ok else None,
             "migration vs balancing bytes: " + ", ".join(f"P={P} {num(a)} vs {num(b)}" for P, a, b in pairs))
 
 
@@ -216,7 +220,7 @@ def lower_redistribution(df):
     pairs = [(P, avg(df, T5, "maxsr", P), avg(df, T6, "maxsr", P)) for P in (16, 32)]
     pairs.append((32, avg(df, T5, "maxsr", 32), avg(df, T7, "maxsr", 32)))
     ok = all(np.isfinite([a, b]).all() for _, a, b in pairs)
-    return (all(a < b for _, a, b in pairs) if ok else None,
+    return (all(below(a, b, 0) for _, a, b in pairs) if ok else None,
             "MaxSR SBN vs PLUM: " + ", ".join(f"P={P} {num(a)} vs {num(b)}" for P, a, b in pairs))
 
 
@@ -224,7 +228,7 @@ def higher_comm(df):
     pairs = [(P, m, avg(df, m, "post_exec_cut_pct", P), avg(df, T6, "post_exec_cut_pct", P))
              for P in (16, 32) for m in (T4, T5)]
     ok = all(np.isfinite([a, b]).all() for *_, a, b in pairs)
-    return (all(a > b for *_, a, b in pairs) if ok else None,
+    return (all(a >= COMM_FACTOR * b for *_, a, b in pairs) if ok else None,
             "Cut% SBN (T4, T5) vs PMeTiS: " + ", ".join(f"P={P} {num(a)} vs {num(b)}" for P, _, a, b in pairs))
 
 
@@ -240,11 +244,12 @@ CLAIMS = [
     Claim("sbn-loadimb-ideal", "sbn", "§5.3, Tables 4-5 (most = more than half the levels)",
           "When P ≤ 8, an ideal load imbalance factor of 1.00 is achieved for most of the adaptation levels.",
           ({"methods": f"{T4},{T5}", "P": (2, 4, 8)},), loadimb_small, on_paper=on_paper(loadimb_small)),
-    Claim("sbn-loadimb-vs-plum", "sbn", "§5.3, Tables 4-7",
+    Claim("sbn-loadimb-vs-plum", "sbn", "§5.3, Tables 4-7 (strictly below at the printed 2 decimals)",
           "In contrast, this factor is respectively 1.04 and 1.59 using PMeTiS and DMeTiS under the PLUM "
           "environment (cf. Tables 6 and 7).",
           ({"methods": f"{T4},{T5}", "P": (32,)}, PLUM32), loadimb_vs_plum, on_paper=on_paper(loadimb_vs_plum)),
-    Claim("sbn-maxsr-vs-plum", "sbn", "§5.3, Tables 5-7",
+    Claim("sbn-maxsr-vs-plum", "sbn", "§5.3, Tables 5-7 (significantly lower = at most half of each PLUM "
+          "MaxSR at P=32: the paper's own figures are 0.44x and 0.45x, its abstract “approximately half”)",
           "The SBN “lazy” approach to migration of vertex data sets produces significantly lower values than those "
           "achieved by PMeTiS or DMeTiS under PLUM. For example, for P = 32, Table 5 shows MaxSR = 28,031, which is "
           "significantly less than the corresponding value in Table 6 (MaxSR = 63,270) and in Table 7 "
@@ -276,7 +281,8 @@ CLAIMS = [
           "Note that the cut percentage is about 1.3 times higher when the SBN pre-partitioner is not active "
           "(cf. Tables 4 and 5).",
           ({"methods": f"{T4},{T5}", "P": (32,)},), cut_ratio_13, on_paper=on_paper(cut_ratio_13)),
-    Claim("sbn-migration-vs-balancing", "sbn", "§5.4, Table 8 (bytes, every P)",
+    Claim("sbn-migration-vs-balancing", "sbn", "§5.4, Table 8 (significantly greater = at least 10x the "
+          "balancing bytes at every P: the paper's own Table 8 gives 11.4x-54.8x)",
           "the cost of vertex migration is significantly greater than the cost of actually balancing the system "
           "load.",
           ({"methods": T5, "P": PS},), migration_vs_balance, on_paper=on_paper(migration_vs_balance)),
@@ -284,16 +290,20 @@ CLAIMS = [
           "decided beyond the larger spread)",
           "processing related to the selection of vertices is the most expensive phase of the SBN load balancer.",
           ({"methods": T5, "P": PS, "repeats": REPEATS},), selection_most, on_paper=on_paper(_selection_most)),
-    Claim("sbn-overhead-small", "sbn", "§5.4, Table 9 (relatively small = under 10% at every P; wall time: "
-          "medians of 5 runs decided beyond the spread)",
-          "the total time required to load balance is still relatively small compared to the time spent "
-          "processing the mesh.",
-          ({"methods": T5, "P": PS, "repeats": REPEATS},), overhead_small, on_paper=on_paper(_overhead_small)),
+    Claim("sbn-overhead-small", "sbn", "§5.4, Table 9 (the paper: “the total time required to load balance is "
+          "still relatively small compared to the time spent processing the mesh”; relatively small = under 10% at every "
+          "P; medians of 5 runs decided beyond the spread)",
+          "The sum of Table 9's three shares, our wall seconds of selection, balancing and migration over the "
+          "modelled makespan of processing the mesh, is under 10% at every P.",
+          ({"methods": T5, "P": PS, "repeats": REPEATS},), overhead_small, on_paper=on_paper(_overhead_small),
+          kind="our test", source="SBN paper §5.4, Table 9: a wall time over a modelled time, so the share depends "
+          "on the host and on the check frequency f; the paper measured both on the SP2"),
     Claim("sbn-lower-redistribution", "sbn", "§6 (the P of Tables 6-7)",
           "dynamic SBN-based load balancing achieves a lower redistribution cost in processing the selected "
           "adaptive mesh application than what was achieved under the PLUM environment.",
           ({"methods": T5, "P": (16, 32)}, PLUM16, PLUM32), lower_redistribution, on_paper=on_paper(lower_redistribution)),
-    Claim("sbn-higher-communication", "sbn", "§6 (Cut% vs PMeTiS, P=16, 32)",
+    Claim("sbn-higher-communication", "sbn", "§6 (Cut% vs PMeTiS, P=16, 32; significantly higher = at least "
+          "1.9x: the paper's own Tables 4-6 give 1.95x-3.06x, its abstract “double”)",
           "the communication costs using SBN were significantly higher than what has been reported under PLUM.",
           ({"methods": f"{T4},{T5}", "P": (16, 32)}, PLUM16, {"methods": T6, "P": (32,)}), higher_comm, on_paper=on_paper(higher_comm)),
 ]

@@ -32,6 +32,9 @@ from . import examples
 from .reports import BALANCERS, ITERATIONS, MAPPERS, METHODS, P_LIST, RUN, summarise
 
 LBS = [b for b in BALANCERS if b]
+# "much smaller" (§4.4): the AE/MC family's best speedup at most 0.9x the others' worst, from the paper's own Table 3
+# (0.50x-0.86x over P)
+MUCH = 0.9
 REPEATS = 5
 CELLS = tuple({"methods": ",".join(METHODS.values()), "P": P, "workload": "truss", **RUN} for P in P_LIST)
 TIMED = tuple({**c, "repeats": REPEATS} for c in CELLS)
@@ -154,13 +157,14 @@ def _mlkp_cbtlb_best_plain(f):
 
 
 def aemc_smallest(df):
-    """Ours on the repeated runs: every AE/MC-family speedup decided below every other method's at every P."""
+    """Ours on the repeated runs: every AE/MC-family speedup over 0.9 (``MUCH``) decided below every other method's
+    at every P."""
     runs = {(label, P): _speedup_runs(df, method, P) for label, method in METHODS.items() for P in P_LIST}
     if not all(runs.values()):
         return None, "failed cells or no repeated timings"
     fam = [label for label in METHODS if label.startswith("AE/MC")]
-    pairs = [(f"{a} vs {b} P={P}", runs[(a, P)], runs[(b, P)]) for P in P_LIST for a in fam for b in METHODS
-             if b not in fam]
+    pairs = [(f"{a} / {MUCH:g} vs {b} P={P}", [x / MUCH for x in runs[(a, P)]], runs[(b, P)]) for P in P_LIST
+             for a in fam for b in METHODS if b not in fam]
     verdict, counts, _ = Claim.timing(pairs)
     med = {k: float(np.median(v)) for k, v in runs.items()}
     return verdict, f"AE/MC family below the others (medians of {REPEATS} runs): {counts}; max family vs min " \
@@ -176,7 +180,7 @@ def _aemc_smallest(f):
         if not np.isfinite(fam + other).all():
             return None, "failed or missing cells"
         res.append((P, max(fam), min(other)))
-    return all(a < b for _, a, b in res), "max AE/MC-family vs min other speedup: " + ", ".join(
+    return all(a <= MUCH * b for _, a, b in res), "max AE/MC-family vs min other speedup: " + ", ".join(
         f"P={P} {a:.2f} vs {b:.2f}" for P, a, b in res)
 
 
@@ -206,15 +210,24 @@ def example(method: str):
     return check
 
 
-EXAMPLES = [("tree-example1-mcstlb", 1, "mcstlb", "§3.1, Example 1 (Fig. 2)"),
-            ("tree-example2-btlb", 2, "btlb", "§3.2, Example 2 (Fig. 3)"),
-            ("tree-example3-cbtlb", 3, "cbtlb", "§3.3, Example 3 (Fig. 4)")]
+EXAMPLES = [("tree-example1-mcstlb", 1, "mcstlb", "§3.1, Example 1 (Fig. 2)", "lines 71-77"),
+            ("tree-example2-btlb", 2, "btlb", "§3.2, Example 2 (Fig. 3)", "lines 100-106"),
+            ("tree-example3-cbtlb", 3, "cbtlb", "§3.3, Example 3 (Fig. 4)", "lines 140-142 and 146-148")]
+# Example 3 prints two sequences, each numbered from Step 1: among the metaprocessors, then the DEM inside them
+SEQUENCES = {"cbtlb": (("among the metaprocessors", 0, 2), ("then the DEM inside the metaprocessors", 2, 4))}
 
 
-def _example_text(method: str) -> str:
-    steps = "; ".join(f"Step {i + 1}: " + ", ".join(f"P{s} → P{r}" for s, r in st)
-                      for i, st in enumerate(examples.PAPER_STEPS[method]))
-    return f"we can determine the following load transfer sequence. {steps}."
+def _steps(steps: list) -> str:
+    return "; ".join(f"Step {i + 1}: " + ", ".join(f"P{s} → P{r}" for s, r in st) for i, st in enumerate(steps))
+
+
+def _example_text(n: int, method: str) -> str:
+    """What the example's claim tests, in our words (the paper prints the steps in its own notation)."""
+    steps = examples.PAPER_STEPS[method]
+    seqs = SEQUENCES.get(method, (("", 0, len(steps)),))
+    shown = "; ".join(f"{what}: {_steps(steps[a:b])}" if what else _steps(steps[a:b]) for what, a, b in seqs)
+    return (f"{method.upper()} on the processor graph of Example {n} gives the paper's load transfer "
+            f"sequence{'s' if len(seqs) > 1 else ''} ({shown}) and its final loads.")
 
 
 CLAIMS = [
@@ -225,18 +238,19 @@ CLAIMS = [
           "For the proposed methods, the execution time of the CBTLB method is less than that of the MCSTLB "
           "method and the BTLB method.", TIMED, T_EXEC_CBTLB[0], on_paper=T_EXEC_CBTLB[1]),
     Claim("tree-solver-lb-faster", "tree", "§4.3, Figs. 6-9 (Σ over refinements of T_i)",
-          "the execution time of a Laplace solver under the proposed load-balancing methods (for example "
+          "the execution time of a Laplace solver under the proposed load-balancing methods [...] (for example "
           "AE/ORB/BTLB) is less than that of their counterparts (AE/ORB).", CELLS, SOLVER_LB[0],
           "plots only (no T_i printed)"),
     Claim("tree-solver-cbtlb-fastest", "tree", "§4.3, Figs. 6-9 (Σ T_i, same mapper, every P)",
           "the execution time of a Laplace solver under the CBTLB method is less than that of the MCSTLB and the "
           "BTLB methods for all cases (Assume that the same initial mapping method is used).", CELLS,
           SOLVER_CBTLB[0], "plots only (no T_i printed)"),
-    Claim("tree-mlkp-cbtlb-best", "tree", "§4.4, Table 3 (in general = at most P; Eq. 7 per run, decided beyond the larger spread)",
+    Claim("tree-mlkp-cbtlb-best", "tree", "§4.4, Table 3 (in general = best at more than half of the P; Eq. 7 per run, decided beyond the larger spread)",
           "In Table 3, the MLkP/CBTLB method, in general, has the best performance among the "
           "mapping/load-balancing methods for the test sample.", TIMED, mlkp_cbtlb_best,
           on_paper=lambda: _mlkp_cbtlb_best_plain(paper_figures())),
-    Claim("tree-aemc-smallest-speedup", "tree", "§4.4, Table 3 (every P; Eq. 7 per run, decided beyond the larger spread)",
+    Claim("tree-aemc-smallest-speedup", "tree", "§4.4, Table 3 (every P; much smaller = at most 0.9x: the paper's own Table 3 "
+          "gives 0.50x-0.86x; Eq. 7 per run, decided beyond the larger spread)",
           "The speedups produced by the AE/MC method and its counterparts (AE/MC/MCSTLB, AE/MC/BTLB, and "
           "AE/MC/CBTLB) are much smaller than other mapping/load-balancing methods.", TIMED, aemc_smallest,
           on_paper=lambda: _aemc_smallest(paper_figures())),
@@ -251,6 +265,7 @@ CLAIMS = [
           "the execution time of an application program under the CBTLB method is shorter than that of the BTLB "
           "method and the MCSTLB method.", TIMED, SPEEDUP_CBTLB[0], on_paper=SPEEDUP_CBTLB[1]),
 ] + [Claim(name, "tree", f"{where}; the fixture processor graph of spec §1.3, our own tree construction",
-                _example_text(method), (), example(method),
-                f"steps as printed; final loads {examples.PAPER_FINAL[method]} (derived, spec §1.1-1.3)")
-          for name, _, method, where in EXAMPLES]
+                _example_text(n, method), (), example(method),
+                f"steps as printed; final loads {examples.PAPER_FINAL[method]} (derived, spec §1.1-1.3)",
+                kind="our test", source=f"Example {n}'s printed steps, {lines} of the paper's text")
+          for name, n, method, where, lines in EXAMPLES]
