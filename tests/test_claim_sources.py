@@ -255,11 +255,12 @@ def test_the_mutation_search_finds_a_predicate_that_cannot_fail():
 
 
 # the search finds no one-method move that changes these within its budget: their predicates need several
-# figures moved together (A11: ITB best and WD among the best three; Phase 4: steps, sends and receives at
+# figures moved together (A11: ITB best and WD among the best three; A9: ITB best with SFC and CGD both
+# comparable to it; Phase 4: steps, sends and receives at
 # every P; the tree Table 3-4 claims: a family of 3-4 methods against all others at every P; MinEX Table 2:
 # ratios between machines that one method on one machine does not turn). Open in issue 39's note; skipped,
 # not xfailed: the search spends its whole budget on them (minutes at this machine's load).
-NOT_YET = {"amr-a11", "mlb-phase4-once-per-edge", "tree-mlkp-cbtlb-best", "tree-aemc-smallest-speedup",
+NOT_YET = {"amr-a11", "amr-a9", "mlb-phase4-once-per-edge", "tree-mlkp-cbtlb-best", "tree-aemc-smallest-speedup",
            "tree-aemc-best-max-speedup", "tree-app-lb-shorter", "tree-app-cbtlb-shorter", "minex-slowdown-grows",
            "minex-small-slowdown-gain", "minex-relative-speedup"}
 
