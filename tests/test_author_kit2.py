@@ -3,10 +3,13 @@ import csv
 import inspect
 import io
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+
+import pytest
 
 from harness import Algorithm, hookimpl, implements
 from harness.present.cli import main
@@ -102,3 +105,14 @@ def test_every_gap_the_author_found_is_answered_in_plugins_md_and_true(register,
     ref = Claim.reference("sbn", {"sbn": "5"}, {"MaxSR": "maxsr"})
     assert {"algorithm", "P", "level", "machine", "status", "maxsr"} <= set(ref.columns)
     assert set(ref["machine"]) == {"paper"} and not ref.duplicated(["algorithm", "P", "level"]).any()
+
+
+@pytest.mark.mpi
+def test_lbbench_test_under_mpiexec_checks_one_processor_on_one_rank():
+    """``mpiexec -n 2 lbbench test NAME``: "P = 1 works" failed for every algorithm ("2 MPI ranks cannot host only
+    P = 1 virtual processors"); one processor now runs on each rank alone."""
+    from harness.testing import mpirun
+
+    res = mpirun(2, "-m", "harness.present.cli", "test", "none", "--ranks", "0", timeout=300)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    assert re.search(r"P = 1 works .*PASS", res.stdout), res.stdout

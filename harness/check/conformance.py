@@ -19,6 +19,7 @@ from ..contract import plugins
 from ..contract.forms import FORMS
 from ..contract.spec import parse_call
 from ..engine.launch import mpirun
+from ..engine.vprocs import Engine
 from ..run import workloads
 from ..run.api import compare
 from ..run.runner import ROLES
@@ -176,9 +177,9 @@ def check_algorithm(name: str, workload: str | None = None, P: int | None = None
         params = one_processor(workload)
         if params is None:
             raise Skip(f"{wname} cannot put its ranks on one processor (no ranks_per_proc parameter)")
-        if "1" not in runs:
+        if "1" not in runs:  # one processor is one rank: under mpiexec each rank runs it alone, in its own store
             runs["1"] = compare(name, workload=wname, workload_params=params, P=1, out=out, cache=False,
-                                timeout=timeout)
+                                timeout=timeout, engine=Engine(1, comm=None))
         df = runs["1"]
         return all_ok(df) or (None if (df["loadimb"] == 1).all() else "LoadImb != 1 with one processor")
 
