@@ -38,3 +38,20 @@ def test_plugin_parameters_have_upper_bounds(tmp_path, capsys, method, expect):
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and expect in err, err
     assert not any(tmp_path.iterdir())  # refused before any cell
+
+
+def test_migration_bytes_are_declared_not_allocated(tmp_path):
+    """Issue 40: a legal graph with one vertex of size 2^49 failed every METIS cell ("Unable to allocate 4.00 PiB"):
+    the runner's accounting allocated its migration bytes. They are declared now, and counted."""
+    from harness.run.api import compare
+
+    n = 40
+    for lvl in (1, 2):  # the heavy vertex moves: the load shifts from one end of the path to the other
+        rows = [f"{n} {n - 1} 110"] + [" ".join(map(str, [2 ** 49 if v == 1 else 1, (v if lvl == 1 else n + 1 - v) ** 2]
+                                                       + [u for u in (v - 1, v + 1) if 1 <= u <= n]))
+                                       for v in range(1, n + 1)]
+        (tmp_path / f"g{lvl}.graph").write_text("\n".join(rows) + "\n")
+    df = compare("metis", workload="files", workload_params={"path": str(tmp_path)}, P=4, out=str(tmp_path / "out"),
+                 cache=False)
+    assert (df["status"] == "ok").all(), df["status"].tolist()
+    assert (df["wire_migration_bytes"] == 8 * df["moved_weight"]).all() and df["moved_weight"].max() >= 2 ** 49
