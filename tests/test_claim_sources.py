@@ -89,6 +89,7 @@ def _draw(rng, cells, columns, levels=2, equal=False) -> dict:
     """A random frame's values: per column a base (1, an integer or a float), times a per-method factor
     (so one method is uniformly above or below another), times small per-(P, level) noise; ``equal``:
     every method the same (a tie, which a small move of one method breaks)."""
+    columns = sorted(columns)  # the draws in one order whatever the set's (hash-seeded) order
     base = {c: rng.choice([1.0, float(rng.integers(1, 12)), float(rng.uniform(0.5, 50))]) for c in columns}
     meth = {m: 1.0 if equal else rng.uniform(0.3, 3.0) for m, _, _ in cells}
     per_col = {(m, c): 1.0 if equal else rng.choice([1.0, rng.uniform(0.5, 2.0)]) for m, _, _ in cells
@@ -262,7 +263,7 @@ def test_the_mutation_search_finds_a_predicate_that_cannot_fail():
 # not xfailed: the search spends its whole budget on them (minutes at this machine's load).
 NOT_YET = {"amr-a11", "amr-a9", "mlb-phase4-once-per-edge", "tree-mlkp-cbtlb-best", "tree-aemc-smallest-speedup",
            "tree-aemc-best-max-speedup", "tree-app-lb-shorter", "tree-app-cbtlb-shorter", "minex-slowdown-grows",
-           "minex-small-slowdown-gain", "minex-relative-speedup"}
+           "minex-small-slowdown-gain", "minex-relative-speedup", "minex-clusters-gain"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.skip(reason="issue 39: not yet shown to be able "
