@@ -59,11 +59,6 @@ class Batch:
         np.cumsum(self.counts, out=out[1:])
         return out
 
-    def rows(self, i: int) -> np.ndarray:
-        """The rows of message ``i``."""
-        off = self.offsets
-        return self.values[off[i]:off[i + 1]]
-
     def split(self) -> list:
         """Every message's rows, one array each."""
         if self.values is None or not len(self):
@@ -72,7 +67,7 @@ class Batch:
 
     def by_dst(self) -> dict:
         """``{dst: [(src, rows), ...]}`` of a delivered batch, destinations in order, each one's messages in
-        delivery order (one pass over the batch: cheaper than :meth:`to` for every destination)."""
+        delivery order (one pass over the batch)."""
         if not len(self):
             return {}
         rows = self.split()
@@ -81,11 +76,6 @@ class Batch:
         for d, s_, r in zip(dst, src, rows):
             out.setdefault(d, []).append((s_, r))
         return out
-
-    def to(self, vp: int) -> "Batch":
-        """The messages to vproc ``vp`` (a delivered batch is sorted by destination)."""
-        a, b = np.searchsorted(self.dst, [vp, vp + 1])
-        return self.select(np.arange(a, b))
 
     def select(self, order: np.ndarray) -> "Batch":
         """The messages ``order`` (indices), in that order."""

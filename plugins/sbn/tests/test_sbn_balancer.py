@@ -183,8 +183,8 @@ def test_request_on_a_stale_view_is_forwarded(mini):
     run._serve(v0, ids, 2)  # 2 asks the home processor, which forwards to 1
     inbox = eng.exchange()
     assert [(src, pl[0], pl[2]) for src, _, pl in inbox[1]] == [(0, "FETCH", 2)]
-    run._receive(v1, inbox[1], eng.received("locate").to(1).split())
-    run._receive(v2, eng.exchange()[2], eng.received("locate").to(2).split())
+    run._receive(v1, inbox[1], [rows for _, rows in eng.received("locate").by_dst().get(1, [])])
+    run._receive(v2, eng.exchange()[2], [rows for _, rows in eng.received("locate").by_dst().get(2, [])])
     assert run.data_at[u] == 2 and v2.view[ids][0] == 2
 
 
