@@ -219,7 +219,7 @@ class Engine:
             self._order.append([None, 1])
 
     def send(self, tag: str, src, dst, values: np.ndarray | None = None, counts=None, nbytes=None,
-             kind: str = "balance") -> None:
+             kind="balance") -> None:
         """Queue many messages of stream ``tag`` for the next exchange (the fast path).
 
         Args:
@@ -230,7 +230,8 @@ class Engine:
             counts: rows of ``values`` per message (default: one row each; zero without values).
             nbytes: the bytes each message declares (counted and modelled; default: its rows' size). Data that
                 is only accounted for (a migration) declares its bytes and carries no values.
-            kind: ``balance``, ``migration`` or ``application``.
+            kind: ``balance``, ``migration`` or ``application``; or, per message, their indices in ``KINDS``
+                (one stream may mix kinds and keep its order).
 
         Example:
             >>> p = np.arange(eng.local.start, eng.local.stop)
@@ -238,12 +239,18 @@ class Engine:
             >>> eng.exchange()
             >>> got = eng.received("load")  # got.dst, got.src, got.values
         """
-        if kind not in _KIND:
+        if isinstance(kind, str) and kind not in _KIND:
             raise ValueError(f"unknown message kind {kind!r}")
         src, dst = np.broadcast_arrays(np.asarray(src, np.int64).ravel(), np.asarray(dst, np.int64).ravel())
         n = src.size
         if n == 0:
             return
+        if isinstance(kind, str):
+            kinds = np.full(n, _KIND[kind], np.int64)
+        else:
+            kinds = np.array(np.broadcast_to(np.asarray(kind, np.int64), (n,)))
+            if int(kinds.min()) < 0 or int(kinds.max()) >= len(KINDS):
+                raise ValueError(f"tag {tag!r}: a message kind is not an index of {KINDS}")
         if int(src.min()) < self.local.start or int(src.max()) >= self.local.stop:
             raise ValueError(f"tag {tag!r}: a source vproc is not local to rank {self.rank}")
         if int(dst.min()) < 0 or int(dst.max()) >= self.P:
@@ -266,7 +273,7 @@ class Engine:
         if int(nbytes.min()) < 0:
             raise ValueError(f"tag {tag!r}: a message declares negative bytes")
         self._batches.setdefault(tag, []).append(
-            Batch(src.copy(), dst.copy(), np.full(n, _KIND[kind], np.int64), nbytes.copy(),
+            Batch(src.copy(), dst.copy(), kinds, nbytes.copy(),
                   np.array(counts, np.int64), values))
         self._order.append([tag, n])
 

@@ -78,23 +78,14 @@ import numpy as np
 from harness import Costs, LocationView, State, Timer, costs_if_on, qwgt as qwgt_of, vertex_costs, wsysll
 
 from . import _queue
+from . import messages as msg
+from .messages import ABORT, DATA, DJOB, FETCH, JOB, UP
 from . import thresholds as th
 from .selection import carve, select
 from .topology import Trees
 
 BYTES_PER_UNIT = 8
-
-
-def _own(a) -> np.ndarray:
-    """A received array as a fresh int64 array with numpy's canonical dtype object.
-
-    What arrived over MPI carries its own (equal but distinct) dtype instance, which
-    pickle does not memoize together with other arrays; message sizes are counted from
-    pickles, so they would differ between 1 and several ranks.
-    """
-    out = np.empty(len(a), np.int64)
-    out[:] = a
-    return out
+_NONE = np.empty(0, np.int64)
 
 
 @dataclass
@@ -232,6 +223,7 @@ class LevelRun:
         self.in_transit = 0
         self.due: dict = {}                 # step -> (vertices, their processors, per-processor cost)
         self.stalled: set = set()           # local indices with a backlog
+        self.out = msg.Outbox()             # this superstep's messages (one engine send at the exchange)
         d = self.trees.d
         self.cooldown_steps = 3 * d + 1
         self.max_steps = params.max_steps or (50 * params.checks + 200 * (d + 1) + 1000)
@@ -307,22 +299,24 @@ class LevelRun:
         active = None
         while True:
             # the work-left count of the last superstep rides on this exchange (one collective a superstep)
-            inbox = eng.exchange(tally=active)
+            eng.exchange(tally=active)
             if active is not None:
                 if eng.tally == 0:
                     break  # this exchange delivered (and counted) the last locate messages
                 if self.step > self.max_steps:
                     raise RuntimeError(f"sbn: level did not finish within {self.max_steps} supersteps")
             locate = eng.received("locate").by_dst()
-            for p in sorted(set(inbox).union(locate)) if locate else inbox:
+            got = _Received(eng.received(msg.TAG))
+            for p in sorted(set(got.at).union(locate)) if locate else got.at:
                 with eng.working(p):  # per-vproc CPU: the engine lays vprocs over ranks by it
-                    self._receive(self.vp[p], inbox[p], [rows for _, rows in locate.get(p, ())])
+                    self._receive(self.vp[p], got, [rows for _, rows in locate.get(p, ())])
             self._process_all()
             if self.process:
                 self._select_all()
             t0 = time.perf_counter()
             self._mainline_all()
             self._tick("balance", t0)
+            self.out.flush(eng)
             if self.process:  # work left: queued, chosen, or jobs on their way
                 active = self.in_transit + self.nheld
             else:  # balancing only: messages on their way or operations open
@@ -353,45 +347,49 @@ class LevelRun:
         return State(owner, owner.copy(), self.P)
 
     # ------------------------------------------------------------------ messages
-    def _post(self, src: int, dst: int, payload, kind: str) -> None:
-        self.eng.post(src, dst, payload, kind)
-
-    def _receive(self, v: VProc, msgs, locs: list) -> None:
+    def _receive(self, v: VProc, got: "_Received", locs: list) -> None:
         p = v.p
         t0 = time.perf_counter()
         # locate messages first (sent one superstep earlier, §3.5): int64 [processor, vertex, ...] each, by sender;
         # learned together, a later message's entry for a vertex winning over an earlier one's
         if locs:
-            ids = _own(np.concatenate([pl[1:] for pl in locs]))
+            ids = np.concatenate([pl[1:] for pl in locs])
             at = np.repeat(np.array([pl[0] for pl in locs], np.int64), [pl.size - 1 for pl in locs])
             keep = self.data_at[ids] != p
             self._learn(v, ids[keep], at[keep])  # of a vertex in several messages, the last entry wins
         t0 = self._tick("migration", t0)
-        for src, kind, pl in msgs:
-            tag = pl[0]
-            if tag == "DATA":
-                ids = _own(pl[1])
+        cat = "migration"  # the category of the messages handled since t0 (Table 9)
+        codes, srcs, ops = got.code, got.src, got.ops
+        for m in got.at.get(p, ()):
+            code = codes[m]
+            now = "migration" if code >= FETCH else "balance"
+            if now != cat:
+                t0, cat = self._tick(cat, t0), now
+            if code <= ABORT:
+                self._control(v, srcs[m], code, ops[m], got.flag[m])
+            elif code == DATA:
+                ids = got.words(m)
                 self.data_at[ids] = p
                 self.requested[ids] = False
                 self.pinned[ids[self.queued[ids]]] = False  # prefetched neighbours become movable again
                 self._learn(v, ids, p)
                 v.arrived.append(ids)
-                v.servers.add(src)
+                v.servers.add(srcs[m])
                 if self.trace is not None:
-                    self.trace.append(("data", self.step, p, ids, src))
-                t0 = self._tick("migration", t0)
-            elif tag == "FETCH":
-                self._serve(v, _own(pl[1]), int(pl[2]))
-                t0 = self._tick("migration", t0)
-            elif tag == "JOB":
-                self._accept_jobs(v, _own(pl[1]))
-                t0 = self._tick("balance", t0)
-            elif tag == "DJOB":
-                self._get_distribute(v, src, pl)
-                t0 = self._tick("balance", t0)
+                    self.trace.append(("data", self.step, p, ids, srcs[m]))
+            elif code == FETCH:
+                words = got.words(m)
+                self._serve(v, words[1:], int(words[0]))
+            elif code == JOB:
+                self._accept_jobs(v, got.words(m))
+            elif code == DJOB:
+                words = got.words(m)
+                self._get_distribute(v, int(words[0]), words[1:])
+            elif code == UP:
+                self._get_up(v, srcs[m], ops[m], got.words(m)[4:])
             else:
-                self._get_balance(v, src, pl)
-                t0 = self._tick("balance", t0)
+                self._get_dist(v, ops[m], *msg.read_dist(got.words(m)[4:]))
+        t0 = self._tick(cat, t0)
         if v.arrived:
             self._locate(v, np.concatenate(v.arrived))
             v.arrived = []
@@ -412,8 +410,7 @@ class LevelRun:
         if here.any():
             mine = ids[here]
             self.data_at[mine] = -2  # in flight
-            blob = np.zeros(int(self.g.rwgt[mine].sum()) * BYTES_PER_UNIT // 8, np.int64)
-            self._post(p, requester, ("DATA", mine, blob), "migration")
+            self.out.add(p, requester, msg.DATA, mine.tolist(), int(self.g.rwgt[mine].sum()) * BYTES_PER_UNIT)
             v.fwd.update(dict.fromkeys(mine.tolist(), requester))
             self._learn(v, mine, requester)
         if not here.all():  # it left since the requester's view was updated: follow the forwarding pointer
@@ -421,12 +418,12 @@ class LevelRun:
             nxt = np.array([v.fwd.get(int(x), -1) for x in rest], np.int64)
             if np.any(nxt < 0):
                 raise RuntimeError(f"sbn: processor {p} asked for data it never held")
-            self._post_grouped(p, rest, nxt, lambda part: ("FETCH", part, requester))
+            self._fetch(p, rest, nxt, requester)
 
-    def _post_grouped(self, p: int, ids: np.ndarray, dest: np.ndarray, make) -> None:
-        """One message per destination processor, in processor order."""
+    def _fetch(self, p: int, ids: np.ndarray, dest: np.ndarray, requester: int) -> None:
+        """Requests for the data of ``ids`` on behalf of ``requester``: one per destination, in processor order."""
         for h, part in _groups(dest, ids):
-            self._post(p, h, make(part), "migration")
+            self.out.add(p, h, msg.FETCH, [requester, *part.tolist()])
 
     def _locate(self, v: VProc, ids: np.ndarray) -> None:
         """Locate message (§3.5) to the processors that need it, not to all: those holding data adjacent
@@ -535,7 +532,7 @@ class LevelRun:
                 homes = v.view[part]
                 if np.any(homes == p):
                     raise RuntimeError("sbn: location view out of date")
-                self._post_grouped(p, part, homes, lambda x, p=p: ("FETCH", x, p))
+                self._fetch(p, part, homes, p)
         self._tick("migration", t0)
 
     # ------------------------------------------------------------------ main line (Fig. 4)
@@ -574,7 +571,8 @@ class LevelRun:
 
     def _entry(self, v: VProc, op) -> tuple:
         """What p reports in the gather: a row [p, QWgt, flags] (1: below MinTh, 2: free to receive) and, when
-        it may receive, the processors holding data adjacent to its queue (from p's view).
+        it may receive, the processors holding data adjacent to its queue (from p's view), as the columns
+        (receivers, neighbour counts, neighbours) of an ``UP`` message (None when it may not).
 
         A processor offers itself as a receiver to one operation at a time: once it has
         reported a deficit it is "promised" until the jobs of that operation have arrived,
@@ -590,10 +588,10 @@ class LevelRun:
         recv = free and v.promised == op
         row = np.array([[v.p, L, (1 if req else 0) + (2 if recv else 0)]], float)
         if not recv:
-            return row, {}
+            return row, None
         procs = v.view.holders(self.g.neighbours_of(v.Q))
-        # a tuple of ints, not an array: a re-sent array that came over MPI pickles to a different size
-        return row, {v.p: tuple(procs[procs != v.p].tolist())}
+        procs = procs[procs != v.p]
+        return row, (np.array([v.p], np.int64), np.array([procs.size], np.int64), procs)
 
     # ------------------------------------------------------------------ balancing operations
     def _balance(self, v: VProc, overloaded: bool = False) -> None:
@@ -622,9 +620,9 @@ class LevelRun:
                     self._promise(v, None)
         v.active[op] = ()
         kids = self.trees.children(root, p)
-        v.ops[op] = {"pending": set(kids), "rows": [], "nbd": {}, "nak": False, "joined": [], "parent": parent}
+        v.ops[op] = {"pending": set(kids), "rows": [], "nbd": [], "nak": False, "joined": [], "parent": parent}
         for k in kids:
-            self._post(p, k, ("BAL", op), "balance")
+            self.out.add(p, k, msg.BAL, op)
         if not kids:
             self._gathered(v, op)
 
@@ -638,25 +636,32 @@ class LevelRun:
                 v.n_aborted += 1
                 self._abort(v, op)
             else:
-                rows, nbd = self._rows(v, op, st)
+                rows, (keys, lens, procs) = self._rows(v, op, st)
                 gw = float(rows[:, 1].sum())
+                nbd = dict(zip(keys.tolist(), np.split(procs, np.cumsum(lens)[:-1]))) if keys.size else {}
                 the_plan = plan_rows(rows, nbd, gw, self.P, fill_all=op[3])
                 # when the last jobs for each receiver arrive: one superstep after its last sender is reached
                 arrive: dict = {}
                 for i, sends in the_plan.items():
                     for j, _, _ in sends:
                         arrive[j] = max(arrive.get(j, 0), self.trees.depth(op[1], i))
-                self._get_dist(v, op, gw, the_plan, arrive)
+                entries = [(i, *e) for i, sends in the_plan.items() for e in sends]
+                cols = [np.array(c, t) for c, t in zip(zip(*entries), (np.int64, np.int64, float, float))] \
+                    if entries else [np.empty(0, np.int64)] * 2 + [np.empty(0)] * 2
+                self._get_dist(v, op, gw, tuple(cols), (np.array(list(arrive), np.int64),
+                                                        np.array(list(arrive.values()), np.int64)))
         elif nak:
-            self._post(v.p, st["parent"], ("NAK", op, True), "balance")
+            self.out.add(v.p, st["parent"], msg.NAK, (*op, 1))
         else:
-            self._post(v.p, st["parent"], ("UP", op, *self._rows(v, op, st)), "balance")
+            self.out.add(v.p, st["parent"], msg.UP, msg.up_fields(op, *self._rows(v, op, st)))
 
     def _rows(self, v: VProc, op, st) -> tuple:
         """The gathered rows and neighbour sets of p's subtree, p's own last."""
         row, nb = self._entry(v, op)
-        st["nbd"].update(nb)
-        return np.concatenate(st["rows"] + [row]), st["nbd"]
+        if nb is not None:
+            st["nbd"].append(nb)
+        nbd = tuple(np.concatenate(c) for c in zip(*st["nbd"])) if st["nbd"] else (_NONE,) * 3
+        return np.concatenate(st["rows"] + [row]), nbd
 
     def _leave(self, v: VProc, op) -> tuple:
         kids = v.active.pop(op)
@@ -667,67 +672,71 @@ class LevelRun:
     def _abort(self, v: VProc, op) -> None:
         """ABORT: release the nodes that joined an abandoned operation."""
         for k in self._leave(v, op):
-            self._post(v.p, k, ("ABORT", op), "balance")
+            self.out.add(v.p, k, msg.ABORT, op)
         if v.promised == op:
             self._promise(v, None)
 
-    def _get_balance(self, v: VProc, src: int, pl) -> None:
-        """GetBalance: join or refuse balance messages, gather GWLen up the tree, apply distribution messages."""
-        tag, op = pl[0], pl[1]
-        if tag == "BAL":
+    def _control(self, v: VProc, src: int, code: int, op: tuple, joined: int) -> None:
+        """GetBalance for the fixed-size messages: join or refuse a balance message, a refusal in the gather,
+        the release of an abandoned operation."""
+        if code == msg.BAL:
             if any(x < op for x in v.active):
-                self._post(v.p, src, ("NAK", op, False), "balance")  # in an earlier operation: refuse
+                self.out.add(v.p, src, msg.NAK, (*op, 0))  # in an earlier operation: refuse
             else:
                 self._join(v, op, src)
-        elif tag in ("UP", "NAK"):
+        elif code == msg.NAK:
             st = v.ops[op]
             st["pending"].discard(src)
-            if tag == "UP":
-                st["rows"].append(pl[2])
-                st["nbd"].update(pl[3])
+            st["nak"] = True
+            if joined:
                 st["joined"].append(src)
-            else:
-                st["nak"] = True
-                if pl[2]:
-                    st["joined"].append(src)
             if not st["pending"]:
                 self._gathered(v, op)
-        elif tag == "DIST":
-            self._get_dist(v, op, pl[2], pl[3], pl[4])
-        elif tag == "ABORT":
-            self._abort(v, op)
         else:
-            raise RuntimeError(f"sbn: unknown message {tag!r}")
+            self._abort(v, op)
 
-    def _get_dist(self, v: VProc, op, gw: float, the_plan: dict, arrive: dict) -> None:
+    def _get_up(self, v: VProc, src: int, op: tuple, words: np.ndarray) -> None:
+        """GetBalance, the gather: a successor's rows (GWLen up the tree) and its receivers' neighbours."""
+        st = v.ops[op]
+        st["pending"].discard(src)
+        rows, nbd = msg.read_up(words)
+        st["rows"].append(rows)
+        st["nbd"].append(nbd)
+        st["joined"].append(src)
+        if not st["pending"]:
+            self._gathered(v, op)
+
+    def _get_dist(self, v: VProc, op, gw: float, the_plan: tuple, arrive: tuple) -> None:
+        """The distribution message: UpdateLoad, p's own sends of the plan (sender, receiver, amount, base
+        columns), the hold until its planned jobs arrive (receiver, depth columns); the rest down the tree."""
         p, root, i = v.p, op[1], v.i
         self._set_thr(i, th.update_load(gw, self.P, self.const, self.prm.maxth, self.floor_minth))
-        for j, amount, base in the_plan.get(p, ()):
+        S, J, A, B = the_plan
+        mine = S == p
+        for j, amount, base in zip(J[mine].tolist(), A[mine].tolist(), B[mine].tolist()):
             self._send_jobs(v, j, amount, base)
         # jobs planned for p arrive one superstep after their sender gets the distribution message
-        if p in arrive:
-            self.hold[i] = max(self.hold[i], self.step + arrive[p] - self.trees.depth(root, p) + 1)
+        K, D = arrive
+        at = np.flatnonzero(K == p)
+        if at.size:
+            self.hold[i] = max(self.hold[i], self.step + int(D[at[0]]) - self.trees.depth(root, p) + 1)
         if v.promised == op:
             self._promise(v, None)
             self.prom_until[i] = self.hold[i]
         kids = self._leave(v, op)
         if kids:
             # each successor gets the part of the plan for its own subtree (senders and receivers in it)
-            part = {k: ({}, {}) for k in kids}
-            for d, m in ((0, the_plan), (1, arrive)):
-                for x, val in m.items():
-                    if x != p:
-                        part[self._branch(root, p, x)][d][x] = val
+            S, J, A, B = (c[~mine] for c in the_plan)
+            K, D = (c[K != p] for c in arrive)
+            if not S.size and not K.size:  # nothing planned below p: GWLen alone
+                fields = msg.dist_fields(op, gw, (_NONE, _NONE, _NONE, _NONE), (_NONE, _NONE))
+                for k in kids:
+                    self.out.add(p, k, msg.DIST, fields)
+                return
+            bs, bk = self.trees.branch(root, p, S), self.trees.branch(root, p, K)
             for k in kids:
-                self._post(p, k, ("DIST", op, gw, *part[k]), "balance")
-
-    def _branch(self, root: int, p: int, x: int) -> int:
-        """The successor of p in T_root whose subtree holds x (x below p)."""
-        while True:
-            up = self.trees.parent(root, x)
-            if up == p:
-                return x
-            x = up
+                s, a = bs == k, bk == k
+                self.out.add(p, k, msg.DIST, msg.dist_fields(op, gw, (S[s], J[s], A[s], B[s]), (K[a], D[a])))
 
     def _avail(self, v: VProc) -> np.ndarray:
         """Which vertices p may hand over: queued at p and not pinned (as a mask over all vertices)."""
@@ -745,7 +754,7 @@ class LevelRun:
                              amount, L, base, v.rng, self.prm.subset, cap_p=cap)
         if verts.size:
             self._drop(v, verts)
-            self._post(v.p, j, ("JOB", verts), "balance")
+            self.out.add(v.p, j, msg.JOB, verts.tolist())
 
     # ------------------------------------------------------------------ distribution (sender-initiated)
     def _distribute(self, v: VProc, L: float) -> None:
@@ -761,12 +770,10 @@ class LevelRun:
                              kids[0], math.inf, L, -math.inf, v.rng, self.prm.subset, cap_p=L - W)
         if verts.size:
             self._drop(v, verts)
-            self._post(p, kids[0], ("DJOB", p, verts), "balance")
+            self.out.add(p, kids[0], msg.DJOB, [p, *verts.tolist()])
 
-    def _get_distribute(self, v: VProc, src: int, pl) -> None:
+    def _get_distribute(self, v: VProc, origin: int, ids: np.ndarray) -> None:
         """GetDistribute: keep what brings p to WSysLL, pass the rest on; thrashing guard at the last stage."""
-        _, origin, ids = pl
-        ids = _own(ids)
         p = v.p
         c = costs_if_on(self.g, v.view, self.m, ids, p).total
         W = self._wsysll(v.i) or 0.0
@@ -788,7 +795,7 @@ class LevelRun:
                     crest = costs_if_on(self.g, v.view, self.m, rest, p).total
                 if mine.size:
                     self.in_transit += int(mine.size)
-                    self._post(p, q, ("DJOB", origin, mine), "balance")
+                    self.out.add(p, q, msg.DJOB, [origin, *mine.tolist()])
         self._accept_jobs(v, keep)
         if not kids and self.qwgt(v) > self.maxth[v.i]:
             self.want[v.i] = True  # thrashing guard: balance instead of distributing further
@@ -833,6 +840,33 @@ class LevelRun:
             "sbn_distribute_ops": int(sum(s[3] for s in stats)),
             "sbn_thrashing_guards": int(sum(s[4] for s in stats)),
         }
+
+
+class _Received:
+    """The ``sbn`` messages one exchange delivered, read message by message in delivery order."""
+
+    def __init__(self, b):
+        self.values = b.values
+        n = len(b)
+        self.at: dict = {}  # local processor -> the indices of its messages
+        self.code = self.src = self.ops = self.flag = ()
+        if not n:
+            return
+        off = b.offsets
+        self.start, self.end = off[:-1].tolist(), off[1:].tolist()
+        self.code, self.src = b.values[off[:-1]].tolist(), b.src.tolist()
+        # the first five fields of every message: the op (of the messages that carry one) and NAK's flag
+        head = b.values[np.minimum(off[:-1, None] + np.arange(1, 6), b.values.size - 1)].tolist()
+        self.ops = [(s, r, q, o != 0) for s, r, q, o, _ in head]
+        self.flag = [h[4] for h in head]
+        dst = b.dst
+        cuts = np.flatnonzero(dst[1:] != dst[:-1]) + 1
+        for a, z in zip([0, *cuts.tolist()], [*cuts.tolist(), n]):
+            self.at[int(dst[a])] = range(a, z)
+
+    def words(self, m: int) -> np.ndarray:
+        """Message m's fields (after its code)."""
+        return self.values[self.start[m] + 1:self.end[m]]
 
 
 def _groups(key: np.ndarray, ids: np.ndarray) -> list:

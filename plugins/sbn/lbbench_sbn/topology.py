@@ -184,6 +184,20 @@ class Trees:
     def depth(self, x: int, n: int) -> int:
         return int(self._t0[1][n ^ x]) if self.pow2 else int(self._tree(x)[1][n])
 
+    def branch(self, x: int, n: int, below: np.ndarray) -> np.ndarray:
+        """For nodes ``below`` n in T_x: the successor of n whose subtree holds each (walks up, all at once)."""
+        if self.pow2:
+            pred, depth = self._t0[0], self._t0[1]
+            u, top = np.asarray(below, np.int64) ^ x, int(depth[n ^ x]) + 1
+        else:
+            pred, depth, _, _ = self._tree(x)
+            u, top = np.array(below, np.int64), int(depth[n]) + 1
+        up = np.flatnonzero(depth[u] > top)
+        while up.size:
+            u[up] = pred[u[up]]
+            up = up[depth[u[up]] > top]
+        return u ^ x if self.pow2 else u
+
     def subtree_size(self, x: int, n: int) -> int:
         return int(self._t0[3][n ^ x]) if self.pow2 else int(self._tree(x)[3][n])
 

@@ -4,7 +4,8 @@ import pytest
 
 from harness import (Engine, Machine, State, initial_state, load_workload, loadimb, qwgt,
                      vertex_costs)
-from lbbench_sbn.balancer import LevelRun, Params
+from lbbench_sbn import messages as msg
+from lbbench_sbn.balancer import LevelRun, Params, _Received
 from lbbench_sbn.prepartition import _Costs, prepartition
 from lbbench_sbn.selection import select
 from lbbench_sbn import thresholds as th
@@ -128,23 +129,28 @@ def test_bad_parameters():
 
 
 def _counting(run):
-    """Wrap run._post: count locate messages (bare int64 arrays) and forwarded data requests."""
-    cnt = {"locate": 0, "forwarded": 0, "arrivals": 0}
-    post, locate = run._post, run._locate
+    """Count the locate messages the engine is sent (its ``locate`` stream) and the arrivals that cause them."""
+    cnt = {"locate": 0, "arrivals": 0}
+    send, locate = run.eng.send, run._locate
 
-    def counted_post(src, dst, pl, kind):
-        if isinstance(pl, np.ndarray):
-            cnt["locate"] += 1
-        elif pl[0] == "FETCH" and pl[2] != src:
-            cnt["forwarded"] += 1
-        post(src, dst, pl, kind)
+    def counted_send(tag, src, dst, *args, **kw):
+        if tag == "locate":
+            cnt["locate"] += int(np.size(dst))
+        send(tag, src, dst, *args, **kw)
 
     def counted_locate(v, ids):
         cnt["arrivals"] += 1
         locate(v, ids)
 
-    run._post, run._locate = counted_post, counted_locate
+    run.eng.send, run._locate = counted_send, counted_locate
     return cnt
+
+
+def _step(run, eng):
+    """One superstep by hand: send what the processors queued, exchange, and what came on the ``sbn`` stream."""
+    run.out.flush(eng)
+    eng.exchange()
+    return _Received(eng.received(msg.TAG))
 
 
 def test_locate_messages_go_to_few_processors_and_views_stay_exact(mini):
@@ -177,14 +183,15 @@ def test_request_on_a_stale_view_is_forwarded(mini):
     v0, v1, v2 = run.vp[0], run.vp[1], run.vp[2]
     ids = np.array([u])
     run._serve(v0, ids, 1)  # processor 1 asks 0 for u's data
-    run._receive(v1, eng.exchange()[1], [])
+    run._receive(v1, _step(run, eng), [])
     assert run.data_at[u] == 1 and v1.view[ids][0] == 1 and v0.view[ids][0] == 1
     assert v2.view[ids][0] == 0  # 2 was not told (it holds no data next to u's, nor is it u's home)
     run._serve(v0, ids, 2)  # 2 asks the home processor, which forwards to 1
-    inbox = eng.exchange()
-    assert [(src, pl[0], pl[2]) for src, _, pl in inbox[1]] == [(0, "FETCH", 2)]
-    run._receive(v1, inbox[1], [rows for _, rows in eng.received("locate").by_dst().get(1, [])])
-    run._receive(v2, eng.exchange()[2], [rows for _, rows in eng.received("locate").by_dst().get(2, [])])
+    got = _step(run, eng)
+    assert [(got.src[m], got.code[m], int(got.words(m)[0])) for m in got.at[1]] == [(0, msg.FETCH, 2)]
+    run._receive(v1, got, [rows for _, rows in eng.received("locate").by_dst().get(1, [])])
+    got = _step(run, eng)
+    run._receive(v2, got, [rows for _, rows in eng.received("locate").by_dst().get(2, [])])
     assert run.data_at[u] == 2 and v2.view[ids][0] == 2
 
 
@@ -206,9 +213,9 @@ def test_simultaneous_operations_combine(mini):
     starts = {v.p for v in run.vlist if v.n_balance}
     assert starts == set(np.flatnonzero(q0 < minth).tolist()) and len(starts) == 5
     for _ in range(3 * run.trees.d + 2):  # long enough for every operation to complete or be abandoned
-        inbox = eng.exchange()
-        for p, msgs in inbox.items():  # balancing only: no data moves, no locate messages
-            run._receive(run.vp[p], msgs, [])
+        got = _step(run, eng)
+        for p in got.at:  # balancing only: no data moves, no locate messages
+            run._receive(run.vp[p], got, [])
         run.step += 1
     f = run.figures()
     assert f["sbn_balance_ops"] == 5 and f["sbn_aborted_ops"] == 4

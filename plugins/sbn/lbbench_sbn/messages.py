@@ -1,0 +1,99 @@
+"""SBN's messages on the engine's batch path (README "Message costs").
+
+Every message of a level but the locate messages travels on one stream, ``sbn``, so that a processor
+reads what it received in the order it was sent (by sender, then send order), whatever its type. A
+message is int64 words: its code, then its fields; a float travels as its IEEE-754 bits. It declares
+8 bytes a word, and a ``DATA`` message also the data it stands for, 8 bytes per rwgt unit (the data
+itself is not allocated). Operations are ``(start superstep, root, seq, overloaded)``.
+
+| code | fields |
+|---|---|
+| ``BAL``, ``ABORT`` | op |
+| ``NAK`` | op, joined |
+| ``UP`` | op, m, the m gathered rows [p, QWgt, flags] (floats), k, k receivers, their neighbour counts, the neighbours |
+| ``DIST`` | op, GWLen, e, plan entries as e senders, e receivers, e amounts, e bases; a, a receivers, a arrival depths |
+| ``JOB`` | vertices |
+| ``DJOB`` | origin, vertices |
+| ``FETCH`` | requester, vertices |
+| ``DATA`` | vertices |
+"""
+from __future__ import annotations
+
+from itertools import chain
+
+import numpy as np
+
+from harness import KINDS
+
+BAL, NAK, ABORT, UP, DIST, JOB, DJOB, FETCH, DATA = range(9)
+NAMES = ("BAL", "NAK", "ABORT", "UP", "DIST", "JOB", "DJOB", "FETCH", "DATA")
+TAG = "sbn"
+WORD = 8
+_BALANCE, _MIGRATION = KINDS.index("balance"), KINDS.index("migration")
+
+
+def bits(x) -> list:
+    """Floats as the int64 words of their bits."""
+    return np.asarray(x, np.float64).reshape(-1).view(np.int64).tolist()
+
+
+def floats(words: np.ndarray) -> np.ndarray:
+    """The floats whose bits ``words`` are."""
+    return np.ascontiguousarray(words, np.int64).view(np.float64)
+
+
+class Outbox:
+    """One superstep's SBN messages, kept as Python tuples and sent in one :meth:`Engine.send` at the exchange."""
+
+    def __init__(self):
+        self.msgs: list = []  # (src, dst, code, fields, data bytes)
+
+    def add(self, src: int, dst: int, code: int, fields, data_bytes: int = 0) -> None:
+        """One message: its ``fields`` (a sequence of ints) and the bytes of data it stands for."""
+        self.msgs.append((src, dst, code, fields, data_bytes))
+
+    def flush(self, eng) -> None:
+        if not self.msgs:
+            return
+        src, dst, code, fields, data = zip(*self.msgs)
+        self.msgs = []
+        counts = np.fromiter(map(len, fields), np.int64, len(fields)) + 1
+        words = np.fromiter(chain.from_iterable(chain.from_iterable(zip(zip(code), fields))), np.int64,
+                            int(counts.sum()))
+        code = np.array(code, np.int64)
+        eng.send(TAG, src, dst, words, counts=counts, nbytes=WORD * counts + np.array(data, np.int64),
+                 kind=np.where(code >= FETCH, _MIGRATION, _BALANCE))
+
+
+def up_fields(op: tuple, rows: np.ndarray, nbd: tuple) -> list:
+    """``UP``: the gathered rows of a subtree and the neighbour processors its receivers reported (``nbd``:
+    receivers, their neighbour counts, the neighbours concatenated)."""
+    keys, lens, procs = nbd
+    return [*op, len(rows), *bits(rows), len(keys), *keys.tolist(), *lens.tolist(), *procs.tolist()]
+
+
+def read_up(words: np.ndarray) -> tuple:
+    """(rows, nbd) of an ``UP`` message's fields after the op."""
+    m = int(words[0])
+    rows = floats(words[1:1 + 3 * m]).reshape(m, 3)
+    at = 1 + 3 * m
+    k = int(words[at])
+    return rows, (words[at + 1:at + 1 + k], words[at + 1 + k:at + 1 + 2 * k], words[at + 1 + 2 * k:])
+
+
+def dist_fields(op: tuple, gw: float, plan: tuple, arrive: tuple) -> list:
+    """``DIST``: GWLen and the plan entries (sender, receiver, amount, base) and arrival depths of a subtree."""
+    s, j, a, b = plan
+    k, d = arrive
+    return [*op, *bits(gw), len(s), *s.tolist(), *j.tolist(), *bits(a), *bits(b), len(k), *k.tolist(), *d.tolist()]
+
+
+def read_dist(words: np.ndarray) -> tuple:
+    """(GWLen, plan arrays, arrive arrays) of a ``DIST`` message's fields after the op."""
+    gw = float(floats(words[:1])[0])
+    e = int(words[1])
+    s, j = words[2:2 + e], words[2 + e:2 + 2 * e]
+    a, b = floats(words[2 + 2 * e:2 + 3 * e]), floats(words[2 + 3 * e:2 + 4 * e])
+    at = 2 + 4 * e
+    n = int(words[at])
+    return gw, (s, j, a, b), (words[at + 1:at + 1 + n], words[at + 1 + n:at + 1 + 2 * n])
