@@ -72,6 +72,14 @@ def test_object_and_batch_paths_count_the_same_messages_and_bytes():
         assert one.step_stats(kind) == many.step_stats(kind)
         assert (one.pair_matrix(kind) == many.pair_matrix(kind)).all()
         assert (one.pair_matrix(kind, "messages") == many.pair_matrix(kind, "messages")).all()
+    # one stream with a kind per message (SBN's): the same totals as the three streams, in send order
+    mixed = Engine(P, Machine.parse("grid:2:3", P), comm=None)
+    for step in range(2):
+        mixed.send("t", src, dst, values, counts=counts, kind=(np.arange(40) + step) % 3)
+        mixed.exchange()
+        assert mixed.received("t").kind.tolist() == [((i + step) % 3) for i in
+                                                      np.lexsort((np.arange(40), src, dst)).tolist()]
+    assert mixed.totals() == one.totals()
 
 
 def test_batch_errors_and_declared_bytes():
@@ -88,6 +96,8 @@ def test_batch_errors_and_declared_bytes():
         Engine(4, comm=None).send("x", [0, 1], 1, np.zeros(3), counts=[1, 1])
     with pytest.raises(ValueError, match="negative bytes"):
         Engine(4, comm=None).send("x", 0, 1, nbytes=-8)
+    with pytest.raises(ValueError, match="not an index"):
+        Engine(4, comm=None).send("x", [0, 1], 1, kind=[0, 3])
 
 
 @pytest.mark.mpi
