@@ -32,36 +32,48 @@ from ..contract.view import LocationView
 from ..kernels import _graph
 
 
-def vertex_costs(g: Graph, s: State, m: Machine) -> Costs:
+def vertex_costs(g: Graph, s: State, m: Machine, verts: np.ndarray | None = None) -> Costs:
     """Wgt, Comm and Remap of every vertex under state s (SBN §3.1); work only on cut entries.
 
     Args:
         g: the level's graph (``ctx.graph``).
         s: the state (owners and homes).
         m: the machine (``ctx.machine``: Proc and Conn slowdowns).
+        verts: only these vertices (work proportional to their edges; the same floats as for all).
 
     Returns:
-        A :class:`Costs` with one float per vertex in each field.
+        A :class:`Costs` with one float per vertex (of ``verts``, in their order) in each field.
 
     Example:
         >>> c = vertex_costs(ctx.graph, ctx.state, ctx.machine)
         >>> heaviest = int(np.argmax(c.total))
     """
     owner = s.owner
-    wgt = g.pwgt * m.proc_of[owner]
-    src = g.src
-    hw = s.home[g.adjncy]
-    cut = np.flatnonzero(hw != owner[src])
-    p, q = owner[src[cut]], hw[cut]
-    comm = np.bincount(src[cut], weights=g.cwgt[cut] * m.slowdown(p, q), minlength=g.n).astype(float, copy=False)
-    return Costs(wgt.astype(float), comm, remap_costs(g, m, s.home, owner))  # (bincount of nothing is int64)
+    if verts is None:
+        at, src, edges, n = slice(None), g.src, slice(None), g.n
+    else:  # the adjacency entries of verts, and which of them each starts at
+        at = verts = np.asarray(verts, np.int64)
+        deg = g.xadj[verts + 1] - g.xadj[verts]
+        edges = np.repeat(g.xadj[verts] - np.cumsum(deg) + deg, deg) + np.arange(int(deg.sum()))
+        src, n = np.repeat(np.arange(verts.size), deg), verts.size
+    wgt = g.pwgt[at] * m.proc_of[owner[at]]
+    hw = s.home[g.adjncy[edges]]
+    own = owner[at][src]
+    cut = np.flatnonzero(hw != own)
+    comm = np.bincount(src[cut], weights=g.cwgt[edges][cut] * m.slowdown(own[cut], hw[cut]),
+                       minlength=n).astype(float, copy=False)  # (bincount of nothing is int64)
+    return Costs(wgt.astype(float), comm, remap_costs(g, m, s.home, owner, verts))
 
 
-def remap_costs(g: Graph, m: Machine, home: np.ndarray, owner: np.ndarray) -> np.ndarray:
-    """Remap of every vertex (SBN §3.1): ``rwgt * Conn[home, owner]`` where its data is not where it is computed."""
-    remap = np.zeros(g.n)
-    moved = np.flatnonzero(home != owner)
-    remap[moved] = g.rwgt[moved] * m.slowdown(home[moved], owner[moved])
+def remap_costs(g: Graph, m: Machine, home: np.ndarray, owner: np.ndarray, verts: np.ndarray | None = None
+                ) -> np.ndarray:
+    """Remap of every vertex (of ``verts``) (SBN §3.1): ``rwgt * Conn[home, owner]`` where its data is not where
+    it is computed."""
+    at = slice(None) if verts is None else verts
+    remap = np.zeros(g.n if verts is None else len(verts))
+    moved = np.flatnonzero(home[at] != owner[at])
+    mv = moved if verts is None else verts[moved]
+    remap[moved] = g.rwgt[mv] * m.slowdown(home[mv], owner[mv])
     return remap
 
 

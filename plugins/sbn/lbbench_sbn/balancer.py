@@ -171,17 +171,23 @@ class LevelRun:
         self.fixed = np.zeros(n, bool) if fixed is None else np.asarray(fixed, bool)  # Level.pinned: never moves
         self.done_by = np.full(n, -1, np.int64)                      # local vproc that processed v
         self.stale = np.ones(n, bool)                                # priced since its queue was last sorted
-        c0 = vertex_costs(g, state, machine)
-        self.depth = boundary_depth(g, np.asarray(state.owner))
-        self.cw, self.cc, self.cr = c0.wgt.copy(), c0.comm.copy(), c0.remap.copy()
-        w0 = wsysll(qwgt_of(c0, state.owner, P))
+        owner = np.asarray(state.owner)
+        local = engine.local
+        order = np.argsort(owner, kind="stable")
+        bounds = np.searchsorted(owner[order], [local.start, local.stop])
+        mine = order[bounds[0]:bounds[1]]  # the rank's vertices, by processor then number
+        # a rank prices its own processors' vertices; WSysLL from every processor's QWgt (a gather)
+        c0 = vertex_costs(g, state, machine, mine)
+        self.depth = boundary_depth(g, owner)
+        self.cw, self.cc, self.cr = np.zeros(n), np.zeros(n), np.zeros(n)
+        self.cw[mine], self.cc[mine], self.cr[mine] = c0.wgt, c0.comm, c0.remap
+        q = qwgt_of(c0, owner[mine] - local.start, len(local))
+        w0 = wsysll(np.array(engine.allgather({p: q[p - local.start] for p in local}, "sbn-qwgt")))
         # processing speed: the level's initial WSysLL takes `checks` checks (J_avg = W0 f / checks per second)
         self.B = max(w0, 1) / params.checks if process else 0.0
         j_avg = self.B * params.f
         self.const = const if const is not None else max(params.const_s * j_avg, 1e-9)
         self.floor_minth = th.minth_bound(P, j_avg, params.f) if params.minth == "analysis" else 0.0
-        owner = np.asarray(state.owner)
-        local = engine.local
         self.p0, L = local.start, len(local)
         # per-processor scalars, as arrays over the rank's processors (index p - p0)
         self.credit = np.zeros(L)
@@ -202,9 +208,7 @@ class LevelRun:
         self.proc_cost = np.zeros(L)
         self.busy_steps = np.zeros(L, np.int64)
         self.last_busy = np.full(L, -1, np.int64)
-        order = np.argsort(owner, kind="stable")
-        bounds = np.searchsorted(owner[order], [local.start, local.stop])
-        self.holder[order[bounds[0]:bounds[1]]] = owner[order[bounds[0]:bounds[1]]]
+        self.holder[mine] = owner[mine]
         self.queued[self.holder >= 0] = True
         self.nheld = int(np.count_nonzero(self.queued))  # vertices queued or chosen at the rank's processors
         self.vp: dict[int, VProc] = {}
