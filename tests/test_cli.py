@@ -65,6 +65,21 @@ def test_identical_metrics_on_1_2_4_ranks(tmp_path):
 
 
 @pytest.mark.mpi
+def test_worked_example_form_under_two_ranks(tmp_path):
+    """The README's worked example (SBN, a scaled shock, one level, two ranks) at a size a test can run:
+    the same figures as one process."""
+    args = ["compare", "--plugins", "sbn", "-w", "shock[scale=0.1]", "-P", "64", "--levels", "1", "--format", "csv",
+            "--no-cache", "-q", "--out", str(tmp_path)]
+    one = csv_of(lbbench(*args))
+    res = mpirun(2, "-m", "harness.present.cli", *args)
+    assert res.returncode == 0, res.stderr
+    two = csv_of(res)
+    assert (one["status"] == "ok").all() and (two["ranks"] == 2).all()
+    cols = METRICS + ["balance_messages", "balance_bytes", "wire_migration_bytes", "sbn_supersteps"]
+    pd.testing.assert_frame_equal(one[cols], two[cols])
+
+
+@pytest.mark.mpi
 def test_mpi_flag_relaunches_with_three_ranks(tmp_path):
     res = lbbench("compare", "--plugins", "metis", "-P", "8", "-w", "mini", "--levels", "1-2", "--format", "csv",
                   "-q", "--mpi", "3", "--out", str(tmp_path))

@@ -31,6 +31,9 @@ RUN_BY = {
     r"python3 -m workloads\.vt_synthetic DIR --ranks 32 --phases 10": T_README + "test_the_trace_commands_as_written",
     r"mpiexec -n 4 lbbench compare --plugins sbn,minex,plum -P 32": T_CLI + "test_identical_metrics_on_1_2_4_ranks",
     r"lbbench compare --plugins sbn,minex,plum -P 32 --mpi 4": T_CLI + "test_mpi_flag_relaunches_with_three_ranks",
+    # the worked example at scale is a benchmark (benchmarks/worked_example.py); its form under two ranks:
+    r'mpiexec -n 2 lbbench compare --plugins sbn -w "shock\[scale=20\]" -P 8192 --levels 1':
+        T_CLI + "test_worked_example_form_under_two_ranks",
     r"mpiexec -f hostfile -n 8 lbbench compare .*":
         "tests/test_hosts.py::test_compare_through_a_hostfile_naming_this_host_twice",
     r"mpiexec -f hostfile -n 8 lbbench reproduce --paper sbn":
