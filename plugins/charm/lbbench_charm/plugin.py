@@ -133,7 +133,8 @@ def gossip(ctx, state):
     with ctx.timer("selection"):
         out = grapevine.balance(ctx.engine, load, owner, movable, rounds=rounds, fanout=int(p["fanout"]),
                                 target_ratio=float(p["target_ratio"]), max_phases=int(p["max_phases"]),
-                                iterations=int(p["iterations"]), rng_of=ctx.rng)
+                                iterations=int(p["iterations"]), rng_of=ctx.rng,
+                                second=1.0 / ctx.level.meta.get("time_unit_s", 1.0))
     ctx.record.update(_costs(ctx, since))
     ctx.record.update({
         "charm_rounds": rounds, "charm_gossip_supersteps": out.gossip_supersteps,
