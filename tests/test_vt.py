@@ -92,6 +92,28 @@ def test_compressed_and_plain_read_the_same(tmp_path):
         assert np.array_equal(x.data.cwgt, y.data.cwgt)
 
 
+@pytest.mark.parametrize("compress", ["none", "brotli"])
+def test_shared_blocks_are_read(tmp_path, compress):
+    """LBAF's shared memory blocks: user_defined.shared_id per task (-1 where absent, or negative as LBAF reads
+    it), shared_bytes in meta; a trace without blocks has none."""
+    ud = [{"shared_id": 3, "shared_bytes": 9.0}, {"shared_id": -4}, {}, {"shared_id": 0, "shared_bytes": 1e9}]
+    docs = [[_task(1, user_defined=ud[0]), _task(2, user_defined=ud[1])],
+            [_task(3, node=1), _task(4, node=1, user_defined=ud[3])]]
+    for r, tasks in enumerate(docs):
+        raw = json.dumps({"type": "LBDatafile", "metadata": {"rank": r}, "phases": [{"id": 0, "tasks": tasks}]})
+        _write(tmp_path, r, [], raw=brotli.compress(raw.encode()) if compress == "brotli" else raw.encode())
+    (lv,) = vt.generate(path=str(tmp_path))
+    assert lv.shared_id.tolist() == [3, -1, -1, 0]
+    assert lv.meta["shared_bytes"].tolist() == [9.0, 0.0, 0.0, 1e9]
+    write_trace(tmp_path / "blocks", ranks=2, phases=2, tasks=6, blocks=3, churn=0.3, compress=compress)
+    write_trace(tmp_path / "none", ranks=2, phases=2, tasks=6, compress=compress)
+    for lv in vt.generate(path=str(tmp_path / "blocks")):
+        home = lv.meta["home"]  # the application's own moves keep a task's block: its home's
+        assert np.array_equal(lv.shared_id // 3, home) and set(lv.meta["shared_bytes"]) == {2.0 ** 20}
+    assert vt.generate(path=str(tmp_path / "blocks"))[0].shared_id.tolist() == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+    assert all(lv.shared_id is None and "shared_bytes" not in lv.meta for lv in vt.generate(path=str(tmp_path / "none")))
+
+
 def test_identical_and_skipped_phases(tmp_path):
     write_trace(tmp_path, ranks=2, phases=4, identical=2)
     levels = vt.generate(path=str(tmp_path))
@@ -226,10 +248,15 @@ def _error(capsys, folder):
     ("inf", "app.1.json: phase 5, task 1: time is inf"),
     ("negative", "app.1.json: phase 5, task 1: time is -1.0"),
     ("duplicate", "app.1.json: phase 5, task 1: entity 1 appears twice in the phase (also app.0.json task 0)"),
+    ("shared_id", "app.1.json: phase 5, task 1: shared_id '7' is not a shared block's id"),
+    ("shared_huge", "app.1.json: phase 5, task 1: shared_id 1.2676506002282294e+30 is not a shared block"),
+    ("shared_bytes", "app.1.json: phase 5, task 1: shared_bytes is -1.0"),
 ])
 def test_bad_tasks(tmp_path, capsys, case, expect):
     bad = {"time_missing": {"time": None}, "entity_missing": {"entity": None}, "nan": {"time": math.nan},
-           "inf": {"time": math.inf}, "negative": {"time": -1.0}, "duplicate": {}}[case]
+           "inf": {"time": math.inf}, "negative": {"time": -1.0}, "duplicate": {},
+           "shared_id": {"user_defined": {"shared_id": "7"}}, "shared_huge": {"user_defined": {"shared_id": 2 ** 100}},
+           "shared_bytes": {"user_defined": {"shared_id": 1, "shared_bytes": -1.0}}}[case]
     _write(tmp_path, 0, [_task(1), _task(2)])
     second = _task(1 if case == "duplicate" else 4, node=1)
     for k, v in bad.items():

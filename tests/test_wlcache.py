@@ -30,8 +30,8 @@ def levels():
     meta = {"x": 0.5, "n": 3, "s": "a", "none": None, "flag": False, "nan": float("nan"),
             "tri": np.arange(6, dtype=np.int32).reshape(2, 3), "np_scalar": np.float32(1.5),
             "nested": [{"a": (1, 2)}, [np.array([1.0])]], "by_level": {0: "base", 1: "fine"}}
-    return [Level(0, g, meta=meta), Level(1, g2, parent=np.array([0, 0, 1])), Level(2, boxes, meta={"front": 3}),
-            Level(5, arr)]
+    return [Level(0, g, meta=meta, pinned=[-1, 2, -1, -1], shared_id=[4, -1, 4, 0]),
+            Level(1, g2, parent=np.array([0, 0, 1])), Level(2, boxes, meta={"front": 3}), Level(5, arr)]
 
 
 def same(a, b) -> bool:
@@ -59,6 +59,9 @@ def assert_same_levels(got, want):
             assert (x is None and y is None) or same(y, x), f
         assert (a.parent is None) == (b.parent is None)
         assert a.parent is None or np.array_equal(a.parent, b.parent)
+        for f in ("pinned", "shared_id"):
+            x, y = getattr(a, f), getattr(b, f)
+            assert (x is None and y is None) or same(y, x), f
         assert same(b.meta, a.meta)
 
 
@@ -87,7 +90,8 @@ def test_missing_cache_is_none_quietly(tmp_path, capsys):
     assert capsys.readouterr().err == ""
 
 
-@pytest.mark.parametrize("damage", ["truncate", "empty", "garbage", "pickle", "object-array", "bad-graph", "npy"])
+@pytest.mark.parametrize("damage", ["truncate", "empty", "garbage", "pickle", "object-array", "bad-graph", "npy",
+                                    "short-shared", "bad-shared"])
 def test_corrupt_cache_is_regenerated_with_a_warning(tmp_path, capsys, damage):
     path = tmp_path / "x.npz"
     marker = tmp_path / "pwned"
@@ -109,6 +113,10 @@ def test_corrupt_cache_is_regenerated_with_a_warning(tmp_path, capsys, damage):
             arrays = dict(npz)
         if damage == "object-array":
             arrays["0.meta.tri"] = np.array([Boom(marker)], dtype=object)
+        elif damage == "short-shared":
+            arrays["0.shared_id"] = arrays["0.shared_id"][:3]  # not one per vertex
+        elif damage == "bad-shared":
+            arrays["0.shared_id"] = np.array([4, -2, 4, 0])  # below -1
         else:
             arrays["0.adjncy"] = arrays["0.adjncy"] + 100  # refers to vertices that do not exist
         np.savez(path, **arrays)
@@ -182,13 +190,14 @@ def test_a_graph_array_levels_share_is_written_once_and_shared_again_after_read(
 
 def test_a_trace_with_new_and_vanishing_tasks_is_a_cache_hit(tmp_path, capsys, monkeypatch):
     """vt-synthetic with churn: later phases have new tasks (parent -1) and lose others. The second load
-    reads the cache (the generator is not called again) and warns nothing."""
+    reads the cache (the generator is not called again) and warns nothing; shared blocks come back."""
     from harness.run import workloads
 
     monkeypatch.setenv("LBBENCH_CACHE", str(tmp_path))
-    wl, params, want = workloads.load("vt-synthetic", {"ranks": 4, "tasks": 40, "phases": 4, "churn": 0.3})
+    wl, params, want = workloads.load("vt-synthetic", {"ranks": 4, "tasks": 40, "phases": 4, "churn": 0.3, "blocks": 3})
     parents = [lv.parent for lv in want[1:] if lv.parent is not None]
     assert any((p == -1).any() for p in parents)  # new tasks
+    assert all(lv.shared_id is not None and lv.shared_id.max() == 11 for lv in want)
     assert any(lv.data.n < prev.data.n or np.setdiff1d(np.arange(prev.data.n), lv.parent[lv.parent >= 0]).size
                for prev, lv in zip(want, want[1:]))  # vanished tasks
     workloads._RECENT.clear()
@@ -196,7 +205,7 @@ def test_a_trace_with_new_and_vanishing_tasks_is_a_cache_hit(tmp_path, capsys, m
         pytest.fail("a cache hit regenerated the trace")
 
     monkeypatch.setattr(workloads, "get", lambda name: dataclasses.replace(wl, generate=regenerate))
-    got = workloads.load("vt-synthetic", {"ranks": 4, "tasks": 40, "phases": 4, "churn": 0.3})[2]
+    got = workloads.load("vt-synthetic", {"ranks": 4, "tasks": 40, "phases": 4, "churn": 0.3, "blocks": 3})[2]
     assert_same_levels(got, want)
     assert capsys.readouterr().err == ""
 

@@ -8,8 +8,8 @@ as ``list`` and inclusive ``range`` pairs) and ``phases: [{id, tasks,
 communications?}]``. A task has an ``entity`` (``id``, or ``seq_id`` with
 ``collection_id``; ``home``, ``migratable``, optional ``index``), the rank it
 ran on (``node``), its ``time`` in seconds, optional ``subphases [{id,
-time}]`` and ``user_defined`` (``task_serialized_bytes``). A communication
-joins a ``from`` and a ``to`` entity with ``bytes`` and ``messages``.
+time}]`` and ``user_defined`` (``task_serialized_bytes``; LBAF's shared
+memory blocks: ``shared_id``, ``shared_bytes``). A communication joins a ``from`` and a ``to`` entity with ``bytes`` and ``messages``.
 
 Mapping to lbbench (one level per recorded phase, ``Level.index`` = phase
 id + 1, ``meta["phase"]`` the phase id):
@@ -35,6 +35,10 @@ id + 1, ``meta["phase"]`` the phase id):
 * a communication with a non-task end (an objgroup, an entity absent from
   the phase) is the task's fixed traffic (``meta["fixed_bytes"]``), not an
   edge;
+* ``Level.shared_id`` = each task's ``user_defined.shared_id`` (the memory
+  block it shares, LBAF's clusters; none, or a negative id as LBAF reads it:
+  -1), ``meta["shared_bytes"]`` its ``shared_bytes`` (0 when absent), both
+  only when some task of the phase has a block;
 * coordinates from ``index`` when every task has one;
 * ``migratable: false`` pins the task to its ``node`` (``Level.pinned``);
 * ``meta["node"]`` / ``meta["home"]``: where each task ran and its home, as
@@ -223,6 +227,8 @@ class Phase:
     migratable: list = field(default_factory=list)
     time: list = field(default_factory=list)
     nbytes: list = field(default_factory=list)
+    shared_id: list = field(default_factory=list)
+    shared_bytes: list = field(default_factory=list)
     index: list = field(default_factory=list)
     comm_from: list = field(default_factory=list)
     comm_to: list = field(default_factory=list)
@@ -259,8 +265,12 @@ def _check_task(t, where: str, subphase, R) -> None:
         if isinstance(s, dict) and s.get("id") == subphase:
             _number(s.get("time"), where, f"subphase {subphase} time")
     ud = t.get("user_defined") or {}
-    if isinstance(ud, dict) and "task_serialized_bytes" in ud:
-        _number(ud["task_serialized_bytes"], where, "task_serialized_bytes")
+    for k in ("task_serialized_bytes", "shared_bytes"):
+        if isinstance(ud, dict) and k in ud:
+            _number(ud[k], where, k)
+    sid = ud.get("shared_id", -1) if isinstance(ud, dict) else -1
+    if type(sid) is not int or abs(sid) > MAX_SUM:
+        raise ValueError(f"{where}: shared_id {sid!r} is not a shared block's id (an integer of at most 2^50)")
     _rank(t.get("node"), where, "node", R)
     _rank(e.get("home"), where, "entity home", R)
 
@@ -292,7 +302,7 @@ def add_phase(ph: Phase, entry: dict, path: Path, subphase: int | None, task_byt
     n0 = len(ph.node)
     where = f"{path}: phase {ph.pid}, task"
     name = path.name
-    key, times, nbytes, nodes, homes = ph.key, [], [], [], []
+    key, times, nbytes, nodes, homes, sids, sbytes = ph.key, [], [], [], [], [], []
     for i, t in enumerate(tasks):
         try:
             e = t["entity"]
@@ -302,8 +312,9 @@ def add_phase(ph: Phase, entry: dict, path: Path, subphase: int | None, task_byt
                 time = next((s["time"] for s in t.get("subphases") or () if s.get("id") == subphase), 0.0)
             ud = t.get("user_defined")
             nb = ud.get("task_serialized_bytes", task_bytes) if ud else task_bytes
+            sid, sb = (ud.get("shared_id", -1), ud.get("shared_bytes", 0.0)) if ud else (-1, 0.0)
             node, home = t["node"], e["home"]
-            if type(node) is not int or type(home) is not int or type(k) not in (int, tuple):
+            if type(node) is not int or type(home) is not int or type(k) not in (int, tuple) or type(sid) is not int:
                 raise TypeError
         except (KeyError, TypeError, AttributeError):
             _check_task(t, f"{where} {i}", subphase, R)
@@ -315,15 +326,20 @@ def add_phase(ph: Phase, entry: dict, path: Path, subphase: int | None, task_byt
         ph.where.append((name, i))
         times.append(time)
         nbytes.append(nb)
+        sids.append(sid)
+        sbytes.append(sb)
         nodes.append(node)
         homes.append(home)
         ph.migratable.append(e.get("migratable", True) is not False)
         idx = e.get("index")
         ph.index.append(idx if type(idx) is list else None)
-    for values in (times, nbytes):
+    for values in (times, nbytes, sbytes):
         bad = _first_bad(values)
         if bad is not None:
             _check_task(tasks[bad], f"{where} {bad}", subphase, R)
+    if sids and (min(sids) < -MAX_SUM or max(sids) > MAX_SUM):
+        for i, t in enumerate(tasks):
+            _check_task(t, f"{where} {i}", subphase, R)
     lo = min(nodes + homes, default=0)
     hi = max(nodes + homes, default=0)
     if lo < 0 or (R is not None and hi >= R):
@@ -331,6 +347,8 @@ def add_phase(ph: Phase, entry: dict, path: Path, subphase: int | None, task_byt
             _check_task(t, f"{where} {i}", subphase, R)
     ph.time.extend(times)
     ph.nbytes.extend(nbytes)
+    ph.shared_id.extend(sids)
+    ph.shared_bytes.extend(sbytes)
     ph.node.extend(nodes)
     ph.home.extend(homes)
     assert len(ph.node) - n0 == len(tasks)
@@ -530,7 +548,10 @@ def levels_of(trace: Trace, ranks_per_proc: int = 1, time_unit_s: float = 0.0) -
         meta = {"phase": pid, "node": node, "home": home, "fixed_bytes": fixed, "time_unit_s": unit,
                 "P": P, "ranks": trace.ranks,
                 "ranks_per_proc": ranks_per_proc, "repeats": src.pid if ph is None else pid}
-        out.append(Level(pid + 1, g, parent=parent, meta=meta, pinned=pinned))
+        shared = np.maximum(np.asarray(src.shared_id, np.int64), -1)  # LBAF: a block when shared_id > -1
+        if (shared >= 0).any():
+            meta["shared_bytes"] = np.asarray(src.shared_bytes, float)
+        out.append(Level(pid + 1, g, parent=parent, meta=meta, pinned=pinned, shared_id=shared))
         prev_keys = src.key
     return out
 

@@ -21,6 +21,11 @@ records (kept in the receiver's file): each object sends to its right
 neighbour and receives from the one below (so both directions of the
 stencil appear, merged by the reader), 1-4 KB in 1-4 messages, and sends
 256 B to its rank's objgroup (a non-task entity: fixed traffic). The last
+``blocks`` > 0: each rank's home objects are split, in id order, into
+``blocks`` shared memory blocks (LBAF's ``user_defined.shared_id``, ids
+``home x blocks + k``, ``shared_bytes`` 1 MiB each, as in LBAF's
+``challenging_toy`` traces: every block on one rank at first); a new object
+joins a random block of its home. The last
 ``identical`` phases are declared ``identical_to_previous`` in the metadata
 and not written. ``compress``: ``none``, ``brotli`` or ``mixed`` (odd ranks
 compressed), detected by content when read.
@@ -40,6 +45,7 @@ from harness.store.wlcache import cache_dir
 from . import vt
 
 COLLECTION = 7
+SHARED_BYTES = float(2**20)  # a shared block's bytes
 OBJGROUP = 1 << 40  # entity ids of the per-rank objgroups: OBJGROUP + rank
 
 
@@ -49,11 +55,11 @@ def _entity(oid: int, home: int, migratable: bool, index) -> dict:
 
 
 def write_trace(directory, ranks: int = 8, phases: int = 4, tasks: int = 16, pinned: float = 0.1,
-                moves: float = 0.05, churn: float = 0.02, amp: float = 3.0, identical: int = 0,
+                moves: float = 0.05, churn: float = 0.02, amp: float = 3.0, blocks: int = 0, identical: int = 0,
                 compress: str = "none", stem: str = "data", seed: int = 0) -> list[Path]:
     """Write the trace described in the module docstring; returns the files in rank order."""
     validate(dict(ranks=ranks, phases=phases, tasks=tasks, pinned=pinned, moves=moves, churn=churn, amp=amp,
-                  identical=identical, compress=compress))
+                  blocks=blocks, identical=identical, compress=compress))
     rng = np.random.default_rng(seed)
     n = ranks * tasks
     W = int(np.ceil(np.sqrt(n)))
@@ -63,6 +69,7 @@ def write_trace(directory, ranks: int = 8, phases: int = 4, tasks: int = 16, pin
     home = np.arange(n) * ranks // n
     migratable = rng.random(n) >= pinned
     node = home.copy()
+    block = home * blocks + (np.arange(n) - home * tasks) * blocks // tasks
     next_id = int(ids[-1]) + 1
     per_rank: list[list[dict]] = [[] for _ in range(ranks)]
     written = phases - identical
@@ -78,6 +85,8 @@ def write_trace(directory, ranks: int = 8, phases: int = 4, tasks: int = 16, pin
             newhome = rng.integers(0, ranks, k)
             home = np.concatenate([home, newhome])
             migratable = np.concatenate([migratable, rng.random(k) >= pinned])
+            joins = rng.integers(0, blocks, k) if blocks else 0  # the rng is untouched without blocks
+            block = np.concatenate([block[keep], newhome * blocks + joins])
             node = np.concatenate([node, newhome])
             move = migratable & (rng.random(ids.size) < moves)
             node = np.where(move, np.clip(node + rng.choice([-1, 1], ids.size), 0, ranks - 1), node)
@@ -88,10 +97,13 @@ def write_trace(directory, ranks: int = 8, phases: int = 4, tasks: int = 16, pin
         tasks_of = [[] for _ in range(ranks)]
         for v in range(ids.size):
             t = float(time[v])
+            ud = {"task_serialized_bytes": float(512 * (1 + v % 4))}
+            if blocks:
+                ud.update(shared_id=int(block[v]), shared_bytes=SHARED_BYTES)
             tasks_of[node[v]].append({
                 "entity": ents[v], "node": int(node[v]), "resource": "cpu", "time": t,
                 "subphases": [{"id": 0, "time": 0.3 * t}, {"id": 1, "time": 0.7 * t}],
-                "user_defined": {"task_serialized_bytes": float(512 * (1 + v % 4))}})
+                "user_defined": ud})
         comms_of = [[] for _ in range(ranks)]
         where = {(int(i), int(j)): v for v, (i, j) in enumerate(index)}
         nbytes = rng.integers(1024, 4097, (ids.size, 2))
@@ -131,7 +143,7 @@ def write_trace(directory, ranks: int = 8, phases: int = 4, tasks: int = 16, pin
 
 
 PARAMS = {"ranks": 8, "phases": 4, "tasks": 16, "pinned": 0.1, "moves": 0.05, "churn": 0.02, "amp": 3.0,
-          "identical": 0, "compress": "none", "ranks_per_proc": 1}
+          "blocks": 0, "identical": 0, "compress": "none", "ranks_per_proc": 1}
 
 
 MAX_RANKS = 100_000  # one file each
@@ -149,7 +161,8 @@ def validate(params: dict) -> None:
     """Range checks, and ranks x tasks x written phases bounded by the memory they need (half the machine's)."""
     check_params("workload vt-synthetic", params, {
         "ranks": (1, MAX_RANKS), "phases": (1, MAX_PHASES), "tasks": (1, MAX_TASKS), "pinned": (0.0, 1.0),
-        "moves": (0.0, 1.0), "churn": (0.0, 1.0), "amp": (0.0, 1e6), "identical": (0, params["phases"] - 1)})
+        "moves": (0.0, 1.0), "churn": (0.0, 1.0), "amp": (0.0, 1e6),
+        "blocks": (0, params["tasks"]), "identical": (0, params["phases"] - 1)})
     if "ranks_per_proc" in params:
         check_params("workload vt-synthetic", params, {"ranks_per_proc": (1, MAX_RANKS)})
     if params["compress"] not in ("none", "brotli", "mixed"):

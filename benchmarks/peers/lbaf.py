@@ -19,7 +19,17 @@ wall time of the balancing call alone (LBAF: ``Runtime.execute``; ours: the
 * ours, Charm++'s DistributedLB at its defaults: ``grapevine``;
 
 on ``vt[path=DIR]`` (P = the trace's ranks, each phase started from its
-trace placement). LBAF's random streams are not ours, so single runs differ;
+trace placement). The clustering transfer (``--clustering``) runs on the
+traces with shared memory blocks with LBAF's own configuration of each
+(``config/challenging-toy-fewer-tasks.yaml``: deterministic, 8 iterations, 4
+rounds, fanout 4, ``max_objects_per_transfer=100``;
+``config/challenging-toy-hundreds-tasks.yaml``: random, 4 iterations, 3
+rounds, fanout 4, ``max_subclusters=0``, ``cluster_swap_rtol=0.05``, 500;
+``vt-synthetic[blocks=4]`` traces (``--clustering-synthetic``) with the first)
+except the work model: LBAF's files use ``AffineCombination`` with a memory
+bound (``max_memory_usage``), lbaf-iat models load only, so LBAF runs
+``LoadOnly`` here too; ours is ``lbaf-iat[transfer=clustering,...]`` with the
+same parameters. LBAF's random streams are not ours, so single runs differ;
 the medians are what is compared.
 
 LBAF is not a dependency of lbbench. Install it from its public source into a
@@ -38,6 +48,8 @@ then, in lbbench's environment:
 
     python benchmarks/peers/lbaf.py --lbaf-python lbaf-venv/bin/python [--lbaf-data lbaf-src/data]
         [--rounds 5 --fanout 2 --iterations 4 --phases 0 --seeds 5 --synthetic 32x16,64x32 --out DIR]
+        [--clustering challenging_toy_fewer_tasks,challenging_toy_hundreds_tasks --clustering-synthetic 32x16
+         --no-recursive]
 
 The traces: LBAF's public ``nolb-8color-16nodes-11firstphases`` (32 ranks,
 with ``--lbaf-data``) and ``vt-synthetic`` traces (``--synthetic RANKSxTASKS,...``)
@@ -60,7 +72,7 @@ from lbaf.IO.lbsStatistics import initialize
 from lbaf.IO.lbsVTDataReader import LoadReader
 from lbaf.Model.lbsPhase import Phase
 from lbaf.Execution.lbsRuntime import Runtime
-stem, phase_id, rounds, fanout, iterations, seed = sys.argv[1], *map(int, sys.argv[2:7])
+stem, phase_id, seed, params = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
 random.seed(seed); numpy.random.seed(seed)
 log = logging.getLogger("lbaf-peer"); log.setLevel(logging.ERROR)
 initialize()
@@ -68,9 +80,6 @@ reader = LoadReader(file_prefix=stem, logger=log, file_suffix="json", check_sche
 phase = Phase(log, phase_id, reader=reader); phase.populate_from_log(phase_id)
 imb = lambda ph: (lambda l: max(l) / (sum(l) / len(l)) - 1)([r.get_load() for r in ph.get_ranks()])
 before = imb(phase)
-params = {"n_iterations": iterations, "n_rounds": rounds, "fanout": fanout, "criterion": "Tempered",
-          "transfer_strategy": "Recursive", "order_strategy": "decreasing_loads",
-          "max_objects_per_transfer": 1, "deterministic_transfer": False}
 t = time.perf_counter()
 runtime = Runtime({phase_id: phase}, {"name": "LoadOnly", "parameters": {}},
                   {"name": "InformAndTransfer", "phase_id": phase_id, "parameters": params}, log)
@@ -88,8 +97,8 @@ def lbaf_available(python: str) -> bool:
         return False
 
 
-def run_lbaf(python: str, stem: str, phase: int, rounds: int, fanout: int, iterations: int, seed: int) -> dict:
-    res = subprocess.run([python, "-c", DRIVER, stem, *map(str, (phase, rounds, fanout, iterations, seed))],
+def run_lbaf(python: str, stem: str, phase: int, params: dict, seed: int) -> dict:
+    res = subprocess.run([python, "-c", DRIVER, stem, str(phase), str(seed), json.dumps(params)],
                          capture_output=True, text=True, timeout=3600)
     lines = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
     if res.returncode != 0 or not lines:
@@ -97,17 +106,38 @@ def run_lbaf(python: str, stem: str, phase: int, rounds: int, fanout: int, itera
     return json.loads(lines[0][len("RESULT "):])
 
 
-def lbaf_iat(rounds: int, fanout: int, iterations: int) -> str:
-    """``lbaf-iat`` with the configuration LBAF runs here."""
-    return ("lbaf-iat[criterion=tempered,transfer=recursive,order=decreasing_loads,max_objects_per_transfer=1,"
-            f"deterministic=false,rounds={rounds},fanout={fanout},iterations={iterations}]")
+def recursive(rounds: int, fanout: int, iterations: int) -> dict:
+    """LBAF's InformAndTransfer parameters of the recursive runs."""
+    return {"n_iterations": iterations, "n_rounds": rounds, "fanout": fanout, "criterion": "Tempered",
+            "transfer_strategy": "Recursive", "order_strategy": "decreasing_loads", "max_objects_per_transfer": 1,
+            "deterministic_transfer": False}
 
 
-def run_ours(path: str, phase: int, rounds: int, fanout: int, iterations: int, seed: int, out: str) -> dict:
+CLUSTERING = {  # LBAF's config/challenging-toy-*.yaml algorithm parameters
+    "challenging_toy_fewer_tasks": {
+        "n_iterations": 8, "n_rounds": 4, "fanout": 4, "order_strategy": "arbitrary",
+        "transfer_strategy": "Clustering", "criterion": "Tempered", "max_objects_per_transfer": 100,
+        "deterministic_transfer": True},
+    "challenging_toy_hundreds_tasks": {
+        "n_iterations": 4, "n_rounds": 3, "fanout": 4, "order_strategy": "arbitrary",
+        "transfer_strategy": "Clustering", "max_subclusters": 0, "cluster_swap_rtol": 0.05, "criterion": "Tempered",
+        "max_objects_per_transfer": 500, "deterministic_transfer": False}}
+OURS = {"n_iterations": "iterations", "n_rounds": "rounds", "fanout": "fanout", "criterion": "criterion",
+        "transfer_strategy": "transfer", "order_strategy": "order", "max_objects_per_transfer": "max_objects_per_transfer",
+        "deterministic_transfer": "deterministic", "max_subclusters": "max_subclusters",
+        "cluster_swap_rtol": "cluster_swap_rtol"}
+
+
+def lbaf_iat(params: dict) -> str:
+    """``lbaf-iat`` with the configuration LBAF runs (its parameter names and values translated)."""
+    return "lbaf-iat[" + ",".join(f"{OURS[k]}={str(v).lower()}" for k, v in params.items()) + "]"
+
+
+def run_ours(path: str, phase: int, params: dict, seed: int, out: str) -> dict:
     """{method: {before, after, wall_s}} for lbaf-iat and grapevine at one seed."""
     from harness import compare
 
-    methods = {"lbaf-iat": lbaf_iat(rounds, fanout, iterations), "grapevine": "grapevine"}
+    methods = {"lbaf-iat": lbaf_iat(params), "grapevine": "grapevine"}
     df = compare(",".join(["none", *methods.values()]), workload="vt", workload_params={"path": path}, P=None,
                  levels=[phase + 1], out=out, progress=False, cache=False, seed=seed)
     rows = {r["algorithm"]: r for _, r in df.iterrows()}
@@ -121,19 +151,31 @@ def run_ours(path: str, phase: int, rounds: int, fanout: int, iterations: int, s
     return res
 
 
-def traces(args) -> list[tuple[str, str, str]]:
-    """(label, directory for vt[path=...], stem for LBAF) of every trace."""
+def traces(args) -> list[tuple[str, str, str, dict]]:
+    """(label, directory for vt[path=...], stem for LBAF, LBAF's parameters) of every run."""
     from workloads.vt_synthetic import write_trace
 
     out = []
-    if args.lbaf_data:
+    rec = recursive(args.rounds, args.fanout, args.iterations)
+    if args.lbaf_data and not args.no_recursive:
         d = Path(args.lbaf_data) / "nolb-8color-16nodes-11firstphases"
-        out.append(("LBAF nolb-8color-16nodes-11firstphases (32 ranks)", str(d), str(d / "data")))
-    for ranks, tasks in args.synthetic:
+        out.append(("LBAF nolb-8color-16nodes-11firstphases (32 ranks)", str(d), str(d / "data"), rec))
+    for ranks, tasks in [] if args.no_recursive else args.synthetic:
         d = Path(args.out) / f"vt-synthetic-{ranks}x{tasks}"
         if not d.is_dir():
             write_trace(d, ranks=ranks, phases=max(args.phases) + 1, tasks=tasks, seed=1)
-        out.append((f"vt-synthetic ({ranks} ranks x {tasks} tasks)", str(d), str(d / "data")))
+        out.append((f"vt-synthetic ({ranks} ranks x {tasks} tasks)", str(d), str(d / "data"), rec))
+    for name in args.clustering:
+        if name not in CLUSTERING or not args.lbaf_data:
+            raise SystemExit(f"--clustering {name}: one of {', '.join(CLUSTERING)}, with --lbaf-data")
+        d = Path(args.lbaf_data) / name
+        out.append((f"LBAF {name}, clustering", str(d), str(d / "toy"), CLUSTERING[name]))
+    for ranks, tasks in args.clustering_synthetic:
+        d = Path(args.out) / f"vt-synthetic-{ranks}x{tasks}-blocks4"
+        if not d.is_dir():
+            write_trace(d, ranks=ranks, phases=max(args.phases) + 1, tasks=tasks, blocks=4, seed=1)
+        out.append((f"vt-synthetic ({ranks}x{tasks}, 4 blocks per rank), clustering", str(d), str(d / "data"),
+                    CLUSTERING["challenging_toy_fewer_tasks"]))
     return out
 
 
@@ -147,26 +189,32 @@ def main(argv=None) -> int:
     ap.add_argument("--phases", default="0", help="phase ids, e.g. 0,1")
     ap.add_argument("--seeds", type=int, default=5, help="runs per trace and phase (seeds 0 .. N-1); medians")
     ap.add_argument("--synthetic", default="32x16,64x32", help="RANKSxTASKS of the vt-synthetic traces ('' for none)")
+    ap.add_argument("--clustering", default="", help="LBAF traces with shared blocks, run with the clustering "
+                    f"transfer and LBAF's configuration of each: {', '.join(CLUSTERING)}")
+    ap.add_argument("--clustering-synthetic", default="", help="RANKSxTASKS of vt-synthetic traces with 4 shared "
+                    "blocks per rank, run with the clustering transfer")
+    ap.add_argument("--no-recursive", action="store_true", help="only the clustering runs")
     ap.add_argument("--out", default="lbaf-peer", help="where the synthetic traces and our results go")
     args = ap.parse_args(argv)
     args.phases = [int(x) for x in args.phases.split(",")]
-    args.synthetic = [tuple(int(y) for y in x.split("x")) for x in args.synthetic.split(",") if x.strip()]
+    args.clustering = [x for x in args.clustering.split(",") if x.strip()]
+    args.synthetic, args.clustering_synthetic = ([tuple(int(y) for y in x.split("x")) for x in a.split(",") if x.strip()]
+                                                 for a in (args.synthetic, args.clustering_synthetic))
     if not lbaf_available(args.lbaf_python):
         print(f"LBAF is not importable with {args.lbaf_python}: skipped (see this script's docstring)")
         return 0
     Path(args.out).mkdir(parents=True, exist_ok=True)
     log = Path(args.out) / "runs.jsonl"
-    print(f"rounds={args.rounds} fanout={args.fanout} iterations={args.iterations} seeds={args.seeds}; "
+    print(f"recursive: rounds={args.rounds} fanout={args.fanout} iterations={args.iterations}; seeds={args.seeds}; "
           "imbalance = max/mean - 1; medians over the seeds")
     print(f"{'trace':52} {'phase':>5} {'before':>8} {'LBAF':>8} {'lbaf-iat':>8} {'grapevn':>8} {'LBAF s':>8} "
           f"{'iat s':>8} {'grape s':>8}", flush=True)
-    for label, path, stem in traces(args):
+    for label, path, stem, params in traces(args):
         for ph in args.phases:
             runs = []
             for seed in range(args.seeds):
-                ours = run_ours(path, ph, args.rounds, args.fanout, args.iterations, seed,
-                                str(Path(args.out) / "results"))
-                ours["LBAF"] = run_lbaf(args.lbaf_python, stem, ph, args.rounds, args.fanout, args.iterations, seed)
+                ours = run_ours(path, ph, params, seed, str(Path(args.out) / "results"))
+                ours["LBAF"] = run_lbaf(args.lbaf_python, stem, ph, params, seed)
                 with log.open("a") as f:
                     f.write(json.dumps({"trace": label, "phase": ph, "seed": seed, **ours}) + "\n")
                 runs.append(ours)

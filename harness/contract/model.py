@@ -463,6 +463,9 @@ class Level:
         pinned: None, or one int64 per vertex of the level's graph: -1 for a migratable object, ``p >= 0``
             for an object pinned to processor p (its owner and home must stay p; docs/plugins.md,
             "Pinned objects").
+        shared_id: None, or one int64 per vertex of the level's graph: the id of the memory block the object
+            shares with others (DARMA vt's ``user_defined.shared_id``, LBAF's shared blocks), -1 for none
+            (docs/plugins.md, "Shared blocks").
 
     Example:
         >>> Level(2, Graph.from_edges(n, u, v), parent=np.repeat(np.arange(n // 2), 2))
@@ -473,13 +476,16 @@ class Level:
     parent: np.ndarray | None = None  # parent[v] = vertex of the previous level that v came from
     meta: dict = field(default_factory=dict)
     pinned: np.ndarray | None = None
+    shared_id: np.ndarray | None = None
 
     def __post_init__(self):
-        if self.pinned is not None:
-            pinned = _as_int_array("pinned", self.pinned, getattr(self.data, "n", None), nonneg=False)
-            if pinned.size and pinned.min() < -1:
-                raise ValueError(f"pinned has entries below -1 (first at index {int(np.argmax(pinned < -1))})")
-            object.__setattr__(self, "pinned", pinned if (pinned >= 0).any() else None)
+        for name in ("pinned", "shared_id"):  # None when every entry is -1
+            a = getattr(self, name)
+            if a is not None:
+                a = _as_int_array(name, a, getattr(self.data, "n", None), nonneg=False)
+                if a.size and a.min() < -1:
+                    raise ValueError(f"{name} has entries below -1 (first at index {int(np.argmax(a < -1))})")
+                object.__setattr__(self, name, a if (a >= 0).any() else None)
 
     @property
     def pinned_vertices(self) -> np.ndarray:

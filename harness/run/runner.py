@@ -287,8 +287,7 @@ def _enter(ctx: Context, step: Step, memory: dict) -> str:
     ctx.algorithm, ctx.params, ctx.memory = step.name, dict(step.params), memory.get(step.name)
     accepts, own = step.algorithm.accepts, form_of(ctx.original)
     form = own if own in accepts else accepts[0]
-    ctx.level = Level(ctx.level.index, as_form(ctx.original, form), ctx.level.parent, ctx.level.meta,
-                      ctx.level.pinned)
+    ctx.level = replace(ctx.level, data=as_form(ctx.original, form))
     return step.name
 
 

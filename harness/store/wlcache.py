@@ -3,7 +3,7 @@
 
 ``write(path, levels)`` stores every level's data (Graph: xadj, adjncy, pwgt,
 rwgt, cwgt, coords, name; Boxes: level, lo, hi, parent, ratio; LoadArray:
-load), its ``parent`` map, its ``pinned`` array and its ``meta`` (JSON values, numpy scalars and
+load), its ``parent`` map, its ``pinned`` and ``shared_id`` arrays and its ``meta`` (JSON values, numpy scalars and
 arrays), atomically (temporary file + rename, removed on any error). A graph
 array that several levels share (one object: shock's xadj, adjncy, coords) is
 written once and named by the others (the header's ``refs``); ``read`` gives
@@ -82,9 +82,10 @@ def write(path: str | os.PathLike, levels: list[Level]) -> bool:
             raise ValueError(f"level {lv.index}: cannot cache data of type {type(d).__name__}")
         if lv.parent is not None:
             arrays[p + "parent_map"] = np.asarray(lv.parent)
-        if lv.pinned is not None:
-            entry["pinned"] = True
-            arrays[p + "pinned"] = np.asarray(lv.pinned)
+        for k in ("pinned", "shared_id"):
+            if getattr(lv, k) is not None:
+                entry[k] = True
+                arrays[p + k] = np.asarray(getattr(lv, k))
         if not isinstance(lv.meta, dict):
             raise ValueError(f"level {lv.index}: meta is a {type(lv.meta).__name__}, not a dict")
         try:
@@ -216,8 +217,8 @@ def _levels(path: Path) -> list[Level]:
         meta = from_data(e["meta"], arrays)
         if not isinstance(meta, dict) or not isinstance(e["index"], int):
             raise ValueError("bad level entry")
-        pinned = arrays[p + "pinned"] if e.get("pinned") else None
-        out.append(Level(e["index"], data, parent=parent, meta=meta, pinned=pinned))
+        pinned, shared = (arrays[p + k] if e.get(k) else None for k in ("pinned", "shared_id"))
+        out.append(Level(e["index"], data, parent=parent, meta=meta, pinned=pinned, shared_id=shared))
         _check_level(out[-1])
     if not out:
         raise ValueError("no levels")

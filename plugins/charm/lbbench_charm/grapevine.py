@@ -13,19 +13,25 @@ One load-balancing step, per processor (PE), as ``DistributedLB::Strategy`` on:
   more than ``rounds`` (kMaxGossipMsgCount = 2 log2 P) times; the gossip ends
   when no message is in flight (the file's quiescence detection);
 * **setup** (``Setup``, ``CalculateCumulateDistribution``): a min-heap of the
-  migratable objects above the load floor (smallest first); the CMF over the
-  known underloaded PEs of (T - L_x) / T with the first phase's threshold T;
+  migratable objects above 0.0001 s (smallest first; ``objs_count``, which
+  must stay >= 2, counts those above 0.000001 s); the CMF over the known
+  underloaded PEs of (T - L_x) / T with the first phase's threshold T, never
+  recomputed (the sender's view L_x grows only by its own offers);
 * **phases** (``StartNextLBPhase`` ... ``AfterLBReduction``): T starts at
   max(kTargetRatio avg, (max + avg) / 2). A PE that is not underloaded, has
   load above T and knows an underloaded PE takes the smallest object and
   draws receivers from the CMF until one's known load plus the object's stays
-  below T (``kMaxTrials`` = P draws per PE for the whole step), then sends the
-  receiver an offer (``InformMigration``). The receiver accepts when its own
+  below T (``kMaxTrials`` = P draws per PE for the whole step; once spent,
+  each object still gets the do-while's one draw), then sends the receiver an
+  offer (``InformMigration``); a failed search puts the object back and ends
+  the PE's phase. The receiver accepts when its own
   load plus the object's stays within T, else refuses (``RecvAck``); after a
   refusal the sender takes the load back and tries that object once more (a
   new draw) while it has had at most 1% of its known PEs' count refusals,
   else it keeps it. A phase ends when no offer or answer is in flight; a
-  reduction gives the new max, and while max / avg > kTargetRatio, T >
+  reduction gives the new max of the loads each PE had when it finished its
+  phase (``DoneWithLBPhase``: a sender after its last answer, every other PE
+  at the phase's start, before offers reach it), and while max / avg > kTargetRatio, T >
   kTargetRatio avg and fewer than ``max_phases`` (kMaxPhases) phases ran, T
   becomes max(kTargetRatio avg, (T + avg) / 2) if max / avg moved by less than
   0.01, else max(kTargetRatio avg, (max + avg) / 2).
@@ -44,7 +50,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-LOAD_FLOOR = 1e-4  # Setup(): objects with load above 0.0001 go into the heap
+LOAD_FLOOR = 1e-4  # Setup(): objects with load above 0.0001 s go into the heap ...
+COUNT_FLOOR = 1e-6  # ... and objs_count counts those above 0.000001 s
 NACK_SHARE = 0.01  # RecvAck(): retry while refusals <= 1% of the known underloaded PEs
 OFFER, ACCEPT, REFUSE = 0, 1, 2
 
@@ -78,6 +85,7 @@ class _PE:
     heap: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # object ids, smallest load first
     top: int = 0
     objs_count: int = 0
+    reported: float = 0.0  # my_load when it called DoneWithLBPhase (the phase's max reduction)
     trials: int = 0
     negacks: int = 0
     cdf: np.ndarray = field(default_factory=lambda: np.empty(0))
@@ -193,9 +201,12 @@ def map_objs_to_pe(out: _Out, p: int, pe: _PE, load: np.ndarray, T: float, heap:
 def phase(eng, pes: dict, load: np.ndarray, T: float) -> int:
     """One LB phase: offers, answers and retries until none is in flight; returns its supersteps."""
     out = _Out("phase")  # offers and answers: one stream, so a PE handles them in (sender, post) order
+    senders = []
     for p, pe in pes.items():
+        pe.reported = pe.load  # StartNextLBPhase -> DoneWithLBPhase at once: before any offer reaches it
         if pe.pe_no.size and pe.load > T and not pe.underloaded:
             pe.top = map_objs_to_pe(out, p, pe, load, T, pe.heap, pe.top)
+            senders.append(pe)
     steps = 0
     for got in _supersteps(eng, out):
         steps += 1
@@ -216,11 +227,13 @@ def phase(eng, pes: dict, load: np.ndarray, T: float) -> int:
                     pe.load += float(load[v])
                     if retry:
                         map_objs_to_pe(out, p, pe, load, T, np.array([v]), 0)
+    for pe in senders:  # DoneWithLBPhase after its last answer
+        pe.reported = pe.load
     return steps
 
 
 def step(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, res: "Outcome", *, rounds: int,
-         fanout: int, target_ratio: float, max_phases: int, rng_of) -> dict:
+         fanout: int, target_ratio: float, max_phases: int, rng_of, second: float = 1.0) -> dict:
     """One DistributedLB::Strategy call; returns each local PE's accepted moves, rows (object, new PE)."""
     P = eng.P
     order = np.argsort(owner, kind="stable")
@@ -239,9 +252,10 @@ def step(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, res: "Ou
     res.informed = informed if res.informed < 0 else min(res.informed, informed)
     T = max(floor, (ratio + 1) * avg / 2)  # DoneGossip: (max + avg) / 2
     for p, pe in pes.items():  # Setup
-        objs = mine[p][movable[mine[p]] & (load[mine[p]] > LOAD_FLOOR)]
+        mov = mine[p][movable[mine[p]]]
+        objs = mov[load[mov] > LOAD_FLOOR * second]
         pe.heap = objs[np.lexsort((objs, load[objs]))]
-        pe.objs_count, pe.trials = int(pe.heap.size), P
+        pe.objs_count, pe.trials = int((load[mov] > COUNT_FLOOR * second).sum()), P
         pe.rng = rng_of(f"transfer/{p}")
         cum = np.cumsum((T - pe.loads) / T)
         pe.cdf = cum / cum[-1] if cum.size else cum
@@ -251,7 +265,7 @@ def step(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, res: "Ou
         phase(eng, pes, load, T)
         phases += 1
         old = ratio
-        ratio = float(eng.reduce({p: pe.load for p, pe in pes.items()}, "max")) / avg
+        ratio = float(eng.reduce({p: pe.reported for p, pe in pes.items()}, "max")) / avg
         if not (ratio > target_ratio and T > floor and phases < max_phases):
             break
         T = max(floor, (T + avg) / 2) if abs(ratio - old) < 0.01 else max(floor, (ratio + 1) * avg / 2)
@@ -263,15 +277,16 @@ def step(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, res: "Ou
 
 
 def balance(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, *, rounds: int, fanout: int,
-            target_ratio: float, max_phases: int, iterations: int, rng_of) -> Outcome:
+            target_ratio: float, max_phases: int, iterations: int, rng_of, second: float = 1.0) -> Outcome:
     """``iterations`` DistributedLB steps, each on the placement the previous one left (an application that
-    balances that often on the same loads); ``rng_of(stream)`` gives a generator every rank draws identically."""
+    balances that often on the same loads); ``rng_of(stream)`` gives a generator every rank draws identically;
+    ``second``: the load units in one second (the load floors are seconds)."""
     res = Outcome(owner.copy())
     if eng.P == 1:
         return res
     for it in range(iterations):
         moves = step(eng, load, res.owner, movable, res, rounds=rounds, fanout=fanout, target_ratio=target_ratio,
-                     max_phases=max_phases, rng_of=lambda s: rng_of(f"{it}/{s}"))
+                     max_phases=max_phases, rng_of=lambda s: rng_of(f"{it}/{s}"), second=second)
         # every rank learns the new owners (PackAndSendMigrateMsgs: the accepted moves)
         for part in eng.allgather(moves):
             res.owner[part[:, 0]] = part[:, 1]

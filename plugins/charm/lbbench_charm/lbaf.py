@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 CRITERIA = ("tempered", "strict")
-TRANSFERS = ("recursive",)
+TRANSFERS = ("recursive", "clustering")
 ORDERS = ("arbitrary", "element_id", "decreasing_loads", "increasing_loads", "fewest_migrations", "small_objects")
 
 
@@ -79,12 +79,19 @@ def ordered(order: str, objs: np.ndarray, load: np.ndarray, avg: float) -> np.nd
     return np.concatenate([head[np.argsort(-load[head], kind="stable")], tail])
 
 
-def criterion(name: str, loads: np.ndarray, src: int, dst: np.ndarray, w: float, local_partner: bool) -> np.ndarray:
-    """The criterion's value for moving objects of total load ``w`` from ``src`` to each of ``dst``."""
+def criterion(name: str, loads: np.ndarray, src: int, dst: np.ndarray, w: float, local_partner: bool,
+              w_back: float = 0.0) -> np.ndarray:
+    """The criterion's value for moving objects of total load ``w`` from ``src`` to each of ``dst`` (and, a
+    swap, ``w_back`` from the target to ``src``; strict ignores what comes back, as LBAF's does)."""
     if name == "strict":
         return np.full(dst.size, -1.0 if local_partner else 1.0)
     ls, ld = loads[src], loads[dst]
-    return np.maximum(ls, ld) - np.maximum(ls - w, ld + w)
+    return np.maximum(ls, ld) - np.maximum(ls - w + w_back, ld + w - w_back)
+
+
+def partners_on(graph, owner: np.ndarray, objs, src: int) -> bool:
+    """Whether a communication partner of ``objs`` is on ``src`` (the strict criterion's -1)."""
+    return any(np.any(owner[graph.adjncy[graph.xadj[v]:graph.xadj[v + 1]]] == src) for v in objs)
 
 
 def select(c: np.ndarray, deterministic: bool, rng: np.random.Generator) -> int:
@@ -96,21 +103,24 @@ def select(c: np.ndarray, deterministic: bool, rng: np.random.Generator) -> int:
     return min(int(np.searchsorted(cmf / cmf[-1], rng.random(), side="left")), c.size - 1)
 
 
+def sources(known: list, owner: np.ndarray, movable: np.ndarray, deterministic: bool, rng) -> list:
+    """_get_ranks_to_traverse: the ranks with migratable objects and known peers, in rank order or shuffled."""
+    has = np.bincount(owner[movable], minlength=len(known)) > 0
+    srcs = [p for p in range(len(known)) if known[p].size > 1 and has[p]]
+    return srcs if deterministic else [srcs[i] for i in rng.permutation(len(srcs))]
+
+
 def transfer(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, known: list, graph, *, crit: str, order: str,
              deterministic: bool, max_objects: int, rng: np.random.Generator) -> tuple[int, int]:
     """RecursiveTransferStrategy.execute on live loads; updates ``owner``; returns (transfers, rejects)."""
     P = len(known)
     loads = np.bincount(owner, weights=load, minlength=P).astype(float)
     avg = float(loads.mean())
-    has = np.bincount(owner[movable], minlength=P) > 0
-    srcs = [p for p in range(P) if known[p].size > 1 and has[p]]
-    if not deterministic:
-        srcs = [srcs[i] for i in rng.permutation(len(srcs))]
+    srcs = sources(known, owner, movable, deterministic, rng)
     n_transfers = n_rejects = 0
 
     def partners_home(objs) -> bool:  # strict: a communication partner of the objects on the source rank
-        return crit == "strict" and any(np.any(owner[graph.adjncy[graph.xadj[v]:graph.xadj[v + 1]]] == src)
-                                         for v in objs)
+        return crit == "strict" and partners_on(graph, owner, objs, src)
 
     for src in srcs:
         targets = known[src][known[src] != src]
@@ -150,13 +160,22 @@ def transfer(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, known: li
 
 
 def balance(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, graph, *, criterion: str, order: str,
-            iterations: int, rounds: int, fanout: int, max_objects: int, deterministic: bool, rng_of) -> dict:
-    """InformAndTransferAlgorithm.execute: ``iterations`` of inform then transfer; the new owners and counts."""
+            iterations: int, rounds: int, fanout: int, max_objects: int, deterministic: bool, rng_of,
+            stage=None) -> dict:
+    """InformAndTransferAlgorithm.execute: ``iterations`` of inform then transfer (``stage(known, owner, rng)``
+    when given, else the recursive strategy), ending early at imbalance max/avg - 1 <= 0 (LBAF's default
+    ``target_imbalance``); the new owners and counts."""
     owner = owner.copy()
     n_t = n_r = 0
     for it in range(iterations):
         known = inform(eng, rounds, fanout, lambda s: rng_of(f"{it}/inform/{s}"))
-        t, r = transfer(load, owner, movable, known, graph, crit=criterion, order=order, deterministic=deterministic,
-                        max_objects=max_objects, rng=rng_of(f"{it}/transfer"))
+        if stage is None:
+            t, r = transfer(load, owner, movable, known, graph, crit=criterion, order=order,
+                            deterministic=deterministic, max_objects=max_objects, rng=rng_of(f"{it}/transfer"))
+        else:
+            t, r = stage(known, owner, rng_of(f"{it}/transfer"))
         n_t, n_r = n_t + t, n_r + r
+        loads = np.bincount(owner, weights=load, minlength=eng.P)
+        if loads.sum() > 0 and loads.max() / loads.mean() - 1.0 <= 0.0:
+            break
     return {"owner": owner, "transfers": n_t, "rejects": n_r}

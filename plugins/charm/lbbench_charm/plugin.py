@@ -12,7 +12,7 @@ import numpy as np
 
 from harness import Algorithm, State, hookimpl, implements, registers
 
-from . import central, grapevine, lbaf, strategies
+from . import central, clustering, grapevine, lbaf, strategies
 
 CENTRAL = {
     "greedy": ({}, "Charm++ GreedyLB: heaviest object onto the least-loaded processor (a heap), placement ignored"),
@@ -24,10 +24,16 @@ CENTRAL = {
 GRAPEVINE = {"rounds": 0, "fanout": 2, "target_ratio": 1.05, "max_phases": 10, "iterations": 1}
 # upper bounds of the integer parameters: what a run can finish (each gossip send and phase costs supersteps)
 LIMITS = {"rounds": 1024, "fanout": 1024, "max_phases": 1000, "iterations": 100}
-# LBAF's config/conf.yaml
+# LBAF's config/conf.yaml; the clustering strategy's parameters at LBAF's defaults (max_subclusters: LBAF's inf,
+# which only caps min(n, max_subclusters) with n <= max_objects_per_transfer <= 10^6)
 LBAF_IAT = {"criterion": "tempered", "transfer": "recursive", "order": "element_id", "iterations": 8, "rounds": 2,
-            "fanout": 2, "max_objects_per_transfer": 8, "deterministic": True}
-LBAF_LIMITS = {"iterations": 100, "rounds": 64, "fanout": 1024, "max_objects_per_transfer": 10**6}
+            "fanout": 2, "max_objects_per_transfer": 8, "deterministic": True, "cluster_swap_rtol": 0.05,
+            "max_subclusters": 10**6, "separate_subclustering": False, "subclustering_threshold": 0.0,
+            "subclustering_minimum_improvement": 0.0}
+LBAF_LIMITS = {"iterations": 100, "rounds": 64, "fanout": 1024, "max_objects_per_transfer": 10**6,
+               "max_subclusters": 10**6}
+LBAF_REALS = {"cluster_swap_rtol": (False, 1e6), "subclustering_threshold": (True, 1e6),
+              "subclustering_minimum_improvement": (True, 1e6)}  # (0 allowed, upper bound): LBAF's > 0 / >= 0
 
 
 def _validate(name):
@@ -53,16 +59,18 @@ def _validate_lbaf(p):
     for key, names in (("criterion", lbaf.CRITERIA), ("order", lbaf.ORDERS)):
         if p[key] not in names:
             raise ValueError(f"lbaf-iat: {key} must be one of {', '.join(names)}, got {p[key]!r}")
-    if p["transfer"] == "clustering":
-        raise ValueError("lbaf-iat: transfer=clustering clusters objects by LBAF's shared-block ids, which lbbench "
-                         "workloads do not carry; use transfer=recursive")
     if p["transfer"] not in lbaf.TRANSFERS:
         raise ValueError(f"lbaf-iat: transfer must be recursive or clustering, got {p['transfer']!r}")
     for key, hi in LBAF_LIMITS.items():
-        if int(p[key]) != float(p[key]) or not 1 <= int(p[key]) <= hi:
-            raise ValueError(f"lbaf-iat: {key} must be an integer in [1, {hi}], got {p[key]}")
-    if str(p["deterministic"]).lower() not in ("true", "false", "1", "0"):
-        raise ValueError(f"lbaf-iat: deterministic must be true or false, got {p['deterministic']!r}")
+        lo = 0 if key == "max_subclusters" else 1
+        if int(p[key]) != float(p[key]) or not lo <= int(p[key]) <= hi:
+            raise ValueError(f"lbaf-iat: {key} must be an integer in [{lo}, {hi}], got {p[key]}")
+    for key, (zero, hi) in LBAF_REALS.items():
+        if not (0.0 <= float(p[key]) <= hi and (zero or float(p[key]) > 0.0)):
+            raise ValueError(f"lbaf-iat: {key} must be a number in {'[' if zero else '('}0, {hi:g}], got {p[key]}")
+    for key in ("deterministic", "separate_subclustering"):
+        if str(p[key]).lower() not in ("true", "false", "1", "0"):
+            raise ValueError(f"lbaf-iat: {key} must be true or false, got {p[key]!r}")
 
 
 @hookimpl
@@ -79,7 +87,8 @@ def register_algorithms(register):
                        validate=_validate("lbaf-iat"),
                        description="LBAF's InformAndTransfer, a centralised simulation of a distributed algorithm: "
                                    "gossip of rank ids (engine messages), then transfers on live loads under the "
-                                   "tempered or strict criterion"))
+                                   "tempered or strict criterion, object by object (recursive) or of clusters "
+                                   "of objects sharing a memory block (clustering)"))
 
 
 def objects(ctx, state):
@@ -124,7 +133,8 @@ def gossip(ctx, state):
     with ctx.timer("selection"):
         out = grapevine.balance(ctx.engine, load, owner, movable, rounds=rounds, fanout=int(p["fanout"]),
                                 target_ratio=float(p["target_ratio"]), max_phases=int(p["max_phases"]),
-                                iterations=int(p["iterations"]), rng_of=ctx.rng)
+                                iterations=int(p["iterations"]), rng_of=ctx.rng,
+                                second=1.0 / ctx.level.meta.get("time_unit_s", 1.0))
     ctx.record.update(_costs(ctx, since))
     ctx.record.update({
         "charm_rounds": rounds, "charm_gossip_supersteps": out.gossip_supersteps,
@@ -133,15 +143,27 @@ def gossip(ctx, state):
     return State.settled(out.owner, ctx.P)
 
 
+def _true(v) -> bool:
+    return str(v).lower() in ("true", "1")
+
+
 def inform_and_transfer(ctx, state):
     load, owner, movable = objects(ctx, state)
     p = ctx.params
     since = ctx.engine.superstep
+    det, max_objects = _true(p["deterministic"]), int(p["max_objects_per_transfer"])
+    stage = None
+    if p["transfer"] == "clustering":
+        shared = ctx.level.shared_id
+        stage = clustering.stage(
+            load, movable, np.full(load.size, -1) if shared is None else shared, ctx.graph,
+            separate=_true(p["separate_subclustering"]), crit=p["criterion"], deterministic=det,
+            max_objects=max_objects, rtol=float(p["cluster_swap_rtol"]), max_subclusters=int(p["max_subclusters"]),
+            threshold=float(p["subclustering_threshold"]), min_improvement=float(p["subclustering_minimum_improvement"]))
     with ctx.timer("selection"):
         out = lbaf.balance(ctx.engine, load, owner, movable, ctx.graph, criterion=p["criterion"], order=p["order"],
                            iterations=int(p["iterations"]), rounds=int(p["rounds"]), fanout=int(p["fanout"]),
-                           max_objects=int(p["max_objects_per_transfer"]),
-                           deterministic=str(p["deterministic"]).lower() in ("true", "1"), rng_of=ctx.rng)
+                           max_objects=max_objects, deterministic=det, rng_of=ctx.rng, stage=stage)
     ctx.record.update(_costs(ctx, since))
     ctx.record.update({"charm_transfers": out["transfers"], "charm_refusals": out["rejects"]})
     return State.settled(out["owner"], ctx.P)

@@ -53,11 +53,14 @@ def test_bad_parameters_are_one_line_errors():
     for key in ("iterations", "rounds", "max_phases", "fanout"):
         with pytest.raises(ValueError, match=key):
             algs["grapevine"].validate({**plugin.GRAPEVINE, key: 10**9})
-    for key in ("iterations", "rounds", "fanout", "max_objects_per_transfer"):
+    for key in ("iterations", "rounds", "fanout", "max_objects_per_transfer", "max_subclusters"):
         with pytest.raises(ValueError, match=key):
             algs["lbaf-iat"].validate({**plugin.LBAF_IAT, key: 10**9})
-    with pytest.raises(ValueError, match="shared-block"):
-        algs["lbaf-iat"].validate({**plugin.LBAF_IAT, "transfer": "clustering"})
+    algs["lbaf-iat"].validate({**plugin.LBAF_IAT, "transfer": "clustering", "max_subclusters": 0})
+    for key, bad in (("transfer", "greedy"), ("cluster_swap_rtol", 0.0), ("subclustering_threshold", -1.0),
+                     ("subclustering_minimum_improvement", float("nan")), ("separate_subclustering", "maybe")):
+        with pytest.raises(ValueError, match=key):
+            algs["lbaf-iat"].validate({**plugin.LBAF_IAT, key: bad})
     with pytest.raises(ValueError, match="threshold"):
         algs["refine"].validate({"threshold": 0.5})
 
