@@ -643,17 +643,15 @@ class LevelRun:
                 rows, (keys, lens, procs) = self._rows(v, op, st)
                 gw = float(rows[:, 1].sum())
                 nbd = dict(zip(keys.tolist(), np.split(procs, np.cumsum(lens)[:-1]))) if keys.size else {}
-                the_plan = plan_rows(rows, nbd, gw, self.P, fill_all=op[3])
+                the_plan = plan_rows(rows, nbd, gw, self.P, fill_all=bool(op[3]))
                 # when the last jobs for each receiver arrive: one superstep after its last sender is reached
                 arrive: dict = {}
                 for i, sends in the_plan.items():
                     for j, _, _ in sends:
                         arrive[j] = max(arrive.get(j, 0), self.trees.depth(op[1], i))
                 entries = [(i, *e) for i, sends in the_plan.items() for e in sends]
-                cols = [np.array(c, t) for c, t in zip(zip(*entries), (np.int64, np.int64, float, float))] \
-                    if entries else [np.empty(0, np.int64)] * 2 + [np.empty(0)] * 2
-                self._get_dist(v, op, gw, tuple(cols), (np.array(list(arrive), np.int64),
-                                                        np.array(list(arrive.values()), np.int64)))
+                self._get_dist(v, op, gw, tuple(zip(*entries)) or ((),) * 4,
+                               (tuple(arrive), tuple(arrive.values())) if arrive else ((), ()))
         elif nak:
             self.out.add(v.p, st["parent"], msg.NAK, (*op, 1))
         else:
@@ -715,32 +713,27 @@ class LevelRun:
         columns), the hold until its planned jobs arrive (receiver, depth columns); the rest down the tree."""
         p, root, i = v.p, op[1], v.i
         self._set_thr(i, th.update_load(gw, self.P, self.const, self.prm.maxth, self.floor_minth))
-        S, J, A, B = the_plan
-        mine = S == p
-        for j, amount, base in zip(J[mine].tolist(), A[mine].tolist(), B[mine].tolist()):
+        plan = list(zip(*the_plan))  # (sender, receiver, amount, base), in plan order
+        for _, j, amount, base in (e for e in plan if e[0] == p):
             self._send_jobs(v, j, amount, base)
         # jobs planned for p arrive one superstep after their sender gets the distribution message
-        K, D = arrive
-        at = np.flatnonzero(K == p)
-        if at.size:
-            self.hold[i] = max(self.hold[i], self.step + int(D[at[0]]) - self.trees.depth(root, p) + 1)
+        arr = list(zip(*arrive))  # (receiver, depth of its last sender)
+        for _, d in (e for e in arr if e[0] == p):
+            self.hold[i] = max(self.hold[i], self.step + d - self.trees.depth(root, p) + 1)
         if v.promised == op:
             self._promise(v, None)
             self.prom_until[i] = self.hold[i]
         kids = self._leave(v, op)
         if kids:
             # each successor gets the part of the plan for its own subtree (senders and receivers in it)
-            S, J, A, B = (c[~mine] for c in the_plan)
-            K, D = (c[K != p] for c in arrive)
-            if not S.size and not K.size:  # nothing planned below p: GWLen alone
-                fields = msg.dist_fields(op, gw, (_NONE, _NONE, _NONE, _NONE), (_NONE, _NONE))
-                for k in kids:
-                    self.out.add(p, k, msg.DIST, fields)
-                return
-            bs, bk = self.trees.branch(root, p, S), self.trees.branch(root, p, K)
+            plan, arr = [e for e in plan if e[0] != p], [e for e in arr if e[0] != p]
+            part = {k: ([], []) for k in kids}
+            for d, rows in ((0, plan), (1, arr)):
+                if rows:
+                    for k, e in zip(self.trees.branch(root, p, [e[0] for e in rows]).tolist(), rows):
+                        part[k][d].append(e)
             for k in kids:
-                s, a = bs == k, bk == k
-                self.out.add(p, k, msg.DIST, msg.dist_fields(op, gw, (S[s], J[s], A[s], B[s]), (K[a], D[a])))
+                self.out.add(p, k, msg.DIST, msg.dist_fields(op, gw, *part[k]))
 
     def _avail(self, v: VProc) -> np.ndarray:
         """Which vertices p may hand over: queued at p and not pinned (as a mask over all vertices)."""
@@ -859,10 +852,10 @@ class _Received:
         off = b.offsets
         self.start, self.end = off[:-1].tolist(), off[1:].tolist()
         self.code, self.src = b.values[off[:-1]].tolist(), b.src.tolist()
-        # the first five fields of every message: the op (of the messages that carry one) and NAK's flag
-        head = b.values[np.minimum(off[:-1, None] + np.arange(1, 6), b.values.size - 1)].tolist()
-        self.ops = [(s, r, q, o != 0) for s, r, q, o, _ in head]
-        self.flag = [h[4] for h in head]
+        # the op (the first four fields of the messages that carry one; overloaded as 0/1) and NAK's flag
+        at = np.minimum(off[:-1, None] + np.arange(1, 6), b.values.size - 1)
+        self.ops = list(map(tuple, b.values[at[:, :4]].tolist()))
+        self.flag = b.values[at[:, 4]].tolist()
         dst = b.dst
         cuts = np.flatnonzero(dst[1:] != dst[:-1]) + 1
         for a, z in zip([0, *cuts.tolist()], [*cuts.tolist(), n]):

@@ -81,19 +81,21 @@ def read_up(words: np.ndarray) -> tuple:
     return rows, (words[at + 1:at + 1 + k], words[at + 1 + k:at + 1 + 2 * k], words[at + 1 + 2 * k:])
 
 
-def dist_fields(op: tuple, gw: float, plan: tuple, arrive: tuple) -> list:
-    """``DIST``: GWLen and the plan entries (sender, receiver, amount, base) and arrival depths of a subtree."""
-    s, j, a, b = plan
-    k, d = arrive
-    return [*op, *bits(gw), len(s), *s.tolist(), *j.tolist(), *bits(a), *bits(b), len(k), *k.tolist(), *d.tolist()]
+def dist_fields(op: tuple, gw: float, plan: list, arrive: list) -> list:
+    """``DIST``: GWLen, the plan entries (sender, receiver, amount, base) and the arrival depths (receiver,
+    depth) of a subtree."""
+    s, j, a, b = zip(*plan) if plan else ((),) * 4
+    k, d = zip(*arrive) if arrive else ((), ())
+    return [*op, *bits(gw), len(s), *s, *j, *bits(a), *bits(b), len(k), *k, *d]
 
 
 def read_dist(words: np.ndarray) -> tuple:
-    """(GWLen, plan arrays, arrive arrays) of a ``DIST`` message's fields after the op."""
+    """(GWLen, plan columns, arrive columns) of a ``DIST`` message's fields after the op, as lists."""
     gw = float(floats(words[:1])[0])
     e = int(words[1])
-    s, j = words[2:2 + e], words[2 + e:2 + 2 * e]
-    a, b = floats(words[2 + 2 * e:2 + 3 * e]), floats(words[2 + 3 * e:2 + 4 * e])
+    ints = words.tolist()
+    s, j = ints[2:2 + e], ints[2 + e:2 + 2 * e]
+    a, b = floats(words[2 + 2 * e:2 + 3 * e]).tolist(), floats(words[2 + 3 * e:2 + 4 * e]).tolist()
     at = 2 + 4 * e
-    n = int(words[at])
-    return gw, (s, j, a, b), (words[at + 1:at + 1 + n], words[at + 1 + n:at + 1 + 2 * n])
+    n = ints[at]
+    return gw, (s, j, a, b), (ints[at + 1:at + 1 + n], ints[at + 1 + n:at + 1 + 2 * n])

@@ -133,6 +133,7 @@ class Trees:
         self.d = dimension(P)
         self.pow2 = P == 1 << self.d
         self._roots: dict = {}
+        self._kids: dict = {}  # (root, node) -> successors, as asked (P a power of two)
         self._t0 = self._build(0)
 
     def _build(self, x: int) -> tuple:
@@ -172,7 +173,10 @@ class Trees:
 
     def children(self, x: int, n: int) -> tuple:
         if self.pow2:
-            return tuple(sorted(c ^ x for c in self._t0[2][n ^ x]))
+            kids = self._kids.get((x, n))
+            if kids is None:
+                kids = self._kids[(x, n)] = tuple(sorted(c ^ x for c in self._t0[2][n ^ x]))
+            return kids
         return self._tree(x)[2][n]
 
     def parent(self, x: int, n: int) -> int:
