@@ -15,7 +15,7 @@ from ..contract.model import Boxes, Graph, Machine, State
 from ..contract.spec import Method, parse_methods
 from ..engine.timing import repeat_timing, repeats_of, snapshot, timed_columns
 from ..engine.vprocs import Engine, world
-from ..store.results import (CORE, Store, core_code, git_commit, source_hash,
+from ..store.results import (CORE, Store, core_code, git_commit, plugin_code,
                              versions)
 from ..store.validate import check_level
 from . import workloads
@@ -61,7 +61,7 @@ def select(levels: list, wanted: list | None) -> list:
 
 def run_base(pl, wl, wparams: dict, P: int, mach: Machine, initial: str, seed: int) -> tuple[dict, dict]:
     """The identity columns of one method's run and the versions (with source hashes) of its plugins."""
-    pversions = {s.algorithm.plugin: [s.algorithm.version, source_hash(s.algorithm.plugin)] for s in pl.steps}
+    pversions = {s.algorithm.plugin: [s.algorithm.version, plugin_code(s.algorithm.plugin)] for s in pl.steps}
     pversions[CORE] = core_code()  # every cell's figures are the harness's too (the core's methods' own code)
     base = dict(workload=wl.name, workload_version=wl.version, workload_params=json.dumps(wparams, sort_keys=True),
                 algorithm=str(pl.method), params=pl.params_json(), P=P, machine=mach.name, initial=initial,
