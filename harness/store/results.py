@@ -210,6 +210,24 @@ class Store:
         except OSError:
             pass
 
+    def put_row(self, key: str, row: dict) -> None:
+        """Replace a stored cell's row (a retimed cell: its timing columns), its state file as it is; nothing
+        when the cell is not stored (its state first) or this store only reads."""
+        if not self.writer or not os.path.lexists(self.cells / f"{key}.npz"):
+            return
+        body = json.dumps(check_row({k: _plain(v) for k, v in row.items()}), allow_nan=True)
+        tmp = self.cells / f".{key}.{os.getpid()}.json"
+        try:
+            tmp.write_text(body)
+            os.replace(tmp, self.cells / f"{key}.json")
+        except OSError as exc:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            self.writer = False
+            warn(f"results directory {self.path}: cannot store cell {key} ({_one_line(exc)}); storing nothing more")
+
     # -- healing -------------------------------------------------------------------------------------
 
     def _aside(self, key: str, why: str) -> None:
