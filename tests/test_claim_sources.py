@@ -6,8 +6,10 @@
 * Mutation: each claim's predicate runs on a synthetic frame of its cells (every method at every P and
   level, the columns the predicate reads); then one method's figure (one column, or all of its columns)
   is moved by a factor, and the verdict must change between ``holds`` and ``does not hold``. A predicate
-  that never says ``does not hold`` (or never ``holds``) cannot pass. The worked examples (no cells)
-  are mutated on the paper's printed steps instead.
+  that never says ``does not hold`` (or never ``holds``) cannot pass. A claim no one-method move flips (a
+  family against all others, ratios between machines: ``WITNESS``) holds on a frame built for it and does
+  not hold once a method or the family the sentence names is moved across its bound. The worked examples
+  (no cells) are mutated on the paper's printed steps instead.
 """
 import json
 import math
@@ -162,17 +164,23 @@ def can_flip(claim, tries=12, seed=0, budget=300):
         cl.runs = RUNS
 
 
-def _can_flip(claim, tries, seed, budget):
-    cells = _cells(claim)
-    rng = np.random.default_rng(seed)
+def _columns(claim, cells, rng) -> set:
+    """The columns the predicate reads, learnt on random frames (a missing one at a time)."""
     SEEN.clear()
     columns: set = set()
-    for _ in range(40):  # learn the columns the predicate reads (a missing one at a time)
+    for _ in range(40):
         v = verdict(claim, frame(cells, _draw(rng, cells, columns or {"x"}), kind=Recording))
         new = {c for c in SEEN if c not in STRUCTURE} - columns
         if not new and v != "missing":
             break
         columns |= new
+    return columns
+
+
+def _can_flip(claim, tries, seed, budget):
+    cells = _cells(claim)
+    rng = np.random.default_rng(seed)
+    columns = _columns(claim, cells, rng)
     calls = [0]
 
     def flip(values, a, whole_only):
@@ -255,21 +263,107 @@ def test_the_mutation_search_finds_a_predicate_that_cannot_fail():
     assert {a, b} == {cl.HOLDS, cl.FAILS} and m in ("a", "b") and col in (None, "maxsr")
 
 
-# the search finds no one-method move that changes these within its budget: their predicates need several
-# figures moved together (A11: ITB best and WD among the best three; A9: ITB best with SFC and CGD both
-# comparable to it; Phase 4: steps, sends and receives at
-# every P; the tree Table 3-4 claims: a family of 3-4 methods against all others at every P; MinEX Table 2:
-# ratios between machines that one method on one machine does not turn). Open in issue 39's note; skipped,
-# not xfailed: the search spends its whole budget on them (minutes at this machine's load).
-NOT_YET = {"amr-a11", "amr-a9", "mlb-phase4-once-per-edge", "tree-mlkp-cbtlb-best", "tree-aemc-smallest-speedup",
-           "tree-aemc-best-max-speedup", "tree-app-lb-shorter", "tree-app-cbtlb-shorter", "minex-slowdown-grows",
-           "minex-small-slowdown-gain", "minex-relative-speedup", "minex-clusters-gain"}
+# Claims whose verdict no one-method move of a random frame changes: their predicates need several figures
+# placed together (a family of methods against all others at every P, a ratio between machines, steps at a
+# bound of P). Each has a witness instead: a frame of equal figures (``base``: 1.0 for a column not named; a
+# value may be a function of (method, P, machine)), moved by ``setup`` so that the claim holds, then a move
+# ``flip`` of one method (or of the family the sentence names) across the claim's bound, after which it does
+# not hold. A move is (which cells: a method, a name prefix + "*", or a function of (method, P, machine);
+# a column, or None for all; a factor, or a function of (method, P, machine)).
+def _log2(m, P, mach):
+    return math.log2(P)
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.skip(reason="issue 39: not yet shown to be able "
-                                                                             "to fail (no one-method flip found)"))
-                                  if n in NOT_YET else n
-                                  for n in sorted(c.name for c in plugins.claims().values() if cl.cell_specs(c))])
+def _slowdown(m, P, mach):
+    return float(mach.split(":")[2])
+
+
+def _on(method=None, C=None, I=None):
+    """Cells of ``method`` (None: any) on the machines ``grid:C:I`` (None: any C, any I)."""
+    def hit(m, P, mach):
+        _, c, i = mach.split(":")
+        return (method is None or m == method) and (C is None or c == str(C)) and (I is None or i == str(I))
+    return hit
+
+
+MX_NONE, MX_MAX = "minex[throttle=64,latency=none]", "minex[throttle=64,latency=max]"
+FAST_APP = {"treelb_app_iter_s": 0.001}  # the solver's modelled time small beside T_exec: Eq. 7 follows T_exec
+WITNESS = {
+    # ITB alone best of boxes + imbalance, SFC and CGD within 1.25x its boxes and 1 point; then SFC's boxes 2x
+    "amr-a9": ({"amr_imbalance_pct": 0.5}, [("amr-itb", "amr_pieces", 0.9), ("amr-itb", "amr_imbalance_pct", 0.9)],
+               [("amr-sfc", "amr_pieces", 2.0)]),
+    # ITB best, SFC and WD next; then CGD ahead of SFC and WD
+    "amr-a11": ({}, [("amr-itb", None, 0.5), ("amr-sfc", None, 0.8), ("amr-wd", None, 0.8)],
+                [("amr-cgd", None, 0.7)]),
+    # Phase 4 in log2 P steps, one message each way per step; then two received in a step
+    "mlb-phase4-once-per-edge": ({"mlb_phase4_supersteps": _log2}, [], [("mlb", "mlb_max_recv_per_vproc_step", 2.0)]),
+    # MLkP/CBTLB's T_exec halved: the best speedup at every P; then twice the others'
+    "tree-mlkp-cbtlb-best": (FAST_APP, [("mlkp/cbtlb", "texec_s", 0.5)], [("mlkp/cbtlb", "texec_s", 4.0)]),
+    # the AE/MC family 10x slower (speedups far below 0.9x the others'); then AE/MC/CBTLB as fast as the others
+    "tree-aemc-smallest-speedup": (FAST_APP, [("ae-mc*", "texec_s", 10.0)], [("ae-mc/cbtlb", "texec_s", 0.1)]),
+    # every load-balanced method faster than its mapper; then AE/ORB/BTLB twice as slow
+    "tree-app-lb-shorter": (FAST_APP, [(lambda m, P, mach: "/" in m, "texec_s", 0.5)],
+                            [("ae-orb/btlb", "texec_s", 4.0)]),
+    # every M/CBTLB faster than M/MCSTLB and M/BTLB; then MLkP/CBTLB twice as slow
+    "tree-app-cbtlb-shorter": (FAST_APP, [(lambda m, P, mach: m.endswith("/cbtlb"), "texec_s", 0.5)],
+                               [("mlkp/cbtlb", "texec_s", 4.0)]),
+    # Speedup_max: the AE/MC family's solver twice as fast; then twice as slow ("in general": more than half of
+    # the pairs, which no one method turns)
+    "tree-aemc-best-max-speedup": ({}, [("ae-mc*", "treelb_app_iter_s", 0.5)], [("ae-mc*", "treelb_app_iter_s", 4.0)]),
+    # C=8/C=2 grows as I does (3, 10, 100, 1000); then C=8 at I=1000 below 10x its I=3 value
+    "minex-slowdown-grows": ({}, [(_on(C=8), None, _slowdown)], [(_on(C=8, I=1000), None, 0.01)]),
+    # None/Max at C=8 twice C=2's at every I; then C=8's gain half C=2's
+    "minex-clusters-gain": ({}, [(_on(MX_MAX, C=8), None, 0.5)], [(_on(MX_MAX, C=8), None, 4.0)]),
+    # None/Max at I=10 twice I=1000's for C=2..8; then half
+    "minex-small-slowdown-gain": ({}, [(_on(MX_MAX, I=10), None, 0.5)], [(_on(MX_MAX, I=10), None, 4.0)]),
+    # C=8/C=1 = 1 < 8 (equal runtimes); then the None case at C=8 ten times C=1's
+    "minex-relative-speedup": ({}, [], [(_on(MX_NONE, C=8), None, 10.0)]),
+    # every method moves a tenth of what the mesh changed (a workload figure, the same for all: a whole-method
+    # move shifts both); then RCB twice what changed
+    "zoltan-geometric-incremental": ({"changed_weight": 10.0}, [], [("rcb", "moved_weight", 20.0)]),
+}
+
+
+def _which(sel):
+    if callable(sel):
+        return sel
+    if sel.endswith("*"):
+        return lambda m, P, mach: m.startswith(sel[:-1])
+    return lambda m, P, mach: m == sel
+
+
+def moved(values: dict, moves: list) -> dict:
+    out = {k: dict(v) for k, v in values.items()}
+    for sel, col, factor in moves:
+        hit = _which(sel)
+        for (m, P, mach, lv), v in out.items():
+            if hit(m, P, mach):
+                for c in ([col] if col else list(v)):
+                    v[c] *= factor(m, P, mach) if callable(factor) else factor
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(WITNESS))
+def test_a_claim_no_one_method_move_flips_fails_on_its_witness(name):
+    claim = plugins.claims()[name]
+    cells = _cells(claim)
+    base, setup, flip = WITNESS[name]
+    cl.runs = _recorded_runs
+    try:
+        columns = _columns(claim, cells, np.random.default_rng(0))
+        values = {(m, P, mach, lv): {c: base[c](m, P, mach) if callable(base.get(c)) else base.get(c, 1.0)
+                                     for c in sorted(columns)}
+                  for m, P, mach in cells for lv in (1, 2)}
+        held = frame(cells, moved(values, setup))
+        assert verdict(claim, held) == cl.HOLDS, claim.check(held)[1]
+        failed = frame(cells, moved(moved(values, setup), flip))
+        assert verdict(claim, failed) == cl.FAILS, claim.check(failed)[1]
+    finally:
+        cl.runs = RUNS
+
+
+@pytest.mark.parametrize("name", sorted(c.name for c in plugins.claims().values()
+                                         if cl.cell_specs(c) and c.name not in WITNESS))
 def test_every_claim_can_change_its_verdict(name):
     claim = plugins.claims()[name]
     assert can_flip(claim) is not None, f"{name}: no one-method mutation changes holds <-> does not hold"

@@ -442,6 +442,44 @@ def test_source_hash_skips_the_files_and_directories_named(fake_dist):
     assert source_hash("lbbench-fake", skip) != h
 
 
+def test_a_plugins_claims_and_reports_are_not_in_its_cells_keys(fake_dist):
+    """Editing a plugin's claims or report tables keeps its cells (as the core's claims layer does); its
+    method's code, and a claims.py deeper in its package, still count."""
+    from harness.store.results import plugin_code
+
+    info, pkg = fake_dist
+    (pkg / "sub").mkdir()
+    (pkg / "sub" / "claims.py").write_text("")
+    h = plugin_code("lbbench-fake")
+    assert len(h) == 16
+    for name in ("claims.py", "reports.py"):
+        source_hash.cache_clear()
+        (pkg / name).write_text("CLAIMS = []\n")
+        assert plugin_code("lbbench-fake") == h
+    source_hash.cache_clear()
+    (pkg / "sub" / "claims.py").write_text("X = 1\n")
+    h2 = plugin_code("lbbench-fake")
+    assert h2 != h
+    source_hash.cache_clear()
+    (pkg / "plugin.py").write_text("ALPHA = 2\n")
+    assert plugin_code("lbbench-fake") not in (h, h2)
+
+
+def test_every_cells_key_holds_the_plugins_code_but_its_presentation():
+    from harness import load_workload
+    from harness.contract import plugins
+    from harness.contract.model import Machine
+    from harness.contract.spec import parse_methods
+    from harness.run.api import run_base
+    from harness.run.runner import plan
+    from harness.store.results import plugin_code
+
+    wl, wparams, _ = load_workload("mini", {}, 0)
+    _, pversions = run_base(plan(parse_methods("sbn")[0], plugins.algorithms()), wl, wparams, 4,
+                            Machine.parse("uniform", 4), "metis", 0)
+    assert pversions["lbbench-sbn"][1] == plugin_code("lbbench-sbn")
+
+
 def test_every_cells_key_holds_the_cores_code():
     """A plugin's cells are measured by the harness (metrics, engine, runner): its key names the core's
     version and figure-computing source, as the core's own methods' keys do."""

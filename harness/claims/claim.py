@@ -21,7 +21,9 @@ here only):
   :func:`reference_frame`) fails, whatever ours say (ours are still shown);
 * ``within noise``: a wall-time comparison whose medians differ by no more
   than the spread of the repeated runs (:func:`timing_pairs`; a figure
-  derived from a wall time, such as a speedup, is computed per run);
+  derived from a wall time, such as a speedup, is computed per run; the
+  runs of the methods compared are interleaved in one session, so drift
+  between them is in the spread);
 * ``n/a``: a cell failed or is missing, or the predicate finds no figure to
   judge (NaN); the reason is shown.
 
@@ -76,7 +78,9 @@ class Claim:
         text: the paper's sentence, quoted (``kind`` ``quote``), or what we test (``our test``).
         cells: a tuple of dicts ``{"methods": "sbn,plum-pmetis", "P": (8, 32), "machine": "uniform",
             "workload": None, "initial": None}`` (``machine``, ``workload``, ``initial`` optional; None
-            means the command's; ``"repeats": 5`` for a wall-time claim: the timed part run 5 times).
+            means the command's; ``"repeats": 5`` for a wall-time claim: the timed part run 5 times, and the
+            dict's methods at each P are the group it compares, timed together, their runs interleaved:
+            ``harness.run.api.compare``; claims asking at the same place share one group).
         check: ``check(df) -> (holds, ours)``: the predicate on the cells' rows; ``holds`` True, False,
             None (cannot tell) or ``Claim.NOISE``.
         reported: the paper's figures as text, where ``on_paper`` cannot compute them.

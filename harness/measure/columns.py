@@ -42,6 +42,8 @@ SCHEMA: dict[str, tuple[str, str]] = {
     "maxsr": ("MaxSR = max sent + max received redistribution cost (rwgt * Conn)", "weight"),
     "moved_weight": ("sum rwgt of vertices whose data moved (home before != home after)", "weight"),
     "moved_vertices": ("vertices whose data moved", ""),
+    "changed_weight": ("sum rwgt of the level's vertices its adaptation created or changed (no parent, a parent "
+                       "split among several, pwgt or rwgt not the parent's); absent at a run's first level", "weight"),
     "edge_cut": ("sum cwgt of edges between different owners, each once", "weight"),
     "boundary_vertices": ("vertices with a neighbour on another owner", ""),
     "max_neighbour_parts": ("most neighbouring parts of one part", ""),
@@ -78,6 +80,9 @@ SCHEMA: dict[str, tuple[str, str]] = {
     "timing_repeats": ("runs of the cell's timed part (compare(..., repeats=k), wall-time claims; absent: 1)", ""),
     "timing_runs": ("every repeated run's figure of each timed column (texec_s, time_<phase>_s), a JSON object "
                     "column -> list", "s"),
+    "timing_group": ("the methods whose cells' timed parts ran interleaved with this one's (run k of each, then "
+                     "run k + 1), comma-separated", ""),
+    "timing_session": ("the session those interleaved runs were made in (one id per timed group's run)", ""),
     # pinned objects (docs/plugins.md)
     "pinned_reassigned": ("pinned vertices a partitioner placed elsewhere, put back on their processor by the runner", ""),
     "pinned_reassigned_pwgt": ("sum of pwgt of those vertices", ""),

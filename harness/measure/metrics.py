@@ -230,3 +230,16 @@ def core_metrics(g: Graph, before: State, after: State, m: Machine, executed=Non
     figs.update(maxsr(g, before, after, m))
     figs.update(partition_figures(g, after.owner, after.P))
     return figs
+
+
+def changed_weight(prev: Graph, g: Graph, parent: np.ndarray | None) -> int:
+    """How much of the mesh an adaptation changed: sum rwgt of the level's vertices it created or changed
+    (no parent, a parent split among several vertices, or pwgt or rwgt not the parent's; ``parent`` None: the
+    same vertices). Comparable with ``moved_weight``: a partition that moved only what the adaptation changed
+    moves at most this much (the Zoltan guide's "incremental partitions")."""
+    parent = np.arange(g.n) if parent is None else np.asarray(parent)
+    new = parent < 0
+    p = np.where(new, 0, parent)
+    children = np.bincount(parent[~new], minlength=prev.n)
+    changed = new | (children[p] != 1) | (prev.pwgt[p] != g.pwgt) | (prev.rwgt[p] != g.rwgt)
+    return int(g.rwgt[changed].sum())

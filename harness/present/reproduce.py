@@ -42,11 +42,11 @@ from ..claims.reports import ReportOptions, Table
 from ..contract import plugins
 from ..contract.model import Machine
 from ..contract.spec import parse_call
-from ..engine.timing import repeats_of
 from ..engine.vprocs import world
 from ..measure.columns import SCHEMA
 from ..run import runner, workloads
-from ..run.api import _methods, cell_key, compare, run_base, select
+from ..run.api import (_methods, cell_key, compare, run_base, select, timing_group,
+                       timing_stands)
 from ..store import results
 from ..store.results import git_commit
 from ..store.validate import open_regular
@@ -101,8 +101,9 @@ class Cell:
 
 
 def request_cells(methods, P, workload="shock", workload_params=None, levels=None, machine="uniform",
-                  seed=0, initial="metis", timeout=None, generate=True, **_ignored) -> list[Cell]:
-    """The cells one ``harness.compare`` call runs, in its order (methods, then levels).
+                  seed=0, initial="metis", timeout=None, generate=True, repeats=1, **_ignored) -> list[Cell]:
+    """The cells one ``harness.compare`` call runs, in its order (methods, then levels; a timed group,
+    ``repeats`` > 1: levels, then methods).
 
     ``generate=False`` does not load the workload: one cell per method with
     level None and a key standing for all its levels (two requests share it
@@ -132,6 +133,8 @@ def request_cells(methods, P, workload="shock", workload_params=None, levels=Non
             ident = json.dumps({"roles": roles, **what, "first_level": first, "level": level, "timeout": timeout},
                                sort_keys=True, default=str)  # not the timing repeats: one cell, topped up
             out.append(Cell(cell_key(base, first, level, pversions, timeout, ranks), ident, str(m), level))
+    if int(repeats or 1) > 1:
+        out.sort(key=lambda c: indices.index(c.level))  # (stable: the methods' order within a level)
     return out
 
 
@@ -195,7 +198,7 @@ class PlanOptions(ReportOptions):
         stored = [self.rows.get(c.key) for c in cells]
         repeats = int(kw.get("repeats") or 1)
         if self.read and self.generate and kw.get("cache", True) and \
-                all(row is not None and repeats_of(row) >= repeats for row in stored):
+                timing_stands(stored, timing_group(c.method for c in cells), repeats):
             return super().compare(methods, P=P, **overrides)  # every cell stored: the real rows, read back
         self.complete = False
         out = []
@@ -442,17 +445,33 @@ def _fork(workers: int, fn, tasks: list) -> tuple:
 
 def jobs(calls: list, seconds: dict | None = None) -> list[tuple[dict, dict]]:
     """The plan's ``compare`` calls as independent jobs: one method through its levels each (runs of
-    different methods, P, machines or workloads never depend on each other), asked once, with the most
-    repeats any call asked for; each with its cells' keys by (method, level). Longest first: by the seconds
-    an earlier run of the same job took (``seconds``, :func:`job_seconds`), a job never timed first of all,
-    then by cells."""
+    different methods, P, machines or workloads never depend on each other), asked once; but the methods of
+    calls timed more than once (``repeats`` > 1, wall-time claims) at one workload, P, machine, initial and
+    levels are one job, their union, with the most repeats asked: their runs are interleaved
+    (``harness.run.api.compare``), so drift enters every compared cell's spread alike, and a top-up retimes
+    them all. Each job with its cells' keys by (method, level). Longest first: by the seconds an earlier run
+    of the same job took (``seconds``, :func:`job_seconds`), a job never timed first of all, then by cells."""
+    def where(kw):
+        return json.dumps({k: v for k, v in kw.items() if k not in ("methods", "repeats", "progress")},
+                          sort_keys=True, default=str)
+
+    timed: dict = {}  # where -> (its arguments, methods, repeats)
+    for kw, _ in calls:
+        if int(kw.get("repeats") or 1) > 1:
+            job, methods, k = timed.setdefault(where(kw), ({k: v for k, v in kw.items() if k != "progress"}, [], 1))
+            methods += [str(m) for m in _methods(kw["methods"]) if str(m) not in methods]
+            timed[where(kw)] = (job, methods, max(k, int(kw["repeats"])))
     by: dict = {}
     for kw, cells in calls:
+        at = where(kw)
         for m in _methods(kw["methods"]):
-            job = {k: v for k, v in kw.items() if k not in ("repeats", "progress")} | {"methods": str(m)}
-            ident = json.dumps(job, sort_keys=True, default=str)
-            seen, keys = by.setdefault(ident, ({**job, "repeats": 1}, {}))
-            seen["repeats"] = max(seen["repeats"], int(kw.get("repeats") or 1))
+            if at in timed and str(m) in timed[at][1]:
+                job, methods, k = timed[at]
+                job = {**job, "methods": ",".join(methods), "repeats": k}
+            else:
+                job = {k: v for k, v in kw.items() if k not in ("repeats", "progress")} | {"methods": str(m),
+                                                                                           "repeats": 1}
+            seen, keys = by.setdefault(json.dumps(job, sort_keys=True, default=str), (job, {}))
             keys.update({(c.method, c.level): c.key for c in cells if c.method == str(m)})
     took = seconds or {}
     return sorted(by.values(), key=lambda j: (-took.get(job_name(j[0]), math.inf), -len(j[1]), -int(j[0]["P"] or 0)))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
+import uuid
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import Callable
@@ -15,7 +16,8 @@ from ..contract.model import Boxes, Graph, Machine, State
 from ..contract.spec import Method, parse_methods
 from ..engine.timing import repeat_timing, repeats_of, snapshot, timed_columns
 from ..engine.vprocs import Engine, world
-from ..store.results import (CORE, Store, core_code, git_commit, source_hash,
+from ..measure.metrics import changed_weight
+from ..store.results import (CORE, Store, core_code, git_commit, plugin_code,
                              versions)
 from ..store.validate import check_level
 from . import workloads
@@ -61,7 +63,7 @@ def select(levels: list, wanted: list | None) -> list:
 
 def run_base(pl, wl, wparams: dict, P: int, mach: Machine, initial: str, seed: int) -> tuple[dict, dict]:
     """The identity columns of one method's run and the versions (with source hashes) of its plugins."""
-    pversions = {s.algorithm.plugin: [s.algorithm.version, source_hash(s.algorithm.plugin)] for s in pl.steps}
+    pversions = {s.algorithm.plugin: [s.algorithm.version, plugin_code(s.algorithm.plugin)] for s in pl.steps}
     pversions[CORE] = core_code()  # every cell's figures are the harness's too (the core's methods' own code)
     base = dict(workload=wl.name, workload_version=wl.version, workload_params=json.dumps(wparams, sort_keys=True),
                 algorithm=str(pl.method), params=pl.params_json(), P=P, machine=mach.name, initial=initial,
@@ -71,7 +73,7 @@ def run_base(pl, wl, wparams: dict, P: int, mach: Machine, initial: str, seed: i
 
 def cell_key(base: dict, first_level: int, level: int, pversions: dict, timeout: float | None, ranks: int = 1) -> str:
     """The result-store key of one cell: everything that determines it (and the MPI rank count, ``ranks_key``;
-    not the timing repeats: a stored cell timed fewer times than asked is topped up, ``harness.engine.vprocs.timing``)."""
+    not the timing repeats: a stored group timed fewer times than asked is retimed, :func:`_interleave`)."""
     return Store.key({**base, "first_level": first_level, "level": level, "plugins": pversions, "timeout": timeout,
                       **ranks_key(ranks)})
 
@@ -146,9 +148,13 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
     where the application ran it. ``P`` None: the workload's own (a trace's
     ranks) or 32. Stored
     cells are reused; failed ones are recomputed unless ``reuse_failed``.
-    ``repeats`` > 1 runs each cell's timed part that many times and adds the
-    runs, median and spread of its timed columns (``harness.engine.vprocs.timing``; a stored
-    cell timed fewer times gets the missing runs, the cell's figures unchanged).
+    ``repeats`` > 1 makes the methods' cells one timed group, run level by
+    level: each method's cell is computed once, then the timed part of those
+    cells runs that many times, interleaved (:func:`_interleave`: A1 B1 A2
+    B2 ...), and each row gets the
+    runs, median and spread of its timed columns (``harness.engine.timing``),
+    the group and the session; a group not stored whole from one session is
+    retimed whole, the cells' figures unchanged (:func:`timing_stands`).
     ``states``, when given, receives each method's owners after every level
     (``states[method][level] = owner``, for ``--export-vt``).
     Returns one row per (method, level) on every rank. Bad input raises
@@ -193,19 +199,86 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
     start = partial(initial_state, run_levels[0], P, seed, initial, eng, known)  # made when a cell needs it
 
     bar = progress_bar(len(plans) * len(run_levels), bars) if progress and eng.is_root else None
+    bases = [run_base(pl, wl, wparams, P, mach, initial, seed) for pl in plans]
+    group = timing_group(str(pl.method) for pl in plans)
+    retime = int(repeats) > 1 and not (cache and _group_stands(store, eng, bases, run_levels, timeout, group,
+                                                               int(repeats)))
     run = _Run(run_levels, start, P, mach, eng, store, seed, initial, timeout, cache, reuse_failed,
-               int(repeats), show_traceback)
-    rows = []
-    for pl in plans:
-        base, pversions = run_base(pl, wl, wparams, P, mach, initial, seed)
-        try:
-            got = _run_method(run, pl, base, pversions, states, bar, lazy=True)
-        except _Reload:  # a stored state read only when needed was unusable: every state read as it comes
-            got = _run_method(run, pl, base, pversions, states, bar, lazy=False)
-        rows.extend(row for row in got if row["level"] in shown)
+               int(repeats), show_traceback, retime)
+    walks = [_Walk(run, pl, base, pversions, states, bar) for pl, (base, pversions) in zip(plans, bases)]
+    if run.repeats > 1:  # a timed group, level by level: every method's cell, then their runs interleaved
+        session = uuid.uuid4().hex[:12]
+        session = eng.bcast(session) if eng.R > 1 else session
+        for i in range(len(run_levels)):
+            _interleave(run, [t for w in walks if (t := w.step(i)) is not None], group, session)
+    else:  # one method through its levels, then the next
+        for w in walks:
+            for i in range(len(run_levels)):
+                w.step(i)
     if bar and bars is None:
         bar.close()
-    return pd.DataFrame(rows)
+    return pd.DataFrame([row for w in walks for row in w.rows if row["level"] in shown])
+
+
+def timing_group(methods) -> str:
+    """A timed group's ``timing_group`` column: its methods, sorted, comma-separated."""
+    return ",".join(sorted(set(map(str, methods))))
+
+
+def timing_stands(rows: list, group: str, repeats: int) -> bool:
+    """Whether stored ``rows`` (None: not stored) answer a group timed ``repeats`` times: every cell stored,
+    and every ok one timed that often in one session (``timing_session``) whose group held all of
+    ``group``'s methods (a cell failed keeps no timing)."""
+    if any(row is None for row in rows):
+        return False
+    ok = [row for row in rows if row.get("status") == "ok"]
+    if repeats <= 1:
+        return True
+    want = set(group.split(","))
+    return all(repeats_of(row) >= repeats and isinstance(row.get("timing_group"), str)
+               and want <= set(row["timing_group"].split(",")) for row in ok) \
+        and len({row.get("timing_session") for row in ok}) <= 1
+
+
+def _group_stands(store: Store, eng: Engine, bases: list, levels: list, timeout, group: str, repeats: int) -> bool:
+    """:func:`timing_stands` on the stored rows of every cell of a timed ``compare`` (rank 0 reads, all agree)."""
+    stands = None
+    if eng.is_root:
+        rows = [store.row(cell_key(base, levels[0].index, lv.index, pversions, timeout, eng.R),
+                          {**base, "level": lv.index}) for base, pversions in bases for lv in levels]
+        stands = timing_stands([r if r is None or r.get("ranks", 1) == eng.R else None for r in rows], group,
+                               repeats)
+    return eng.bcast(stands) if eng.R > 1 else stands
+
+
+@dataclass
+class _Timed:
+    """A cell of a timed group waiting for its runs: its row, its store key and the run of its timed part."""
+
+    key: str
+    row: dict
+    again: Callable[[], dict]
+    layout: object  # the work the engine laid its vprocs out by for the cell (``Engine.balance_ranks``)
+    runs: list = field(default_factory=list)
+
+
+def _interleave(run: _Run, pending: list, group: str, session: str) -> None:
+    """The timed part of a group's cells of one level, ``run.repeats`` times, interleaved (run k of every cell,
+    then run k + 1: A1 B1 A2 B2 ...), so load drifting during the session enters every cell's spread alike; each
+    row gets its runs (``repeat_timing``: median, spread; its own figures stay, the wall times of the run that
+    computed it included), the group and the session, and is stored again (its state unchanged)."""
+    for _ in range(run.repeats):
+        for t in pending:
+            run.eng.balance_ranks(t.layout)
+            t.runs.append(t.again())
+    for t in pending:
+        cols = timed_columns(t.row)
+        first = {c: float(t.runs[0].get(c, 0.0)) for c in cols} if t.runs[0].get("status") == "ok" else {}
+        rest = iter(t.runs[1:])
+        timing = repeat_timing(first, lambda: next(rest), run.repeats) if first else \
+            {"timing_repeats": run.repeats, "timing_runs": "{}"}
+        t.row.update({**timing, "timing_group": group, "timing_session": session})
+        run.store.put_row(t.key, t.row)
 
 
 class _Reload(Exception):
@@ -229,6 +302,7 @@ class _Run:
     reuse_failed: bool
     repeats: int
     show_traceback: bool
+    retime: bool  # a timed group (repeats > 1) not stored whole from one session: every cell's timed part again
     graphs: dict = field(default_factory=dict)  # level position -> its graph, built when a cell needs it
 
     @cached_property
@@ -245,42 +319,77 @@ class _Run:
         return (row.get("status") == "ok" or self.reuse_failed) and row.get("ranks", 1) == self.eng.R
 
     def stands(self, row: dict) -> bool:
-        """A usable stored row that needs nothing more: failed, or timed ``repeats`` times."""
-        return self.usable(row) and (row.get("status") != "ok" or repeats_of(row) >= self.repeats)
+        """A usable stored row that needs nothing more: failed, or not to be timed again."""
+        return self.usable(row) and (row.get("status") != "ok" or self.repeats == 1 or not self.retime)
 
 
-def _run_method(run: _Run, pl, base: dict, pversions: dict, states: dict | None, bar, lazy: bool) -> list[dict]:
-    """One method through the levels, stored cells first; its rows. ``lazy``: a stored cell whose row stands
-    and whose next level's does too is taken from its row alone (its state file is not read)."""
-    keys = [cell_key(base, run.levels[0].index, lv.index, pversions, run.timeout, run.eng.R) for lv in run.levels]
-    ready = [None] * len(keys)
-    if lazy and run.cache and states is None:
-        if run.eng.is_root:
-            ready = [row if row is not None and run.stands(row) and _fits(row, lv) else None
-                     for row, lv in ((run.store.row(k, {**base, "level": lv.index}), lv)
-                                     for k, lv in zip(keys, run.levels))]
-        ready = run.eng.bcast(ready) if run.eng.R > 1 else ready
-    state, memory, previous, out = None, pl.new_memory(), None, []
-    for i, (lv, key) in enumerate(zip(run.levels, keys)):
-        if bar:
-            bar.set_description(f"{pl.method} level {lv.index}")
-        if ready[i] is not None and (i + 1 == len(keys) or ready[i + 1] is not None):
-            row, state, run.eng.last_work = ready[i], None, None
+class _Walk:
+    """One method through the levels, stored cells first (:meth:`step`, level by level); its rows in ``rows``.
+
+    A stored cell whose row stands and whose next level's does too is taken from its row alone (its state
+    file is not read); if a state skipped so is needed after all and cannot be read, the walk starts again
+    reading every state as it comes (the levels before done again from the store, none timed again).
+    """
+
+    def __init__(self, run: _Run, pl, base: dict, pversions: dict, states: dict | None, bar):
+        self.run, self.pl, self.base, self.states, self.bar = run, pl, base, states, bar
+        self.keys = [cell_key(base, run.levels[0].index, lv.index, pversions, run.timeout, run.eng.R)
+                     for lv in run.levels]
+        self._start(lazy=run.cache and states is None)
+
+    def _start(self, lazy: bool) -> None:
+        run, ready = self.run, [None] * len(self.keys)
+        if lazy:
+            if run.eng.is_root:
+                ready = [row if row is not None and run.stands(row) and _fits(row, lv) else None
+                         for row, lv in ((run.store.row(k, {**self.base, "level": lv.index}), lv)
+                                         for k, lv in zip(self.keys, run.levels))]
+            ready = run.eng.bcast(ready) if run.eng.R > 1 else ready
+        self.lazy, self.ready, self.rows = lazy, ready, []
+        self.state, self.memory, self.work = None, self.pl.new_memory(), None
+
+    def step(self, i: int):
+        """Level ``i``'s cell: its row appended to ``rows``; its :class:`_Timed` when it is to be timed."""
+        try:
+            return self._step(i)
+        except _Reload:  # a stored state read only when needed was unusable: every state read as it comes
+            self._start(lazy=False)
+            for j in range(i):
+                self._step(j, count=False)
+            return self._step(i)
+
+    def _step(self, i: int, count: bool = True):
+        run, pl, lv, key = self.run, self.pl, self.run.levels[i], self.keys[i]
+        if self.bar and count:
+            self.bar.set_description(f"{pl.method} level {lv.index}")
+        timed = None
+        run.eng.last_work = self.work  # this method's previous level's (another's ran between, level by level)
+        if self.ready[i] is not None and (i + 1 == len(self.keys) or self.ready[i + 1] is not None):
+            row, self.state, run.eng.last_work = self.ready[i], None, None
         else:
-            row, state, memory = _level(run, pl, base, i, lv, run.graph(i), key, run.start if i == 0 else state, memory,
-                                        previous)
-            if states is not None:
-                states.setdefault(str(pl.method), {})[lv.index] = state.owner
-        previous = row
-        out.append(row)
-        if bar:
-            bar.update()
-    return out
+            row, self.state, self.memory, timed = _level(run, pl, self.base, i, lv, run.graph(i), key,
+                                                         run.start if i == 0 else self.state, self.memory,
+                                                         self.rows[-1] if self.rows else None)
+            if self.states is not None:
+                self.states.setdefault(str(pl.method), {})[lv.index] = self.state.owner
+        self.work = run.eng.last_work
+        self.rows.append(row)
+        if self.bar and count:
+            self.bar.update()
+        return timed if count else None
 
 
-def _level(run: _Run, pl, base: dict, i: int, lv, g, key: str, state, memory, previous) -> tuple[dict, object, object]:
-    """One cell: from the store (retimed, every timing run in this session, if more are asked) or computed and
-    stored; (row, state after it, memory after it). ``state`` None: the previous level was taken from its row alone."""
+def _change(run: _Run, i: int) -> dict:
+    """``changed_weight`` of the run's level ``i`` against the level before it (graph levels; none at the first)."""
+    if i == 0 or not isinstance(run.levels[i].data, Graph) or not isinstance(run.levels[i - 1].data, Graph):
+        return {}
+    return {"changed_weight": changed_weight(run.levels[i - 1].data, run.levels[i].data, run.levels[i].parent)}
+
+
+def _level(run: _Run, pl, base: dict, i: int, lv, g, key: str, state, memory, previous) -> tuple:
+    """One cell: from the store or computed and stored; (row, state after it, memory after it, the cell's
+    :class:`_Timed` when its timed part is to run ``run.repeats`` times, else None). ``state`` None: the previous
+    level was taken from its row alone."""
     first, eng, store = i == 0, run.eng, run.store
     found = store.get(key, RunMemory, expect={**base, "level": lv.index},
                       check=lambda row, st, mem, g=g: _check_cell(pl, row, st, mem, g)) \
@@ -295,7 +404,7 @@ def _level(run: _Run, pl, base: dict, i: int, lv, g, key: str, state, memory, pr
     elif state is not None:
         before = carry(state, lv)
     elif found and run.stands(found[0]):
-        return found[0], found[1], pl.unpack(found[2])
+        return found[0], found[1], pl.unpack(found[2]), None
     else:
         raise _Reload()
     kept = snapshot(memory) if run.repeats > 1 else None
@@ -305,26 +414,19 @@ def _level(run: _Run, pl, base: dict, i: int, lv, g, key: str, state, memory, pr
     if found:
         row, state, memory = found[0], found[1], pl.unpack(found[2])
         eng.last_work = None
-        if not run.stands(row):  # topped up: every run of the timed part again, in this session (none mixed)
-            redo = again()
-            if redo.get("status") == "ok":
-                first = {k: v for k, v in row.items() if k not in ("timing_runs", "timing_repeats")}
-                first.update({c: float(redo.get(c, 0.0)) for c in timed_columns(row)})
-                row = {**row, **repeat_timing(first, again, run.repeats)}
-            else:
-                row = {**row, "timing_repeats": run.repeats, "timing_runs": "{}"}
-            store.put(key, row, state, found[2])
-        return row, state, memory
+        # retimed with its group: every run of the timed part again, in this session (none mixed)
+        return row, state, memory, None if run.stands(row) else _Timed(key, row, again, None)
     # vprocs over ranks by the work measured at this method's previous level (figures unchanged)
-    eng.balance_ranks(None if first else eng.last_work)
+    layout = None if first else eng.last_work
+    eng.balance_ranks(layout)
     figs, state = run_cell(pl.roles(first), lv, g, before, run.mach, eng, run.seed, memory, run.timeout, previous,
                            run.show_traceback)
-    if run.repeats > 1 and figs["status"] == "ok":
-        figs.update(repeat_timing(figs, again, run.repeats))
-    row = {**base, "level": lv.index, "ranks": eng.R, **figs, "git_commit": git_commit(), "versions": versions()}
+    row = {**base, "level": lv.index, "ranks": eng.R, **figs, **_change(run, i), "git_commit": git_commit(),
+           "versions": versions()}
     try:
         store.put(key, row, state, pl.pack(memory))
     except TypeError as exc:  # a memory that is not data: the cell cannot be stored or resumed
         row["status"] = f"failed: {exc}"
         store.put(key, row, state, RunMemory())
-    return row, state, memory
+    timed = _Timed(key, row, again, layout) if run.repeats > 1 and row["status"] == "ok" else None
+    return row, state, memory, timed

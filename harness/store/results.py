@@ -210,6 +210,24 @@ class Store:
         except OSError:
             pass
 
+    def put_row(self, key: str, row: dict) -> None:
+        """Replace a stored cell's row (a retimed cell: its timing columns), its state file as it is; nothing
+        when the cell is not stored (its state first) or this store only reads."""
+        if not self.writer or not os.path.lexists(self.cells / f"{key}.npz"):
+            return
+        body = json.dumps(check_row({k: _plain(v) for k, v in row.items()}), allow_nan=True)
+        tmp = self.cells / f".{key}.{os.getpid()}.json"
+        try:
+            tmp.write_text(body)
+            os.replace(tmp, self.cells / f"{key}.json")
+        except OSError as exc:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            self.writer = False
+            warn(f"results directory {self.path}: cannot store cell {key} ({_one_line(exc)}); storing nothing more")
+
     # -- healing -------------------------------------------------------------------------------------
 
     def _aside(self, key: str, why: str) -> None:
@@ -662,6 +680,15 @@ CORE = "lbbench"  # the core's distribution
 # change to them leaves every cell's figures as they are
 PRESENTATION = frozenset({"harness/claims", "harness/present", "harness/check", "harness/testing.py",
                           "workloads/plot.py", "workloads/README.md", "workloads/reference"})
+# a plugin's modules that only present stored figures, in any of its packages (``*/``): its claims and its
+# report tables (read by its ``register_claims`` / ``register_reports`` hooks, never by a method's code)
+PLUGIN_PRESENTATION = frozenset({"*/claims.py", "*/reports.py"})
+
+
+def plugin_code(dist_name: str) -> str:
+    """A plugin's part of its cells' keys: the hash of its sources but :data:`PLUGIN_PRESENTATION` (so a
+    change to its claims or reports leaves its cells stored; '' for an index install)."""
+    return source_hash(dist_name, PLUGIN_PRESENTATION)
 
 
 @lru_cache(maxsize=None)
@@ -682,7 +709,8 @@ def core_code() -> tuple:
 def source_hash(dist_name: str, skip: frozenset = frozenset()) -> str:
     """sha256 (16 hex digits) of the source files of an editable or local install of ``dist_name``
     (its lbbench packages: names and contents, caches skipped, and ``skip``: ``package/file`` or
-    ``package/dir``); '' for an index install or an unknown name."""
+    ``package/dir``, or ``*/file`` for that file in any of its packages); '' for an index install or an
+    unknown name."""
     from importlib import metadata
 
     # the first copy of the metadata that records a local source (a stale egg-info may come first on sys.path)
@@ -694,7 +722,7 @@ def source_hash(dist_name: str, skip: frozenset = frozenset()) -> str:
     for root in _roots(dist, local):
         for rel, p in _files(root):
             name = f"{root.name}/{rel}"
-            if name in skip or any(name.startswith(f"{d}/") for d in skip):
+            if name in skip or f"*/{rel}" in skip or any(name.startswith(f"{d}/") for d in skip):
                 continue
             try:
                 data = p.read_bytes()

@@ -30,7 +30,7 @@ from ..contract.model import Machine
 from ..measure.columns import describe
 
 TEXT = ("workload", "workload_version", "workload_params", "algorithm", "params", "machine", "initial", "status",
-        "owners_hash", "git_commit", "versions")
+        "owners_hash", "git_commit", "versions", "timing_group", "timing_session")
 INTS = ("level", "P", "seed", "ranks", "wsysll", "empty_parts", "moved_weight", "moved_vertices",
         "boundary_vertices", "max_neighbour_parts", "edge_cut")
 INT_SUFFIXES = ("_messages", "_bytes", "_supersteps")
