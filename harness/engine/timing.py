@@ -7,13 +7,15 @@ all. Every timed column (:func:`timed_columns`: ``texec_s``, tree paper
 Eq. 6, and each ``time_<phase>_s`` of the hooks, the plugins' own included)
 gets ``<column>_median`` and ``<column>_spread`` (max - min), and
 ``timing_runs`` holds every run's figure of each (a JSON object column ->
-list: a row holds scalars only). The first run's state and figures are the
-cell's, as with one run.
+list: a row holds scalars only). The cell's state and figures are those of
+the run that computed it, as with one run.
 
-The repeat count is not part of a cell's identity (its store key): a stored
-cell timed fewer times than asked is topped up with more runs of its timed
-part (:func:`repeat_timing` extends the stored runs), so a report (one run)
-and a wall-time claim (k runs) read the same cell, computed once.
+The repeat count is not part of a cell's identity (its store key), so a
+report (one run) and a wall-time claim (k runs) read the same cell, computed
+once. The methods a claim compares are one timed group (harness/run/api.py):
+their runs are interleaved (A1 B1 A2 B2 ...) in one session, and a group
+not stored whole from one session is retimed whole; :func:`repeat_timing`
+turns the runs it is fed into the columns above.
 """
 from __future__ import annotations
 
