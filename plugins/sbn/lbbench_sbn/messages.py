@@ -26,7 +26,6 @@ import numpy as np
 from harness import KINDS
 
 BAL, NAK, ABORT, UP, DIST, JOB, DJOB, FETCH, DATA = range(9)
-NAMES = ("BAL", "NAK", "ABORT", "UP", "DIST", "JOB", "DJOB", "FETCH", "DATA")
 TAG = "sbn"
 WORD = 8
 _BALANCE, _MIGRATION = KINDS.index("balance"), KINDS.index("migration")
