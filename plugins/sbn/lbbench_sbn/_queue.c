@@ -541,6 +541,142 @@ done:
     return ret;
 }
 
+/* numpy's float64 sum (np.add.reduce of a contiguous array: 0.0 + its pairwise sum, PW_BLOCKSIZE 128), so that
+ * carve() adds as the numpy expression it replaces does, to the bit. */
+static double pairwise(const double *a, i64 n) {
+    if (n < 8) {
+        double res = 0.;
+        for (i64 i = 0; i < n; ++i) res += a[i];
+        return res;
+    }
+    if (n <= 128) {
+        double r[8], res;
+        i64 i;
+        for (int j = 0; j < 8; ++j) r[j] = a[j];
+        for (i = 8; i < n - (n % 8); i += 8)
+            for (int j = 0; j < 8; ++j) r[j] += a[i + j];
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; ++i) res += a[i];
+        return res;
+    }
+    i64 n2 = n / 2;
+    n2 -= n2 % 8;
+    return pairwise(a, n2) + pairwise(a + n2, n - n2);
+}
+
+/* numpy's less for float64 (NaN last) and searchsorted(before, key, side="left") on k entries. */
+static int less(double a, double b) { return a < b || (b != b && a == a); }
+
+static i64 search_left(const double *x, i64 k, double key) {
+    i64 lo = 0, hi = k;
+    while (lo < hi) {
+        i64 mid = lo + ((hi - lo) >> 1);
+        if (less(x[mid], key)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* carve(xadj, adjncy, ids, cost, amount, slot): selection.carve, the split of a distribution message's jobs
+ * (SBN §3): breadth-first region growing inside ids (distinct) from its first vertex still free, layer by
+ * layer, a layer being the free neighbours of the previous one, sorted, each once; of a layer the prefix
+ * whose preceding load is below amount is taken, ``before = got + np.cumsum(c) - c``,
+ * ``k = np.searchsorted(before, amount)``, ``got += c[:k].sum()``; a partly taken layer ends the region and
+ * the next one starts while got < amount. slot (int64, one per vertex, all 0) is scratch and left all 0.
+ * Returns k, the positions in ids of the k vertices taken (in the order taken), then those of the rest (in
+ * ids order), int64 in a bytearray. */
+static PyObject *carve(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { XADJ, ADJNCY, IDS, COST, SLOT, NB };
+    static const char *const name[NB] = {"xadj", "adjncy", "ids", "cost", "slot"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    double amount;
+    PyObject *ret = NULL;
+    i64 *layer = NULL, *next = NULL;
+    double *c = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOdO", &o[XADJ], &o[ADJNCY], &o[IDS], &o[COST], &amount, &o[SLOT])) return NULL;
+    if (!get_all(o, b, have, "iiifi", name, NB)) goto done;
+    i64 m = b[IDS].len / 8, n = b[SLOT].len / 8, nadj = b[ADJNCY].len / 8;
+    if (b[COST].len / 8 != m || b[XADJ].len / 8 != n + 1) {
+        PyErr_SetString(PyExc_ValueError, "queue: carve got arrays of inconsistent lengths");
+        goto done;
+    }
+    const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *ids = b[IDS].buf;
+    const double *cost = b[COST].buf;
+    i64 *slot = b[SLOT].buf;  /* position + 1 of a free vertex of ids, 0 otherwise */
+    if (!all_in(ids, m, n, "a job is")) goto done;
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((1 + m) * 8));
+    layer = malloc((size_t)(m + 1) * 8), next = malloc((size_t)(m + 1) * 8), c = malloc((size_t)(m + 1) * 8);
+    if (!ret || !layer || !next || !c) {
+        Py_CLEAR(ret);
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret), *taken = out + 1, k = 0;
+    for (i64 i = 0; i < m; ++i) {
+        if (slot[ids[i]]) {
+            for (i64 j = 0; j < i; ++j) slot[ids[j]] = 0;
+            Py_CLEAR(ret);
+            PyErr_SetString(PyExc_ValueError, "queue: carve got a job twice");
+            goto done;
+        }
+        slot[ids[i]] = i + 1;
+    }
+    double got = 0.0;
+    for (i64 first = 0; amount > 0 && got < amount;) {  /* a region from the first free vertex */
+        while (first < m && !slot[ids[first]]) ++first;
+        if (first == m) break;
+        i64 nl = 1;
+        layer[0] = ids[first];
+        while (nl && got < amount) {
+            double cs = 0.0;
+            for (i64 i = 0; i < nl; ++i) c[i] = cost[slot[layer[i]] - 1];
+            /* before[i] = (got + cumsum[i]) - c[i], searched by bisection as numpy does */
+            double *bef = (double *)next;
+            cs = 0.0;
+            for (i64 i = 0; i < nl; ++i) cs += c[i], bef[i] = (got + cs) - c[i];
+            i64 t = search_left(bef, nl, amount);
+            for (i64 i = 0; i < t; ++i) taken[k++] = slot[layer[i]] - 1, slot[layer[i]] = 0;
+            got += pairwise(c, t);
+            if (t < nl) break;
+            i64 nn = 0;  /* the free neighbours of the layer, sorted, each once */
+            for (i64 i = 0; i < nl; ++i) {
+                i64 v = layer[i];
+                if (xadj[v] < 0 || xadj[v + 1] < xadj[v] || xadj[v + 1] > nadj) {
+                    PyErr_SetString(PyExc_ValueError, "queue: xadj does not match adjncy");
+                    goto fail;
+                }
+                for (i64 e = xadj[v]; e < xadj[v + 1]; ++e) {
+                    i64 u = adj[e];
+                    if (u < 0 || u >= n) {
+                        PyErr_SetString(PyExc_ValueError, "queue: a neighbour is out of range");
+                        goto fail;
+                    }
+                    if (slot[u] > 0) next[nn++] = u, slot[u] = -slot[u];  /* marked: listed once */
+                }
+            }
+            for (i64 i = 0; i < nn; ++i) slot[next[i]] = -slot[next[i]];
+            qsort(next, (size_t)nn, 8, by_id);
+            i64 *sw = layer;
+            layer = next, next = sw, nl = nn;
+        }
+    }
+    out[0] = k;
+    for (i64 i = 0; i < m; ++i)
+        if (slot[ids[i]]) taken[k++] = i, slot[ids[i]] = 0;
+    goto done;
+fail:
+    for (i64 i = 0; i < m; ++i) slot[ids[i]] = 0;
+    Py_CLEAR(ret);
+done:
+    free(layer);
+    free(next);
+    free(c);
+    release_all(b, have, NB);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
     {"chunks", chunks, METH_VARARGS, "the chunk each processor takes from the head of its queue"},
     {"order", order, METH_VARARGS, "a queue in SBN priority order, its exclusive load prefix sums and its total"},
@@ -549,6 +685,7 @@ static PyMethodDef methods[] = {
     {"acting", acting, METH_VARARGS, "the processors whose main line acts (Fig. 4)"},
     {"depth", depth, METH_VARARGS, "every vertex's graph distance to the partition boundary"},
     {"done", done, METH_VARARGS, "the bookkeeping of the processed chunks"},
+    {"carve", carve, METH_VARARGS, "the split of a distribution message's jobs (selection.carve)"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
     {NULL, NULL, 0, NULL},
 };

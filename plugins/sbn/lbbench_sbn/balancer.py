@@ -171,6 +171,8 @@ class LevelRun:
         self.fixed = np.zeros(n, bool) if fixed is None else np.asarray(fixed, bool)  # Level.pinned: never moves
         self.done_by = np.full(n, -1, np.int64)                      # local vproc that processed v
         self.stale = np.ones(n, bool)                                # priced since its queue was last sorted
+        self.slot = np.zeros(n, np.int64)                            # carve()'s scratch
+        self.avail = np.zeros(n, bool)                               # _select()'s scratch
         owner = np.asarray(state.owner)
         local = engine.local
         order = np.argsort(owner, kind="stable")
@@ -254,10 +256,10 @@ class LevelRun:
             v.changed.append(ids)
 
     # ------------------------------------------------------------------ costs and the priority queue (§3.1, §3.3)
-    def _price(self, v: VProc, verts: np.ndarray) -> None:
-        """Wgt, Comm, Remap of ``verts`` if computed on p, from p's location view."""
+    def _price(self, v: VProc, verts: np.ndarray, c: Costs | None = None) -> None:
+        """Wgt, Comm, Remap of ``verts`` if computed on p, from p's location view (``c``, when already known)."""
         if verts.size:
-            c = costs_if_on(self.g, v.view, self.m, verts, v.p)
+            c = costs_if_on(self.g, v.view, self.m, verts, v.p) if c is None else c
             self.cw[verts], self.cc[verts], self.cr[verts] = c.wgt, c.comm, c.remap
             self.stale[verts] = True
             self._touch(v)
@@ -440,7 +442,8 @@ class LevelRun:
         to = np.array([q for q in to if q not in skip], np.int64)
         self.eng.send("locate", p, to, np.tile(msg, to.size), counts=msg.size, kind="migration")
 
-    def _accept_jobs(self, v: VProc, ids: np.ndarray) -> None:
+    def _accept_jobs(self, v: VProc, ids: np.ndarray, c: Costs | None = None) -> None:
+        """Queue jobs at p, priced on p (``c``: their prices, when already known)."""
         if ids.size == 0:
             return
         self.holder[ids] = v.p
@@ -448,7 +451,7 @@ class LevelRun:
         self.pinned[ids] = False
         self.nheld += int(ids.size)
         v.Q = np.concatenate([v.Q, ids])
-        self._price(v, ids)
+        self._price(v, ids, c)
         self._touch(v)
 
     def _drop(self, v: VProc, ids: np.ndarray) -> None:
@@ -735,11 +738,17 @@ class LevelRun:
             for k in kids:
                 self.out.add(p, k, msg.DIST, msg.dist_fields(op, gw, *part[k]))
 
-    def _avail(self, v: VProc) -> np.ndarray:
-        """Which vertices p may hand over: queued at p and not pinned (as a mask over all vertices)."""
-        out = np.zeros(self.n, bool)
-        out[v.Q] = ~(self.pinned[v.Q] | self.fixed[v.Q])
-        return out
+    def _select(self, v: VProc, q: int, amount: float, L: float, base: float, cap: float) -> np.ndarray:
+        """§3.4's selection (``selection.select``) from p's queue of what p may hand over to q: queued at p and
+        not pinned, marked in a mask the level keeps (cleared again after)."""
+        Q = v.Q
+        self.avail[Q] = ~(self.pinned[Q] | self.fixed[Q])
+        try:
+            verts, _, _ = select(self.g, self.m, v.view, Q, self.avail, Costs(self.cw, self.cc, self.cr), q,
+                                 amount, L, base, v.rng, self.prm.subset, cap_p=cap)
+        finally:
+            self.avail[Q] = False
+        return verts
 
     def _send_jobs(self, v: VProc, j: int, amount: float, base: float) -> None:
         """Send q = j up to ``amount`` of load (priced on j), never more than p's current excess over WSysLL."""
@@ -747,8 +756,7 @@ class LevelRun:
         cap = L - self.w[v.i]
         if amount <= 0 or cap <= 0 or v.Q.size == 0:
             return
-        verts, _, _ = select(self.g, self.m, v.view, v.Q, self._avail(v), Costs(self.cw, self.cc, self.cr), j,
-                             amount, L, base, v.rng, self.prm.subset, cap_p=cap)
+        verts = self._select(v, j, amount, L, base, cap)
         if verts.size:
             self._drop(v, verts)
             self.out.add(v.p, j, msg.JOB, verts.tolist())
@@ -763,8 +771,7 @@ class LevelRun:
             return
         self.cooldown[v.i] = self.step + self.cooldown_steps
         v.n_distribute += 1
-        verts, _, _ = select(self.g, self.m, v.view, v.Q, self._avail(v), Costs(self.cw, self.cc, self.cr),
-                             kids[0], math.inf, L, -math.inf, v.rng, self.prm.subset, cap_p=L - W)
+        verts = self._select(v, kids[0], math.inf, L, -math.inf, L - W)
         if verts.size:
             self._drop(v, verts)
             self.out.add(p, kids[0], msg.DJOB, [p, *verts.tolist()])
@@ -772,28 +779,27 @@ class LevelRun:
     def _get_distribute(self, v: VProc, origin: int, ids: np.ndarray) -> None:
         """GetDistribute: keep what brings p to WSysLL, pass the rest on; thrashing guard at the last stage."""
         p = v.p
-        c = costs_if_on(self.g, v.view, self.m, ids, p).total
+        c = costs_if_on(self.g, v.view, self.m, ids, p)  # the jobs priced on p (each on its own)
+        tot = c.total
         W = self._wsysll(v.i) or 0.0
         deficit = W - self.qwgt(v)
         kids = self.trees.children(origin, p)
         if not kids:
-            keep, rest = ids, ids[:0]  # the last stage keeps the rest
+            keep, rest = np.arange(ids.size), _NONE  # the last stage keeps the rest
         else:
-            keep, rest = carve(self.g, ids, c, deficit)
+            keep, rest = carve(self.g, ids, tot, deficit, self.slot)
         if rest.size:
-            crest = costs_if_on(self.g, v.view, self.m, rest, p).total
-            sizes = np.array([self.trees.subtree_size(origin, q) for q in kids], float)
-            share = sizes / sizes.sum() * crest.sum()
+            share = self.trees.fractions(origin, p) * tot[rest].sum()
             for j, q in enumerate(kids):
                 if j == len(kids) - 1:
                     mine = rest
                 else:
-                    mine, rest = carve(self.g, rest, crest, share[j])
-                    crest = costs_if_on(self.g, v.view, self.m, rest, p).total
+                    took, left = carve(self.g, ids[rest], tot[rest], share[j], self.slot)
+                    mine, rest = rest[took], rest[left]
                 if mine.size:
                     self.in_transit += int(mine.size)
-                    self.out.add(p, q, msg.DJOB, [origin, *mine.tolist()])
-        self._accept_jobs(v, keep)
+                    self.out.add(p, q, msg.DJOB, [origin, *ids[mine].tolist()])
+        self._accept_jobs(v, ids[keep], Costs(c.wgt[keep], c.comm[keep], c.remap[keep]))
         if not kids and self.qwgt(v) > self.maxth[v.i]:
             self.want[v.i] = True  # thrashing guard: balance instead of distributing further
             v.n_guard += 1

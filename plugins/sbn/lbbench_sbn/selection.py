@@ -28,6 +28,8 @@ import numpy as np
 
 from harness import Costs, costs_if_on, delta_cut
 
+from . import _queue
+
 
 def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, q: int, amount: float,
            load_p: float, base_q: float, rng: np.random.Generator, subset: int = 8, max_rounds: int = 64,
@@ -113,39 +115,21 @@ def _finish(chosen, sent_p, sent_q):
     return verts, sent_p, sent_q
 
 
-def carve(g, ids: np.ndarray, cost: np.ndarray, amount: float) -> tuple[np.ndarray, np.ndarray]:
-    """Split ``ids`` into a connected-as-possible piece of about ``amount`` load and the rest.
+def carve(g, ids: np.ndarray, cost: np.ndarray, amount: float, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Split ``ids`` (distinct) into a connected-as-possible piece of about ``amount`` load and the rest.
 
     Breadth-first region growing inside the set, from its first vertex (and from the
     next remaining one whenever a component is used up); a vertex is taken while the
     load taken before it is below ``amount``. Used to split the jobs of a distribution
-    message among a node and its successors without scattering them.
+    message among a node and its successors without scattering them. In C
+    (``_queue.carve``, numpy's arithmetic in numpy's order); ``slot`` is an int64 scratch
+    array of one zero per vertex, left as it was.
+
+    Returns the positions in ``ids`` of the piece (in the order taken) and of the rest
+    (in ``ids`` order).
     """
-    if amount <= 0 or ids.size == 0:
-        return ids[:0], ids
-    member = np.zeros(g.n, bool)
-    member[ids] = True
-    price = np.zeros(g.n)
-    price[ids] = cost
-    taken: list[np.ndarray] = []
-    got = 0.0
-    rest_order = ids
-    while got < amount:
-        rest_order = rest_order[member[rest_order]]
-        if rest_order.size == 0:
-            break
-        layer = rest_order[:1]
-        while layer.size and got < amount:
-            c = price[layer]
-            before = got + np.cumsum(c) - c
-            k = int(np.searchsorted(before, amount, side="left"))
-            take = layer[:k]
-            member[take] = False
-            taken.append(take)
-            got += float(c[:k].sum())
-            if k < layer.size:
-                break
-            nb = g.neighbours_of(take, distinct=True)
-            layer = nb[member[nb]]
-    out = np.concatenate(taken) if taken else ids[:0]
-    return out, ids[member[ids]]
+    buf = _queue.carve(g.xadj, g.adjncy, np.ascontiguousarray(ids, np.int64), np.ascontiguousarray(cost, np.float64),
+                       float(amount), slot)
+    k = int(np.frombuffer(buf, np.int64, 1)[0])
+    pos = np.frombuffer(buf, np.int64, ids.size, 8)
+    return pos[:k], pos[k:]

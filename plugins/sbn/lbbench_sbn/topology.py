@@ -134,6 +134,7 @@ class Trees:
         self.pow2 = P == 1 << self.d
         self._roots: dict = {}
         self._kids: dict = {}  # (root, node) -> successors, as asked (P a power of two)
+        self._frac: dict = {}  # (root, node) -> fractions(), as asked
         self._t0 = self._build(0)
 
     def _build(self, x: int) -> tuple:
@@ -204,6 +205,14 @@ class Trees:
 
     def subtree_size(self, x: int, n: int) -> int:
         return int(self._t0[3][n ^ x]) if self.pow2 else int(self._tree(x)[3][n])
+
+    def fractions(self, x: int, n: int) -> np.ndarray:
+        """Each successor's share of the nodes below n in T_x, by subtree size (``children`` order; cached)."""
+        f = self._frac.get((x, n))
+        if f is None:
+            sizes = np.array([self.subtree_size(x, q) for q in self.children(x, n)], float)
+            f = self._frac[(x, n)] = sizes / sizes.sum()
+        return f
 
     @cached_property
     def pred(self) -> np.ndarray:

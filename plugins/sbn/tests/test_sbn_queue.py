@@ -218,3 +218,54 @@ def test_a_superstep_bookkeeping_matches_numpy():
         assert np.array_equal(np.frombuffer(got_acts, np.int64), acts)
         for x in st:
             assert np.array_equal(g[x], w[x]), x
+
+
+def _carve_numpy(g, ids, cost, amount):
+    """selection.carve in numpy: BFS region growing inside ids (the expression the C kernel follows)."""
+    if amount <= 0 or ids.size == 0:
+        return ids[:0], ids
+    member = np.zeros(g.n, bool)
+    member[ids] = True
+    price = np.zeros(g.n)
+    price[ids] = cost
+    taken, got, rest_order = [], 0.0, ids
+    while got < amount:
+        rest_order = rest_order[member[rest_order]]
+        if rest_order.size == 0:
+            break
+        layer = rest_order[:1]
+        while layer.size and got < amount:
+            c = price[layer]
+            before = got + np.cumsum(c) - c
+            k = int(np.searchsorted(before, amount, side="left"))
+            take = layer[:k]
+            member[take] = False
+            taken.append(take)
+            got += float(c[:k].sum())
+            if k < layer.size:
+                break
+            nb = g.neighbours_of(take, distinct=True)
+            layer = nb[member[nb]]
+    return (np.concatenate(taken) if taken else ids[:0]), ids[member[ids]]
+
+
+def test_carve_is_the_numpy_region_growing():
+    from harness import Graph
+    from lbbench_sbn.selection import carve
+
+    rng = np.random.default_rng(11)
+    n = 3000
+    u = rng.integers(0, n, 9000)
+    v = (u + rng.integers(1, 40, u.size)) % n  # local edges: regions grow over several layers
+    key = np.unique(np.minimum(u, v) * n + np.maximum(u, v))
+    g = Graph.from_edges(n, key // n, key % n)
+    slot = np.zeros(n, np.int64)
+    for trial in range(300):
+        m = int(rng.choice([0, 1, 5, 9, 60, 300, 1500]))
+        ids = rng.choice(n, m, replace=False)
+        cost = rng.random(m) * rng.choice([1.0, 1e-3, 1e6]) + (rng.random(m) < 0.2) * 0.1
+        amount = float(rng.choice([-1.0, 0.0, 0.3, 2.5, 40.0, 1e9]) * (1 + rng.random()))
+        want_take, want_rest = _carve_numpy(g, ids, cost, amount)
+        took, rest = carve(g, ids, cost, amount, slot)
+        assert np.array_equal(ids[took], want_take) and np.array_equal(ids[rest], want_rest)
+        assert not slot.any()  # the scratch is left as it was
