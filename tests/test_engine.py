@@ -100,6 +100,22 @@ def test_batch_errors_and_declared_bytes():
         Engine(4, comm=None).send("x", [0, 1], 1, kind=[0, 3])
 
 
+def test_batch_rows_are_the_selected_messages_and_travel_whole():
+    from harness.engine.batch import Batch, pack, unpack
+
+    rng = np.random.default_rng(3)
+    n = 40
+    counts = rng.integers(0, 4, n)
+    b = Batch(np.arange(n), rng.integers(0, 9, n), rng.integers(0, 3, n), 8 * counts, counts,
+              rng.integers(0, 100, int(counts.sum())))
+    for a, z in [(0, n), (0, 0), (5, 17), (39, 40)]:
+        want, got = b.select(np.arange(a, z)), b.rows(a, z)
+        _, [(tag, back)] = unpack(b"".join(bytes(c) for c in pack(None, [("t", got)])))
+        for part in (got, back):
+            assert tag == "t" and all(np.array_equal(getattr(part, f), getattr(want, f))
+                                      for f in ("src", "dst", "kind", "nbytes", "counts", "values"))
+
+
 @pytest.mark.mpi
 def test_engine_identical_on_1_2_3_4_ranks():
     P = 7

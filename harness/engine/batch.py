@@ -12,6 +12,7 @@ from __future__ import annotations
 import pickle
 import struct
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -52,9 +53,9 @@ class Batch:
     def __len__(self) -> int:
         return int(self.src.size)
 
-    @property
+    @cached_property
     def offsets(self) -> np.ndarray:
-        """Where each message's rows start in ``values`` (n + 1 entries)."""
+        """Where each message's rows start in ``values`` (n + 1 entries; a batch is never changed)."""
         out = np.zeros(self.src.size + 1, np.int64)
         np.cumsum(self.counts, out=out[1:])
         return out
@@ -82,6 +83,11 @@ class Batch:
         values = None if self.values is None else self.values[take_rows(self.offsets, self.counts, order)]
         return Batch(self.src[order], self.dst[order], self.kind[order], self.nbytes[order], self.counts[order],
                      values)
+
+    def rows(self, a: int, z: int) -> "Batch":
+        """The messages ``a:z`` (views, no copy)."""
+        values = None if self.values is None else self.values[self.offsets[a]:self.offsets[z]]
+        return Batch(self.src[a:z], self.dst[a:z], self.kind[a:z], self.nbytes[a:z], self.counts[a:z], values)
 
     @staticmethod
     def empty() -> "Batch":
@@ -113,7 +119,7 @@ def pack(meta, sections: list) -> list:
     head = pickle.dumps((meta, desc), protocol=5)
     chunks = [struct.pack("<q", len(head)), head]
     for _, b in sections:
-        chunks.extend(_raw(np.asarray(c, np.int64)) for c in (b.src, b.dst, b.kind, b.nbytes, b.counts))
+        chunks.append(_raw(np.stack((b.src, b.dst, b.kind, b.nbytes, b.counts)).astype(np.int64, copy=False)))
         if b.values is not None:
             chunks.append(_raw(b.values))
     return chunks
@@ -125,7 +131,8 @@ def _raw(a: np.ndarray) -> np.ndarray:
 
 
 def unpack(buf) -> tuple:
-    """``(meta, [(tag, Batch), ...])`` of a buffer :func:`pack` wrote (the arrays are copies)."""
+    """``(meta, [(tag, Batch), ...])`` of a buffer :func:`pack` wrote (the arrays are views of ``buf``, which
+    must not be written to afterwards)."""
     buf = memoryview(buf).cast("B")
     if not len(buf):
         return None, []
@@ -133,16 +140,14 @@ def unpack(buf) -> tuple:
     meta, desc = pickle.loads(buf[8:8 + n])
     pos, sections = 8 + n, []
     for tag, count, vtype in desc:
-        cols = []
-        for _ in range(5):
-            cols.append(np.frombuffer(buf, np.int64, count, pos).copy())
-            pos += 8 * count
+        cols = np.frombuffer(buf, np.int64, 5 * count, pos).reshape(5, count)  # src, dst, kind, nbytes, counts
+        pos += 40 * count
         values = None
         if vtype is not None:
             dtype, shape = np.dtype(vtype[0]), tuple(vtype[1])
             rows = int(cols[4].sum())
             size = rows * int(np.prod(shape, dtype=np.int64)) if shape else rows
-            values = np.frombuffer(buf, dtype, size, pos).reshape((rows,) + shape).copy()
+            values = np.frombuffer(buf, dtype, size, pos).reshape((rows,) + shape)
             pos += dtype.itemsize * size
         sections.append((tag, Batch(*cols, values)))
     return meta, sections

@@ -367,12 +367,13 @@ class Engine:
         split = []  # per tag: the batch ordered by destination rank, and where each rank's part starts
         for tag, b in batches:
             r = self.rank_of(b.dst)
-            order = np.argsort(r, kind="stable")
-            split.append((tag, b.select(order), np.searchsorted(r[order], np.arange(self.R + 1))))
+            if r.size > 1 and np.any(r[1:] < r[:-1]):
+                order = np.argsort(r, kind="stable")
+                b, r = b.select(order), r[order]
+            split.append((tag, b, np.searchsorted(r, np.arange(self.R + 1)).tolist()))
         chunks = []
         for r in range(self.R):
-            sections = [(tag, b.select(np.arange(cut[r], cut[r + 1]))) for tag, b, cut in split
-                        if cut[r + 1] > cut[r]]
+            sections = [(tag, b.rows(cut[r], cut[r + 1])) for tag, b, cut in split if cut[r + 1] > cut[r]]
             meta = (tally, by_rank[r]) if tally is not None or by_rank[r] else None
             chunks.append(pack(meta, sections) if meta is not None or sections else [])
         parts = self._net.exchange(chunks, "exchange")
