@@ -77,6 +77,40 @@ def test_round_trip(tmp_path, capsys):
     assert [f.name for f in path.parent.iterdir()] == ["x.npz"]
 
 
+def test_a_span_reads_those_levels_alone(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "x.npz"
+    want = levels()
+    assert wlcache.write(path, want)
+    assert wlcache.indices(path) == [0, 1, 2, 5]
+    loaded = []
+    real = np.lib.npyio.NpzFile.__getitem__
+    monkeypatch.setattr(np.lib.npyio.NpzFile, "__getitem__", lambda self, k: loaded.append(k) or real(self, k))
+    assert_same_levels(wlcache.read(path, span=(1, 2)), want[1:3])
+    assert {k.split(".")[0] for k in loaded} == {"levels", "0", "1", "2"} and "0.xadj" in loaded  # 0: its size
+    assert not any(k.startswith("0.") and k != "0.xadj" for k in loaded)
+    assert_same_levels(wlcache.read(path, span=(3, 9)), want[3:])
+    # the first level read still has its parent map checked against the level before it
+    bad = levels()
+    bad[1] = Level(1, bad[1].data, parent=np.array([0, 0, 7]))
+    assert wlcache.write(path, bad)
+    assert wlcache.read(path, span=(1, 1)) is None and "parent map does not fit" in capsys.readouterr().err
+
+
+def test_a_run_of_some_levels_reads_only_those(tmp_path, monkeypatch):
+    from harness.run import workloads
+
+    monkeypatch.setenv("LBBENCH_CACHE", str(tmp_path))
+    workloads._RECENT.clear()
+    _, _, every = workloads.load("mini", {}, 0)
+    workloads._RECENT.clear()
+    _, _, some = workloads.load("mini", {}, 0, levels=[2, 3])
+    assert [lv.index for lv in some] == [2, 3]
+    assert_same_levels(some, every[1:3])
+    assert workloads.load("mini", {}, 0, levels=[3])[2] is some  # remembered: it covers level 3
+    assert len(workloads.load("mini", {}, 0)[2]) == len(every)  # all again: read whole
+    assert len(workloads.load("mini", {}, 0, levels=[1, 99])[2]) == len(every)  # a level it lacks: all
+
+
 def test_round_trip_of_a_generated_workload(tmp_path):
     from harness.builtin.mini import generate
 

@@ -31,19 +31,20 @@ def _methods(methods) -> list[Method]:
     return [m if isinstance(m, Method) else parse_methods(m)[0] for m in methods]
 
 
-def load_levels(engine: Engine | None, name: str, params: dict | None, seed: int):
-    """The workload's levels; rank 0 generates (and caches) them first, the other ranks then load.
+def load_levels(engine: Engine | None, name: str, params: dict | None, seed: int, levels: list | None = None):
+    """The workload's levels (those ``levels`` span, when cached: :func:`harness.run.workloads.load`); rank 0
+    generates (and caches) them first, the other ranks then load.
 
     ``engine`` None: the ranks of MPI.COMM_WORLD when launched by mpiexec (before any Engine exists).
     """
     comm = world() if engine is None else engine.comm
     root = comm is None or comm.Get_rank() == 0
     if root:
-        out = workloads.load(name, params, seed)
+        out = workloads.load(name, params, seed, levels)
     if comm is not None and comm.Get_size() > 1:
         comm.Barrier()
     if not root:
-        out = workloads.load(name, params, seed)
+        out = workloads.load(name, params, seed, levels)
     return out
 
 
@@ -180,7 +181,7 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
     if initial not in INITIAL:
         plan(parse_methods(initial)[0], known)  # an unknown or broken algorithm is a one-line error now
     # the workload first: P is checked against its size before anything of size P is allocated
-    wl, wparams, all_levels = load_levels(engine, workload, workload_params, seed)
+    wl, wparams, all_levels = load_levels(engine, workload, workload_params, seed, levels)
     run_levels = select(all_levels, levels)
     shown = {lv.index for lv in run_levels} if not levels else set(levels)
     first_data = run_levels[0].data

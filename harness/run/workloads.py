@@ -46,19 +46,29 @@ def cache_key(wl: Workload, params: dict, seed: int) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 
-def load(name: str, params: dict | None = None, seed: int = 0) -> tuple[Workload, dict, list[Level]]:
-    """The workload, its resolved parameters and its levels (from the data-only cache when present)."""
+def load(name: str, params: dict | None = None, seed: int = 0, levels: list | None = None
+         ) -> tuple[Workload, dict, list[Level]]:
+    """The workload, its resolved parameters and its levels (from the data-only cache when present).
+
+    ``levels``: the level indices a run needs; when the cache holds them all, only the levels from the first
+    to the last of them are read (a run of one level of a large workload reads one level's arrays). None, or
+    a level the workload lacks: every level (a caller's error then names the levels there are).
+    """
     wl = get(name)
     params = resolve_params(wl, params or {})
     path = cache_dir() / "workloads" / f"{wl.name}-{cache_key(wl, params, seed)}.npz"
-    levels = _recent(path) if wl.cache else None
-    if levels is not None:
-        return wl, params, levels
+    span = None
+    if levels and wl.cache and set(levels) <= set(wlcache.indices(path) or ()):
+        span = (min(levels), max(levels))
+    got = _recent(path, span) if wl.cache else None
+    if got is not None:
+        return wl, params, got
     expect = list(wl.level_indices(params)) if wl.level_indices is not None else None
-    levels = wlcache.read(path, expect) if wl.cache else None
-    if levels is None:
+    got = wlcache.read(path, expect, span) if wl.cache else None
+    if got is None:
+        span = None
         try:
-            levels = list(wl.generate(seed=seed, **params))
+            got = list(wl.generate(seed=seed, **params))
         except (LookupError, OSError):
             raise
         except ValueError as exc:  # name the workload and its parameters
@@ -68,16 +78,16 @@ def load(name: str, params: dict | None = None, seed: int = 0) -> tuple[Workload
         except Exception as exc:  # a generator that breaks on its parameters: one line, not a traceback
             raise ValueError(f"workload {wl.name} {params}: {type(exc).__name__}: "
                              f"{' '.join(str(exc).split())[:200]}") from None
-        if not levels:
+        if not got:
             raise ValueError(f"workload {wl.name} {params} has no levels")
         if wl.cache:
-            wlcache.write(path, levels)
+            wlcache.write(path, got)
     if wl.cache:
-        _remember(path, levels)
-    return wl, params, levels
+        _remember(path, got, span)
+    return wl, params, got
 
 
-_RECENT: dict = {}  # cache file -> ((size, mtime), levels): the last few loaded, in this process
+_RECENT: dict = {}  # cache file -> ((size, mtime), levels, their span or None for all): the last few loaded
 RECENT = 2
 
 
@@ -89,20 +99,23 @@ def _stamp(path: Path):
     return st.st_size, st.st_mtime_ns
 
 
-def _recent(path: Path) -> list | None:
-    """The levels of ``path`` loaded earlier in this process, if the file has not changed since
-    (a report's second ``compare`` on a workload skips reading and validating the file again)."""
+def _recent(path: Path, span: tuple | None) -> list | None:
+    """The levels of ``path`` loaded earlier in this process, if the file has not changed since and they
+    cover ``span`` (a report's second ``compare`` on a workload skips reading and validating the file again)."""
     got = _RECENT.get(path)
     if got is None or got[0] != _stamp(path) or got[0] is None:
+        return None
+    have = got[2]
+    if have is not None and (span is None or span[0] < have[0] or span[1] > have[1]):
         return None
     return got[1]
 
 
-def _remember(path: Path, levels: list) -> None:
+def _remember(path: Path, levels: list, span: tuple | None) -> None:
     stamp = _stamp(path)
     if stamp is None:
         return
     _RECENT.pop(path, None)
-    _RECENT[path] = (stamp, levels)
+    _RECENT[path] = (stamp, levels, span)
     while len(_RECENT) > RECENT:
         _RECENT.pop(next(iter(_RECENT)))

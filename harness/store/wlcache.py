@@ -8,7 +8,8 @@ arrays), atomically (temporary file + rename, removed on any error). A graph
 array that several levels share (one object: shock's xadj, adjncy, coords) is
 written once and named by the others (the header's ``refs``); ``read`` gives
 them one frozen array again, so the levels share it in memory as they did.
-``read(path)`` rebuilds the levels, validating them through the model's
+``read(path)`` rebuilds the levels (``read(path, span=(a, b))`` only those with
+indices a..b, reading only their arrays), validating them through the model's
 constructors; it loads with ``allow_pickle=False`` and never unpickles, so a
 planted pickle cannot run. A missing file is ``None``; a corrupt one is
 ``None`` with one warning line on stderr (and is removed), so the workload is
@@ -114,17 +115,19 @@ def write(path: str | os.PathLike, levels: list[Level]) -> bool:
     return True
 
 
-def read(path: str | os.PathLike, expect: list[int] | None = None) -> list[Level] | None:
+def read(path: str | os.PathLike, expect: list[int] | None = None, span: tuple[int, int] | None = None
+         ) -> list[Level] | None:
     """The cached levels, or None when the file is missing or corrupt (corrupt: one warning line, removed).
 
     ``expect``: the level indices the workload declares for its parameters (checked when given).
+    ``span`` (first, last): only the levels whose index is in it are read (their arrays only, with the
+    previous level's size to check the first one's parent map); None: all.
     """
     path = Path(path)
     if not os.path.lexists(path):
         return None
     try:
-        levels = _levels(path)
-        indices = [lv.index for lv in levels]
+        levels, indices = _levels(path, span)
         if expect is not None and indices != list(expect):
             raise ValueError(f"levels {_span(indices)}, the workload declares {_span(list(expect))}")
         return levels
@@ -134,6 +137,15 @@ def read(path: str | os.PathLike, expect: list[int] | None = None) -> list[Level
             path.unlink()
         except OSError:
             pass
+        return None
+
+
+def indices(path: str | os.PathLike) -> list[int] | None:
+    """The level indices a cache file holds (its header alone), or None when it cannot be read."""
+    try:
+        with open_regular(Path(path), MAX_BYTES, "cache file") as fh, np.load(fh, allow_pickle=False) as npz:
+            return [e["index"] for e in _header(npz)["levels"]]
+    except Exception:  # noqa: BLE001 - read() reports and removes a corrupt file
         return None
 
 
@@ -168,28 +180,45 @@ def _check_level(lv: Level) -> None:
             raise ValueError(f"level {lv.index}: bad parent map")
 
 
-def _levels(path: Path) -> list[Level]:
-    # a .npy file is no context manager: TypeError
-    with open_regular(path, MAX_BYTES, "cache file") as fh, np.load(fh, allow_pickle=False) as npz:
-        if sum(i.file_size for i in npz.zip.infolist()) > MAX_BYTES:
-            raise ValueError(f"cache file unpacks to more than {MAX_BYTES} bytes")
-        arrays = {}
-        for k in npz.files:  # owned arrays (a view of np.load's buffer is copied here, one at a time)
-            a = npz[k]
-            arrays[k] = a if a.flags.owndata else a.copy()
-    for k, a in arrays.items():
-        if k != "levels.json":
-            check_array(k, a)
-    raw = arrays.pop("levels.json")
+def _header(npz) -> dict:
+    raw = npz["levels.json"]
     if raw.dtype != np.uint8 or raw.ndim != 1:
         raise ValueError("bad header")
     head = json.loads(raw.tobytes().decode())
     if not isinstance(head, dict) or head.get("format") not in (1, FORMAT) or not isinstance(head.get("levels"), list):
         raise ValueError("bad header")
-    refs = head.get("refs", {})
-    if not isinstance(refs, dict) or not all(isinstance(k, str) and v in arrays for k, v in refs.items()):
+    if not all(isinstance(e, dict) and isinstance(e.get("index"), int) for e in head["levels"]):
+        raise ValueError("bad level entry")
+    refs = head.setdefault("refs", {})
+    if not isinstance(refs, dict) or not all(isinstance(k, str) and v in npz.files for k, v in refs.items()):
         raise ValueError("bad header")
-    arrays.update({k: arrays[v] for k, v in refs.items()})
+    return head
+
+
+def _levels(path: Path, span: tuple[int, int] | None = None) -> tuple[list[Level], list[int]]:
+    """The levels in ``span`` (all: None) and the indices of all the file holds."""
+    # a .npy file is no context manager: TypeError
+    with open_regular(path, MAX_BYTES, "cache file") as fh, np.load(fh, allow_pickle=False) as npz:
+        if sum(i.file_size for i in npz.zip.infolist()) > MAX_BYTES:
+            raise ValueError(f"cache file unpacks to more than {MAX_BYTES} bytes")
+        head = _header(npz)
+        entries, refs = head["levels"], head["refs"]
+        if not entries:
+            raise ValueError("no levels")
+        pick = [i for i, e in enumerate(entries) if span is None or span[0] <= e["index"] <= span[1]]
+        # the arrays of the picked levels (a shared one once, under each name), the previous level's xadj
+        want = {k for k in npz.files if k != "levels.json" and int(k.split(".", 1)[0]) in pick}
+        want |= {k for k in refs if int(k.split(".", 1)[0]) in pick}
+        if pick and pick[0] > 0 and entries[pick[0] - 1].get("form") == "graph":
+            want.add(f"{pick[0] - 1}.xadj")
+        arrays = {}
+        for k in sorted(want):  # owned arrays (a view of np.load's buffer is copied here, one at a time)
+            name = refs.get(k, k)
+            if name not in arrays:
+                a = npz[name]
+                arrays[name] = a if a.flags.owndata else a.copy()
+                check_array(name, arrays[name])
+            arrays[k] = arrays[name]
 
     def frozen(a: np.ndarray) -> np.ndarray:
         """The stored array frozen: the Graphs take it as it is, however many levels share it."""
@@ -197,9 +226,10 @@ def _levels(path: Path) -> list[Level]:
         return a
 
     out = []
-    for i, e in enumerate(head["levels"]):
+    for i in pick:
+        e = entries[i]
         p = f"{i}."
-        form = e["form"]
+        form = e.get("form")
         if form == "graph":
             coords = arrays[p + "coords"] if e["coords"] else None
             name = e["name"]
@@ -215,18 +245,19 @@ def _levels(path: Path) -> list[Level]:
             raise ValueError(f"unknown level form {form!r}")
         parent = arrays[p + "parent_map"] if e["parent"] else None
         meta = from_data(e["meta"], arrays)
-        if not isinstance(meta, dict) or not isinstance(e["index"], int):
+        if not isinstance(meta, dict):
             raise ValueError("bad level entry")
         pinned, shared = (arrays[p + k] if e.get(k) else None for k in ("pinned", "shared_id"))
         out.append(Level(e["index"], data, parent=parent, meta=meta, pinned=pinned, shared_id=shared))
         _check_level(out[-1])
-    if not out:
-        raise ValueError("no levels")
-    if any(b.index <= a.index for a, b in zip(out, out[1:])) or out[0].index < 0:
+    every = [e["index"] for e in entries]
+    if any(b <= a for a, b in zip(every, every[1:])) or every[0] < 0:
         raise ValueError("level indices are not increasing")
-    for prev, lv in zip(out, out[1:]):
-        if isinstance(prev.data, Graph) and isinstance(lv.data, Graph) and lv.parent is not None and \
-                (np.asarray(lv.parent).size != lv.data.n or
-                 (lv.data.n and int(np.max(lv.parent)) >= prev.data.n)):
+    prev = f"{pick[0] - 1}.xadj" if pick else ""  # the level before the first one read, when a graph
+    prev_n = arrays[prev].size - 1 if prev in arrays else None
+    for lv in out:
+        if prev_n is not None and isinstance(lv.data, Graph) and lv.parent is not None and \
+                (np.asarray(lv.parent).size != lv.data.n or (lv.data.n and int(np.max(lv.parent)) >= prev_n)):
             raise ValueError(f"level {lv.index}: parent map does not fit the two levels")
-    return out
+        prev_n = lv.data.n if isinstance(lv.data, Graph) else None
+    return out, every
