@@ -13,6 +13,7 @@ import numpy as np
 from ..contract import forms, model, pieces
 from ..contract.model import Boxes, Graph
 from ..kernels import _cells
+from .results import savez
 from .wlcache import cache_dir
 
 BOX_GRAPHS_IN_MEMORY = 256
@@ -60,8 +61,7 @@ def box_graph(b: Boxes) -> Graph:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with open(tmp, "wb") as fh:
-                np.savez_compressed(fh, xadj=g.xadj, adjncy=g.adjncy, pwgt=g.pwgt, rwgt=g.rwgt, cwgt=g.cwgt,
-                                    coords=g.coords)
+                savez(fh, dict(xadj=g.xadj, adjncy=g.adjncy, pwgt=g.pwgt, rwgt=g.rwgt, cwgt=g.cwgt, coords=g.coords))
             os.replace(tmp, path)
         except OSError:  # a read-only or full cache: the graph is simply not kept
             try:

