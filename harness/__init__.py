@@ -28,7 +28,7 @@ from .contract.forms import (boxes_to_graph, cell_vertices, hilbert_index,
 from .contract.hookspecs import hookimpl
 from .contract.mesh import dual_edges
 from .contract.model import (IDX, Boxes, Costs, Graph, Level, LoadArray,
-                             Machine, State, row_prod)
+                             Machine, State, breadth_first, row_prod)
 from .contract.pieces import BoxPieces, lex_order, overlap_join
 from .contract.plugins import Algorithm, Report, Workload
 from .contract.plugins import algorithms as available_algorithms
@@ -59,7 +59,7 @@ from .run.workloads import load as load_workload
 
 __all__ = [
     "Algorithm", "BYTES_PER_UNIT", "Claim", "amr_figures", "compare", "app_figures", "app_proc_times", "app_terms", "app_speedup", "app_speedup_from_tables",
-    "app_speedup_max", "app_total_time", "BoxPieces", "available_algorithms", "available_workloads", "Boxes", "Context", "Costs", "Engine", "Graph", "IDX", "KINDS", "Level",
+    "app_speedup_max", "app_total_time", "BoxPieces", "available_algorithms", "breadth_first", "available_workloads", "Boxes", "Context", "Costs", "Engine", "Graph", "IDX", "KINDS", "Level",
     "LoadArray", "LocationView", "Machine", "Report", "ReportOptions", "SCHEMA", "State", "Table", "Timer", "Workload", "as_form",
     "block_owner", "boxes_to_graph", "check_params", "carry", "cell_vertices", "core_metrics", "costs_if_on", "curve_parts", "cut_pct", "delta_cut",
     "dual_edges", "graph_of", "hilbert_index", "hilbert_order", "hookimpl", "implements", "initial_state",

@@ -98,3 +98,32 @@ def test_location_view_against_a_dict():
     assert view[[1, 7]].tolist() == [4, 3]
     with pytest.raises(ValueError, match="out of range"):
         view[[n]]
+
+
+def test_breadth_first_is_the_deque_search():
+    from collections import deque
+
+    from harness import breadth_first
+
+    rng = np.random.default_rng(4)
+    for n in (0, 1, 7, 300):
+        deg = rng.integers(0, 4, n)
+        xadj = np.concatenate([[0], np.cumsum(deg)]).astype(np.int64)
+        adjncy = rng.integers(0, max(n, 1), int(deg.sum())).astype(np.int64)  # directed, repeats and loops
+        roots = rng.integers(0, max(n, 1), min(n, 5)).astype(np.int64)
+        seen, want = set(), []
+        for r in roots.tolist():
+            if r in seen:
+                continue
+            seen.add(r)
+            q = deque([r])
+            while q:
+                v = q.popleft()
+                want.append(v)
+                for u in adjncy[xadj[v]:xadj[v + 1]].tolist():
+                    if u not in seen:
+                        seen.add(u)
+                        q.append(u)
+        assert breadth_first(xadj, adjncy, roots).tolist() == want
+    with pytest.raises(ValueError, match="out of range"):
+        breadth_first(np.array([0, 1]), np.array([3]), np.array([0]))

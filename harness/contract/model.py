@@ -16,6 +16,14 @@ IDX = np.int64
 MAX_SLOWDOWN = 1e6  # the largest Proc / Conn slowdown a Machine takes (MinEX's tables go to 1000)
 
 
+def breadth_first(xadj, adjncy, roots) -> np.ndarray:
+    """The breadth-first order of a graph given as rows (``adjncy[xadj[v]:xadj[v + 1]]``: v's neighbours in the
+    order they are to be visited; need not be symmetric), searched from each of ``roots`` in turn that no
+    earlier search reached; every vertex reached once. C: ``harness/kernels/_graph.c``."""
+    return np.frombuffer(_graph.bfs(np.ascontiguousarray(xadj, IDX), np.ascontiguousarray(adjncy, IDX),
+                                    np.ascontiguousarray(roots, IDX)), IDX)
+
+
 def row_prod(a) -> np.ndarray:
     """``np.prod(a, axis=1)`` of a 2-D array column by column (a tenth of its time on many short rows)."""
     a = np.asarray(a)

@@ -20,11 +20,9 @@ with load distribution". Our reading (spec §1.5, README):
 """
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 
-from harness import Boxes, as_form, row_prod
+from harness import Boxes, as_form, breadth_first, lex_order, row_prod
 
 from .split import linear_pieces
 
@@ -47,28 +45,12 @@ def bfs_order(boxes: Boxes, g) -> np.ndarray:
     child = lev[dst] == lev[src] + 1
     keep = same | child
     src, dst, w, child = src[keep], dst[keep], w[keep], child[keep]
-    key = np.where(child, _overlap_cells(boxes, src, dst), w)
-    order = np.lexsort((dst, -key, child, src))
-    src, dst = src[order], dst[order]
-    start = np.searchsorted(src, np.arange(boxes.n + 1))
-    nbrs = dst.tolist()
-    seen = bytearray(boxes.n)
-    out = []
-    level0 = np.nonzero(lev == lev.min())[0].tolist() if boxes.n else []
-    roots = level0 + list(range(boxes.n))
-    for r in roots:
-        if seen[r]:
-            continue
-        seen[r] = 1
-        q = deque([r])
-        while q:
-            v = q.popleft()
-            out.append(v)
-            for u in nbrs[start[v]:start[v + 1]]:
-                if not seen[u]:
-                    seen[u] = 1
-                    q.append(u)
-    return np.asarray(out, I64)
+    key = w.copy()
+    key[child] = _overlap_cells(boxes, src[child], dst[child])
+    order = lex_order(src, child, -key, dst)
+    start = np.searchsorted(src[order], np.arange(boxes.n + 1))
+    level0 = np.flatnonzero(lev == lev.min()) if boxes.n else np.zeros(0, I64)
+    return breadth_first(start, dst[order], np.concatenate([level0, np.arange(boxes.n)]))
 
 
 def itb(boxes: Boxes, P: int, itb_iters: int = 10, tol: float = 0.01):
