@@ -57,16 +57,14 @@ def load(name: str, params: dict | None = None, seed: int = 0, levels: list | No
     wl = get(name)
     params = resolve_params(wl, params or {})
     path = cache_dir() / "workloads" / f"{wl.name}-{cache_key(wl, params, seed)}.npz"
-    span = None
-    if levels and wl.cache and set(levels) <= set(wlcache.indices(path) or ()):
-        span = (min(levels), max(levels))
-    got = _recent(path, span) if wl.cache else None
+    got = _recent(path, levels) if wl.cache else None
     if got is not None:
         return wl, params, got
     expect = list(wl.level_indices(params)) if wl.level_indices is not None else None
-    got = wlcache.read(path, expect, span) if wl.cache else None
+    got = wlcache.read(path, expect, levels) if wl.cache else None
+    whole = not levels  # (a read for some levels may have read all; the memo does not count on it)
     if got is None:
-        span = None
+        whole = True
         try:
             got = list(wl.generate(seed=seed, **params))
         except (LookupError, OSError):
@@ -83,11 +81,11 @@ def load(name: str, params: dict | None = None, seed: int = 0, levels: list | No
         if wl.cache:
             wlcache.write(path, got)
     if wl.cache:
-        _remember(path, got, span)
+        _remember(path, got, whole)
     return wl, params, got
 
 
-_RECENT: dict = {}  # cache file -> ((size, mtime), levels, their span or None for all): the last few loaded
+_RECENT: dict = {}  # cache file -> ((size, mtime), levels, whether they are all): the last few loaded
 RECENT = 2
 
 
@@ -99,23 +97,23 @@ def _stamp(path: Path):
     return st.st_size, st.st_mtime_ns
 
 
-def _recent(path: Path, span: tuple | None) -> list | None:
-    """The levels of ``path`` loaded earlier in this process, if the file has not changed since and they
-    cover ``span`` (a report's second ``compare`` on a workload skips reading and validating the file again)."""
+def _recent(path: Path, levels: list | None) -> list | None:
+    """The levels of ``path`` loaded earlier in this process, if the file has not changed since and they are
+    all of them or hold every one of ``levels`` (a report's second ``compare`` on a workload skips reading and
+    validating the file again)."""
     got = _RECENT.get(path)
     if got is None or got[0] != _stamp(path) or got[0] is None:
         return None
-    have = got[2]
-    if have is not None and (span is None or span[0] < have[0] or span[1] > have[1]):
+    if not got[2] and not (levels and set(levels) <= {lv.index for lv in got[1]}):
         return None
     return got[1]
 
 
-def _remember(path: Path, levels: list, span: tuple | None) -> None:
+def _remember(path: Path, levels: list, whole: bool) -> None:
     stamp = _stamp(path)
     if stamp is None:
         return
     _RECENT.pop(path, None)
-    _RECENT[path] = (stamp, levels, span)
+    _RECENT[path] = (stamp, levels, whole)
     while len(_RECENT) > RECENT:
         _RECENT.pop(next(iter(_RECENT)))

@@ -14,8 +14,8 @@ Layout of ``<results>/cells/``:
   first, so a row without its state does not count as finished; compressed
   (:func:`savez`: an ``np.savez_compressed`` file, deflated at level 1),
   owners, homes and box pieces in the smallest integer type that holds them
-  (read back as the same numbers). Arrays: ``owner``, ``home``, ``pieces_box`` ... ``pieces_level`` when the state
-  carries box pieces, ``memory.<field>`` for memory arrays (nested ones
+  (read back as the same numbers). Arrays: ``owner``, ``home``, ``pieces_box``
+  ... ``pieces_level`` when the state carries box pieces, ``memory.<field>`` for memory arrays (nested ones
   ``memory.<field>.<i>``), and ``cell.json`` (UTF-8 bytes): format, key, P
   and the memory's class and other fields as JSON (:func:`to_data`).
 * ``corrupt/``  cells that could not be read, moved aside (with one warning

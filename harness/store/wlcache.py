@@ -8,8 +8,8 @@ arrays), atomically (temporary file + rename, removed on any error). A graph
 array that several levels share (one object: shock's xadj, adjncy, coords) is
 written once and named by the others (the header's ``refs``); ``read`` gives
 them one frozen array again, so the levels share it in memory as they did.
-``read(path)`` rebuilds the levels (``read(path, span=(a, b))`` only those with
-indices a..b, reading only their arrays), validating them through the model's
+``read(path)`` rebuilds the levels (``read(path, wanted=[...])`` only those from the
+first to the last wanted, reading only their arrays), validating them through the model's
 constructors; it loads with ``allow_pickle=False`` and never unpickles, so a
 planted pickle cannot run. A missing file is ``None``; a corrupt one is
 ``None`` with one warning line on stderr (and is removed), so the workload is
@@ -115,19 +115,20 @@ def write(path: str | os.PathLike, levels: list[Level]) -> bool:
     return True
 
 
-def read(path: str | os.PathLike, expect: list[int] | None = None, span: tuple[int, int] | None = None
+def read(path: str | os.PathLike, expect: list[int] | None = None, wanted: list[int] | None = None
          ) -> list[Level] | None:
     """The cached levels, or None when the file is missing or corrupt (corrupt: one warning line, removed).
 
     ``expect``: the level indices the workload declares for its parameters (checked when given).
-    ``span`` (first, last): only the levels whose index is in it are read (their arrays only, with the
-    previous level's size to check the first one's parent map); None: all.
+    ``wanted``: the level indices a run needs; when the file holds them all, only the levels from the first
+    to the last of them are read (their arrays only, with the previous level's size to check the first one's
+    parent map); None, or a level the file lacks: all (a caller's error then names the levels there are).
     """
     path = Path(path)
     if not os.path.lexists(path):
         return None
     try:
-        levels, indices = _levels(path, span)
+        levels, indices = _levels(path, wanted)
         if expect is not None and indices != list(expect):
             raise ValueError(f"levels {_span(indices)}, the workload declares {_span(list(expect))}")
         return levels
@@ -137,15 +138,6 @@ def read(path: str | os.PathLike, expect: list[int] | None = None, span: tuple[i
             path.unlink()
         except OSError:
             pass
-        return None
-
-
-def indices(path: str | os.PathLike) -> list[int] | None:
-    """The level indices a cache file holds (its header alone), or None when it cannot be read."""
-    try:
-        with open_regular(Path(path), MAX_BYTES, "cache file") as fh, np.load(fh, allow_pickle=False) as npz:
-            return [e["index"] for e in _header(npz)["levels"]]
-    except Exception:  # noqa: BLE001 - read() reports and removes a corrupt file
         return None
 
 
@@ -195,8 +187,8 @@ def _header(npz) -> dict:
     return head
 
 
-def _levels(path: Path, span: tuple[int, int] | None = None) -> tuple[list[Level], list[int]]:
-    """The levels in ``span`` (all: None) and the indices of all the file holds."""
+def _levels(path: Path, wanted: list[int] | None = None) -> tuple[list[Level], list[int]]:
+    """The levels :func:`read` reads for ``wanted`` and the indices of all the file holds."""
     # a .npy file is no context manager: TypeError
     with open_regular(path, MAX_BYTES, "cache file") as fh, np.load(fh, allow_pickle=False) as npz:
         if sum(i.file_size for i in npz.zip.infolist()) > MAX_BYTES:
@@ -205,7 +197,9 @@ def _levels(path: Path, span: tuple[int, int] | None = None) -> tuple[list[Level
         entries, refs = head["levels"], head["refs"]
         if not entries:
             raise ValueError("no levels")
-        pick = [i for i, e in enumerate(entries) if span is None or span[0] <= e["index"] <= span[1]]
+        every = [e["index"] for e in entries]
+        span = (min(wanted), max(wanted)) if wanted and set(wanted) <= set(every) else (min(every), max(every))
+        pick = [i for i, x in enumerate(every) if span[0] <= x <= span[1]]
         # the arrays of the picked levels (a shared one once, under each name), the previous level's xadj
         want = {k for k in npz.files if k != "levels.json" and int(k.split(".", 1)[0]) in pick}
         want |= {k for k in refs if int(k.split(".", 1)[0]) in pick}
@@ -250,7 +244,6 @@ def _levels(path: Path, span: tuple[int, int] | None = None) -> tuple[list[Level
         pinned, shared = (arrays[p + k] if e.get(k) else None for k in ("pinned", "shared_id"))
         out.append(Level(e["index"], data, parent=parent, meta=meta, pinned=pinned, shared_id=shared))
         _check_level(out[-1])
-    every = [e["index"] for e in entries]
     if any(b <= a for a, b in zip(every, every[1:])) or every[0] < 0:
         raise ValueError("level indices are not increasing")
     prev = f"{pick[0] - 1}.xadj" if pick else ""  # the level before the first one read, when a graph
