@@ -577,51 +577,21 @@ static i64 search_left(const double *x, i64 k, double key) {
     return lo;
 }
 
-/* carve(xadj, adjncy, ids, cost, amount, slot): selection.carve, the split of a distribution message's jobs
- * (SBN §3): breadth-first region growing inside ids (distinct) from its first vertex still free, layer by
- * layer, a layer being the free neighbours of the previous one, sorted, each once; of a layer the prefix
- * whose preceding load is below amount is taken, ``before = got + np.cumsum(c) - c``,
- * ``k = np.searchsorted(before, amount)``, ``got += c[:k].sum()``; a partly taken layer ends the region and
- * the next one starts while got < amount. slot (int64, one per vertex, all 0) is scratch and left all 0.
- * Returns k, the positions in ids of the k vertices taken (in the order taken), then those of the rest (in
- * ids order), int64 in a bytearray. */
-static PyObject *carve(PyObject *Py_UNUSED(self), PyObject *args) {
-    enum { XADJ, ADJNCY, IDS, COST, SLOT, NB };
-    static const char *const name[NB] = {"xadj", "adjncy", "ids", "cost", "slot"};
-    PyObject *o[NB];
-    Py_buffer b[NB];
-    int have[NB] = {0};
-    double amount;
-    PyObject *ret = NULL;
-    i64 *layer = NULL, *next = NULL;
-    double *c = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOdO", &o[XADJ], &o[ADJNCY], &o[IDS], &o[COST], &amount, &o[SLOT])) return NULL;
-    if (!get_all(o, b, have, "iiifi", name, NB)) goto done;
-    i64 m = b[IDS].len / 8, n = b[SLOT].len / 8, nadj = b[ADJNCY].len / 8;
-    if (b[COST].len / 8 != m || b[XADJ].len / 8 != n + 1) {
-        PyErr_SetString(PyExc_ValueError, "queue: carve got arrays of inconsistent lengths");
-        goto done;
-    }
-    const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *ids = b[IDS].buf;
-    const double *cost = b[COST].buf;
-    i64 *slot = b[SLOT].buf;  /* position + 1 of a free vertex of ids, 0 otherwise */
-    if (!all_in(ids, m, n, "a job is")) goto done;
-    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((1 + m) * 8));
-    layer = malloc((size_t)(m + 1) * 8), next = malloc((size_t)(m + 1) * 8), c = malloc((size_t)(m + 1) * 8);
-    if (!ret || !layer || !next || !c) {
-        Py_CLEAR(ret);
-        if (!PyErr_Occurred()) PyErr_NoMemory();
-        goto done;
-    }
-    i64 *out = (i64 *)PyByteArray_AS_STRING(ret), *taken = out + 1, k = 0;
+/* The region growing of carve(), on m distinct jobs ids with their costs: writes to taken the positions in
+ * ids of the vertices taken (in the order taken), then those of the rest (in ids order), and returns how many
+ * were taken, or -1 with an exception set. slot (one per vertex, all 0) is scratch and left all 0; layer,
+ * next and c have room for m + 1 entries. */
+static i64 grow(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *ids, const double *cost, i64 m,
+                double amount, i64 *slot, i64 *taken, i64 *layer, i64 *next, double *c) {
+    i64 k = 0;
+    if (!all_in(ids, m, n, "a job is")) return -1;
     for (i64 i = 0; i < m; ++i) {
         if (slot[ids[i]]) {
             for (i64 j = 0; j < i; ++j) slot[ids[j]] = 0;
-            Py_CLEAR(ret);
             PyErr_SetString(PyExc_ValueError, "queue: carve got a job twice");
-            goto done;
+            return -1;
         }
-        slot[ids[i]] = i + 1;
+        slot[ids[i]] = i + 1;  /* position + 1 of a free vertex of ids, 0 otherwise */
     }
     double got = 0.0;
     for (i64 first = 0; amount > 0 && got < amount;) {  /* a region from the first free vertex */
@@ -630,11 +600,9 @@ static PyObject *carve(PyObject *Py_UNUSED(self), PyObject *args) {
         i64 nl = 1;
         layer[0] = ids[first];
         while (nl && got < amount) {
-            double cs = 0.0;
             for (i64 i = 0; i < nl; ++i) c[i] = cost[slot[layer[i]] - 1];
             /* before[i] = (got + cumsum[i]) - c[i], searched by bisection as numpy does */
-            double *bef = (double *)next;
-            cs = 0.0;
+            double *bef = (double *)next, cs = 0.0;
             for (i64 i = 0; i < nl; ++i) cs += c[i], bef[i] = (got + cs) - c[i];
             i64 t = search_left(bef, nl, amount);
             for (i64 i = 0; i < t; ++i) taken[k++] = slot[layer[i]] - 1, slot[layer[i]] = 0;
@@ -662,17 +630,157 @@ static PyObject *carve(PyObject *Py_UNUSED(self), PyObject *args) {
             layer = next, next = sw, nl = nn;
         }
     }
-    out[0] = k;
+    i64 taken_k = k;
     for (i64 i = 0; i < m; ++i)
         if (slot[ids[i]]) taken[k++] = i, slot[ids[i]] = 0;
-    goto done;
+    return taken_k;
 fail:
     for (i64 i = 0; i < m; ++i) slot[ids[i]] = 0;
-    Py_CLEAR(ret);
+    return -1;
+}
+
+/* carve(xadj, adjncy, ids, cost, amount, slot): selection.carve, the split of a distribution message's jobs
+ * (SBN §3): breadth-first region growing inside ids (distinct) from its first vertex still free, layer by
+ * layer, a layer being the free neighbours of the previous one, sorted, each once; of a layer the prefix
+ * whose preceding load is below amount is taken, ``before = got + np.cumsum(c) - c``,
+ * ``k = np.searchsorted(before, amount)``, ``got += c[:k].sum()``; a partly taken layer ends the region and
+ * the next one starts while got < amount. slot (int64, one per vertex, all 0) is scratch and left all 0.
+ * Returns k, the positions in ids of the k vertices taken (in the order taken), then those of the rest (in
+ * ids order), int64 in a bytearray. */
+static PyObject *carve(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { XADJ, ADJNCY, IDS, COST, SLOT, NB };
+    static const char *const name[NB] = {"xadj", "adjncy", "ids", "cost", "slot"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    double amount;
+    PyObject *ret = NULL;
+    i64 *layer = NULL, *next = NULL;
+    double *c = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOdO", &o[XADJ], &o[ADJNCY], &o[IDS], &o[COST], &amount, &o[SLOT])) return NULL;
+    if (!get_all(o, b, have, "iiifi", name, NB)) goto done;
+    i64 m = b[IDS].len / 8, n = b[SLOT].len / 8;
+    if (b[COST].len / 8 != m || b[XADJ].len / 8 != n + 1) {
+        PyErr_SetString(PyExc_ValueError, "queue: carve got arrays of inconsistent lengths");
+        goto done;
+    }
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((1 + m) * 8));
+    layer = malloc((size_t)(m + 1) * 8), next = malloc((size_t)(m + 1) * 8), c = malloc((size_t)(m + 1) * 8);
+    if (!ret || !layer || !next || !c) {
+        Py_CLEAR(ret);
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
+    out[0] = grow(b[XADJ].buf, b[ADJNCY].buf, n, b[ADJNCY].len / 8, b[IDS].buf, b[COST].buf, m, amount,
+                  b[SLOT].buf, out + 1, layer, next, c);
+    if (out[0] < 0) Py_CLEAR(ret);
 done:
     free(layer);
     free(next);
     free(c);
+    release_all(b, have, NB);
+    return ret;
+}
+
+/* spread(xadj, adjncy, ids, tot, deficit, kstart, kid, size, xor, node, slot): GetDistribute's split of a
+ * distribution message's jobs at node (SBN §3; balancer.LevelRun._get_distribute), the steps of carve() in
+ * sequence. The node's successors in the broadcast tree are kid[kstart[node ^ xor] ..] ^ xor, in processor
+ * order, with their subtree sizes (size, by the same index). A node without successors keeps every job;
+ * otherwise it keeps carve(ids, tot, deficit), and of the rest, r with total load ``tot[r].sum()`` (numpy's
+ * pairwise sum), successor j but the last takes carve(rest, share_j) in turn, share_j = size_j /
+ * sizes.sum() * that total, and the last successor the rest. Returns int64 in a bytearray: the number of
+ * successors s, the successors, then s + 1 counts (kept, then each successor's), then the positions in ids
+ * of each part in that order (a carved part in the order taken, the last part in ids order). */
+static PyObject *spread(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { XADJ, ADJNCY, IDS, TOT, KSTART, KID, SIZE, SLOT, NB };
+    static const char *const name[NB] = {"xadj", "adjncy", "ids", "tot", "kstart", "kid", "size", "slot"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    double deficit;
+    i64 xr, node;
+    PyObject *ret = NULL;
+    i64 *work = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOdOOOLLO", &o[XADJ], &o[ADJNCY], &o[IDS], &o[TOT], &deficit, &o[KSTART], &o[KID],
+                          &o[SIZE], &xr, &node, &o[SLOT]))
+        return NULL;
+    if (!get_all(o, b, have, "iiifiiii", name, NB)) goto done;
+    i64 m = b[IDS].len / 8, n = b[SLOT].len / 8, nadj = b[ADJNCY].len / 8, P = b[KSTART].len / 8 - 1;
+    const i64 *kstart = b[KSTART].buf, *kid = b[KID].buf, *size = b[SIZE].buf, *ids = b[IDS].buf;
+    const double *tot = b[TOT].buf;
+    if (b[TOT].len / 8 != m || b[XADJ].len / 8 != n + 1 || P < 1 || b[SIZE].len / 8 != P) {
+        PyErr_SetString(PyExc_ValueError, "queue: spread got arrays of inconsistent lengths");
+        goto done;
+    }
+    i64 t = node ^ xr;
+    if (t < 0 || t >= P || kstart[t] < 0 || kstart[t] > kstart[t + 1] || kstart[t + 1] > b[KID].len / 8 ||
+        !all_in(kid + kstart[t], kstart[t + 1] - kstart[t], P, "a successor is")) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "queue: spread got a node outside the tree");
+        goto done;
+    }
+    i64 s = kstart[t + 1] - kstart[t];
+    if (s > 64) {  /* a node has at most log2 P successors */
+        PyErr_SetString(PyExc_ValueError, "queue: spread got a node with more than 64 successors");
+        goto done;
+    }
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((2 + 2 * s + m) * 8));
+    /* the successors' sizes (s), the rest's positions and a carve's (2m), the rest's ids, layer and next
+     * (3m + 3), the rest's costs and a carve's scratch (2m + 2) */
+    work = malloc((size_t)(s + 7 * m + 5) * 8);
+    if (!ret || !work) {
+        Py_CLEAR(ret);
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret), *kids = out + 1, *cnt = kids + s, *pos = cnt + s + 1;
+    i64 *ksz = work, *rest = ksz + s, *got = rest + m, *sub = got + m, *layer = sub + m + 1, *next = layer + m + 1;
+    double *subc = (double *)(next + m + 1), *c = subc + m + 1, sizes[64];
+    out[0] = s;
+    for (i64 j = 0; j < s; ++j) {  /* the successors in processor order (insertion sort: a few) */
+        i64 q = kid[kstart[t] + j] ^ xr, z = size[kid[kstart[t] + j]], i = j;
+        for (; i > 0 && kids[i - 1] > q; --i) kids[i] = kids[i - 1], ksz[i] = ksz[i - 1];
+        kids[i] = q, ksz[i] = z;
+    }
+    if (!s) {
+        cnt[0] = m;
+        for (i64 i = 0; i < m; ++i) pos[i] = i;
+        goto done;
+    }
+    i64 k = grow(b[XADJ].buf, b[ADJNCY].buf, n, nadj, ids, tot, m, deficit, b[SLOT].buf, got, layer, next, c);
+    if (k < 0) {
+        Py_CLEAR(ret);
+        goto done;
+    }
+    cnt[0] = k;
+    memcpy(pos, got, (size_t)k * 8);
+    i64 at = k, r = m - k;
+    memcpy(rest, got + k, (size_t)r * 8);
+    for (i64 i = 0; i < r; ++i) subc[i] = tot[rest[i]];
+    double total = pairwise(subc, r);  /* tot[rest].sum() */
+    for (i64 j = 0; j < s; ++j) sizes[j] = (double)ksz[j];
+    double zsum = pairwise(sizes, s);  /* sizes.sum() */
+    for (i64 j = 0; j < s; ++j) {
+        i64 mine = r;
+        if (j == s - 1 || r == 0) {
+            memcpy(pos + at, rest, (size_t)r * 8);
+        } else {
+            for (i64 i = 0; i < r; ++i) sub[i] = ids[rest[i]], subc[i] = tot[rest[i]];
+            mine = grow(b[XADJ].buf, b[ADJNCY].buf, n, nadj, sub, subc, r, (sizes[j] / zsum) * total, b[SLOT].buf,
+                        got, layer, next, c);
+            if (mine < 0) {
+                Py_CLEAR(ret);
+                goto done;
+            }
+            for (i64 i = 0; i < mine; ++i) pos[at + i] = rest[got[i]];
+            for (i64 i = mine; i < r; ++i) rest[i - mine] = rest[got[i]];
+        }
+        cnt[j + 1] = mine;
+        at += mine;
+        r -= mine;
+    }
+done:
+    free(work);
     release_all(b, have, NB);
     return ret;
 }
@@ -686,6 +794,7 @@ static PyMethodDef methods[] = {
     {"depth", depth, METH_VARARGS, "every vertex's graph distance to the partition boundary"},
     {"done", done, METH_VARARGS, "the bookkeeping of the processed chunks"},
     {"carve", carve, METH_VARARGS, "the split of a distribution message's jobs (selection.carve)"},
+    {"spread", spread, METH_VARARGS, "GetDistribute's split of a distribution message's jobs at a node"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
     {NULL, NULL, 0, NULL},
 };

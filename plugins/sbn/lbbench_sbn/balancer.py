@@ -81,7 +81,7 @@ from . import _queue
 from . import messages as msg
 from .messages import ABORT, DATA, DJOB, FETCH, JOB, UP
 from . import thresholds as th
-from .selection import carve, select
+from .selection import select, spread
 from .topology import Trees
 
 BYTES_PER_UNIT = 8
@@ -780,25 +780,13 @@ class LevelRun:
         """GetDistribute: keep what brings p to WSysLL, pass the rest on; thrashing guard at the last stage."""
         p = v.p
         c = costs_if_on(self.g, v.view, self.m, ids, p)  # the jobs priced on p (each on its own)
-        tot = c.total
         W = self._wsysll(v.i) or 0.0
-        deficit = W - self.qwgt(v)
-        kids = self.trees.children(origin, p)
-        if not kids:
-            keep, rest = np.arange(ids.size), _NONE  # the last stage keeps the rest
-        else:
-            keep, rest = carve(self.g, ids, tot, deficit, self.slot)
-        if rest.size:
-            share = self.trees.fractions(origin, p) * tot[rest].sum()
-            for j, q in enumerate(kids):
-                if j == len(kids) - 1:
-                    mine = rest
-                else:
-                    took, left = carve(self.g, ids[rest], tot[rest], share[j], self.slot)
-                    mine, rest = rest[took], rest[left]
-                if mine.size:
-                    self.in_transit += int(mine.size)
-                    self.out.add(p, q, msg.DJOB, [origin, *ids[mine].tolist()])
+        kids, parts = spread(self.g, ids, c.total, W - self.qwgt(v), self.trees.csr(origin), p, self.slot)
+        keep = parts[0]
+        for q, mine in zip(kids, parts[1:]):
+            if mine.size:
+                self.in_transit += int(mine.size)
+                self.out.add(p, q, msg.DJOB, [origin, *ids[mine].tolist()])
         self._accept_jobs(v, ids[keep], Costs(c.wgt[keep], c.comm[keep], c.remap[keep]))
         if not kids and self.qwgt(v) > self.maxth[v.i]:
             self.want[v.i] = True  # thrashing guard: balance instead of distributing further

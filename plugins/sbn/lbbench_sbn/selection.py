@@ -133,3 +133,25 @@ def carve(g, ids: np.ndarray, cost: np.ndarray, amount: float, slot: np.ndarray)
     k = int(np.frombuffer(buf, np.int64, 1)[0])
     pos = np.frombuffer(buf, np.int64, ids.size, 8)
     return pos[:k], pos[k:]
+
+
+def spread(g, ids: np.ndarray, cost: np.ndarray, deficit: float, tree: tuple, p: int, slot: np.ndarray
+           ) -> tuple[list, list]:
+    """GetDistribute's split of a distribution message's jobs at p (SBN §3), by :func:`carve` in turn.
+
+    p keeps ``carve(ids, cost, deficit)`` (everything, as a node of the last stage); of the
+    rest, each successor of p in the tree (``tree``: ``Trees.csr`` of the message's origin)
+    but the last carves its share in turn, the shares in proportion to the successors'
+    subtree sizes, and the last takes what is left. In C (``_queue.spread``).
+
+    Returns (the successors in processor order, [positions in ``ids`` that p keeps, then
+    each successor's]).
+    """
+    kstart, kid, size, xor = tree
+    buf = _queue.spread(g.xadj, g.adjncy, np.ascontiguousarray(ids, np.int64), np.ascontiguousarray(cost, np.float64),
+                        float(deficit), kstart, kid, size, xor, p, slot)
+    s = int(np.frombuffer(buf, np.int64, 1)[0])
+    head = np.frombuffer(buf, np.int64, 2 * s + 2).tolist()
+    cuts = np.cumsum(head[1 + s:])
+    pos = np.frombuffer(buf, np.int64, ids.size, 8 * (2 * s + 2))
+    return head[1:1 + s], np.split(pos, cuts[:-1])

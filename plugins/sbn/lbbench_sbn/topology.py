@@ -121,7 +121,8 @@ class Trees:
     """The broadcast trees of P processors (P any positive integer), built on demand.
 
     ``parent(x, n)``: n's predecessor in T_x (-1 at the root); ``children(x, n)``: its
-    successors (in processor order); ``depth(x, n)``: its stage; ``subtree_size(x, n)``.
+    successors (in processor order); ``depth(x, n)``: its stage; ``subtree_size(x, n)``;
+    ``csr(x)``: T_x's successor lists as arrays, for the C kernels.
     For P a power of two every tree is T_0 relabelled (Lemma 1: T_x = T_0 XOR x), so only
     T_0 is stored; otherwise a tree is built the first time its root is used, with the
     absent nodes of SBN(ceil log2 P) skipped (module doc). ``pred`` and ``stage`` give the
@@ -133,12 +134,10 @@ class Trees:
         self.d = dimension(P)
         self.pow2 = P == 1 << self.d
         self._roots: dict = {}
-        self._kids: dict = {}  # (root, node) -> successors, as asked (P a power of two)
-        self._frac: dict = {}  # (root, node) -> fractions(), as asked
         self._t0 = self._build(0)
 
     def _build(self, x: int) -> tuple:
-        """(pred, depth, children, subtree sizes) of T_x."""
+        """(pred, depth, children, subtree sizes, (kstart, kid): the children as arrays) of T_x."""
         P, d = self.P, self.d
         parent_of: dict[int, int] = {}
         depth = np.zeros(P, np.int64)
@@ -162,7 +161,10 @@ class Trees:
         for n in np.argsort(-depth, kind="stable").tolist():  # deepest first
             if pred[n] >= 0:
                 sizes[pred[n]] += sizes[n]
-        return pred, depth, [tuple(k) for k in kids], sizes
+        kstart = np.zeros(P + 1, np.int64)
+        kstart[1:] = np.cumsum([len(k) for k in kids])
+        kid = np.array([c for k in kids for c in k], np.int64)
+        return pred, depth, [tuple(k) for k in kids], sizes, (kstart, kid)
 
     def _tree(self, x: int) -> tuple:
         if self.pow2 or x == 0:
@@ -174,10 +176,7 @@ class Trees:
 
     def children(self, x: int, n: int) -> tuple:
         if self.pow2:
-            kids = self._kids.get((x, n))
-            if kids is None:
-                kids = self._kids[(x, n)] = tuple(sorted(c ^ x for c in self._t0[2][n ^ x]))
-            return kids
+            return tuple(sorted([c ^ x for c in self._t0[2][n ^ x]]))
         return self._tree(x)[2][n]
 
     def parent(self, x: int, n: int) -> int:
@@ -195,7 +194,7 @@ class Trees:
             pred, depth = self._t0[0], self._t0[1]
             u, top = np.asarray(below, np.int64) ^ x, int(depth[n ^ x]) + 1
         else:
-            pred, depth, _, _ = self._tree(x)
+            pred, depth = self._tree(x)[:2]
             u, top = np.array(below, np.int64), int(depth[n]) + 1
         up = np.flatnonzero(depth[u] > top)
         while up.size:
@@ -206,13 +205,12 @@ class Trees:
     def subtree_size(self, x: int, n: int) -> int:
         return int(self._t0[3][n ^ x]) if self.pow2 else int(self._tree(x)[3][n])
 
-    def fractions(self, x: int, n: int) -> np.ndarray:
-        """Each successor's share of the nodes below n in T_x, by subtree size (``children`` order; cached)."""
-        f = self._frac.get((x, n))
-        if f is None:
-            sizes = np.array([self.subtree_size(x, q) for q in self.children(x, n)], float)
-            f = self._frac[(x, n)] = sizes / sizes.sum()
-        return f
+    def csr(self, x: int) -> tuple:
+        """(kstart, kid, size, xor): the successors of node n in T_x are ``kid[kstart[t]:kstart[t + 1]] ^ xor``
+        and their subtree sizes ``size[kid[...]]``, at t = n ^ xor (xor = x for P a power of two, whose trees
+        are T_0 relabelled, else 0)."""
+        t = self._tree(x)
+        return (*t[4], t[3], x if self.pow2 else 0)
 
     @cached_property
     def pred(self) -> np.ndarray:

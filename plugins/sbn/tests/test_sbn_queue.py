@@ -1,5 +1,6 @@
 """The C priority queue (lbbench_sbn/_queue.c) against the numpy code it replaces, bit for bit (§3.3)."""
 import numpy as np
+import pytest
 
 from lbbench_sbn import _queue
 
@@ -269,3 +270,53 @@ def test_carve_is_the_numpy_region_growing():
         took, rest = carve(g, ids, cost, amount, slot)
         assert np.array_equal(ids[took], want_take) and np.array_equal(ids[rest], want_rest)
         assert not slot.any()  # the scratch is left as it was
+
+
+def _spread_numpy(g, ids, tot, deficit, trees, origin, p):
+    """GetDistribute's split in numpy (the Python the C kernel replaced): p keeps a carved piece of its deficit,
+    each successor but the last carves its share of the rest by subtree size, the last takes what is left."""
+    kids = trees.children(origin, p)
+    if not kids:
+        return kids, [ids]
+    keep, rest = _carve_numpy(g, ids, tot, deficit)
+    parts = [keep]
+    sizes = np.array([trees.subtree_size(origin, q) for q in kids], float)
+    price = dict(zip(ids.tolist(), tot.tolist()))
+    share = sizes / sizes.sum() * np.array([price[x] for x in rest.tolist()]).sum()
+    for j in range(len(kids)):
+        if j == len(kids) - 1:
+            mine = rest
+        else:
+            mine, rest = _carve_numpy(g, rest, np.array([price[x] for x in rest.tolist()]), share[j])
+        parts.append(mine)
+    return kids, parts
+
+
+@pytest.mark.parametrize("P", [16, 12])
+def test_spread_is_the_carves_in_turn(P):
+    """_queue.spread (GetDistribute, SBN §3) equals carving the deficit, then each successor's share in turn, at
+    every node of the broadcast trees, P a power of two (trees by XOR) or not."""
+    from harness import Graph
+    from lbbench_sbn.selection import spread
+    from lbbench_sbn.topology import Trees
+
+    rng = np.random.default_rng(5)
+    n = 2000
+    u = rng.integers(0, n, 6000)
+    v = (u + rng.integers(1, 30, u.size)) % n
+    key = np.unique(np.minimum(u, v) * n + np.maximum(u, v))
+    g = Graph.from_edges(n, key // n, key % n)
+    slot = np.zeros(n, np.int64)
+    trees = Trees(P)
+    for trial in range(200):
+        origin, p = int(rng.integers(P)), int(rng.integers(P))
+        m = int(rng.choice([0, 1, 7, 40, 400]))
+        ids = rng.choice(n, m, replace=False)
+        tot = rng.random(m) * rng.choice([1.0, 1e-3, 1e5]) + (rng.random(m) < 0.2) * 0.1
+        deficit = float(rng.choice([-5.0, 0.0, 0.4, 3.0, 60.0, 1e9]) * (1 + rng.random()))
+        want_kids, want = _spread_numpy(g, ids, tot, deficit, trees, origin, p)
+        kids, parts = spread(g, ids, tot, deficit, trees.csr(origin), p, slot)
+        assert tuple(kids) == want_kids and len(parts) == len(want)
+        for got, exp in zip(parts, want):
+            assert np.array_equal(ids[got], exp)
+        assert not slot.any()

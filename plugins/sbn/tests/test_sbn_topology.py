@@ -83,6 +83,11 @@ def test_trees_any_P(P):
         assert seen == set(range(P))  # every present node exactly once
         assert T.stage[x].max() <= T.d
         assert T.subtree_size(x, x) == P
+        kstart, kid, size, xor = T.csr(x)  # the same trees as arrays, for the C kernels
+        for n in range(P):
+            k = kid[kstart[n ^ xor]:kstart[(n ^ xor) + 1]]
+            assert sorted((k ^ xor).tolist()) == list(T.children(x, n))
+            assert [int(size[c]) for c in k] == [T.subtree_size(x, c ^ xor) for c in k]
 
 
 @pytest.mark.parametrize("P", [8, 32])
@@ -91,9 +96,13 @@ def test_power_of_two_trees_by_lemma1_equal_the_built_ones(P):
     T = Trees(P)
     assert T.pow2
     for x in range(P):
-        pred, depth, kids, sizes = T._build(x)
+        pred, depth, kids, sizes, _ = T._build(x)
+        kstart, kid, size, xor = T.csr(x)  # what the C kernels read
         for n in range(P):
             assert T.children(x, n) == kids[n]
+            t = n ^ xor
+            assert sorted(kid[kstart[t]:kstart[t + 1]] ^ xor) == list(kids[n])
+            assert sorted(size[kid[kstart[t]:kstart[t + 1]]]) == sorted(sizes[list(kids[n])])
             assert T.parent(x, n) == pred[n]
             assert T.depth(x, n) == depth[n]
             assert T.subtree_size(x, n) == sizes[n]
