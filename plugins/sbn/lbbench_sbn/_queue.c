@@ -735,7 +735,7 @@ static PyObject *spread(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     i64 *out = (i64 *)PyByteArray_AS_STRING(ret), *kids = out + 1, *cnt = kids + s, *pos = cnt + s + 1;
     i64 *ksz = work, *rest = ksz + s, *got = rest + m, *sub = got + m, *layer = sub + m + 1, *next = layer + m + 1;
-    double *subc = (double *)(next + m + 1), *c = subc + m + 1, sizes[64];
+    double *subc = (double *)(next + m + 1), *c = subc + m + 1, sizes[64] = {0};
     out[0] = s;
     for (i64 j = 0; j < s; ++j) {  /* the successors in processor order (insertion sort: a few) */
         i64 q = kid[kstart[t] + j] ^ xr, z = size[kid[kstart[t] + j]], i = j;
@@ -785,6 +785,111 @@ done:
     return ret;
 }
 
+/* search(xadj, adjncy, queue, cq, first, avail, cw, cc, cr, slot, sent_p, sent_q, amount, cap_p, load_p,
+ * base_q): the breadth-first search of the §3.4 selection (selection.select) from the queue's vertex at
+ * position first, over the vertices of queue (distinct) still marked in avail (bool, by vertex). A layer's
+ * vertices move in order while q has received less than amount before each, p has shed less than cap_p
+ * before it, and q would not end heavier than p (running sums in layer order, double arithmetic); the moved
+ * ones leave avail; a partly moved layer ends the search, a wholly moved one is followed by its vertices'
+ * neighbours still in avail, sorted, each once. Costs on p: cw + cc + cr (by vertex); on q: cq (by position
+ * in queue). slot (int64, one per vertex, all 0) is scratch and left all 0. Returns, in a bytearray, whether
+ * the search stopped (a layer not wholly moved), the number moved, sent_p and sent_q after them (float64),
+ * then the vertices moved in order (int64). */
+static PyObject *search(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { XADJ, ADJNCY, QUEUE, CQ, AVAIL, CW, CC, CR, SLOT, NB };
+    static const char *const name[NB] = {"xadj", "adjncy", "queue", "cq", "avail", "cw", "cc", "cr", "slot"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    i64 first;
+    double sent_p, sent_q, amount, cap_p, load_p, base_q;
+    PyObject *ret = NULL;
+    i64 *layer = NULL, *next = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOLOOOOOdddddd", &o[XADJ], &o[ADJNCY], &o[QUEUE], &o[CQ], &first, &o[AVAIL],
+                          &o[CW], &o[CC], &o[CR], &o[SLOT], &sent_p, &sent_q, &amount, &cap_p, &load_p, &base_q))
+        return NULL;
+    if (!get_all(o, b, have, "iiifbfffi", name, NB)) goto done;
+    i64 m = b[QUEUE].len / 8, n = b[SLOT].len / 8, nadj = b[ADJNCY].len / 8;
+    const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *queue = b[QUEUE].buf;
+    const double *cq = b[CQ].buf, *cw = b[CW].buf, *cc = b[CC].buf, *cr = b[CR].buf;
+    uint8_t *avail = b[AVAIL].buf;
+    i64 *slot = b[SLOT].buf;
+    if (b[CQ].len / 8 != m || b[XADJ].len / 8 != n + 1 || b[AVAIL].len != n || b[CW].len / 8 != n ||
+        b[CC].len / 8 != n || b[CR].len / 8 != n || first < 0 || first >= m) {
+        PyErr_SetString(PyExc_ValueError, "queue: search got arrays of inconsistent lengths");
+        goto done;
+    }
+    if (!all_in(queue, m, n, "a queued vertex is")) goto done;
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((4 + m) * 8));
+    layer = malloc((size_t)(m + 1) * 8), next = malloc((size_t)(m + 1) * 8);
+    if (!ret || !layer || !next) {
+        Py_CLEAR(ret);
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret), *moved = out + 4, k = 0, stopped = 0;
+    for (i64 i = 0; i < m; ++i) slot[queue[i]] = i + 1;  /* position + 1 in queue */
+    i64 nl = 1;
+    layer[0] = queue[first];
+    while (nl) {
+        double run_p = 0.0, run_q = 0.0, now_p = sent_p, now_q = sent_q;
+        i64 t = 0;
+        for (; t < nl; ++t) {  /* how much of the layer fits */
+            i64 v = layer[t];
+            double a = (cw[v] + cc[v]) + cr[v], c = cq[slot[v] - 1];
+            double before_p = sent_p + run_p;
+            run_p += a;
+            run_q += c;
+            double after_p = sent_p + run_p, after_q = sent_q + run_q;
+            if (!(after_q - c < amount && before_p < cap_p && base_q + after_q <= load_p - after_p)) break;
+            now_p = after_p, now_q = after_q;
+        }
+        sent_p = now_p, sent_q = now_q;
+        for (i64 i = 0; i < t; ++i) avail[layer[i]] = 0, moved[k++] = layer[i];
+        if (t < nl) {
+            stopped = 1;
+            break;
+        }
+        i64 nn = 0;  /* the neighbours of the layer still available (queued, so in slot), sorted, each once */
+        for (i64 i = 0; i < nl; ++i) {
+            i64 v = layer[i];
+            if (xadj[v] < 0 || xadj[v + 1] < xadj[v] || xadj[v + 1] > nadj) {
+                PyErr_SetString(PyExc_ValueError, "queue: xadj does not match adjncy");
+                goto fail;
+            }
+            for (i64 e = xadj[v]; e < xadj[v + 1]; ++e) {
+                i64 u = adj[e];
+                if (u < 0 || u >= n) {
+                    PyErr_SetString(PyExc_ValueError, "queue: a neighbour is out of range");
+                    goto fail;
+                }
+                if (avail[u] && slot[u] > 0) next[nn++] = u, slot[u] = -slot[u];  /* marked: listed once */
+                else if (avail[u] && !slot[u]) {
+                    PyErr_SetString(PyExc_ValueError, "queue: search reached an available vertex not in the queue");
+                    goto fail;
+                }
+            }
+        }
+        for (i64 i = 0; i < nn; ++i) slot[next[i]] = -slot[next[i]];
+        qsort(next, (size_t)nn, 8, by_id);
+        i64 *sw = layer;
+        layer = next, next = sw, nl = nn;
+    }
+    out[0] = stopped, out[1] = k;
+    memcpy(out + 2, &sent_p, 8);
+    memcpy(out + 3, &sent_q, 8);
+    for (i64 i = 0; i < m; ++i) slot[queue[i]] = 0;
+    goto done;
+fail:
+    for (i64 i = 0; i < m; ++i) slot[queue[i]] = 0;
+    Py_CLEAR(ret);
+done:
+    free(layer);
+    free(next);
+    release_all(b, have, NB);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
     {"chunks", chunks, METH_VARARGS, "the chunk each processor takes from the head of its queue"},
     {"order", order, METH_VARARGS, "a queue in SBN priority order, its exclusive load prefix sums and its total"},
@@ -794,6 +899,7 @@ static PyMethodDef methods[] = {
     {"depth", depth, METH_VARARGS, "every vertex's graph distance to the partition boundary"},
     {"done", done, METH_VARARGS, "the bookkeeping of the processed chunks"},
     {"carve", carve, METH_VARARGS, "the split of a distribution message's jobs (selection.carve)"},
+    {"search", search, METH_VARARGS, "the breadth-first search of the §3.4 selection"},
     {"spread", spread, METH_VARARGS, "GetDistribute's split of a distribution message's jobs at a node"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
     {NULL, NULL, 0, NULL},

@@ -171,7 +171,7 @@ class LevelRun:
         self.fixed = np.zeros(n, bool) if fixed is None else np.asarray(fixed, bool)  # Level.pinned: never moves
         self.done_by = np.full(n, -1, np.int64)                      # local vproc that processed v
         self.stale = np.ones(n, bool)                                # priced since its queue was last sorted
-        self.slot = np.zeros(n, np.int64)                            # carve()'s scratch
+        self.slot = np.zeros(n, np.int64)                            # spread()'s and select()'s scratch
         self.avail = np.zeros(n, bool)                               # _select()'s scratch
         owner = np.asarray(state.owner)
         local = engine.local
@@ -438,9 +438,7 @@ class LevelRun:
         p = v.p
         to = sorted(set(v.view.holders(self.g.neighbours_of(ids)).tolist()).union(self.home0[ids].tolist()))
         skip = {p} | (v.servers if len(v.servers) == 1 else set())
-        msg = np.concatenate(([p], ids)).astype(np.int64)
-        to = np.array([q for q in to if q not in skip], np.int64)
-        self.eng.send("locate", p, to, np.tile(msg, to.size), counts=msg.size, kind="migration")
+        self.out.locate(p, np.array([q for q in to if q not in skip], np.int64), np.concatenate(([p], ids)))
 
     def _accept_jobs(self, v: VProc, ids: np.ndarray, c: Costs | None = None) -> None:
         """Queue jobs at p, priced on p (``c``: their prices, when already known)."""
@@ -745,7 +743,7 @@ class LevelRun:
         self.avail[Q] = ~(self.pinned[Q] | self.fixed[Q])
         try:
             verts, _, _ = select(self.g, self.m, v.view, Q, self.avail, Costs(self.cw, self.cc, self.cr), q,
-                                 amount, L, base, v.rng, self.prm.subset, cap_p=cap)
+                                 amount, L, base, v.rng, self.prm.subset, cap_p=cap, slot=self.slot)
         finally:
             self.avail[Q] = False
         return verts

@@ -42,16 +42,31 @@ def floats(words: np.ndarray) -> np.ndarray:
 
 
 class Outbox:
-    """One superstep's SBN messages, kept as Python tuples and sent in one :meth:`Engine.send` at the exchange."""
+    """One superstep's SBN messages, kept as Python tuples and sent in one :meth:`Engine.send` at the exchange;
+    the locate messages (stream ``locate``) likewise, sent before them (they are posted first)."""
 
     def __init__(self):
         self.msgs: list = []  # (src, dst, code, fields, data bytes)
+        self.locs: list = []  # (src, destinations, the message's words)
 
     def add(self, src: int, dst: int, code: int, fields, data_bytes: int = 0) -> None:
         """One message: its ``fields`` (a sequence of ints) and the bytes of data it stands for."""
         self.msgs.append((src, dst, code, fields, data_bytes))
 
+    def locate(self, src: int, to: np.ndarray, words: np.ndarray) -> None:
+        """One locate message (``words``: [src, vertex, ...]) from ``src`` to each of ``to``."""
+        if to.size:
+            self.locs.append((src, to, words))
+
     def flush(self, eng) -> None:
+        if self.locs:
+            src, to, words = zip(*self.locs)
+            self.locs = []
+            n = np.fromiter(map(len, to), np.int64, len(to))
+            size = np.fromiter(map(len, words), np.int64, len(words))
+            eng.send("locate", np.repeat(src, n), np.concatenate(to),
+                     np.concatenate([np.tile(w, k) for w, k in zip(words, n.tolist())]), counts=np.repeat(size, n),
+                     kind="migration")
         if not self.msgs:
             return
         src, dst, code, fields, data = zip(*self.msgs)

@@ -15,9 +15,10 @@ the vertices with the negative ΔCut that §3.4 wants to favour, and every
 transfer then lands as an island inside q's neighbour's region), otherwise
 from all of them.
 
-The search is vectorized by BFS layer: a layer is every still-available
-neighbour of the previous layer, in vertex order; the prefix of the layer that
-fits is taken. A vertex is only added while (i) q has not yet received
+The search goes by BFS layer (in C, ``_queue.search``): a layer is every
+still-available neighbour of the previous layer, in vertex order; the prefix of
+the layer that fits is taken, by running sums in layer order. A vertex is only
+added while (i) q has not yet received
 ``amount`` (priced on q: Wgt + Comm_q + Remap_q), (ii) p has not yet shed
 ``cap_p`` (priced on p) and (iii) q would not end heavier than p (the move
 never worsens the pair's balance, §4.5).
@@ -33,81 +34,58 @@ from . import _queue
 
 def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, q: int, amount: float,
            load_p: float, base_q: float, rng: np.random.Generator, subset: int = 8, max_rounds: int = 64,
-           cap_p: float = np.inf, near_q: bool = True):
-    """Choose vertices of ``queue`` (those with ``avail``) to move from p to q.
+           cap_p: float = np.inf, near_q: bool = True, slot: np.ndarray | None = None):
+    """Choose vertices of ``queue`` (those with ``avail``; only queued vertices have it) to move from p to q.
 
-    ``cost`` holds Wgt/Comm/Remap on p for every vertex (indexed by vertex);
+    ``cost`` holds Wgt/Comm/Remap on p for every vertex (indexed by vertex, float64);
     ``view`` is the State whose ``home`` is p's view of data locations.
     ``load_p`` is QWgt(p) now, ``base_q`` what q is believed to hold.
+    ``slot``: an int64 scratch array of one zero per vertex (left as it was; None: one is made).
     Returns (vertices in selection order, their total cost on p, their total cost on q).
     ``avail`` is updated in place (selected vertices become unavailable).
+    The search from MinV is C (``_queue.search``).
     """
     chosen: list[np.ndarray] = []
     sent_p = sent_q = 0.0
-
-    def total_p(verts):
-        return cost.wgt[verts] + cost.comm[verts] + cost.remap[verts]
-
-    near = None  # per queued vertex: has a neighbour whose data q holds (p's view does not change here)
+    slot = np.zeros(g.n, np.int64) if slot is None else slot
+    queue = np.ascontiguousarray(queue, np.int64)
+    at = np.arange(queue.size)
+    on_q = None  # every queued vertex priced on q, each on its own (p's view does not change here)
+    near = None  # per queued vertex: has a neighbour whose data q holds
     for _ in range(max_rounds):
         if sent_q >= amount or sent_p >= cap_p:
             break
         free = avail[queue]
-        pool = queue[free]
+        pool = at[free]  # positions in queue
         if pool.size == 0:
             break
+        if on_q is None:
+            on_q = costs_if_on(g, view, machine, queue, q)
+            cq = on_q.total
         if near_q:
             # prefer vertices next to data held by q (our reading of §3.4, see module doc)
             if near is None:
                 deg = g.xadj[queue + 1] - g.xadj[queue]
                 hit = view.home[g.neighbours_of(queue)] == q
-                near = np.bincount(np.repeat(np.arange(queue.size), deg), weights=hit, minlength=queue.size) > 0
+                near = np.bincount(np.repeat(at, deg), weights=hit, minlength=queue.size) > 0
             touch = near[free]
             if touch.any():
                 pool = pool[touch]
         R = pool if pool.size <= subset else rng.choice(pool, size=subset, replace=False)
-        on_q = costs_if_on(g, view, machine, R, q)
-        on_p = Costs(cost.wgt[R], cost.comm[R], cost.remap[R])
-        dc = delta_cut(on_p, on_q)
-        i = int(np.argmin(dc))
-        layer = R[i:i + 1]
-        cq = on_q.total[i:i + 1]
-        while layer.size:
-            k, sent_p, sent_q = _fits(total_p(layer).tolist(), cq.tolist(), sent_p, sent_q, amount, cap_p,
-                                      load_p, base_q)
-            if k:
-                take = layer[:k]
-                avail[take] = False
-                chosen.append(take)
-            if k < layer.size:
-                # enough load found, or q would become heavier than p: stop
-                return _finish(chosen, sent_p, sent_q)
-            nb = g.neighbours_of(take, distinct=True)
-            layer = nb[avail[nb]]
-            if layer.size:
-                cq = costs_if_on(g, view, machine, layer, q).total
+        verts = queue[R]
+        dc = delta_cut(Costs(cost.wgt[verts], cost.comm[verts], cost.remap[verts]),
+                       Costs(on_q.wgt[R], on_q.comm[R], on_q.remap[R]))
+        buf = _queue.search(g.xadj, g.adjncy, queue, cq, int(R[int(np.argmin(dc))]), avail, cost.wgt, cost.comm,
+                            cost.remap, slot, sent_p, sent_q, float(amount), float(cap_p), float(load_p),
+                            float(base_q))
+        stopped, k = np.frombuffer(buf, np.int64, 2).tolist()
+        sent_p, sent_q = np.frombuffer(buf, np.float64, 2, 16).tolist()
+        if k:
+            chosen.append(np.frombuffer(buf, np.int64, k, 32))
+        if stopped:  # enough load found, or q would become heavier than p
+            break
         # the search ran out of adjacent queued vertices: draw a new subset
     return _finish(chosen, sent_p, sent_q)
-
-
-def _fits(cp: list, cq: list, sent_p: float, sent_q: float, amount: float, cap_p: float, load_p: float,
-          base_q: float) -> tuple[int, float, float]:
-    """How many vertices of a layer (costs cp on p, cq on q, in order) can move, and the sums after them.
-
-    A vertex moves while q has received less than ``amount`` before it, p has shed less than ``cap_p``
-    before it, and q would not end heavier than p. Running sums in layer order (a layer is a few vertices:
-    scalars, not numpy calls).
-    """
-    k, run_p, run_q, now_p, now_q = 0, 0.0, 0.0, sent_p, sent_q
-    for a, b in zip(cp, cq):
-        before_p = sent_p + run_p
-        run_p += a
-        run_q += b
-        after_p, after_q = sent_p + run_p, sent_q + run_q
-        if not (after_q - b < amount and before_p < cap_p and base_q + after_q <= load_p - after_p):
-            break
-        k, now_p, now_q = k + 1, after_p, after_q
-    return k, now_p, now_q
 
 
 def _finish(chosen, sent_p, sent_q):
@@ -150,8 +128,11 @@ def spread(g, ids: np.ndarray, cost: np.ndarray, deficit: float, tree: tuple, p:
     kstart, kid, size, xor = tree
     buf = _queue.spread(g.xadj, g.adjncy, np.ascontiguousarray(ids, np.int64), np.ascontiguousarray(cost, np.float64),
                         float(deficit), kstart, kid, size, xor, p, slot)
-    s = int(np.frombuffer(buf, np.int64, 1)[0])
-    head = np.frombuffer(buf, np.int64, 2 * s + 2).tolist()
-    cuts = np.cumsum(head[1 + s:])
+    head = np.frombuffer(buf, np.int64, min(len(buf) // 8, 130)).tolist()  # s <= 64 successors
+    s = head[0]
     pos = np.frombuffer(buf, np.int64, ids.size, 8 * (2 * s + 2))
-    return head[1:1 + s], np.split(pos, cuts[:-1])
+    parts, at = [], 0
+    for k in head[1 + s:2 + 2 * s]:
+        parts.append(pos[at:at + k])
+        at += k
+    return head[1:1 + s], parts

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from harness import (Engine, Machine, State, initial_state, load_workload, loadimb, qwgt,
-                     vertex_costs)
+from harness import (Costs, Engine, Machine, State, costs_if_on, delta_cut, initial_state, load_workload, loadimb,
+                     qwgt, vertex_costs)
 from lbbench_sbn import messages as msg
 from lbbench_sbn.balancer import LevelRun, Params, _Received
 from lbbench_sbn.prepartition import _Costs, prepartition
@@ -222,3 +222,77 @@ def test_simultaneous_operations_combine(mini):
     assert len({v.thr.wsysll for v in run.vlist}) == 1 and run.vlist[0].thr.wsysll is not None
     assert not run.busy.any()
     assert eng.totals()["balance"]["messages"] < 2 * 3 * (P - 1) + sum(len(x) for x in [starts]) * 3 * run.trees.d
+
+
+def _select_python(g, machine, view, queue, avail, cost, q, amount, load_p, base_q, rng, subset, cap_p):
+    """selection.select as it was in Python and numpy (layer by layer, costs on q per layer): the reference for
+    its search in C."""
+    chosen, sent_p, sent_q, near = [], 0.0, 0.0, None
+    for _ in range(64):
+        if sent_q >= amount or sent_p >= cap_p:
+            break
+        free = avail[queue]
+        pool = queue[free]
+        if pool.size == 0:
+            break
+        if near is None:
+            deg = g.xadj[queue + 1] - g.xadj[queue]
+            hit = view.home[g.neighbours_of(queue)] == q
+            near = np.bincount(np.repeat(np.arange(queue.size), deg), weights=hit, minlength=queue.size) > 0
+        if near[free].any():
+            pool = pool[near[free]]
+        R = pool if pool.size <= subset else rng.choice(pool, size=subset, replace=False)
+        on_q = costs_if_on(g, view, machine, R, q)
+        dc = delta_cut(Costs(cost.wgt[R], cost.comm[R], cost.remap[R]), on_q)
+        i = int(np.argmin(dc))
+        layer, cq = R[i:i + 1], on_q.total[i:i + 1]
+        while layer.size:
+            cp = (cost.wgt[layer] + cost.comm[layer] + cost.remap[layer]).tolist()
+            k, run_p, run_q, now_p, now_q = 0, 0.0, 0.0, sent_p, sent_q
+            for a, b in zip(cp, cq.tolist()):
+                before_p = sent_p + run_p
+                run_p += a
+                run_q += b
+                after_p, after_q = sent_p + run_p, sent_q + run_q
+                if not (after_q - b < amount and before_p < cap_p and base_q + after_q <= load_p - after_p):
+                    break
+                k, now_p, now_q = k + 1, after_p, after_q
+            sent_p, sent_q = now_p, now_q
+            avail[layer[:k]] = False
+            chosen.append(layer[:k])
+            if k < layer.size:
+                return np.concatenate(chosen), sent_p, sent_q
+            nb = g.neighbours_of(layer, distinct=True)
+            layer = nb[avail[nb]]
+            cq = costs_if_on(g, view, machine, layer, q).total if layer.size else cq
+    return (np.concatenate(chosen) if chosen else queue[:0]), sent_p, sent_q
+
+
+@pytest.mark.parametrize("machine", ["uniform", "grid:2:3"])
+def test_selection_search_in_c_is_the_layer_by_layer_search(mini, machine):
+    """§3.4's selection (its search in C, _queue.search) chooses the same vertices and sums, to the bit, as the
+    Python search layer by layer, on one random stream, with data moved in p's view."""
+    g = mini[1].data
+    P = 4
+    m = Machine.parse(machine, P)
+    s = initial_state(mini[1], P, 0)
+    rng = np.random.default_rng(3)
+    home = s.home.copy()
+    moved = rng.choice(g.n, g.n // 10, replace=False)
+    home[moved] = rng.integers(0, P, moved.size)  # p's view: some data elsewhere (Remap, Comm to other homes)
+    view = State(s.owner, home, P)
+    for trial in range(60):
+        p, q = (int(x) for x in rng.choice(P, 2, replace=False))
+        queue = np.flatnonzero(s.owner == p)
+        cost = costs_if_on(g, view, m, np.arange(g.n), s.owner)
+        total = float(cost.total[queue].sum())
+        amount, cap = (float(x) * total for x in rng.random(2) * rng.choice([0.05, 0.5, 2.0]))
+        base = float(rng.random() * total)
+        seed = int(rng.integers(1 << 30))
+        want_avail, got_avail = s.owner == p, s.owner == p
+        want = _select_python(g, m, view, queue, want_avail, cost, q, amount, total, base,
+                              np.random.default_rng(seed), 8, cap)
+        got = select(g, m, view, queue, got_avail, cost, q, amount, total, base, np.random.default_rng(seed), 8,
+                     cap_p=cap)
+        assert np.array_equal(got[0], want[0]) and got[1:] == want[1:]
+        assert np.array_equal(got_avail, want_avail)
