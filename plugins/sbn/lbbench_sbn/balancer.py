@@ -68,6 +68,7 @@ MPI ranks.
 """
 from __future__ import annotations
 
+import heapq
 import math
 import time
 from collections import deque
@@ -240,7 +241,8 @@ class LevelRun:
         self.minth[i], self.maxth[i] = t.minth, t.maxth
 
     def _wsysll(self, i: int):
-        return None if np.isnan(self.w[i]) else float(self.w[i])
+        w = float(self.w[i])
+        return None if w != w else w  # nan: none yet
 
     # ------------------------------------------------------------------ timing (Table 9 categories)
     def _tick(self, cat: str, t0: float) -> float:
@@ -683,7 +685,7 @@ class LevelRun:
         """GetBalance for the fixed-size messages: join or refuse a balance message, a refusal in the gather,
         the release of an abandoned operation."""
         if code == msg.BAL:
-            if any(x < op for x in v.active):
+            if v.active and min(v.active) < op:
                 self.out.add(v.p, src, msg.NAK, (*op, 0))  # in an earlier operation: refuse
             else:
                 self._join(v, op, src)
@@ -913,18 +915,44 @@ def plan_rows(rows: np.ndarray, nbd: dict, gwlen: float, P: int, fill_all: bool 
     for i in S.tolist():
         for q in np.asarray(nbd.get(i, ())).tolist():
             rev.setdefault(q, []).append(i)
+    # the senders with something to give, by (largest surplus, number): a heap whose entry for a sender is
+    # replaced when its surplus falls (a popped entry whose surplus is not the sender's now is dropped)
+    Sl, sur = S.tolist(), surplus.tolist()
+    at = {x: k for k, x in enumerate(Sl)}
+    heap = [(-x, Sl[k], k) for k, x in enumerate(sur) if x > 1e-9]
+    heapq.heapify(heap)
     out: dict = {}
     for j, base in zip(R[ro].tolist(), RL[ro].tolist()):
         need = W - base
-        adj = np.isin(S, np.asarray(nbd.get(j, ()))) | np.isin(S, rev.get(j, ()))
-        for k in np.lexsort((S, -surplus, ~adj)).tolist():
+        near = {at[x] for x in np.asarray(nbd.get(j, ())).tolist() if x in at} | {at[x] for x in rev.get(j, ())}
+        aside = []
+        for k in sorted(near, key=lambda k: (-sur[k], Sl[k])):  # the receiver's neighbours first
             if need <= 1e-9:
                 break
-            amt = min(need, float(surplus[k]))
+            amt = min(need, sur[k])
             if amt <= 1e-9:
                 continue
-            out.setdefault(int(S[k]), []).append((j, float(amt), float(base)))
-            surplus[k] -= amt
+            out.setdefault(Sl[k], []).append((j, amt, float(base)))
+            sur[k] -= amt
             need -= amt
             base += amt
+            if sur[k] > 1e-9:
+                heapq.heappush(heap, (-sur[k], Sl[k], k))
+        while heap and need > 1e-9:  # then the others
+            e = heapq.heappop(heap)
+            k = e[2]
+            if -e[0] != sur[k]:
+                continue
+            if k in near:
+                aside.append(e)
+                continue
+            amt = min(need, sur[k])
+            out.setdefault(Sl[k], []).append((j, amt, float(base)))
+            sur[k] -= amt
+            need -= amt
+            base += amt
+            if sur[k] > 1e-9:
+                heapq.heappush(heap, (-sur[k], Sl[k], k))
+        for e in aside:
+            heapq.heappush(heap, e)
     return out

@@ -5,7 +5,7 @@ import pytest
 from harness import (Costs, Engine, Machine, State, costs_if_on, delta_cut, initial_state, load_workload, loadimb,
                      qwgt, vertex_costs)
 from lbbench_sbn import messages as msg
-from lbbench_sbn.balancer import LevelRun, Params, _Received
+from lbbench_sbn.balancer import LevelRun, Params, _Received, plan_rows
 from lbbench_sbn.prepartition import _Costs, prepartition
 from lbbench_sbn.selection import select
 from lbbench_sbn import thresholds as th
@@ -296,3 +296,53 @@ def test_selection_search_in_c_is_the_layer_by_layer_search(mini, machine):
                      cap_p=cap)
         assert np.array_equal(got[0], want[0]) and got[1:] == want[1:]
         assert np.array_equal(got_avail, want_avail)
+
+
+def _plan_rows_numpy(rows, nbd, gwlen, P, fill_all=False):
+    """plan_rows as it was (every receiver sorts every sender): the reference for its heap."""
+    import math
+    W = math.ceil(gwlen / P - 1e-9)
+    ids, L, flags = rows[:, 0].astype(np.int64), rows[:, 1], rows[:, 2].astype(np.int64)
+    S, surplus = ids[L > W], (L - W)[L > W]
+    o = np.argsort(S)
+    S, surplus = S[o], surplus[o]
+    r_mask = (((flags & 1) > 0) | (fill_all & ((flags & 2) > 0))) & (L < W)
+    R, RL = ids[r_mask], L[r_mask]
+    ro = np.lexsort((R, -(W - RL)))
+    rev = {}
+    for i in S.tolist():
+        for q in np.asarray(nbd.get(i, ())).tolist():
+            rev.setdefault(q, []).append(i)
+    out = {}
+    for j, base in zip(R[ro].tolist(), RL[ro].tolist()):
+        need = W - base
+        adj = np.isin(S, np.asarray(nbd.get(j, ()))) | np.isin(S, rev.get(j, ()))
+        for k in np.lexsort((S, -surplus, ~adj)).tolist():
+            if need <= 1e-9:
+                break
+            amt = min(need, float(surplus[k]))
+            if amt <= 1e-9:
+                continue
+            out.setdefault(int(S[k]), []).append((j, float(amt), float(base)))
+            surplus[k] -= amt
+            need -= amt
+            base += amt
+    return out
+
+
+def test_plan_is_every_receiver_sorting_every_sender():
+    """The root's plan (its senders in a heap) equals, entry for entry and in order, the plan whose every receiver
+    sorts every sender by (neighbour, surplus, number)."""
+    rng = np.random.default_rng(9)
+    for trial in range(300):
+        P = int(rng.choice([4, 16, 64, 300]))
+        loads = rng.choice([rng.random(P) * 100, np.round(rng.random(P) * 20), np.full(P, 7.0)], axis=0)
+        loads = loads * rng.choice([1.0, 1e-8])
+        flags = rng.integers(0, 4, P).astype(float)
+        rows = np.stack([rng.permutation(P).astype(float), loads, flags], axis=1)
+        nbd = {int(p): rng.choice(P, int(rng.integers(0, 5)), replace=False) for p in rng.choice(P, P // 2)}
+        gw = float(loads.sum()) * float(rng.choice([1.0, 0.7]))
+        fill = bool(rng.integers(2))
+        want = _plan_rows_numpy(rows, nbd, gw, P, fill)
+        got = plan_rows(rows, nbd, gw, P, fill)
+        assert list(got.items()) == list(want.items())
