@@ -1,4 +1,5 @@
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -155,3 +156,20 @@ def test_a_senders_modelled_time_is_summed_in_send_order_across_both_paths():
     posted.exchange()
     mixed.exchange()
     assert mixed.totals() == posted.totals()  # == on floats: the same additions in the same order
+
+
+def test_each_charges_every_vproc_its_turn():
+    """Engine.each charges each vproc the CPU from its turn to the next's (the work measure of balance_ranks),
+    like ``working`` around each turn; vprocs it does not visit are charged nothing."""
+    eng = Engine(4, comm=None)
+    seen = []
+    for p in eng.each([1, 3]):
+        seen.append(p)
+        if p == 3:
+            t = time.process_time()
+            while time.process_time() - t < 0.05:  # CPU work, charged to 3
+                pass
+    assert seen == [1, 3]
+    cpu = eng._vp_cpu
+    assert cpu[0] == cpu[2] == 0.0
+    assert cpu[3] >= 0.05 > cpu[1] >= 0.0

@@ -135,6 +135,21 @@ class Engine:
         """Charge the CPU time of the block to local vproc ``vp`` (the work measure of :meth:`balance_ranks`)."""
         return _Charge(self._vp_cpu, vp)
 
+    def each(self, vps):
+        """Iterate local vprocs, charging each the CPU time from its turn to the next one's, as :meth:`working`
+        would (one clock read per vproc, not two: for loops that visit thousands of vprocs a superstep).
+
+        Example:
+            >>> for p in eng.each(sorted(inbox)):
+            ...     handle(p, inbox[p])
+        """
+        cpu, t = self._vp_cpu, time.process_time()
+        for vp in vps:
+            yield vp
+            now = time.process_time()
+            cpu[vp] += now - t
+            t = now
+
     def rank_busy(self, busy: float | None = None) -> dict:
         """``rank_busy_s_max``, ``rank_busy_s_mean`` over ranks and ``rank_balance`` = mean / max of ``busy``
         (default :meth:`busy_s` now); keeps the measured work per vproc in ``last_work`` (a collective: every

@@ -284,11 +284,9 @@ class LevelRun:
         v.dirty = False
 
     def _clean(self) -> None:
-        for i in sorted(self.dirty):
-            v = self.vlist[i]
-            if v.dirty:
-                with self.eng.working(v.p):
-                    self._sort(v)
+        vl = self.vlist
+        for p in self.eng.each([vl[i].p for i in sorted(self.dirty) if vl[i].dirty]):
+            self._sort(self.vp[p])
         self.dirty.clear()
 
     def costs(self, verts) -> Costs:
@@ -315,9 +313,9 @@ class LevelRun:
                     raise RuntimeError(f"sbn: level did not finish within {self.max_steps} supersteps")
             locate = eng.received("locate").by_dst()
             got = _Received(eng.received(msg.TAG))
-            for p in sorted(set(got.at).union(locate)) if locate else got.at:
-                with eng.working(p):  # per-vproc CPU: the engine lays vprocs over ranks by it
-                    self._receive(self.vp[p], got, [rows for _, rows in locate.get(p, ())])
+            # per-vproc CPU (eng.each): the engine lays vprocs over ranks by it
+            for p in eng.each(sorted(set(got.at).union(locate)) if locate else got.at):
+                self._receive(self.vp[p], got, [rows for _, rows in locate.get(p, ())])
             self._process_all()
             if self.process:
                 self._select_all()
@@ -550,9 +548,8 @@ class LevelRun:
         # the thrashing guard: want, or QWgt above MaxTh (cooldown over), or below MinTh
         acts = _queue.acting(self.step, self.qs, self.stg, self.busy, self.hold, self.prom, self.cooldown, self.want,
                              self.minth, self.maxth)
-        for i in np.frombuffer(acts, np.int64).tolist():
-            with self.eng.working(self.p0 + i):
-                self._mainline(self.vlist[i])
+        for p in self.eng.each((np.frombuffer(acts, np.int64) + self.p0).tolist()):
+            self._mainline(self.vp[p])
 
     def _mainline(self, v: VProc) -> None:
         i = v.i
