@@ -1,3 +1,4 @@
+import gc
 import time
 
 import numpy as np
@@ -5,7 +6,7 @@ import pytest
 
 from harness import Algorithm, hookimpl, initial_state, load_workload
 from harness.run.api import compare
-from harness.run.runner import owners_hash
+from harness.run.runner import collector_paused, owners_hash
 
 
 class Misbehaving:
@@ -81,3 +82,38 @@ def test_levels_subset_and_bad_input(tmp_path):
         compare("none", workload="mini", P=10**6, out=tmp_path)
     with pytest.raises(LookupError, match="unknown workload 'nope'"):
         compare("none", workload="nope", P=4, out=tmp_path)
+
+
+class SeesCollector:
+    """Records whether Python's cyclic collector runs while its hooks do."""
+
+    seen: list = []
+
+    @hookimpl
+    def register_algorithms(self, register):
+        register(Algorithm("gcprobe", "test", roles=("balance",)))
+
+    @hookimpl
+    def balance(self, algorithm, ctx, state):
+        if algorithm == "gcprobe":
+            self.seen.append(gc.isenabled())
+            if ctx.level.index == 2:
+                raise RuntimeError("a failed cell turns the collector back on too")
+            return state
+
+
+def test_a_level_runs_with_the_cyclic_collector_paused(register, tmp_path):
+    """runner.collector_paused: off while a level's hooks run, on again after (a failed cell included); left
+    off where it was off."""
+    register(SeesCollector(), "gcprobe")
+    assert gc.isenabled()
+    df = compare("gcprobe", workload="mini", P=4, out=tmp_path)
+    assert SeesCollector.seen == [False, False, False] and gc.isenabled()
+    assert df["status"].tolist()[1].startswith("failed")
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

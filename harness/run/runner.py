@@ -10,6 +10,7 @@ its cell: the row says why, the state stays as it was, and the run goes on.
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -340,9 +341,29 @@ def partition_state(roles: dict, ctx: Context, before: State, memory: dict | Non
     return state
 
 
+@contextmanager
+def collector_paused():
+    """Python's cyclic garbage collector off for a block, on again after (no collection forced: the usual
+    thresholds resume). Reference counting still frees everything not in a cycle. A level's handlers make
+    and drop millions of small objects, and every full collection walks every live one: at P = 2,048 they
+    took 12% of an SBN level's CPU (39 full collections)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def run_level(roles: dict, ctx: Context, before: State, memory: dict, reference: BoxPieces | None = None) -> State:
-    """One level through the hooks; returns the state after it, data movement included (``reference``:
-    :func:`partition_state`)."""
+    """One level through the hooks, the cyclic collector paused (:func:`collector_paused`); returns the state
+    after it, data movement included (``reference``: :func:`partition_state`)."""
+    with collector_paused():
+        return _run_level(roles, ctx, before, memory, reference)
+
+
+def _run_level(roles: dict, ctx: Context, before: State, memory: dict, reference: BoxPieces | None) -> State:
     state = before
     if "partition" in roles:
         state = partition_state(roles, ctx, before, memory, reference)
