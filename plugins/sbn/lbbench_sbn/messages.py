@@ -48,10 +48,14 @@ class Outbox:
     def __init__(self):
         self.msgs: list = []  # (src, dst, code, fields, data bytes)
         self.locs: list = []  # (src, destinations, the message's words)
+        self.arrays = False   # some fields are arrays
 
     def add(self, src: int, dst: int, code: int, fields, data_bytes: int = 0) -> None:
-        """One message: its ``fields`` (a sequence of ints) and the bytes of data it stands for."""
+        """One message: its ``fields`` (a sequence of ints, or an int64 array: the form for long messages) and
+        the bytes of data it stands for."""
         self.msgs.append((src, dst, code, fields, data_bytes))
+        if type(fields) is np.ndarray:
+            self.arrays = True
 
     def locate(self, src: int, to: np.ndarray, words: np.ndarray) -> None:
         """One locate message (``words``: [src, vertex, ...]) from ``src`` to each of ``to``."""
@@ -72,18 +76,31 @@ class Outbox:
         src, dst, code, fields, data = zip(*self.msgs)
         self.msgs = []
         counts = np.fromiter(map(len, fields), np.int64, len(fields)) + 1
-        words = np.fromiter(chain.from_iterable(chain.from_iterable(zip(zip(code), fields))), np.int64,
-                            int(counts.sum()))
+        if self.arrays:  # runs of list fields as one array each, between the array fields
+            self.arrays, chunks, run = False, [], []
+            for c, f in zip(code, fields):
+                run.append(c)
+                if type(f) is np.ndarray:
+                    chunks += [np.array(run, np.int64), f]
+                    run = []
+                else:
+                    run += f
+            words = np.concatenate(chunks + [np.array(run, np.int64)])
+        else:
+            words = np.fromiter(chain.from_iterable(chain.from_iterable(zip(zip(code), fields))), np.int64,
+                                int(counts.sum()))
         code = np.array(code, np.int64)
         eng.send(TAG, src, dst, words, counts=counts, nbytes=WORD * counts + np.array(data, np.int64),
                  kind=np.where(code >= FETCH, _MIGRATION, _BALANCE))
 
 
-def up_fields(op: tuple, rows: np.ndarray, nbd: tuple) -> list:
+def up_fields(op: tuple, rows: np.ndarray, nbd: tuple) -> np.ndarray:
     """``UP``: the gathered rows of a subtree and the neighbour processors its receivers reported (``nbd``:
-    receivers, their neighbour counts, the neighbours concatenated)."""
+    receivers, their neighbour counts, the neighbours concatenated), as one int64 array."""
     keys, lens, procs = nbd
-    return [*op, len(rows), *bits(rows), len(keys), *keys.tolist(), *lens.tolist(), *procs.tolist()]
+    return np.concatenate((np.array([*op, len(rows)], np.int64),
+                           np.ascontiguousarray(rows, np.float64).reshape(-1).view(np.int64),
+                           np.array([len(keys)], np.int64), keys, lens, procs), dtype=np.int64)
 
 
 def read_up(words: np.ndarray) -> tuple:
