@@ -115,6 +115,11 @@ def test_batch_rows_are_the_selected_messages_and_travel_whole():
         for part in (got, back):
             assert tag == "t" and all(np.array_equal(getattr(part, f), getattr(want, f))
                                       for f in ("src", "dst", "kind", "nbytes", "counts", "values"))
+    # a tally alone (an empty superstep) travels as 8 bytes; anything more as the general form
+    for meta in [(0, []), (-3, []), (2 ** 62, []), (2 ** 64, []), (5, [(0, 1, "balance", b"x")]), (None, []), None]:
+        chunks = pack(meta, [])
+        assert unpack(b"".join(bytes(c) for c in chunks)) == (meta, [])
+        assert (len(chunks) == 1 and len(chunks[0]) == 8) == (meta in [(0, []), (-3, []), (2 ** 62, [])])
 
 
 @pytest.mark.mpi

@@ -114,6 +114,9 @@ class Batch:
 def pack(meta, sections: list) -> list:
     """Byte chunks of ``meta`` (a small picklable descriptor: tally, object-path messages) and the batch
     ``sections`` [(tag, Batch), ...]: one header, then each batch's columns as raw bytes."""
+    if not sections and type(meta) is tuple and len(meta) == 2 and type(meta[0]) is int and meta[1] == [] \
+            and -2 ** 63 <= meta[0] < 2 ** 63:
+        return [struct.pack("<q", meta[0])]  # a tally alone: 8 bytes (an empty superstep's whole message)
     desc = [(tag, len(b), None if b.values is None else (b.values.dtype.str, b.values.shape[1:]))
             for tag, b in sections]
     head = pickle.dumps((meta, desc), protocol=5)
@@ -136,6 +139,8 @@ def unpack(buf) -> tuple:
     buf = memoryview(buf).cast("B")
     if not len(buf):
         return None, []
+    if len(buf) == 8:
+        return (struct.unpack_from("<q", buf, 0)[0], []), []
     (n,) = struct.unpack_from("<q", buf, 0)
     meta, desc = pickle.loads(buf[8:8 + n])
     pos, sections = 8 + n, []

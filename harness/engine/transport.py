@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import pickle
+from itertools import accumulate
 import time
 import zlib
 
@@ -59,6 +60,7 @@ class Transport:
         from mpi4py import MPI  # only a run under mpiexec gets here
 
         self.comm, self.R, self.byte = comm, comm.Get_size(), MPI.BYTE
+        self._head = np.empty((self.R, 2), np.int64)  # the header this rank sends: code, bytes to each rank
         self.cpu = 0.0
         self.inside = False  # between the two calls of an exchange: a signal's exception waits (:meth:`defer`)
         self.deferred = None
@@ -74,7 +76,8 @@ class Transport:
         send = np.frombuffer(b"".join(c for part in chunks for c in part), np.uint8)
         recv, got, rdis = self._both(code(what), [sum(len(c) for c in part) for part in chunks], send)
         self.cpu += time.process_time() - t
-        parts = [memoryview(recv)[a:a + n] for a, n in zip(rdis.tolist(), got[:, 1].tolist())]
+        view = memoryview(recv)
+        parts = [view[a:a + n] for a, n in zip(rdis, got[:, 1].tolist())]
         codes = got[:, 0].tolist()
         if code(ABORT) in codes:
             raise CellAborted(pickle.loads(parts[codes.index(code(ABORT))]))
@@ -88,16 +91,16 @@ class Transport:
         """The header ``Alltoall`` and the ``Alltoallv`` of ``send`` (``sizes[r]`` bytes to rank r), as one
         step: an exception a signal handler hands to :meth:`defer` meanwhile is raised after both (dropped
         with ``late=False``: the cell has failed already)."""
-        head = np.empty((self.R, 2), np.int64)
+        head, got = self._head, np.empty((self.R, 2), np.int64)
         head[:, 0], head[:, 1] = what, sizes
-        got = np.empty_like(head)
-        sdis = np.cumsum(head[:, 1]) - head[:, 1]
+        sdis = [0, *accumulate(sizes)][:-1]
         self.inside = True
         try:
             self.comm.Alltoall(head, got)
-            recv = np.empty(int(got[:, 1].sum()), np.uint8)
-            rdis = np.cumsum(got[:, 1]) - got[:, 1]
-            self.comm.Alltoallv([send, (head[:, 1], sdis), self.byte], [recv, (got[:, 1], rdis), self.byte])
+            n = got[:, 1].tolist()
+            rdis = [0, *accumulate(n)]
+            recv = np.empty(rdis.pop(), np.uint8)
+            self.comm.Alltoallv([send, (sizes, sdis), self.byte], [recv, (n, rdis), self.byte])
         finally:
             self.inside = False
         exc, self.deferred = self.deferred, None

@@ -346,3 +346,30 @@ def test_plan_is_every_receiver_sorting_every_sender():
         want = _plan_rows_numpy(rows, nbd, gw, P, fill)
         got = plan_rows(rows, nbd, gw, P, fill)
         assert list(got.items()) == list(want.items())
+
+
+def test_outbox_sends_list_and_array_fields_alike():
+    """An UP message's fields go out as one int64 array, the others as lists of ints: one superstep mixing
+    both sends the same words, counts, bytes and kinds as the same messages all as lists."""
+    rows = np.array([[3.0, 12.5, 3.0], [1.0, 0.25, 0.0]])
+    nbd = (np.array([3]), np.array([2]), np.array([0, 1]))
+    op = (4, 1, 2, True)
+    up = msg.up_fields(op, rows, nbd)
+    assert up.dtype == np.int64
+    got = {}
+    for form in ("mixed", "lists"):
+        eng = Engine(4, comm=None)
+        out = msg.Outbox()
+        out.add(0, 1, msg.NAK, (*op, 0))
+        out.add(0, 2, msg.UP, up if form == "mixed" else up.tolist())
+        out.add(1, 2, msg.DATA, [5, 6], 48)
+        out.add(1, 3, msg.UP, up if form == "mixed" else up.tolist())
+        out.locate(2, np.array([0, 3]), np.array([2, 7, 8]))
+        out.flush(eng)
+        eng.exchange()
+        b, loc = eng.received(msg.TAG), eng.received("locate")
+        got[form] = (b.src.tolist(), b.dst.tolist(), b.values.tolist(), b.nbytes.tolist(), b.kind.tolist(),
+                     loc.dst.tolist(), loc.values.tolist())
+    assert got["mixed"] == got["lists"]
+    rows_back, nbd_back = msg.read_up(np.array(up[4:]))
+    assert np.array_equal(rows_back, rows) and [a.tolist() for a in nbd_back] == [[3], [2], [0, 1]]
