@@ -785,41 +785,58 @@ done:
     return ret;
 }
 
-/* search(xadj, adjncy, queue, cq, first, avail, cw, cc, cr, slot, sent_p, sent_q, amount, cap_p, load_p,
- * base_q): the breadth-first search of the §3.4 selection (selection.select) from the queue's vertex at
- * position first, over the vertices of queue (distinct) still marked in avail (bool, by vertex). A layer's
- * vertices move in order while q has received less than amount before each, p has shed less than cap_p
- * before it, and q would not end heavier than p (running sums in layer order, double arithmetic); the moved
- * ones leave avail; a partly moved layer ends the search, a wholly moved one is followed by its vertices'
- * neighbours still in avail, sorted, each once. Costs on p: cw + cc + cr (by vertex); on q: cq (by position
- * in queue). slot (int64, one per vertex, all 0) is scratch and left all 0. Returns, in a bytearray, whether
- * the search stopped (a layer not wholly moved), the number moved, sent_p and sent_q after them (float64),
- * then the vertices moved in order (int64). */
+/* search(xadj, adjncy, queue, cq, qc, qr, R, avail, cw, cc, cr, slot, sent_p, sent_q, amount, cap_p, load_p,
+ * base_q): one round of the §3.4 selection (selection.select) from the random subset R (positions in queue).
+ * MinV is the vertex of R with the smallest differential edge cut, ``delta_cut`` (harness.measure.metrics)
+ * of its costs on p (cw, cc, cr, by vertex) against those on q (qc, qr, by position), np.argmin's choice
+ * (the first smallest; the first NaN if any). Then the breadth-first search from MinV over the vertices of
+ * queue (distinct) still marked in avail (bool, by vertex; only queued vertices are). A layer's vertices move
+ * in order while q has received less than amount before each, p has shed less than cap_p before it, and q
+ * would not end heavier than p (running sums in layer order, double arithmetic); the moved ones leave avail;
+ * a partly moved layer ends the search, a wholly moved one is followed by its vertices' neighbours still in
+ * avail, sorted, each once. Costs on p: cw + cc + cr; on q: cq (by position). slot (int64, one per vertex,
+ * all 0) is scratch and left all 0. Returns, in a bytearray, whether the search stopped (a layer not wholly
+ * moved), the number moved, sent_p and sent_q after them (float64), then the vertices moved in order
+ * (int64). */
 static PyObject *search(PyObject *Py_UNUSED(self), PyObject *args) {
-    enum { XADJ, ADJNCY, QUEUE, CQ, AVAIL, CW, CC, CR, SLOT, NB };
-    static const char *const name[NB] = {"xadj", "adjncy", "queue", "cq", "avail", "cw", "cc", "cr", "slot"};
+    enum { XADJ, ADJNCY, QUEUE, CQ, QC, QR, RS, AVAIL, CW, CC, CR, SLOT, NB };
+    static const char *const name[NB] = {"xadj", "adjncy", "queue", "cq", "qc", "qr", "R", "avail", "cw", "cc",
+                                         "cr", "slot"};
     PyObject *o[NB];
     Py_buffer b[NB];
     int have[NB] = {0};
-    i64 first;
     double sent_p, sent_q, amount, cap_p, load_p, base_q;
     PyObject *ret = NULL;
     i64 *layer = NULL, *next = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOLOOOOOdddddd", &o[XADJ], &o[ADJNCY], &o[QUEUE], &o[CQ], &first, &o[AVAIL],
-                          &o[CW], &o[CC], &o[CR], &o[SLOT], &sent_p, &sent_q, &amount, &cap_p, &load_p, &base_q))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOdddddd", &o[XADJ], &o[ADJNCY], &o[QUEUE], &o[CQ], &o[QC], &o[QR],
+                          &o[RS], &o[AVAIL], &o[CW], &o[CC], &o[CR], &o[SLOT], &sent_p, &sent_q, &amount, &cap_p,
+                          &load_p, &base_q))
         return NULL;
-    if (!get_all(o, b, have, "iiifbfffi", name, NB)) goto done;
-    i64 m = b[QUEUE].len / 8, n = b[SLOT].len / 8, nadj = b[ADJNCY].len / 8;
-    const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *queue = b[QUEUE].buf;
-    const double *cq = b[CQ].buf, *cw = b[CW].buf, *cc = b[CC].buf, *cr = b[CR].buf;
+    if (!get_all(o, b, have, "iiifffibfffi", name, NB)) goto done;
+    i64 m = b[QUEUE].len / 8, n = b[SLOT].len / 8, nadj = b[ADJNCY].len / 8, nr = b[RS].len / 8;
+    const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *queue = b[QUEUE].buf, *R = b[RS].buf;
+    const double *cq = b[CQ].buf, *qc = b[QC].buf, *qr = b[QR].buf, *cw = b[CW].buf, *cc = b[CC].buf,
+                 *cr = b[CR].buf;
     uint8_t *avail = b[AVAIL].buf;
     i64 *slot = b[SLOT].buf;
-    if (b[CQ].len / 8 != m || b[XADJ].len / 8 != n + 1 || b[AVAIL].len != n || b[CW].len / 8 != n ||
-        b[CC].len / 8 != n || b[CR].len / 8 != n || first < 0 || first >= m) {
+    if (b[CQ].len / 8 != m || b[QC].len / 8 != m || b[QR].len / 8 != m || b[XADJ].len / 8 != n + 1 ||
+        b[AVAIL].len != n || b[CW].len / 8 != n || b[CC].len / 8 != n || b[CR].len / 8 != n || nr < 1) {
         PyErr_SetString(PyExc_ValueError, "queue: search got arrays of inconsistent lengths");
         goto done;
     }
-    if (!all_in(queue, m, n, "a queued vertex is")) goto done;
+    if (!all_in(queue, m, n, "a queued vertex is") || !all_in(R, nr, m, "a position of R is")) goto done;
+    i64 first = R[0];  /* MinV: delta_cut(on p, on q), normalized by Wgt where positive; np.argmin */
+    double best = 0.0;
+    for (i64 i = 0; i < nr; ++i) {
+        i64 v = queue[R[i]];
+        double d = (qr[R[i]] - cr[v]) + (qc[R[i]] - cc[v]), w = cw[v];
+        if (d > 0) d = d / (w != w ? w : (w > 1e-300 ? w : 1e-300));  /* np.maximum(wgt, 1e-300) */
+        if (d != d) {
+            first = R[i];
+            break;
+        }
+        if (i == 0 || d < best) best = d, first = R[i];
+    }
     ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((4 + m) * 8));
     layer = malloc((size_t)(m + 1) * 8), next = malloc((size_t)(m + 1) * 8);
     if (!ret || !layer || !next) {

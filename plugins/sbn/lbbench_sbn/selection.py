@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import Costs, costs_if_on, delta_cut
+from harness import Costs, costs_if_on
 
 from . import _queue
 
@@ -43,7 +43,7 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
     ``slot``: an int64 scratch array of one zero per vertex (left as it was; None: one is made).
     Returns (vertices in selection order, their total cost on p, their total cost on q).
     ``avail`` is updated in place (selected vertices become unavailable).
-    The search from MinV is C (``_queue.search``).
+    MinV and the search from it are C (``_queue.search``, ΔCut as :func:`harness.delta_cut` computes it).
     """
     chosen: list[np.ndarray] = []
     sent_p = sent_q = 0.0
@@ -72,10 +72,8 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
             if touch.any():
                 pool = pool[touch]
         R = pool if pool.size <= subset else rng.choice(pool, size=subset, replace=False)
-        verts = queue[R]
-        dc = delta_cut(Costs(cost.wgt[verts], cost.comm[verts], cost.remap[verts]),
-                       Costs(on_q.wgt[R], on_q.comm[R], on_q.remap[R]))
-        buf = _queue.search(g.xadj, g.adjncy, queue, cq, int(R[int(np.argmin(dc))]), avail, cost.wgt, cost.comm,
+        # MinV (the smallest delta_cut in R) and the search from it, in C
+        buf = _queue.search(g.xadj, g.adjncy, queue, cq, on_q.comm, on_q.remap, R, avail, cost.wgt, cost.comm,
                             cost.remap, slot, sent_p, sent_q, float(amount), float(cap_p), float(load_p),
                             float(base_q))
         stopped, k = np.frombuffer(buf, np.int64, 2).tolist()
