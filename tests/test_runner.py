@@ -47,7 +47,7 @@ def test_failures_are_recorded_and_the_comparison_goes_on(register, tmp_path):
     status = df.set_index(["algorithm", "level"])["status"]
     assert status["raises", 1] == "ok" and status["raises", 3] == "ok"
     # the status names the algorithm, the error and the file:line it was raised at
-    assert status["raises", 2] == "failed: raises: RuntimeError: boom at level 2 (test_runner.py:27)"
+    assert status["raises", 2] == "failed: raises: RuntimeError: boom at level 2 (test_runner.py:28)"
     assert status["sleeps", 1] == "failed: timed out after 0.5 s"
     assert "partition has shape" in status["short", 1]
     assert "parts outside [0, 4)" in status["outofrange", 1]

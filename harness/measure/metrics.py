@@ -95,12 +95,14 @@ def costs_if_on(g: Graph, s: State, m: Machine, verts: np.ndarray, q) -> Costs:
         >>> there = costs_if_on(g, state, m, border, q)  # ... if computed on q
         >>> best_first = border[np.argsort(delta_cut(here, there))]
     """
-    verts = np.ascontiguousarray(verts, np.int64).reshape(-1)
-    q = np.ascontiguousarray(q, np.int64).reshape(-1)
+    if type(verts) is not np.ndarray or verts.dtype != np.int64 or verts.ndim != 1 or not verts.flags.c_contiguous:
+        verts = np.ascontiguousarray(verts, np.int64).reshape(-1)
+    q = np.array((q,), np.int64) if type(q) is int else np.ascontiguousarray(q, np.int64).reshape(-1)
     h = s.home if isinstance(s.home, LocationView) else LocationView(s.home, m.P)
     c = np.frombuffer(_graph.costs(g.xadj, g.adjncy, g.cwgt, g.pwgt, g.rwgt, m.proc_of, m.cluster, m.conn, verts, q,
-                                   h.base, h.keys, h.values), np.float64).reshape(3, verts.size)
-    return Costs(c[0], c[1], c[2])
+                                   h.base, h.keys, h.values), np.float64)
+    k = verts.size  # (called per message in the balancers: no steps that a contiguous int64 input does not need)
+    return Costs(c[:k], c[k:2 * k], c[2 * k:])
 
 
 def delta_cut(from_p: Costs, to_q: Costs, normalize: bool = True) -> np.ndarray:
