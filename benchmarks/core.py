@@ -1,5 +1,9 @@
-"""asv benchmarks of the core: metrics on a 50,000-vertex graph, engine supersteps (objects, batches, empty), one compare cell."""
+"""asv benchmarks of the core: metrics on a 50,000-vertex graph, engine supersteps (objects, batches, empty; on one
+rank and under ``mpiexec``), one compare cell."""
+import json
+import os
 import shutil
+import sys
 import tempfile
 
 import numpy as np
@@ -61,6 +65,80 @@ class Exchange:
         self.eng.received("ring")
 
 
+_SUPERSTEPS = r"""
+import json, sys, time
+import numpy as np
+from harness.engine.vprocs import Engine, world
+
+world()
+eng = Engine(int(sys.argv[1]))
+src = np.arange(eng.local.start, eng.local.stop)
+words = np.tile(np.arange(6, dtype=np.int64), src.size)
+
+
+def net():
+    return eng._net.cpu if eng._net is not None else 0.0
+
+
+def per_step(n, msgs):
+    # CPU per superstep outside the MPI calls (the transport's own count), in us
+    net0, t = net(), time.process_time()
+    for i in range(n):
+        if msgs:
+            eng.send("t", src, (src * 7 + i) % eng.P, words, counts=6)
+        eng.exchange(tally=1)
+        if msgs:
+            eng.received("t")
+    return (time.process_time() - t - (net() - net0)) / n * 1e6
+
+
+got = {}
+for msgs in (0, 1):
+    per_step(200, msgs)
+    got["message" if msgs else "empty"] = min(per_step(300, msgs) for _ in range(15))
+print("RESULT " + json.dumps(got))
+"""
+
+
+class ExchangeRanks:
+    """Supersteps under ``mpiexec -n R`` (P = 256): each rank's CPU per superstep outside the MPI calls, the
+    minimum over 15 repeats of 300 (this VM's process-to-process spread is larger than the effect), empty
+    (target at most 20 us per rank) and with one 6-word message per vproc (against one rank's: what the ranks
+    add per superstep). Reported as the largest over the ranks."""
+
+    params = [1, 2]
+    param_names = ["ranks"]
+    timeout = 600
+    P = 256
+
+    def setup_cache(self):
+        from harness.engine.launch import mpirun
+
+        fd, script = tempfile.mkstemp(suffix=".py")
+        with os.fdopen(fd, "w") as f:
+            f.write(_SUPERSTEPS)
+        try:
+            out = {}
+            for R in self.params:
+                res = mpirun(R, script, str(self.P), timeout=300)
+                rows = [json.loads(x[len("RESULT "):]) for x in res.stdout.splitlines() if x.startswith("RESULT ")]
+                if res.returncode != 0 or len(rows) != R:
+                    raise RuntimeError(res.stderr[-2000:])
+                out[R] = {k: max(r[k] for r in rows) for k in rows[0]}
+            return out
+        finally:
+            os.unlink(script)
+
+    def track_empty_superstep_us(self, got, ranks):
+        return got[ranks]["empty"]
+
+    def track_message_superstep_us(self, got, ranks):
+        return got[ranks]["message"]
+
+    track_empty_superstep_us.unit = "us per rank"
+    track_message_superstep_us.unit = "us per rank"
+
+
 class CompareCell:
     def setup(self):
         load_workload("mini")
@@ -73,3 +151,12 @@ class CompareCell:
         from harness.run.api import compare
 
         compare("metis", workload="mini", P=32, levels=[1], out=self.out, cache=False)
+
+
+if __name__ == "__main__":  # python -m benchmarks.core ranks: ExchangeRanks once
+    if sys.argv[1:] == ["ranks"]:
+        bench = ExchangeRanks()
+        got = bench.setup_cache()
+        for R in bench.params:
+            print(f"R = {R}: empty {got[R]['empty']:.1f} us, one message per vproc {got[R]['message']:.1f} us "
+                  "per superstep (the busiest rank, outside MPI)")
