@@ -577,6 +577,37 @@ static i64 search_left(const double *x, i64 k, double key) {
     return lo;
 }
 
+/* The next layer of a breadth-first search inside a set (grow(), search()): the neighbours of the nl
+ * vertices of layer that are in the set (slot > 0: position + 1) and, with avail, still marked there, sorted,
+ * each once, written to next; returns how many, or -1 with an exception set (the caller then clears slot
+ * for the whole set). slot is as it was after. */
+static i64 next_layer(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *layer, i64 nl, i64 *slot,
+                      const uint8_t *avail, i64 *next) {
+    i64 nn = 0;
+    for (i64 i = 0; i < nl; ++i) {
+        i64 v = layer[i];
+        if (xadj[v] < 0 || xadj[v + 1] < xadj[v] || xadj[v + 1] > nadj) {
+            PyErr_SetString(PyExc_ValueError, "queue: xadj does not match adjncy");
+            return -1;
+        }
+        for (i64 e = xadj[v]; e < xadj[v + 1]; ++e) {
+            i64 u = adj[e];
+            if (u < 0 || u >= n) {
+                PyErr_SetString(PyExc_ValueError, "queue: a neighbour is out of range");
+                return -1;
+            }
+            if (avail && avail[u] && !slot[u]) {
+                PyErr_SetString(PyExc_ValueError, "queue: search reached an available vertex not in the queue");
+                return -1;
+            }
+            if ((!avail || avail[u]) && slot[u] > 0) next[nn++] = u, slot[u] = -slot[u];  /* marked: listed once */
+        }
+    }
+    for (i64 i = 0; i < nn; ++i) slot[next[i]] = -slot[next[i]];
+    qsort(next, (size_t)nn, 8, by_id);
+    return nn;
+}
+
 /* The region growing of carve(), on m distinct jobs ids with their costs: writes to taken the positions in
  * ids of the vertices taken (in the order taken), then those of the rest (in ids order), and returns how many
  * were taken, or -1 with an exception set. slot (one per vertex, all 0) is scratch and left all 0; layer,
@@ -608,24 +639,8 @@ static i64 grow(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *ids
             for (i64 i = 0; i < t; ++i) taken[k++] = slot[layer[i]] - 1, slot[layer[i]] = 0;
             got += pairwise(c, t);
             if (t < nl) break;
-            i64 nn = 0;  /* the free neighbours of the layer, sorted, each once */
-            for (i64 i = 0; i < nl; ++i) {
-                i64 v = layer[i];
-                if (xadj[v] < 0 || xadj[v + 1] < xadj[v] || xadj[v + 1] > nadj) {
-                    PyErr_SetString(PyExc_ValueError, "queue: xadj does not match adjncy");
-                    goto fail;
-                }
-                for (i64 e = xadj[v]; e < xadj[v + 1]; ++e) {
-                    i64 u = adj[e];
-                    if (u < 0 || u >= n) {
-                        PyErr_SetString(PyExc_ValueError, "queue: a neighbour is out of range");
-                        goto fail;
-                    }
-                    if (slot[u] > 0) next[nn++] = u, slot[u] = -slot[u];  /* marked: listed once */
-                }
-            }
-            for (i64 i = 0; i < nn; ++i) slot[next[i]] = -slot[next[i]];
-            qsort(next, (size_t)nn, 8, by_id);
+            i64 nn = next_layer(xadj, adj, n, nadj, layer, nl, slot, NULL, next);  /* the free neighbours */
+            if (nn < 0) goto fail;
             i64 *sw = layer;
             layer = next, next = sw, nl = nn;
         }
@@ -867,28 +882,8 @@ static PyObject *search(PyObject *Py_UNUSED(self), PyObject *args) {
             stopped = 1;
             break;
         }
-        i64 nn = 0;  /* the neighbours of the layer still available (queued, so in slot), sorted, each once */
-        for (i64 i = 0; i < nl; ++i) {
-            i64 v = layer[i];
-            if (xadj[v] < 0 || xadj[v + 1] < xadj[v] || xadj[v + 1] > nadj) {
-                PyErr_SetString(PyExc_ValueError, "queue: xadj does not match adjncy");
-                goto fail;
-            }
-            for (i64 e = xadj[v]; e < xadj[v + 1]; ++e) {
-                i64 u = adj[e];
-                if (u < 0 || u >= n) {
-                    PyErr_SetString(PyExc_ValueError, "queue: a neighbour is out of range");
-                    goto fail;
-                }
-                if (avail[u] && slot[u] > 0) next[nn++] = u, slot[u] = -slot[u];  /* marked: listed once */
-                else if (avail[u] && !slot[u]) {
-                    PyErr_SetString(PyExc_ValueError, "queue: search reached an available vertex not in the queue");
-                    goto fail;
-                }
-            }
-        }
-        for (i64 i = 0; i < nn; ++i) slot[next[i]] = -slot[next[i]];
-        qsort(next, (size_t)nn, 8, by_id);
+        i64 nn = next_layer(xadj, adj, n, nadj, layer, nl, slot, avail, next);  /* still available */
+        if (nn < 0) goto fail;
         i64 *sw = layer;
         layer = next, next = sw, nl = nn;
     }

@@ -919,37 +919,33 @@ def plan_rows(rows: np.ndarray, nbd: dict, gwlen: float, P: int, fill_all: bool 
     heap = [(-x, Sl[k], k) for k, x in enumerate(sur) if x > 1e-9]
     heapq.heapify(heap)
     out: dict = {}
+
+    def give(k: int, j: int, need: float, base: float) -> tuple[float, float]:
+        """Sender k fills what it can of receiver j's need; its heap entry is renewed if it has more."""
+        amt = min(need, sur[k])
+        out.setdefault(Sl[k], []).append((j, amt, float(base)))
+        sur[k] -= amt
+        if sur[k] > 1e-9:
+            heapq.heappush(heap, (-sur[k], Sl[k], k))
+        return need - amt, base + amt
+
     for j, base in zip(R[ro].tolist(), RL[ro].tolist()):
         need = W - base
         near = {at[x] for x in np.asarray(nbd.get(j, ())).tolist() if x in at} | {at[x] for x in rev.get(j, ())}
-        aside = []
         for k in sorted(near, key=lambda k: (-sur[k], Sl[k])):  # the receiver's neighbours first
             if need <= 1e-9:
                 break
-            amt = min(need, sur[k])
-            if amt <= 1e-9:
-                continue
-            out.setdefault(Sl[k], []).append((j, amt, float(base)))
-            sur[k] -= amt
-            need -= amt
-            base += amt
             if sur[k] > 1e-9:
-                heapq.heappush(heap, (-sur[k], Sl[k], k))
+                need, base = give(k, j, need, base)
+        aside = []
         while heap and need > 1e-9:  # then the others
             e = heapq.heappop(heap)
-            k = e[2]
-            if -e[0] != sur[k]:
+            if -e[0] != sur[e[2]]:
                 continue
-            if k in near:
+            if e[2] in near:
                 aside.append(e)
-                continue
-            amt = min(need, sur[k])
-            out.setdefault(Sl[k], []).append((j, amt, float(base)))
-            sur[k] -= amt
-            need -= amt
-            base += amt
-            if sur[k] > 1e-9:
-                heapq.heappush(heap, (-sur[k], Sl[k], k))
+            else:
+                need, base = give(e[2], j, need, base)
         for e in aside:
             heapq.heappush(heap, e)
     return out
