@@ -542,7 +542,7 @@ done:
 }
 
 /* numpy's float64 sum (np.add.reduce of a contiguous array: 0.0 + its pairwise sum, PW_BLOCKSIZE 128), so that
- * carve() adds as the numpy expression it replaces does, to the bit. */
+ * a carve (grow()) adds as the numpy expression it replaces does, to the bit. */
 static double pairwise(const double *a, i64 n) {
     if (n < 8) {
         double res = 0.;
@@ -608,10 +608,15 @@ static i64 next_layer(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i6
     return nn;
 }
 
-/* The region growing of carve(), on m distinct jobs ids with their costs: writes to taken the positions in
- * ids of the vertices taken (in the order taken), then those of the rest (in ids order), and returns how many
- * were taken, or -1 with an exception set. slot (one per vertex, all 0) is scratch and left all 0; layer,
- * next and c have room for m + 1 entries. */
+/* A carve: the split of a distribution message's jobs (SBN §3) into a connected-as-possible piece of about
+ * amount load and the rest. Breadth-first region growing inside ids (m distinct jobs, with their costs) from
+ * its first vertex still free, layer by layer, a layer being the free neighbours of the previous one, sorted,
+ * each once; of a layer the prefix whose preceding load is below amount is taken,
+ * ``before = got + np.cumsum(c) - c``, ``k = np.searchsorted(before, amount)``, ``got += c[:k].sum()``; a
+ * partly taken layer ends the region and the next one starts while got < amount. Writes to taken the
+ * positions in ids of the vertices taken (in the order taken), then those of the rest (in ids order), and
+ * returns how many were taken, or -1 with an exception set. slot (one per vertex, all 0) is scratch and left
+ * all 0; layer, next and c have room for m + 1 entries. */
 static i64 grow(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *ids, const double *cost, i64 m,
                 double amount, i64 *slot, i64 *taken, i64 *layer, i64 *next, double *c) {
     i64 k = 0;
@@ -619,7 +624,7 @@ static i64 grow(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *ids
     for (i64 i = 0; i < m; ++i) {
         if (slot[ids[i]]) {
             for (i64 j = 0; j < i; ++j) slot[ids[j]] = 0;
-            PyErr_SetString(PyExc_ValueError, "queue: carve got a job twice");
+            PyErr_SetString(PyExc_ValueError, "queue: spread got a job twice");
             return -1;
         }
         slot[ids[i]] = i + 1;  /* position + 1 of a free vertex of ids, 0 otherwise */
@@ -654,52 +659,8 @@ fail:
     return -1;
 }
 
-/* carve(xadj, adjncy, ids, cost, amount, slot): selection.carve, the split of a distribution message's jobs
- * (SBN §3): breadth-first region growing inside ids (distinct) from its first vertex still free, layer by
- * layer, a layer being the free neighbours of the previous one, sorted, each once; of a layer the prefix
- * whose preceding load is below amount is taken, ``before = got + np.cumsum(c) - c``,
- * ``k = np.searchsorted(before, amount)``, ``got += c[:k].sum()``; a partly taken layer ends the region and
- * the next one starts while got < amount. slot (int64, one per vertex, all 0) is scratch and left all 0.
- * Returns k, the positions in ids of the k vertices taken (in the order taken), then those of the rest (in
- * ids order), int64 in a bytearray. */
-static PyObject *carve(PyObject *Py_UNUSED(self), PyObject *args) {
-    enum { XADJ, ADJNCY, IDS, COST, SLOT, NB };
-    static const char *const name[NB] = {"xadj", "adjncy", "ids", "cost", "slot"};
-    PyObject *o[NB];
-    Py_buffer b[NB];
-    int have[NB] = {0};
-    double amount;
-    PyObject *ret = NULL;
-    i64 *layer = NULL, *next = NULL;
-    double *c = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOdO", &o[XADJ], &o[ADJNCY], &o[IDS], &o[COST], &amount, &o[SLOT])) return NULL;
-    if (!get_all(o, b, have, "iiifi", name, NB)) goto done;
-    i64 m = b[IDS].len / 8, n = b[SLOT].len / 8;
-    if (b[COST].len / 8 != m || b[XADJ].len / 8 != n + 1) {
-        PyErr_SetString(PyExc_ValueError, "queue: carve got arrays of inconsistent lengths");
-        goto done;
-    }
-    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((1 + m) * 8));
-    layer = malloc((size_t)(m + 1) * 8), next = malloc((size_t)(m + 1) * 8), c = malloc((size_t)(m + 1) * 8);
-    if (!ret || !layer || !next || !c) {
-        Py_CLEAR(ret);
-        if (!PyErr_Occurred()) PyErr_NoMemory();
-        goto done;
-    }
-    i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
-    out[0] = grow(b[XADJ].buf, b[ADJNCY].buf, n, b[ADJNCY].len / 8, b[IDS].buf, b[COST].buf, m, amount,
-                  b[SLOT].buf, out + 1, layer, next, c);
-    if (out[0] < 0) Py_CLEAR(ret);
-done:
-    free(layer);
-    free(next);
-    free(c);
-    release_all(b, have, NB);
-    return ret;
-}
-
 /* spread(xadj, adjncy, ids, tot, deficit, kstart, kid, size, xor, node, slot): GetDistribute's split of a
- * distribution message's jobs at node (SBN §3; balancer.LevelRun._get_distribute), the steps of carve() in
+ * distribution message's jobs at node (SBN §3; balancer.LevelRun._get_distribute), carves (grow()) in
  * sequence. The node's successors in the broadcast tree are kid[kstart[node ^ xor] ..] ^ xor, in processor
  * order, with their subtree sizes (size, by the same index). A node without successors keeps every job;
  * otherwise it keeps carve(ids, tot, deficit), and of the rest, r with total load ``tot[r].sum()`` (numpy's
@@ -910,7 +871,6 @@ static PyMethodDef methods[] = {
     {"acting", acting, METH_VARARGS, "the processors whose main line acts (Fig. 4)"},
     {"depth", depth, METH_VARARGS, "every vertex's graph distance to the partition boundary"},
     {"done", done, METH_VARARGS, "the bookkeeping of the processed chunks"},
-    {"carve", carve, METH_VARARGS, "the split of a distribution message's jobs (selection.carve)"},
     {"search", search, METH_VARARGS, "the breadth-first search of the §3.4 selection"},
     {"spread", spread, METH_VARARGS, "GetDistribute's split of a distribution message's jobs at a node"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},

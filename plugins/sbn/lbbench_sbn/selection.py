@@ -91,34 +91,20 @@ def _finish(chosen, sent_p, sent_q):
     return verts, sent_p, sent_q
 
 
-def carve(g, ids: np.ndarray, cost: np.ndarray, amount: float, slot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Split ``ids`` (distinct) into a connected-as-possible piece of about ``amount`` load and the rest.
-
-    Breadth-first region growing inside the set, from its first vertex (and from the
-    next remaining one whenever a component is used up); a vertex is taken while the
-    load taken before it is below ``amount``. Used to split the jobs of a distribution
-    message among a node and its successors without scattering them. In C
-    (``_queue.carve``, numpy's arithmetic in numpy's order); ``slot`` is an int64 scratch
-    array of one zero per vertex, left as it was.
-
-    Returns the positions in ``ids`` of the piece (in the order taken) and of the rest
-    (in ``ids`` order).
-    """
-    buf = _queue.carve(g.xadj, g.adjncy, np.ascontiguousarray(ids, np.int64), np.ascontiguousarray(cost, np.float64),
-                       float(amount), slot)
-    k = int(np.frombuffer(buf, np.int64, 1)[0])
-    pos = np.frombuffer(buf, np.int64, ids.size, 8)
-    return pos[:k], pos[k:]
-
-
 def spread(g, ids: np.ndarray, cost: np.ndarray, deficit: float, tree: tuple, p: int, slot: np.ndarray
            ) -> tuple[list, list]:
-    """GetDistribute's split of a distribution message's jobs at p (SBN §3), by :func:`carve` in turn.
+    """GetDistribute's split of a distribution message's jobs at p (SBN §3), by carves in turn.
 
-    p keeps ``carve(ids, cost, deficit)`` (everything, as a node of the last stage); of the
-    rest, each successor of p in the tree (``tree``: ``Trees.csr`` of the message's origin)
-    but the last carves its share in turn, the shares in proportion to the successors'
-    subtree sizes, and the last takes what is left. In C (``_queue.spread``).
+    A carve splits jobs into a connected-as-possible piece of about a given load and the
+    rest: breadth-first region growing inside the set, from its first vertex (and from the
+    next remaining one whenever a component is used up); a vertex is taken while the load
+    taken before it is below the amount. It keeps the jobs handed on together instead of
+    scattered. p keeps the carve of its ``deficit`` (everything, as a node of the last
+    stage); of the rest, each successor of p in the tree (``tree``: ``Trees.csr`` of the
+    message's origin) but the last carves its share in turn, the shares in proportion to
+    the successors' subtree sizes, and the last takes what is left. In C
+    (``_queue.spread``; ``slot``: an int64 scratch array of one zero per vertex, left as it
+    was).
 
     Returns (the successors in processor order, [positions in ``ids`` that p keeps, then
     each successor's]).

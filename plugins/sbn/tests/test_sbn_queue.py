@@ -222,7 +222,7 @@ def test_a_superstep_bookkeeping_matches_numpy():
 
 
 def _carve_numpy(g, ids, cost, amount):
-    """selection.carve in numpy: BFS region growing inside ids (the expression the C kernel follows)."""
+    """A carve in numpy: BFS region growing inside ids (the expression the C kernel follows)."""
     if amount <= 0 or ids.size == 0:
         return ids[:0], ids
     member = np.zeros(g.n, bool)
@@ -251,8 +251,11 @@ def _carve_numpy(g, ids, cost, amount):
 
 
 def test_carve_is_the_numpy_region_growing():
+    """A carve (the C region growing behind selection.spread) against numpy: at a node with one successor,
+    spread keeps the carve of the deficit and hands on the rest."""
     from harness import Graph
-    from lbbench_sbn.selection import carve
+    from lbbench_sbn.selection import spread
+    from lbbench_sbn.topology import Trees
 
     rng = np.random.default_rng(11)
     n = 3000
@@ -261,14 +264,15 @@ def test_carve_is_the_numpy_region_growing():
     key = np.unique(np.minimum(u, v) * n + np.maximum(u, v))
     g = Graph.from_edges(n, key // n, key % n)
     slot = np.zeros(n, np.int64)
+    tree = Trees(2).csr(0)  # T_0 of two processors: 0 -> 1
     for trial in range(300):
         m = int(rng.choice([0, 1, 5, 9, 60, 300, 1500]))
         ids = rng.choice(n, m, replace=False)
         cost = rng.random(m) * rng.choice([1.0, 1e-3, 1e6]) + (rng.random(m) < 0.2) * 0.1
         amount = float(rng.choice([-1.0, 0.0, 0.3, 2.5, 40.0, 1e9]) * (1 + rng.random()))
         want_take, want_rest = _carve_numpy(g, ids, cost, amount)
-        took, rest = carve(g, ids, cost, amount, slot)
-        assert np.array_equal(ids[took], want_take) and np.array_equal(ids[rest], want_rest)
+        kids, (took, rest) = spread(g, ids, cost, amount, tree, 0, slot)
+        assert kids == [1] and np.array_equal(ids[took], want_take) and np.array_equal(ids[rest], want_rest)
         assert not slot.any()  # the scratch is left as it was
 
 
