@@ -96,7 +96,9 @@ got = {}
 for msgs in (0, 1):
     per_step(200, msgs)
     got["message" if msgs else "empty"] = min(per_step(300, msgs) for _ in range(15))
-print("RESULT " + json.dumps(got))
+rows = eng.gather_ranks(got)
+if eng.is_root:
+    print("\n".join("RESULT " + json.dumps(r) for r in rows))
 """
 
 
@@ -111,7 +113,7 @@ class ExchangeRanks:
     timeout = 600
     P = 256
 
-    def setup_cache(self):
+    def setup_cache(self, ranks=None):
         from harness.engine.launch import mpirun
 
         fd, script = tempfile.mkstemp(suffix=".py")
@@ -119,7 +121,7 @@ class ExchangeRanks:
             f.write(_SUPERSTEPS)
         try:
             out = {}
-            for R in self.params:
+            for R in ranks or self.params:
                 res = mpirun(R, script, str(self.P), timeout=300)
                 rows = [json.loads(x[len("RESULT "):]) for x in res.stdout.splitlines() if x.startswith("RESULT ")]
                 if res.returncode != 0 or len(rows) != R:
@@ -153,10 +155,9 @@ class CompareCell:
         compare("metis", workload="mini", P=32, levels=[1], out=self.out, cache=False)
 
 
-if __name__ == "__main__":  # python -m benchmarks.core ranks: ExchangeRanks once
-    if sys.argv[1:] == ["ranks"]:
-        bench = ExchangeRanks()
-        got = bench.setup_cache()
-        for R in bench.params:
+if __name__ == "__main__":  # python -m benchmarks.core ranks [R ...]: ExchangeRanks once (default R = 1 2)
+    if sys.argv[1:2] == ["ranks"]:
+        got = ExchangeRanks().setup_cache([int(x) for x in sys.argv[2:]] or None)
+        for R in got:
             print(f"R = {R}: empty {got[R]['empty']:.1f} us, one message per vproc {got[R]['message']:.1f} us "
                   "per superstep (the busiest rank, outside MPI)")

@@ -18,7 +18,11 @@ Constants:
 * ``KINDS``: the message kinds the engine counts: ``balance``, ``migration``, ``application``.
 * ``SCHEMA``: the core result columns, ``{column: (definition, unit)}`` (``lbbench columns``).
 """
-from .claims.claim import Claim
+from .engine.threads import share_cores
+
+share_cores()  # before numpy loads: each MPI rank's share of the host's cores for BLAS threads
+
+from .claims.claim import Claim  # noqa: E402 (the share must come first)
 from .claims.reference import paper_values
 from .claims.reports import (ReportOptions, Table, level_table, render,
                              with_paper)

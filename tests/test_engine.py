@@ -1,4 +1,5 @@
 import json
+import os
 import time
 from pathlib import Path
 
@@ -109,17 +110,65 @@ def test_batch_rows_are_the_selected_messages_and_travel_whole():
     counts = rng.integers(0, 4, n)
     b = Batch(np.arange(n), rng.integers(0, 9, n), rng.integers(0, 3, n), 8 * counts, counts,
               rng.integers(0, 100, int(counts.sum())))
+    fields = ("src", "dst", "kind", "nbytes", "counts", "values")
     for a, z in [(0, n), (0, 0), (5, 17), (39, 40)]:
         want, got = b.select(np.arange(a, z)), b.rows(a, z)
-        _, [(tag, back)] = unpack(b"".join(bytes(c) for c in pack(None, [("t", got)])))
-        for part in (got, back):
-            assert tag == "t" and all(np.array_equal(getattr(part, f), getattr(want, f))
-                                      for f in ("src", "dst", "kind", "nbytes", "counts", "values"))
-    # a tally alone (an empty superstep) travels as 8 bytes; anything more as the general form
-    for meta in [(0, []), (-3, []), (2 ** 62, []), (2 ** 64, []), (5, [(0, 1, "balance", b"x")]), (None, []), None]:
-        chunks = pack(meta, [])
-        assert unpack(b"".join(bytes(c) for c in chunks)) == (meta, [])
-        assert (len(chunks) == 1 and len(chunks[0]) == 8) == (meta in [(0, []), (-3, []), (2 ** 62, [])])
+        assert all(np.array_equal(getattr(got, f), getattr(want, f)) for f in fields)
+        chunk = pack([("t", got)], [[0, z - a]], [[]])[0]
+        if z == a:
+            assert chunk == []  # nothing to send: no chunk at all
+            continue
+        back = unpack([b"".join(chunk)])[1]["t"]
+        assert all(np.array_equal(getattr(back, f), getattr(want, f)) for f in fields)
+
+
+def test_a_superstep_packs_for_every_rank_at_once():
+    """One pack serves R ranks: rank r's chunk holds exactly its rows of each stream (values of any row shape
+    and dtype, or none) and its object-path messages; a rank that gets nothing gets no chunk; the receiver
+    joins each stream over its senders in rank order."""
+    from harness.engine.batch import Batch, pack, unpack
+
+    rng = np.random.default_rng(5)
+    R = 4
+
+    def stream(n, values):
+        counts = rng.integers(0, 3, n) if values is not None else np.zeros(n, np.int64)
+        v = None if values is None else values(int(counts.sum()))
+        return Batch(np.arange(n), np.sort(rng.integers(0, 12, n)), rng.integers(0, 3, n), 4 * counts + 3,
+                     counts, v)
+
+    batches = [("a", stream(30, lambda m: rng.integers(-9, 9, m))),
+               ("b", stream(17, lambda m: rng.random((m, 3)).astype(np.float32))),
+               ("c", stream(9, None))]
+    starts = np.array([0, 3, 6, 12, 12])  # rank 3 hosts no vproc: it gets nothing
+    cuts = [np.searchsorted(starts[1:-1], b.dst, side="right") for _, b in batches]
+    cuts = [np.searchsorted(r, np.arange(R + 1)) for r in cuts]
+    objects = [[(0, 1, "balance", b"x")], [], [(2, 4, "balance", {"y": 1})], []]
+    chunks = pack(batches, cuts, objects)
+    assert chunks[3] == [] and all(len(c) % 8 == 0 for c in (b"".join(ch) for ch in chunks))
+    for r in range(R):
+        objs, got = unpack([b"".join(chunks[r])])
+        assert objs == objects[r]
+        for (tag, b), cut in zip(batches, cuts):
+            want = b.rows(int(cut[r]), int(cut[r + 1]))
+            back = got.get(tag)
+            if not len(want):
+                assert back is None
+                continue
+            assert all(np.array_equal(getattr(back, f), getattr(want, f)) for f in ("src", "dst", "kind", "nbytes", "counts"))
+            if want.values is None:
+                assert back.values is None
+            else:
+                assert back.values.dtype == want.values.dtype and np.array_equal(back.values, want.values)
+    # objects alone (no stream this superstep)
+    assert unpack([b"".join(pack([], [], [[(1, 2, "balance", [3])]])[0])]) == ([(1, 2, "balance", [3])], {})
+    # from several senders: each stream joined in sender order, descriptors decoded once
+    descs = {}
+    objs, got = unpack([b"".join(chunks[0]), b"", b"".join(chunks[2])], descs)
+    assert objs == objects[0] + objects[2] and len(descs) == 1
+    want = Batch.concat([batches[1][1].rows(int(cuts[1][0]), int(cuts[1][1])),
+                         batches[1][1].rows(int(cuts[1][2]), int(cuts[1][3]))])
+    assert np.array_equal(got["b"].dst, want.dst) and np.array_equal(got["b"].values, want.values)
 
 
 @pytest.mark.mpi
@@ -178,3 +227,31 @@ def test_each_charges_every_vproc_its_turn():
     cpu = eng._vp_cpu
     assert cpu[0] == cpu[2] == 0.0
     assert cpu[3] >= 0.05 > cpu[1] >= 0.0
+
+
+def test_each_rank_gets_its_share_of_the_cores_for_blas_threads(monkeypatch):
+    """R ranks on a host of C cores: each rank's BLAS and OpenMP pools get C // R threads (at least one), a
+    value the environment names is kept, and one rank alone changes nothing."""
+    from harness.engine import threads
+
+    monkeypatch.setattr(threads, "cores", lambda: 16)
+    for k in threads.POOLS + ("MPI_LOCALNRANKS", "OMPI_COMM_WORLD_LOCAL_SIZE"):
+        monkeypatch.delenv(k, raising=False)
+    assert threads.share(4) == {k: "4" for k in threads.POOLS}
+    assert threads.share(32) == {k: "1" for k in threads.POOLS} and threads.share(2, on=6)["OMP_NUM_THREADS"] == "3"
+    monkeypatch.setenv("MPI_LOCALNRANKS", "1")
+    threads.share_cores()
+    assert not any(k in os.environ for k in threads.POOLS)
+    monkeypatch.setenv("OMP_NUM_THREADS", "7")
+    monkeypatch.setenv("MPI_LOCALNRANKS", "8")
+    threads.share_cores()
+    assert [os.environ[k] for k in threads.POOLS] == ["7", "2", "2"]
+
+
+@pytest.mark.mpi
+def test_ranks_started_by_mpirun_get_their_share_of_the_cores():
+    from harness.engine.threads import POOLS, share
+
+    res = mpirun(2, "-c", "import os; print(*(os.environ.get(k) for k in %r))" % (POOLS,), timeout=120)
+    want = " ".join(os.environ.get(k) or share(2)[k] for k in POOLS)
+    assert res.returncode == 0 and res.stdout.split("\n")[:2] == [want, want], res.stderr[-500:]

@@ -6,7 +6,7 @@ and modelled time per superstep, pair and kind (``bincount`` over a superstep's 
 the one MPI exchange every collective is made of (a header ``Alltoall`` and an ``Alltoallv`` of buffers),
 abort and divergence, the crowded-host wait; ``timing``: repeated timings of a cell's timed part
 (medians, spreads, every run); ``launch``: the ``mpiexec`` beside this Python and ``python script`` under
-``mpiexec -n R``.
+``mpiexec -n R``; ``threads``: each rank's share of its host's cores for the BLAS and OpenMP pools.
 
 May import: ``harness.contract`` (and ``harness.kernels``). It knows nothing of metrics, the store or
 the runner.

@@ -9,6 +9,7 @@ is never pickled.
 """
 from __future__ import annotations
 
+import math
 import pickle
 import struct
 from dataclasses import dataclass
@@ -110,49 +111,92 @@ class Batch:
         return Batch(*cols, values)
 
 
-# ------------------------------------------------------------------ the wire form of one rank's sections
-def pack(meta, sections: list) -> list:
-    """Byte chunks of ``meta`` (a small picklable descriptor: tally, object-path messages) and the batch
-    ``sections`` [(tag, Batch), ...]: one header, then each batch's columns as raw bytes."""
-    if not sections and type(meta) is tuple and len(meta) == 2 and type(meta[0]) is int and meta[1] == [] \
-            and -2 ** 63 <= meta[0] < 2 ** 63:
-        return [struct.pack("<q", meta[0])]  # a tally alone: 8 bytes (an empty superstep's whole message)
-    desc = [(tag, len(b), None if b.values is None else (b.values.dtype.str, b.values.shape[1:]))
-            for tag, b in sections]
-    head = pickle.dumps((meta, desc), protocol=5)
-    chunks = [struct.pack("<q", len(head)), head]
-    for _, b in sections:
-        chunks.append(_raw(np.stack((b.src, b.dst, b.kind, b.nbytes, b.counts)).astype(np.int64, copy=False)))
-        if b.values is not None:
-            chunks.append(_raw(b.values))
+# ------------------------------------------------------------------ the wire form of a superstep
+_PAD = [bytes(i) for i in range(8)]
+
+
+def pack(batches: list, cuts: list, objects: list) -> list:
+    """Every rank's chunks (lists of bytes-like) of one superstep, built in one pass whatever the rank count.
+
+    ``batches`` [(tag, Batch), ...] are each ordered by destination rank, ``cuts[i]`` where each rank's
+    messages of batch i start (R + 1 entries), ``objects[r]`` the object-path messages for rank r (a list,
+    pickled). A rank's chunk is an int64 header (the tag count, the descriptor's and the objects' bytes, then
+    each tag's message count and value bytes), the descriptor (tags, value dtypes and row shapes: the same
+    for every rank), the objects, then each tag's columns (src, dst, kind, nbytes, counts) and values, all
+    as raw bytes on 8-byte boundaries. A rank that gets nothing gets no chunk."""
+    k = len(batches)
+    desc = pickle.dumps([(tag, None if b.values is None else (b.values.dtype.str, b.values.shape[1:]))
+                         for tag, b in batches], protocol=5) if k else b""
+    dpad, head = _PAD[-len(desc) % 8], struct.Struct(f"<{3 + 2 * k}q").pack
+    streams = []  # per tag: its columns' bytes, its values' bytes, rank r's messages, rank r's value bytes
+    for (_, b), cut in zip(batches, cuts):
+        cut = cut.tolist() if isinstance(cut, np.ndarray) else list(cut)
+        cols = [_bytes(c) for c in (b.src, b.dst, b.kind, b.nbytes, b.counts)]
+        if b.values is None:
+            streams.append((cols, None, cut, None))
+        else:
+            row = b.values.itemsize * math.prod(b.values.shape[1:])
+            streams.append((cols, _bytes(b.values), cut, (b.offsets[cut] * row).tolist()))
+    chunks = []
+    for r, objs in enumerate(objects):
+        ns = [cut[r + 1] - cut[r] for _, _, cut, _ in streams]
+        if not objs and not any(ns):
+            chunks.append([])
+            continue
+        vs = [0 if at is None else at[r + 1] - at[r] for _, _, _, at in streams]
+        blob = pickle.dumps(objs, protocol=5) if objs else b""
+        chunk = [head(k, len(desc), len(blob), *ns, *vs), desc, dpad, blob, _PAD[-len(blob) % 8]]
+        for (cols, values, cut, at), v in zip(streams, vs):
+            a, z = cut[r] * 8, cut[r + 1] * 8
+            chunk += [c[a:z] for c in cols]
+            if values is not None:
+                chunk += [values[at[r]:at[r + 1]], _PAD[-v % 8]]
+        chunks.append(chunk)
     return chunks
 
 
-def _raw(a: np.ndarray) -> np.ndarray:
-    """``a``'s bytes as a flat uint8 array (no copy when ``a`` is contiguous)."""
-    return np.ascontiguousarray(a).reshape(-1).view(np.uint8)
+def _bytes(a: np.ndarray):
+    """``a``'s bytes (a view when ``a`` is C-contiguous, as a batch's columns and values are)."""
+    if not a.size:
+        return b""
+    return memoryview(a if a.flags.c_contiguous else np.ascontiguousarray(a)).cast("B")
 
 
-def unpack(buf) -> tuple:
-    """``(meta, [(tag, Batch), ...])`` of a buffer :func:`pack` wrote (the arrays are views of ``buf``, which
-    must not be written to afterwards)."""
-    buf = memoryview(buf).cast("B")
-    if not len(buf):
-        return None, []
-    if len(buf) == 8:
-        return (struct.unpack_from("<q", buf, 0)[0], []), []
-    (n,) = struct.unpack_from("<q", buf, 0)
-    meta, desc = pickle.loads(buf[8:8 + n])
-    pos, sections = 8 + n, []
-    for tag, count, vtype in desc:
-        cols = np.frombuffer(buf, np.int64, 5 * count, pos).reshape(5, count)  # src, dst, kind, nbytes, counts
-        pos += 40 * count
+def unpack(parts: list, descs: dict | None = None) -> tuple[list, dict]:
+    """The object-path messages and ``{tag: Batch}`` of the chunks :func:`pack` wrote, one per sending rank in
+    rank order (each tag's messages joined in that order). ``descs`` caches decoded descriptors by their
+    bytes (a stream's descriptor repeats every superstep)."""
+    descs = {} if descs is None else descs
+    objects, rows, vals, types = [], {}, {}, {}
+    for buf in parts:
+        if not len(buf):
+            continue
+        k, dlen, olen = struct.unpack_from("<3q", buf, 0)
+        sizes = struct.unpack_from(f"<{2 * k}q", buf, 24)
+        pos = 24 + 16 * k
+        key = bytes(buf[pos:pos + dlen])
+        desc = descs.get(key)
+        if desc is None:
+            desc = descs[key] = pickle.loads(key) if dlen else []
+        pos += dlen + -dlen % 8
+        if olen:
+            objects.extend(pickle.loads(buf[pos:pos + olen]))
+            pos += olen + -olen % 8
+        for i, (tag, vtype) in enumerate(desc):
+            n, nv = 8 * sizes[i], sizes[k + i]
+            rows.setdefault(tag, []).append([buf[pos + j * n:pos + (j + 1) * n] for j in range(5)])
+            pos += 5 * n
+            if vtype is not None:
+                vals.setdefault(tag, []).append(buf[pos:pos + nv])
+                pos += nv + -nv % 8
+            if types.setdefault(tag, vtype) != vtype:
+                raise ValueError(f"tag {tag!r}: a tag's messages either all carry values of one type or none do")
+    got = {}
+    for tag, parts_ in rows.items():
+        cols = [np.frombuffer(b"".join(p[i] for p in parts_), np.int64) for i in range(5)]
         values = None
-        if vtype is not None:
-            dtype, shape = np.dtype(vtype[0]), tuple(vtype[1])
-            rows = int(cols[4].sum())
-            size = rows * int(np.prod(shape, dtype=np.int64)) if shape else rows
-            values = np.frombuffer(buf, dtype, size, pos).reshape((rows,) + shape)
-            pos += dtype.itemsize * size
-        sections.append((tag, Batch(*cols, values)))
-    return meta, sections
+        if types[tag] is not None:
+            dtype, shape = np.dtype(types[tag][0]), tuple(types[tag][1])
+            values = np.frombuffer(b"".join(vals[tag]), dtype).reshape((int(cols[4].sum()),) + shape)
+        got[tag] = Batch(*cols, values)
+    return objects, got

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .threads import share
+
 
 def mpiexec() -> str:
     """The mpiexec next to this Python (the mpich wheel's) or on PATH."""
@@ -21,7 +23,8 @@ def mpiexec() -> str:
 def mpirun(ranks: int, *args: str, timeout: float = 300, env: dict | None = None,
            cores: int | None = None) -> subprocess.CompletedProcess:
     """Run ``python *args`` on ``ranks`` MPI ranks; output captured as text. ``cores``: the ranks share that
-    many of this process's cores (a crowded host: more ranks than cores)."""
+    many of this process's cores (a crowded host: more ranks than cores). Each rank's BLAS and OpenMP pools
+    get its share of the cores (:mod:`harness.engine.threads`) unless ``env`` or the environment names them."""
     cmd = [mpiexec(), "-n", str(ranks), sys.executable, *args]
     mine = None if cores is None else sorted(os.sched_getaffinity(0))[:cores]
 
@@ -29,4 +32,5 @@ def mpirun(ranks: int, *args: str, timeout: float = 300, env: dict | None = None
         os.sched_setaffinity(0, mine)
 
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **(env or {})}, preexec_fn=None if mine is None else pin)
+                          env={**os.environ, **share(ranks, cores), **(env or {})},
+                          preexec_fn=None if mine is None else pin)

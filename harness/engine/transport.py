@@ -1,7 +1,7 @@
 """The one MPI exchange every engine collective is made of (docs/architecture.md, "Engine").
 
 Each collective is an ``Alltoall`` of a fixed int64 header per rank pair (the collective's name as a code,
-the byte count that follows) and one ``Alltoallv`` of bytes (mpi4py's buffer interface). Every rank makes
+the byte count that follows, a tally the ranks sum) and one ``Alltoallv`` of bytes (mpi4py's buffer interface). Every rank makes
 the same two calls whatever it sends, so a rank whose cell failed can release the others from whatever
 collective they wait in: its header names ``abort`` and every rank raises :class:`CellAborted`; ranks whose
 headers name different collectives raise :class:`Diverged` together.
@@ -15,6 +15,8 @@ import time
 import zlib
 
 import numpy as np
+
+from .threads import cores
 
 ABORT = "abort"
 
@@ -46,8 +48,7 @@ def crowded(comm) -> bool:
         from mpi4py import MPI
 
         host = comm.Split_type(MPI.COMM_TYPE_SHARED)
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-        over = host.Get_size() > cores
+        over = host.Get_size() > cores()
         host.Free()
         _CROWDED[key] = bool(comm.allreduce(over, op=MPI.LOR))
     return _CROWDED[key]
@@ -60,21 +61,23 @@ class Transport:
         from mpi4py import MPI  # only a run under mpiexec gets here
 
         self.comm, self.R, self.byte = comm, comm.Get_size(), MPI.BYTE
-        self._head = np.empty((self.R, 2), np.int64)  # the header this rank sends: code, bytes to each rank
+        self._head = np.empty((self.R, 3), np.int64)  # the header this rank sends: code, bytes, tally
         self.cpu = 0.0
+        self.tally = 0  # the sum over ranks of the tallies of the last exchange
         self.inside = False  # between the two calls of an exchange: a signal's exception waits (:meth:`defer`)
         self.deferred = None
         self.timed = False  # the cell runs under a deadline (SIGALRM): collectives wait inside MPI
         self._crowded = None  # known at the first collective (:func:`crowded` is one)
 
-    def exchange(self, chunks: list, what: str) -> list:
+    def exchange(self, chunks: list, what: str, tally: int = 0) -> list:
         """Send ``chunks[r]`` (a list of bytes-like) to rank r; the bytes every rank sent here, in rank order.
-        Raises CellAborted if a rank aborted, Diverged (on every rank) if the ranks are in different
-        collectives."""
+        ``tally`` (an int64) rides in the header: ``self.tally`` is the sum over ranks afterwards. Raises
+        CellAborted if a rank aborted, Diverged (on every rank) if the ranks are in different collectives."""
         t = time.process_time()
         self._arrive()
         send = np.frombuffer(b"".join(c for part in chunks for c in part), np.uint8)
-        recv, got, rdis = self._both(code(what), [sum(len(c) for c in part) for part in chunks], send)
+        recv, got, rdis = self._both(code(what), [sum(len(c) for c in part) for part in chunks], send, tally)
+        self.tally = int(got[:, 2].sum())
         self.cpu += time.process_time() - t
         view = memoryview(recv)
         parts = [view[a:a + n] for a, n in zip(rdis, got[:, 1].tolist())]
@@ -87,12 +90,12 @@ class Transport:
                            + ", ".join(f"{r}: {n}" for r, n in enumerate(names)) + ")")
         return parts
 
-    def _both(self, what: int, sizes: list, send: np.ndarray, late: bool = True) -> tuple:
+    def _both(self, what: int, sizes: list, send: np.ndarray, tally: int = 0, late: bool = True) -> tuple:
         """The header ``Alltoall`` and the ``Alltoallv`` of ``send`` (``sizes[r]`` bytes to rank r), as one
         step: an exception a signal handler hands to :meth:`defer` meanwhile is raised after both (dropped
         with ``late=False``: the cell has failed already)."""
-        head, got = self._head, np.empty((self.R, 2), np.int64)
-        head[:, 0], head[:, 1] = what, sizes
+        head, got = self._head, np.empty((self.R, 3), np.int64)
+        head[:, 0], head[:, 1], head[:, 2] = what, sizes, tally
         sdis = [0, *accumulate(sizes)][:-1]
         self.inside = True
         try:

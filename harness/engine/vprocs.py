@@ -186,6 +186,8 @@ class Engine:
         self.starts = starts
         self.local = range(int(starts[self.rank]), int(starts[self.rank + 1]))
         self._rank_list = self.rank_of(np.arange(self.P)).tolist()  # vproc -> rank, for the object path
+        self._rank_ids = np.arange(self.R + 1)
+        self._descs: dict = {}  # the wire's stream descriptors, decoded (:func:`unpack`)
         self._reset_messages()
 
     # ----------------------------------------------------------------- layout
@@ -374,35 +376,25 @@ class Engine:
         self._counters.count_sent(step, kind, src, dst, nbytes)
 
     def _move(self, out: list, batches: list, tally) -> tuple[list, list]:
-        """The superstep's messages to the ranks that host their destinations; what came to this rank."""
-        by_rank = [[] for _ in range(self.R)]
+        """The superstep's messages to the ranks that host their destinations (one :func:`pack` for all
+        ranks, the tally in the header); what came to this rank."""
+        objects = [[] for _ in range(self.R)]
         rank = self._rank_list
         for msg in out:
-            by_rank[rank[msg[1]]].append(msg)
-        split = []  # per tag: the batch ordered by destination rank, and where each rank's part starts
+            objects[rank[msg[1]]].append(msg)
+        ordered, cuts = [], []  # per tag: the batch ordered by destination rank, and where each rank's part starts
         for tag, b in batches:
             r = self.rank_of(b.dst)
             if r.size > 1 and np.any(r[1:] < r[:-1]):
                 order = np.argsort(r, kind="stable")
                 b, r = b.select(order), r[order]
-            split.append((tag, b, np.searchsorted(r, np.arange(self.R + 1)).tolist()))
-        chunks = []
-        for r in range(self.R):
-            sections = [(tag, b.rows(cut[r], cut[r + 1])) for tag, b, cut in split if cut[r + 1] > cut[r]]
-            meta = (tally, by_rank[r]) if tally is not None or by_rank[r] else None
-            chunks.append(pack(meta, sections) if meta is not None or sections else [])
-        parts = self._net.exchange(chunks, "exchange")
-        received, got, tallies = [], {}, []
-        for buf in parts:
-            meta, sections = unpack(buf)
-            if meta is not None:
-                tallies.append(meta[0])
-                received.extend(meta[1])
-            for tag, b in sections:
-                got.setdefault(tag, []).append(b)
+            ordered.append((tag, b))
+            cuts.append(np.searchsorted(r, self._rank_ids))
+        parts = self._net.exchange(pack(ordered, cuts, objects), "exchange", 0 if tally is None else tally)
         if tally is not None:
-            self.tally = sum(t for t in tallies if t is not None)
-        return received, [(tag, Batch.concat(got[tag])) for tag in sorted(got)]
+            self.tally = self._net.tally
+        received, got = unpack(parts, self._descs)
+        return received, sorted(got.items())
 
     def migrate(self, home_before: np.ndarray, home_after: np.ndarray, weight: np.ndarray,
                 bytes_per_unit: int = 8) -> None:

@@ -117,6 +117,7 @@ def relaunch(ranks: int, P: int | None = None) -> None:
     if P is not None and ranks > P:
         raise click.BadParameter(f"--mpi {ranks}: more ranks than the P = {P} virtual processors")
     from ..engine.launch import mpiexec
+    from ..engine.threads import share
 
     args, skip = [], False
     for a in sys.argv[1:]:
@@ -126,6 +127,7 @@ def relaunch(ranks: int, P: int | None = None) -> None:
             skip = True
         elif not a.startswith("--mpi="):
             args.append(a)
+    os.environ.update(share(ranks))  # each rank's share of the cores for its BLAS threads
     os.execv(mpiexec(), [mpiexec(), "-n", str(ranks), sys.executable, "-m", "harness.present.cli", *args])
 
 
