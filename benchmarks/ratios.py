@@ -13,6 +13,8 @@
   medians of five runs of each R, taken in turn.
 * ``LevelsSpeedup``: SBN's levels 1-3 at P = 2,048 on R ranks against one (the
   levels' cell time; target at least 10x at R = 16 on 16 dedicated cores).
+* ``SuperstepBound``: the speed-up R ranks could give SBN's levels 1-2 at
+  P = 2,048 at most, from the vprocs' CPU per superstep on one process.
 * ``AmrBoxGraphs``: the 66 box graphs of ``bl`` read back from the workload
   cache (the second ``compare`` on ``bl``).
 """
@@ -162,6 +164,60 @@ class LevelsSpeedup:
     track_speedup_over_one_rank_P2048.unit = "x (one rank's cell time / R ranks')"
 
 
+class SuperstepBound:
+    """How far R ranks can speed SBN up at all: levels 1-2 at P = 2,048 on one process, the CPU each vproc's
+    handlers take in each superstep (``Engine.working`` and ``Engine.each``, read at every exchange). A
+    superstep lasts as long as its busiest rank, so with no exchange cost and no per-rank overhead R ranks
+    take the sum over supersteps of the busiest rank's share: one rank's total over that sum bounds the
+    speed-up, under the engine's contiguous blocks of vprocs (cut by total work) and, for any layout at all,
+    with the busiest single vproc of each superstep."""
+
+    params = [2, 4, 8, 16]
+    param_names = ["ranks"]
+    timeout = 900
+    P = 2048
+
+    def setup_cache(self):
+        import numpy as np
+
+        from harness.engine.vprocs import Engine
+        from harness.run.api import compare
+
+        steps, exchange = [], Engine.exchange
+
+        def recording(eng, *args, **kwargs):  # the vprocs' CPU since the last exchange (or the cell's start)
+            now, (src, last) = eng._vp_cpu.copy(), getattr(eng, "_bound", (None, None))
+            steps.append(now if src is not eng._vp_cpu else now - last)
+            eng._bound = (eng._vp_cpu, now)
+            return exchange(eng, *args, **kwargs)
+
+        Engine.exchange = recording
+        try:
+            compare("sbn", workload="shock", P=self.P, levels=[1, 2], out=tempfile.mkdtemp(), cache=False)
+        finally:
+            Engine.exchange = exchange
+        return np.array([w for w in steps if w.size == self.P])
+
+    @staticmethod
+    def _bound(W, R: int, blocks: bool) -> float:
+        import numpy as np
+
+        if not blocks:  # any layout: the busiest vproc of a superstep, or an even share of its work
+            return float(W.sum() / np.maximum(W.max(axis=1), W.sum(axis=1) / R).sum())
+        cum = np.concatenate([[0.0], np.cumsum(W.sum(axis=0))])
+        starts = np.concatenate([[0], np.searchsorted(cum, cum[-1] * np.arange(1, R) / R)])
+        return float(W.sum() / np.add.reduceat(W, starts, axis=1).max(axis=1).sum())
+
+    def track_speedup_bound_blocks_P2048(self, W, ranks):
+        return self._bound(W, ranks, True)
+
+    def track_speedup_bound_any_layout_P2048(self, W, ranks):
+        return self._bound(W, ranks, False)
+
+    track_speedup_bound_blocks_P2048.unit = "x (at most, contiguous blocks)"
+    track_speedup_bound_any_layout_P2048.unit = "x (at most, any layout)"
+
+
 class AmrBoxGraphs:
     timeout = 900
     number = 1
@@ -188,7 +244,8 @@ class AmrBoxGraphs:
 def main(argv: list[str]) -> None:
     """python -m benchmarks.ratios                               the headline ratios once
        python -m benchmarks.ratios ranks [R ...] [--rounds N]    RankBalance (default R = 2 4, five rounds)
-       python -m benchmarks.ratios speedup [R ...]               LevelsSpeedup (default R = 4 16)"""
+       python -m benchmarks.ratios speedup [R ...]               LevelsSpeedup (default R = 4 16)
+       python -m benchmarks.ratios bound                         SuperstepBound"""
     what, rest = (argv[0], argv[1:]) if argv else ("headline", [])
     rounds = None
     if "--rounds" in rest:
@@ -208,10 +265,18 @@ def main(argv: list[str]) -> None:
         ls = LevelsSpeedup()
         got = ls.setup_cache(ranks)
         for R, r in got.items():
-            print(f"R = {R}: cell time {sum(r['time_total_s']):.1f} s (levels {[round(x, 1) for x in r['time_total_s']]}), "
+            levels = [round(x, 1) for x in r["time_total_s"]]
+            print(f"R = {R}: cell time {sum(r['time_total_s']):.1f} s (levels {levels}), "
                   f"rank_balance {[round(x, 2) for x in r['rank_balance']]}, busy max "
                   f"{[round(x, 1) for x in r['rank_busy_s_max']]}"
                   + ("" if R == 1 else f": {ls.track_speedup_over_one_rank_P2048(got, R):.2f}x one rank"))
+    elif what == "bound":
+        sb = SuperstepBound()
+        W = sb.setup_cache()
+        print(f"{len(W)} supersteps, {W.sum():.1f} s of the vprocs' CPU")
+        for R in sb.params:
+            print(f"R = {R}: speed-up at most {sb._bound(W, R, True):.2f}x (contiguous blocks), "
+                  f"{sb._bound(W, R, False):.2f}x (any layout)")
     else:
         bench = HeadlineRatio()
         bench.setup()

@@ -155,7 +155,8 @@ def test_a_superstep_packs_for_every_rank_at_once():
             if not len(want):
                 assert back is None
                 continue
-            assert all(np.array_equal(getattr(back, f), getattr(want, f)) for f in ("src", "dst", "kind", "nbytes", "counts"))
+            cols = ("src", "dst", "kind", "nbytes", "counts")
+            assert all(np.array_equal(getattr(back, f), getattr(want, f)) for f in cols)
             if want.values is None:
                 assert back.values is None
             else:

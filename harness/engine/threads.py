@@ -1,5 +1,5 @@
-"""Each MPI rank's share of its host's cores for the BLAS and OpenMP thread pools (docs/performance.md,
-"Ranks and thread pools").
+"""Each MPI rank's share of its host's cores for the BLAS and OpenMP thread pools (docs/architecture.md,
+"Engine"; the measurements in docs/performance.md).
 
 numpy's and scipy's OpenBLAS each start a worker per core when they load, and an idle worker spins for a
 while after every call. R ranks on one host would each start pools of every core: R x cores threads

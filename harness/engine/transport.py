@@ -1,10 +1,10 @@
 """The one MPI exchange every engine collective is made of (docs/architecture.md, "Engine").
 
 Each collective is an ``Alltoall`` of a fixed int64 header per rank pair (the collective's name as a code,
-the byte count that follows, a tally the ranks sum) and one ``Alltoallv`` of bytes (mpi4py's buffer interface). Every rank makes
-the same two calls whatever it sends, so a rank whose cell failed can release the others from whatever
-collective they wait in: its header names ``abort`` and every rank raises :class:`CellAborted`; ranks whose
-headers name different collectives raise :class:`Diverged` together.
+the byte count that follows, a tally the ranks sum) and one ``Alltoallv`` of bytes (mpi4py's buffer
+interface). Every rank makes the same two calls whatever it sends, so a rank whose cell failed can release
+the others from whatever collective they wait in: its header names ``abort`` and every rank raises
+:class:`CellAborted`; ranks whose headers name different collectives raise :class:`Diverged` together.
 """
 from __future__ import annotations
 
