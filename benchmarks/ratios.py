@@ -36,7 +36,8 @@ c = world()
 if c is None or c.Get_rank() == 0:
     print("RESULT " + json.dumps({k: df[k].tolist() for k in
                                   ("level", "ranks", "rank_balance", "rank_busy_s_mean", "rank_busy_s_max",
-                                   "time_total_s", "owners_hash", "moved_weight", "balance_messages")}))
+                                   "rank_critical_s", "rank_step_balance", "time_total_s", "owners_hash",
+                                   "moved_weight", "balance_messages")}))
 """
 
 
@@ -268,7 +269,9 @@ def main(argv: list[str]) -> None:
             levels = [round(x, 1) for x in r["time_total_s"]]
             print(f"R = {R}: cell time {sum(r['time_total_s']):.1f} s (levels {levels}), "
                   f"rank_balance {[round(x, 2) for x in r['rank_balance']]}, busy max "
-                  f"{[round(x, 1) for x in r['rank_busy_s_max']]}"
+                  f"{[round(x, 1) for x in r['rank_busy_s_max']]}, superstep by superstep: critical "
+                  f"{[round(x, 1) for x in r['rank_critical_s']]}, rank_step_balance "
+                  f"{[round(x, 2) for x in r['rank_step_balance']]}"
                   + ("" if R == 1 else f": {ls.track_speedup_over_one_rank_P2048(got, R):.2f}x one rank"))
     elif what == "bound":
         sb = SuperstepBound()

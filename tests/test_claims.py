@@ -415,7 +415,8 @@ def test_a_timed_group_runs_interleaved_in_one_session_and_a_top_up_retimes_it_a
 
 
 # wall times, and provenance
-WALL = ("time_", "texec_s", "timing_", "rank_busy_", "rank_balance", "git_commit", "versions")
+WALL = ("time_", "texec_s", "timing_", "rank_busy_", "rank_balance", "rank_critical_", "rank_step_", "git_commit",
+        "versions")
 
 
 def test_interleaved_timing_leaves_every_figure_but_the_wall_times(tmp_path):

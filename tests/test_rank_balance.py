@@ -44,8 +44,9 @@ def test_one_process_has_busy_time_and_balance_one(tmp_path):
     from harness.run.api import compare
 
     df = compare("sbn,metis", workload="mini", P=4, out=str(tmp_path), cache=False)
-    assert (df["rank_balance"] == 1.0).all()
+    assert (df["rank_balance"] == 1.0).all() and (df["rank_step_balance"] == 1.0).all()
     assert (df["rank_busy_s_max"] == df["rank_busy_s_mean"]).all() and (df["rank_busy_s_max"] > 0).all()
+    assert (df["rank_critical_s"] == df["rank_busy_s_max"]).all()  # one rank: every superstep is its own
 
 
 @pytest.mark.mpi
@@ -56,3 +57,10 @@ def test_figures_identical_to_one_rank_whatever_the_layout(tmp_path, ranks):
     assert len({tuple(s) for s in many["layouts"]}) >= 2, many["layouts"]  # the blocks did move
     assert many["rows"] == one["rows"]
     assert all(0 < b <= 1 for b in many["balance"])
+    # superstep by superstep: the busiest rank of each summed is at least the busiest rank's total and at most
+    # every rank's together; so each superstep's balance is at most the cell's
+    eps = 1e-9
+    for r in many["busy"]:
+        assert r["ranks"] == ranks
+        assert r["rank_busy_s_max"] - eps <= r["rank_critical_s"] <= ranks * r["rank_busy_s_mean"] + eps
+        assert 0 < r["rank_step_balance"] <= r["rank_busy_s_mean"] / r["rank_busy_s_max"] + eps

@@ -125,6 +125,7 @@ class Engine:
         if self._net is not None:
             self._net.cpu = 0.0  # CPU seconds inside collectives (MPI may spin while it waits)
         self._vp_cpu = np.zeros(self.P)  # CPU seconds charged to each local vproc (``working``)
+        self._step_busy: list = []  # under MPI: this rank's busy seconds at each exchange of the cell
         self.last_work = getattr(self, "last_work", None)  # per vproc, of the last cell (``rank_busy``)
 
     def busy_s(self) -> float:
@@ -152,8 +153,10 @@ class Engine:
 
     def rank_busy(self, busy: float | None = None) -> dict:
         """``rank_busy_s_max``, ``rank_busy_s_mean`` over ranks and ``rank_balance`` = mean / max of ``busy``
-        (default :meth:`busy_s` now); keeps the measured work per vproc in ``last_work`` (a collective: every
-        rank calls it at the end of a cell).
+        (default :meth:`busy_s` now); superstep by superstep, ``rank_critical_s`` (the busiest rank's busy time
+        of each superstep, summed: the cell's time with a free exchange) and ``rank_step_balance`` (the means
+        summed over ``rank_critical_s``: how evenly each superstep's work fell on the ranks). Keeps the measured
+        work per vproc in ``last_work`` (a collective: every rank calls it at the end of a cell).
 
         A vproc's work is the CPU charged to it with :meth:`working` plus an even share of its rank's other
         busy time.
@@ -161,11 +164,17 @@ class Engine:
         busy = self.busy_s() if busy is None else busy
         mine = self._vp_cpu[self.local.start:self.local.stop]
         rest = max(busy - float(mine.sum()), 0.0)
-        parts = self.gather_ranks((busy, mine + rest / max(len(self.local), 1)))
-        self.last_work = np.concatenate([w for _, w in parts])
-        times = [b for b, _ in parts]
+        steps = np.diff([0.0, *[b for b in self._step_busy if b < busy], busy])  # up to ``busy``, then the rest
+        parts = self.gather_ranks((busy, mine + rest / max(len(self.local), 1), steps))
+        self.last_work = np.concatenate([w for _, w, _ in parts])
+        times = [b for b, _, _ in parts]
         hi, mean = max(times), sum(times) / len(times)
-        return {"rank_busy_s_max": hi, "rank_busy_s_mean": mean, "rank_balance": mean / hi if hi > 0 else 1.0}
+        n = min(len(s) for _, _, s in parts)  # the same supersteps on every rank: a clock tie may hide the last
+        per_step = np.array([np.append(s[:n - 1], s[n - 1:].sum()) for _, _, s in parts])
+        critical = float(per_step.max(axis=0).sum())
+        return {"rank_busy_s_max": hi, "rank_busy_s_mean": mean, "rank_balance": mean / hi if hi > 0 else 1.0,
+                "rank_critical_s": critical,
+                "rank_step_balance": float(per_step.mean(axis=0).sum()) / critical if critical > 0 else 1.0}
 
     def balance_ranks(self, work: np.ndarray | None) -> None:
         """Lay the vprocs out over the ranks as contiguous blocks of about equal ``work`` (one number per
@@ -322,6 +331,8 @@ class Engine:
         """
         step = self.superstep
         self.superstep += 1
+        if self._net is not None:
+            self._step_busy.append(self.busy_s())
         out, self._outbox = self._outbox, []
         sent, self._batches = self._batches, {}
         order, self._order = self._order, []

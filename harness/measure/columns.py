@@ -77,6 +77,10 @@ SCHEMA: dict[str, tuple[str, str]] = {
     "rank_busy_s_max": ("CPU time of the cell (the method's hooks and the data movement, not the metrics) outside collectives, max over MPI ranks", "s"),
     "rank_busy_s_mean": ("the same CPU time, mean over MPI ranks", "s"),
     "rank_balance": ("rank_busy_s_mean / rank_busy_s_max: how evenly the ranks shared the work (1: evenly)", ""),
+    "rank_critical_s": ("the busiest rank's busy CPU of each superstep, summed over the cell's supersteps: its time "
+                        "with a free exchange (rank_busy_s_max at one rank)", "s"),
+    "rank_step_balance": ("the mean rank's busy CPU of each superstep, summed, over rank_critical_s: how evenly each "
+                          "superstep's work fell on the ranks (1: evenly)", ""),
     "timing_repeats": ("runs of the cell's timed part (compare(..., repeats=k), wall-time claims; absent: 1)", ""),
     "timing_runs": ("every repeated run's figure of each timed column (texec_s, time_<phase>_s), a JSON object "
                     "column -> list", "s"),

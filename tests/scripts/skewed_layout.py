@@ -31,4 +31,7 @@ cols = [c for c in df.columns if not c.startswith(skip) and not c.endswith("_ove
 comm = world()
 if comm is None or comm.Get_rank() == 0:
     print("RESULT " + json.dumps({"rows": df[cols].to_dict(orient="records"), "layouts": layouts,
-                                  "balance": df["rank_balance"].tolist()}, sort_keys=True, default=str))
+                                  "balance": df["rank_balance"].tolist(),
+                                  "busy": df[["rank_busy_s_max", "rank_busy_s_mean", "rank_critical_s",
+                                              "rank_step_balance", "ranks"]].to_dict(orient="records")},
+                                 sort_keys=True, default=str))
