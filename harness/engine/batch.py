@@ -85,11 +85,6 @@ class Batch:
         return Batch(self.src[order], self.dst[order], self.kind[order], self.nbytes[order], self.counts[order],
                      values)
 
-    def rows(self, a: int, z: int) -> "Batch":
-        """The messages ``a:z`` (views, no copy)."""
-        values = None if self.values is None else self.values[self.offsets[a]:self.offsets[z]]
-        return Batch(self.src[a:z], self.dst[a:z], self.kind[a:z], self.nbytes[a:z], self.counts[a:z], values)
-
     @staticmethod
     def empty() -> "Batch":
         z = np.empty(0, np.int64)

@@ -112,8 +112,8 @@ def spread(g, ids: np.ndarray, cost: np.ndarray, deficit: float, tree: tuple, p:
     kstart, kid, size, xor = tree
     buf = _queue.spread(g.xadj, g.adjncy, np.ascontiguousarray(ids, np.int64), np.ascontiguousarray(cost, np.float64),
                         float(deficit), kstart, kid, size, xor, p, slot)
-    head = np.frombuffer(buf, np.int64, min(len(buf) // 8, 130)).tolist()  # s <= 64 successors
-    s = head[0]
+    s = int.from_bytes(buf[:8], "little", signed=True)
+    head = np.frombuffer(buf, np.int64, 2 * s + 2).tolist()
     pos = np.frombuffer(buf, np.int64, ids.size, 8 * (2 * s + 2))
     parts, at = [], 0
     for k in head[1 + s:2 + 2 * s]:
