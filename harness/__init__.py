@@ -23,6 +23,7 @@ from .engine.threads import share_cores
 share_cores()  # before numpy loads: each MPI rank's share of the host's cores for BLAS threads
 
 from .claims.claim import Claim  # noqa: E402 (the share must come first)
+from .claims.calibrate import Calibration, Cells, fitted
 from .claims.reference import paper_values
 from .claims.reports import (ReportOptions, Table, level_table, render,
                              with_paper)
@@ -62,7 +63,7 @@ from .run.workloads import available as available_workloads
 from .run.workloads import load as load_workload
 
 __all__ = [
-    "Algorithm", "BYTES_PER_UNIT", "Claim", "amr_figures", "compare", "app_figures", "app_proc_times", "app_terms", "app_speedup", "app_speedup_from_tables",
+    "Algorithm", "BYTES_PER_UNIT", "Calibration", "Cells", "Claim", "fitted", "amr_figures", "compare", "app_figures", "app_proc_times", "app_terms", "app_speedup", "app_speedup_from_tables",
     "app_speedup_max", "app_total_time", "BoxPieces", "available_algorithms", "breadth_first", "available_workloads", "Boxes", "Context", "Costs", "Engine", "Graph", "IDX", "KINDS", "Level",
     "LoadArray", "LocationView", "Machine", "Report", "ReportOptions", "SCHEMA", "State", "Table", "Timer", "Workload", "as_form",
     "block_owner", "boxes_to_graph", "check_params", "carry", "cell_vertices", "core_metrics", "costs_if_on", "curve_parts", "cut_pct", "delta_cut",

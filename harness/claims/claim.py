@@ -64,6 +64,10 @@ VERDICTS = (HOLDS, FAILS, NOT_IN_PAPER, NOISE, NA)
 PAPERS = ("sbn", "minex", "tree", "mlb", "amr")
 QUOTE, OURS = "quote", "our test"
 KINDS = (QUOTE, OURS)
+# why a claim does not hold (``Claim.cause``): a finding about the paper, or a cause of ours
+PAPER_NUMBERS, WORKLOAD, READING, IMPLEMENTATION = ("the paper's own numbers", "our workload", "the reading",
+                                                    "our implementation")
+CAUSES = (PAPER_NUMBERS, WORKLOAD, READING, IMPLEMENTATION)
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,18 @@ class Claim:
         source: where the words are: empty for the paper's own text (``paper``'s seed), else a file of
             ``workloads/reference/sources/`` (a public source's excerpt with its URL); for ``our test``,
             the source the test is taken from, in words (shown beside it).
+        reads: the paper's printed cells the claim judges, a tuple of ``harness.Cells`` (no calibration
+            may fit on them: ``lbbench calibrate``).
+        cause: ``(label, text)`` shown when the claim does not hold: ``label`` one of ``CAUSES`` (the
+            paper's own numbers, our workload, the reading, our implementation), ``text`` the figure that
+            shows it.
+        other: ``(label, check)``: the other fair reading of the sentence (the stricter one is ``check``,
+            which decides); its verdict is shown beside.
+        variants: ``((label, overrides), ...)``: the robustness column, the verdict again on each variant
+            ("holds on k of n"). ``overrides`` may hold ``P`` (a subset of the cells' processor counts),
+            ``workload`` (another workload for every cell, e.g. ``shock[seed=2]``) and ``methods`` (``{as
+            written in cells: the variant's method}``, e.g. ``{"sbn": "sbn[checks=800]"}``; the rows keep the
+            name the predicate knows).
 
     Example:
         >>> def check(df):
@@ -112,8 +128,19 @@ class Claim:
     on_paper: Callable | None = None
     kind: str = QUOTE
     source: str = ""
+    reads: tuple = ()
+    cause: tuple = ()
+    other: tuple = ()
+    variants: tuple = ()
 
     def __post_init__(self):
+        if self.cause and (len(self.cause) != 2 or self.cause[0] not in CAUSES):
+            raise ValueError(f"claim {self.name!r}: cause is (label, text) with a label of {', '.join(CAUSES)}")
+        if self.other and (len(self.other) != 2 or not callable(self.other[1])):
+            raise ValueError(f"claim {self.name!r}: other is (label, check)")
+        for v in self.variants:
+            if len(v) != 2 or not isinstance(v[1], dict) or set(v[1]) - {"P", "workload", "methods"}:
+                raise ValueError(f"claim {self.name!r}: a variant is (label, {{P, workload, methods}})")
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.name!r}: kind {self.kind!r} is not one of {', '.join(KINDS)}")
         if self.kind == OURS and not self.source:

@@ -60,6 +60,15 @@ def register_claims(register: Callable) -> None:
 
 
 @hookspec
+def register_calibrations(register: Callable) -> None:
+    """Declare fitted parameters: call ``register(Calibration(...))`` once for each (``lbbench calibrate``).
+
+    Args:
+        register: call it once per item.
+    """
+
+
+@hookspec
 def register_workloads(register: Callable) -> None:
     """Declare workloads: call ``register(Workload(...))`` once for each.
 

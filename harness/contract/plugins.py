@@ -373,6 +373,7 @@ def _collect() -> dict:
             algorithms=dict(sorted(algs.items())),
             reports=dict(sorted(_gather("register_reports", lambda r: r.name, "report").items())),
             claims=_gather("register_claims", lambda c: c.name, "claim"),
+            calibrations=_gather("register_calibrations", lambda c: c.name, "calibration"),
             workloads=dict(sorted(_gather("register_workloads", lambda w: w.name, "workload").items())),
             latency=_gather("register_latency_models", lambda t: t[0], "latency model"),
             references=_gather("register_references", lambda p: str(p), "reference file"),
@@ -425,6 +426,11 @@ def reports() -> dict[str, Report]:
 def claims() -> dict:
     """Every registered claim by name (harness.claims.claim.claim.Claim), in registration order."""
     return dict(_collect()["claims"])
+
+
+def calibrations() -> dict:
+    """Every registered calibration by name (harness.claims.calibrate.Calibration), in registration order."""
+    return dict(_collect()["calibrations"])
 
 
 def workloads() -> dict:
