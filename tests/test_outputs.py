@@ -2,6 +2,7 @@
 never into or over the trace being read, never through a symlink they did not create."""
 import json
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -47,14 +48,64 @@ def test_export_refuses_a_foreign_directory_and_never_follows_a_symlink(tmp_path
     assert rc == 2 and "did not write" in err and os.listdir(outside) == []
     os.unlink(out / "none")
     assert _export(capsys, src, out, tmp_path)[0] == 0
-    # a link planted in an earlier export is replaced, not written through
-    for f in (out / "none").iterdir():
-        f.unlink()
-    (out / "none").rmdir()
+    # a link planted in an earlier export is refused, never written through nor removed through
+    shutil.rmtree(out / "none")
     (out / "none").symlink_to(outside)
+    rc, err = _export(capsys, src, out, tmp_path)
+    assert rc == 2 and "entry 'none'" in err and "not a directory lbbench wrote" in err
+    assert os.listdir(outside) == [] and (out / "none").is_symlink()
+    os.unlink(out / "none")
     assert _export(capsys, src, out, tmp_path)[0] == 0
-    assert os.listdir(outside) == [] and not (out / "none").is_symlink()
-    assert sorted(os.listdir(out / "none")) == ["data.0.json", "data.1.json"]
+    assert sorted(os.listdir(out / "none")) == [".lbbench-export", "data.0.json", "data.1.json"]
+
+
+@pytest.mark.parametrize("entry", ["../victim", "VICTIM", "..", ".", "", "a/../../victim", 7, None])
+def test_a_manifest_never_deletes_outside_its_folder(tmp_path, capsys, register, entry):
+    """Issue 50: the manifest's names are data; a failed method named to ../victim, an absolute path or ..
+    is refused before any work, and nothing is deleted."""
+    register(Mover(), "mover-out")
+    src, out, victim = tmp_path / "t", tmp_path / "e", tmp_path / "victim"
+    write_trace(src, ranks=2, phases=1, tasks=4, pinned=0.5, seed=1)
+    victim.mkdir()
+    (victim / "keep").write_text("mine")
+    assert _export(capsys, src, out, tmp_path)[0] == 0
+    manifest = json.loads((out / "lbbench-export.json").read_text())
+    manifest["methods"]["mover-out"] = str(victim) if entry == "VICTIM" else entry
+    (out / "lbbench-export.json").write_text(json.dumps(manifest))
+    rc, err = _export(capsys, src, out, tmp_path, "none,mover-out")
+    assert rc == 2 and err.count("\n") == 0 and "entry 'mover-out'" in err and "lbbench-export.json" in err, err
+    assert "Traceback" not in err and "level" not in err  # refused before any cell ran
+    assert (victim / "keep").read_text() == "mine" and (out / "none" / "data.0.json").is_file()
+
+
+@pytest.mark.parametrize("text", ["[]", "{\"methods\": []}", "{not json", "{\"methods\": {}, \"failed\": 3}"])
+def test_a_malformed_manifest_is_one_line_before_any_work(tmp_path, capsys, text):
+    src, out = tmp_path / "t", tmp_path / "e"
+    write_trace(src, ranks=2, phases=1, tasks=4)
+    out.mkdir()
+    (out / "lbbench-export.json").write_text(text)
+    rc, err = _export(capsys, src, out, tmp_path)
+    assert rc == 2 and err.count("\n") == 0 and str(out / "lbbench-export.json") in err, err
+    assert not (tmp_path / "r").exists()  # nothing computed
+
+
+def test_an_empty_export_name_is_refused(tmp_path, capsys):
+    src = tmp_path / "t"
+    write_trace(src, ranks=2, phases=1, tasks=4)
+    rc, err = _export(capsys, src, "", tmp_path)
+    assert rc == 2 and "--export-vt" in err and "empty" in err
+
+
+def test_an_interrupted_export_neither_locks_the_folder_nor_leaves_temporaries(tmp_path, capsys):
+    src, out = tmp_path / "t", tmp_path / "e"
+    write_trace(src, ranks=2, phases=1, tasks=4)
+    assert _export(capsys, src, out, tmp_path)[0] == 0
+    (out / "lbbench-export.json").unlink()  # stopped between moving the folder in and writing the manifest
+    for left in (".none.new-abc_1234", ".none.old-zz9x8y7w", ".lbbench-export.json.k2j4h6g8"):
+        (out / left).mkdir() if "json" not in left else (out / left).write_text("{")
+    (out / ".none.new-abc_1234" / "data.0.json").write_text("half")
+    assert _export(capsys, src, out, tmp_path)[0] == 0
+    assert sorted(os.listdir(out)) == ["lbbench-export.json", "none"]
 
 
 def test_reexport_replaces_a_method_directory_whole(tmp_path, capsys):
@@ -62,9 +113,9 @@ def test_reexport_replaces_a_method_directory_whole(tmp_path, capsys):
     write_trace(big, ranks=4, phases=1, tasks=4)
     write_trace(small, ranks=2, phases=1, tasks=4)
     assert _export(capsys, big, out, tmp_path)[0] == 0
-    assert len(os.listdir(out / "none")) == 4
+    assert len(os.listdir(out / "none")) == 5  # four rank files and the marker
     assert _export(capsys, small, out, tmp_path)[0] == 0
-    assert sorted(os.listdir(out / "none")) == ["data.0.json", "data.1.json"]
+    assert sorted(os.listdir(out / "none")) == [".lbbench-export", "data.0.json", "data.1.json"]
     assert [f for f in os.listdir(out) if f.startswith(".")] == []  # nothing left beside
 
 

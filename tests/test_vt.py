@@ -21,7 +21,7 @@ from workloads.vt_synthetic import write_trace
 def load_files(folder):
     """Every rank file as JSON, by rank, read independently of the reader."""
     out = {}
-    for f in sorted(os.listdir(folder)):
+    for f in sorted(f for f in os.listdir(folder) if not f.startswith(".")):  # an export's marker
         raw = open(os.path.join(folder, f), "rb").read()
         if not raw.lstrip().startswith(b"{"):
             raw = brotli.decompress(raw)

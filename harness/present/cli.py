@@ -249,7 +249,7 @@ def workloads_plot(name, level, output, seed):
 
 
 def _compare(methods, P, opts: ReportOptions, fmt, export_vt=None) -> int:
-    if export_vt:
+    if export_vt is not None:
         from .export import check_target, export_states
 
         check_target(opts.workload, opts.workload_params, opts.seed, export_vt)
@@ -269,7 +269,7 @@ def _compare(methods, P, opts: ReportOptions, fmt, export_vt=None) -> int:
             click.echo(f"lbbench: {r['algorithm']} level {r['level']}: {r['status']}", err=True)
         if len(bad):
             click.echo(f"lbbench: {len(bad)} of {len(df)} cells failed; see status", err=True)
-        if export_vt:
+        if export_vt is not None:
             click.echo(f"lbbench: wrote {written} (one directory per method, lbbench-export.json maps them"
                        f"{'; none for a method with a failed cell' if failed else ''})", err=True)
     return 1 if len(bad) else 0
