@@ -254,3 +254,38 @@ def test_ranks_started_by_mpirun_get_their_share_of_the_cores():
     res = mpirun(2, "-c", "import os; print(*(os.environ.get(k) for k in %r))" % (POOLS,), timeout=120)
     want = " ".join(os.environ.get(k) or share(2)[k] for k in POOLS)
     assert res.returncode == 0 and res.stdout.split("\n")[:2] == [want, want], res.stderr[-500:]
+
+
+def test_the_engine_refuses_what_it_cannot_count():
+    """Issue 50: declared bytes past 2^53 in a level, fractional or out-of-range destinations (the value named),
+    and messages never exchanged are errors, never wrapped counters or truncated vprocs."""
+    eng = Engine(4, comm=None)
+    with pytest.raises(ValueError, match=r"declares 2\.306e\+18 bytes.*2\^53"):
+        eng.send("x", 0, 1, nbytes=2 ** 61)
+    for _ in range(3):  # each send is within the bound, the level's sum is not
+        eng.send("x", [0, 1], 2, nbytes=2 ** 51)
+    with pytest.raises(ValueError, match=r"level's messages declare .*2\^53"):
+        eng.exchange()
+    with pytest.raises(ValueError, match=r"destination 0\.9 is not an integer"):
+        Engine(4, comm=None).send("x", 0, np.array([1, 0.9]))
+    with pytest.raises(ValueError, match=r"destination vproc 9 is out of range"):
+        Engine(4, comm=None).send("x", 0, [1, 9])
+    with pytest.raises(ValueError, match=r"destination 1\.5 is not an integer"):
+        Engine(4, comm=None).post(0, 1.5, b"x")
+    eng = Engine(4, comm=None)
+    eng.send("x", 0, np.array([1.0, 2.0]))  # whole floats are vprocs
+    eng.post(0, 1, b"x")
+    with pytest.raises(ValueError, match=r"3 messages sent and never exchanged \(tags: x, the object path"):
+        eng.drained()
+    eng.exchange()
+    eng.drained()
+    assert eng.received("x").dst.tolist() == [1, 2]
+
+
+def test_an_empty_thread_variable_counts_as_unset(monkeypatch):
+    from harness.engine.threads import share
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "")
+    monkeypatch.setenv("MKL_NUM_THREADS", "3")
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    assert share(2, on=8) == {"OMP_NUM_THREADS": "4", "OPENBLAS_NUM_THREADS": "4"}

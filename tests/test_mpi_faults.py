@@ -20,8 +20,13 @@ def test_one_rank_failing_or_timing_out_fails_the_cell_everywhere(tmp_path, core
     assert got["raise-on-1", "2"].endswith("(on another rank)")
     assert got["slow-on-1", "2"] == "failed: timed out after 1 s"
     assert got["swallow", "2"].startswith("failed: swallow: ValueError")
+    # issue 50: 2^61 declared bytes and a message never exchanged fail the cell with one line, on every rank
+    assert got["huge", "2"].startswith("failed: huge: ValueError: tag 'h': a message declares 2.306e+18 bytes")
+    assert got["unexchanged-on-1", "2"].startswith("failed: unexchanged-on-1: ValueError: 2 messages sent and never")
+    assert got["unexchanged-on-1", "2"].endswith("(on another rank)")
     # the other levels and the other method are unaffected
-    assert all(got[alg, lv] == "ok" for alg in ("raise-on-1", "slow-on-1", "swallow") for lv in ("1", "3"))
+    assert all(got[alg, lv] == "ok" for alg in ("raise-on-1", "slow-on-1", "swallow", "huge", "unexchanged-on-1")
+               for lv in ("1", "3"))
     assert all(got["none", lv] == "ok" for lv in ("1", "2", "3"))
 
 

@@ -14,6 +14,7 @@ from ..contract.model import Machine
 from .batch import KINDS
 
 _COMPACT = 1 << 20  # pair entries kept before they are merged
+MAX_BYTES = 2**53  # the bytes a cell's messages may declare in all: exact in float64 (modelled time, rows)
 
 
 class Counters:
@@ -29,9 +30,15 @@ class Counters:
         self.steps: list = []  # (superstep, {kind: this rank's longest modelled send time})
         self.sent: list = []  # (superstep, kind, most one local vproc sent, messages, bytes)
         self.recv: list = []  # (superstep, kind, most one local vproc received)
+        self.declared = 0.0  # bytes this rank's vprocs sent in the cell (at most MAX_BYTES)
 
     def count_sent(self, step: int, kind: np.ndarray, src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray) -> None:
-        """One superstep's sends of this rank (one entry per message, in the order sent)."""
+        """One superstep's sends of this rank (one entry per message, in the order sent); ValueError when the
+        cell's bytes would pass :data:`MAX_BYTES` (its int64 counters would no longer count them exactly)."""
+        self.declared += float(nbytes.sum(dtype=np.float64))
+        if self.declared > MAX_BYTES:
+            raise ValueError(f"the level's messages declare {self.declared:.4g} bytes; the engine counts at most "
+                             "2^53 bytes in a level")
         longest = {}
         present = np.flatnonzero(np.bincount(kind, minlength=len(KINDS))).tolist()
         for k in present:

@@ -24,9 +24,9 @@ def cores() -> int:
 
 def share(ranks: int, on: int | None = None) -> dict:
     """The pool variables for one of ``ranks`` ranks on this host (sharing ``on`` cores; default all this
-    process may use): those the environment leaves unset."""
+    process may use): those the environment leaves unset or empty (``OMP_NUM_THREADS=`` names no number)."""
     n = str(max(1, (on or cores()) // max(1, ranks)))
-    return {k: n for k in POOLS if k not in os.environ}
+    return {k: n for k in POOLS if not os.environ.get(k, "").strip()}
 
 
 def share_cores() -> None:

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..contract.model import Machine
 from .batch import KINDS, Batch, pack, unpack
-from .counters import Counters
+from .counters import MAX_BYTES, Counters
 from .transport import CellAborted, Diverged, Transport, crowded
 
 __all__ = ["KINDS", "Batch", "CellAborted", "Diverged", "Engine", "crowded", "payload_bytes", "world"]
@@ -44,6 +44,18 @@ def world():
     from mpi4py import MPI
 
     return MPI.COMM_WORLD
+
+
+def _whole(a: np.ndarray, what: str, tag) -> np.ndarray:
+    """``a`` as int64 when every value is a whole number; ValueError naming the first that is not."""
+    if a.dtype.kind in "iu":
+        return a.astype(np.int64, copy=False)
+    if a.dtype.kind == "f":
+        bad = ~np.isfinite(a) | (a != np.round(a)) if a.size else a
+        if not bad.any():
+            return a.astype(np.int64)
+        raise ValueError(f"tag {tag!r}: {what} {a[bad].ravel()[0].item()!r} is not an integer")
+    raise ValueError(f"tag {tag!r}: {what}s must be integers, not {a.dtype}")
 
 
 def payload_bytes(payload) -> int:
@@ -232,6 +244,7 @@ class Engine:
             ...     eng.post(p, (p + 1) % eng.P, np.array([load[p]]), kind="balance")
             >>> inbox = eng.exchange()
         """
+        src, dst = (int(_whole(np.asarray(v), what, "post")) for v, what in ((src, "source"), (dst, "destination")))
         if src not in self.local:
             raise ValueError(f"vproc {src} is not local to rank {self.rank}")
         if not 0 <= dst < self.P:
@@ -267,7 +280,8 @@ class Engine:
         """
         if isinstance(kind, str) and kind not in _KIND:
             raise ValueError(f"unknown message kind {kind!r}")
-        src, dst = np.broadcast_arrays(np.asarray(src, np.int64).ravel(), np.asarray(dst, np.int64).ravel())
+        src, dst = np.broadcast_arrays(_whole(np.asarray(src).ravel(), "source", tag),
+                                       _whole(np.asarray(dst).ravel(), "destination", tag))
         n = src.size
         if n == 0:
             return
@@ -278,9 +292,11 @@ class Engine:
             if int(kinds.min()) < 0 or int(kinds.max()) >= len(KINDS):
                 raise ValueError(f"tag {tag!r}: a message kind is not an index of {KINDS}")
         if int(src.min()) < self.local.start or int(src.max()) >= self.local.stop:
-            raise ValueError(f"tag {tag!r}: a source vproc is not local to rank {self.rank}")
+            bad = src[(src < self.local.start) | (src >= self.local.stop)][0]
+            raise ValueError(f"tag {tag!r}: source vproc {bad} is not local to rank {self.rank}")
         if int(dst.min()) < 0 or int(dst.max()) >= self.P:
-            raise ValueError(f"tag {tag!r}: a destination vproc is out of range for P = {self.P}")
+            raise ValueError(f"tag {tag!r}: destination vproc {dst[(dst < 0) | (dst >= self.P)][0]} is out of "
+                             f"range for P = {self.P}")
         if values is None:
             counts = np.zeros(n, np.int64)
         else:
@@ -295,7 +311,11 @@ class Engine:
         if nbytes is None:
             row = 0 if values is None else values.itemsize * int(np.prod(values.shape[1:], dtype=np.int64))
             nbytes = counts * row
-        nbytes = np.broadcast_to(np.asarray(nbytes, np.int64), (n,))
+        nbytes = np.asarray(nbytes)
+        if nbytes.size and (not np.isfinite(nbytes).all() or np.abs(nbytes).max() > MAX_BYTES):
+            raise ValueError(f"tag {tag!r}: a message declares {np.abs(nbytes).max():.4g} bytes; the engine counts "
+                             "at most 2^53 bytes in a level")
+        nbytes = np.broadcast_to(_whole(nbytes, "byte count", tag), (n,))
         if int(nbytes.min()) < 0:
             raise ValueError(f"tag {tag!r}: a message declares negative bytes")
         self._batches.setdefault(tag, []).append(
@@ -311,6 +331,14 @@ class Engine:
     def pending(self) -> int:
         """Messages posted or sent on this rank and not yet delivered."""
         return len(self._outbox) + sum(len(b) for parts in self._batches.values() for b in parts)
+
+    def drained(self) -> None:
+        """ValueError (one line) when messages posted or sent on this rank were never exchanged: the runner calls
+        it when a level's hooks return (such messages would vanish uncounted)."""
+        if self.pending():
+            tags = sorted(self._batches) + (["the object path (post)"] if self._outbox else [])
+            raise ValueError(f"{self.pending()} messages sent and never exchanged (tags: {', '.join(map(str, tags))});"
+                             " call ctx.engine.exchange() before the hook returns")
 
     def exchange(self, tally: int | None = None) -> Inbox:
         """Deliver every message posted or sent (one superstep; under MPI one header ``Alltoall`` and one

@@ -538,6 +538,7 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
     try:
         with deadline(timeout, engine):
             after = run_level(roles, ctx, before, memory, getattr(reference, "pieces", None))
+            engine.drained()  # a message the hooks never exchanged fails the cell, never vanishes
             moved = account(ctx, before, after)
     except Diverged as why:  # every rank raised it in the same collective: nobody waits for an abort
         status = str(why)

@@ -14,12 +14,24 @@ from harness.run.api import compare
 
 @hookimpl
 def register_algorithms(register):
-    for name in ("raise-on-1", "slow-on-1", "swallow"):
+    for name in ("raise-on-1", "slow-on-1", "swallow", "huge", "unexchanged-on-1"):
         register(Algorithm(name, "test", roles=("balance",)))
 
 
-@implements("raise-on-1", "slow-on-1", "swallow")
+def declare(ctx, state):
+    """Level 2: 2^61 bytes declared (every rank), or a message left unexchanged (rank 1 only)."""
+    eng, p = ctx.engine, np.arange(ctx.engine.local.start, ctx.engine.local.stop)
+    if ctx.level.index == 2 and (ctx.algorithm == "huge" or eng.rank == 1):
+        eng.send("h", p, (p + 1) % ctx.P, nbytes=2 ** 61 if ctx.algorithm == "huge" else 8)
+        if ctx.algorithm == "huge":
+            eng.exchange()
+    return State.settled(state.owner, ctx.P)
+
+
+@implements("raise-on-1", "slow-on-1", "swallow", "huge", "unexchanged-on-1")
 def balance(ctx, state):
+    if ctx.algorithm in ("huge", "unexchanged-on-1"):
+        return declare(ctx, state)
     eng = ctx.engine
     for step in range(50):
         for p in eng.local:
@@ -39,7 +51,7 @@ def balance(ctx, state):
 
 
 plugins.add(SimpleNamespace(register_algorithms=register_algorithms, balance=balance), "faults")
-df = compare("raise-on-1,slow-on-1,swallow,none", workload="mini", P=4, out=sys.argv[1], cache=False,
+df = compare("raise-on-1,slow-on-1,swallow,huge,unexchanged-on-1,none", workload="mini", P=4, out=sys.argv[1], cache=False,
              timeout=float(sys.argv[2]))
 from harness.engine.vprocs import world  # noqa: E402
 
