@@ -97,13 +97,23 @@ def lbaf_available(python: str) -> bool:
         return False
 
 
-def run_lbaf(python: str, stem: str, phase: int, params: dict, seed: int) -> dict:
+def run_lbaf(python: str, stem: str, phase: int, params: dict, seed: int, cache: Path) -> dict:
+    """LBAF's run, taken from ``cache`` (one JSON line per run) when it ran before with the same inputs."""
+    key = json.dumps([str(Path(stem).resolve()), phase, params, seed], sort_keys=True)
+    if cache.is_file():
+        for line in cache.read_text().splitlines():
+            got = json.loads(line)
+            if got["key"] == key:
+                return got["result"]
     res = subprocess.run([python, "-c", DRIVER, stem, str(phase), str(seed), json.dumps(params)],
                          capture_output=True, text=True, timeout=3600)
     lines = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
     if res.returncode != 0 or not lines:
         raise RuntimeError(f"LBAF failed on {stem} phase {phase}: {(res.stderr.strip().splitlines() or ['?'])[-1]}")
-    return json.loads(lines[0][len("RESULT "):])
+    result = json.loads(lines[0][len("RESULT "):])
+    with cache.open("a") as f:
+        f.write(json.dumps({"key": key, "result": result}) + "\n")
+    return result
 
 
 def recursive(rounds: int, fanout: int, iterations: int) -> dict:
@@ -157,9 +167,10 @@ def traces(args) -> list[tuple[str, str, str, dict]]:
 
     out = []
     rec = recursive(args.rounds, args.fanout, args.iterations)
-    if args.lbaf_data and not args.no_recursive:
-        d = Path(args.lbaf_data) / "nolb-8color-16nodes-11firstphases"
-        out.append(("LBAF nolb-8color-16nodes-11firstphases (32 ranks)", str(d), str(d / "data"), rec))
+    for name in [] if args.no_recursive or not args.lbaf_data else args.recursive:
+        d = Path(args.lbaf_data) / name
+        stem = next(d.glob("*.0.json")).name[:-len(".0.json")]
+        out.append((f"LBAF {name}", str(d), str(d / stem), rec))
     for ranks, tasks in [] if args.no_recursive else args.synthetic:
         d = Path(args.out) / f"vt-synthetic-{ranks}x{tasks}"
         if not d.is_dir():
@@ -188,6 +199,10 @@ def main(argv=None) -> int:
     ap.add_argument("--iterations", type=int, default=4)
     ap.add_argument("--phases", default="0", help="phase ids, e.g. 0,1")
     ap.add_argument("--seeds", type=int, default=5, help="runs per trace and phase (seeds 0 .. N-1); medians")
+    ap.add_argument("--recursive", default="nolb-8color-16nodes-11firstphases,challenging_toy_hundreds_tasks",
+                    help="LBAF traces (under --lbaf-data) run with the recursive transfer")
+    ap.add_argument("--lbaf-only", action="store_true", help="run LBAF only (fills OUT/lbaf-runs.jsonl, which "
+                    "later runs read instead of running LBAF again)")
     ap.add_argument("--synthetic", default="32x16,64x32", help="RANKSxTASKS of the vt-synthetic traces ('' for none)")
     ap.add_argument("--clustering", default="", help="LBAF traces with shared blocks, run with the clustering "
                     f"transfer and LBAF's configuration of each: {', '.join(CLUSTERING)}")
@@ -197,32 +212,32 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="lbaf-peer", help="where the synthetic traces and our results go")
     args = ap.parse_args(argv)
     args.phases = [int(x) for x in args.phases.split(",")]
-    args.clustering = [x for x in args.clustering.split(",") if x.strip()]
+    args.clustering, args.recursive = ([x for x in a.split(",") if x.strip()] for a in (args.clustering, args.recursive))
     args.synthetic, args.clustering_synthetic = ([tuple(int(y) for y in x.split("x")) for x in a.split(",") if x.strip()]
                                                  for a in (args.synthetic, args.clustering_synthetic))
     if not lbaf_available(args.lbaf_python):
         print(f"LBAF is not importable with {args.lbaf_python}: skipped (see this script's docstring)")
         return 0
     Path(args.out).mkdir(parents=True, exist_ok=True)
-    log = Path(args.out) / "runs.jsonl"
+    log, cache = Path(args.out) / "runs.jsonl", Path(args.out) / "lbaf-runs.jsonl"
     print(f"recursive: rounds={args.rounds} fanout={args.fanout} iterations={args.iterations}; seeds={args.seeds}; "
-          "imbalance = max/mean - 1; medians over the seeds")
-    print(f"{'trace':52} {'phase':>5} {'before':>8} {'LBAF':>8} {'lbaf-iat':>8} {'grapevn':>8} {'LBAF s':>8} "
-          f"{'iat s':>8} {'grape s':>8}", flush=True)
+          "imbalance = max/mean - 1; medians over the seeds (min-max)")
+    names = ("LBAF",) if args.lbaf_only else ("LBAF", "lbaf-iat", "grapevine")
     for label, path, stem, params in traces(args):
         for ph in args.phases:
             runs = []
             for seed in range(args.seeds):
-                ours = run_ours(path, ph, params, seed, str(Path(args.out) / "results"))
-                ours["LBAF"] = run_lbaf(args.lbaf_python, stem, ph, params, seed)
-                with log.open("a") as f:
-                    f.write(json.dumps({"trace": label, "phase": ph, "seed": seed, **ours}) + "\n")
+                ours = {} if args.lbaf_only else run_ours(path, ph, params, seed, str(Path(args.out) / "results"))
+                ours["LBAF"] = run_lbaf(args.lbaf_python, stem, ph, params, seed, cache)
+                if not args.lbaf_only:
+                    with log.open("a") as f:
+                        f.write(json.dumps({"trace": label, "phase": ph, "seed": seed, **ours}) + "\n")
                 runs.append(ours)
-            med = {k: {m: statistics.median(r[k][m] for r in runs) for m in ("after", "wall_s")}
-                   for k in ("LBAF", "lbaf-iat", "grapevine")}
-            print(f"{label:52} {ph:>5} {runs[0]['grapevine']['before']:>8.4f} {med['LBAF']['after']:>8.4f} "
-                  f"{med['lbaf-iat']['after']:>8.4f} {med['grapevine']['after']:>8.4f} {med['LBAF']['wall_s']:>8.3f} "
-                  f"{med['lbaf-iat']['wall_s']:>8.3f} {med['grapevine']['wall_s']:>8.3f}", flush=True)
+            print(f"{label}, phase {ph}: before {runs[0]['LBAF']['before']:.4f}", flush=True)
+            for k in names:
+                after, wall = ([r[k][m] for r in runs] for m in ("after", "wall_s"))
+                print(f"    {k:10} {statistics.median(after):.4f} ({min(after):.4f}-{max(after):.4f}), "
+                      f"{statistics.median(wall):.3f} s", flush=True)
     return 0
 
 

@@ -16,10 +16,12 @@ from . import central, clustering, grapevine, lbaf, strategies
 
 CENTRAL = {
     "greedy": ({}, "Charm++ GreedyLB: heaviest object onto the least-loaded processor (a heap), placement ignored"),
-    "refine": ({"threshold": 1.003}, "Charm++ RefineLB: from the current placement, heaviest object that fits "
-                                     "moved from the heaviest processor above threshold x average to the lightest"),
-    "greedy-refine": ({"tolerance": 1.0}, "Charm++ GreedyRefineLB: greedy order, an object stays where it is when "
-                                          "that keeps its processor within tolerance x greedy's maximum load"),
+    "refine": ({"threshold": 1.05}, "Charm++ RefineLB (Refiner.C): from the current placement, the heaviest processor "
+                                    "above threshold x average gives its largest object that fits to the first light "
+                                    "processor where it fits; multirefine's search of the lowest overload that works"),
+    "greedy-refine": ({"tolerance": 1.0}, "Charm++ TreeLB GreedyRefine (greedy.h): greedy order, an object stays where "
+                                          "it is while its processor stays within M = tolerance x greedy's maximum "
+                                          "load; M rises with every assignment above it"),
 }
 GRAPEVINE = {"rounds": 0, "fanout": 2, "target_ratio": 1.05, "max_phases": 10, "iterations": 1}
 # upper bounds of the integer parameters: what a run can finish (each gossip send and phase costs supersteps)

@@ -13,8 +13,6 @@ data only.
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left, insort
-
 import numpy as np
 
 
@@ -55,18 +53,23 @@ def greedy(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int, slo
 
 def greedy_refine(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int, slow=None,
                   tolerance: float = 1.0) -> np.ndarray:
-    """GreedyRefineLB: greedy's order, but an object stays on its current processor when that keeps the
-    processor within ``tolerance`` x the maximum load greedy reaches (M); otherwise it goes to the
-    least-loaded processor. Migration-aware: the same bound as greedy, far fewer moves."""
-    bound = tolerance * float(times(load, greedy(load, owner, movable, P, slow), P, slow).max())
-    loads = background(load, owner, movable, P, slow)
-    slow = _slow(slow, P).tolist()
+    """GreedyRefine as today's TreeLB does it (src/ck-ldb/greedy.h, ``GreedyRefine::solve``): M = tolerance x
+    greedy's maximum load over the processors that received an object (``calcGreedyMaxload``); objects in
+    greedy's order stay on their processor when its load + the object's load <= M, else go to the least-loaded
+    processor; M rises to every load an assignment reaches (``M = std::max(M, p.getLoad())``)."""
+    sl = _slow(slow, P)
+    new = greedy(load, owner, movable, P, sl)
+    got = np.zeros(P, bool)
+    got[new[movable]] = True
+    bound = tolerance * float(times(load, new, P, sl)[got].max(initial=0.0))
+    loads = background(load, owner, movable, P, sl)
+    sl = sl.tolist()
     heap = [(float(b), p) for p, b in enumerate(loads)]
     heapq.heapify(heap)
     new = owner.copy()
     order = _order(load, movable)
     for v, w, c in zip(order.tolist(), load[order].tolist(), owner[order].tolist()):
-        if loads[c] + w * slow[c] <= bound:
+        if loads[c] + w <= bound:  # the object's load as measured, as greedy.h's oldPe.getLoad() + o.getLoad()
             p = c
         else:
             while True:  # lazy heap: skip entries whose load is stale
@@ -74,51 +77,96 @@ def greedy_refine(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: i
                 if lp == loads[p]:
                     break
         new[v] = p
-        loads[p] += w * slow[p]
+        loads[p] += w * sl[p]
+        bound = max(bound, float(loads[p]))
         heapq.heappush(heap, (float(loads[p]), p))
     return new
 
 
+class Refiner:
+    """Charm++'s ``Refiner`` (src/ck-ldb/Refiner.C) as RefineLB builds it (RefineLB.C: ``Refiner refiner(1.05)``).
+
+    Loads are times (load x slowdown), the average their mean (``computeAverage``). A processor is heavy above
+    overload x average (``isHeavy``), light below the average (``isLight``). Each processor's objects and the
+    light processors are kept in ``Set`` order: the last inserted first (ckset.C ``Set::insert`` prepends)."""
+
+    STEP = 0.01  # multirefine's overloadStep
+
+    def __init__(self, load, owner, movable, P, slow):
+        self.load, self.owner, self.P = load, owner, P
+        self.slow = _slow(slow, P)
+        self.key = load * self.slow[owner]  # c->load: what the object measured on its old processor
+        self.avg = float(times(load, owner, P, self.slow).sum()) / P
+        ids = np.flatnonzero(movable)
+        self.start = [ids[owner[ids] == p][::-1].tolist() for p in range(P)]  # assigned in index order, prepended
+
+    def reset(self):
+        """Every object back on its old processor (``multirefine``'s reset)."""
+        self.loads = times(self.load, self.owner, self.P, self.slow)
+        self.objs = [list(x) for x in self.start]
+        self.new = self.owner.copy()
+
+    def refine(self, overload: float) -> bool:
+        """``Refiner::refine``: the heaviest heavy processor gives its object of largest measured load that fits
+        (load there < overload x average) on a light processor, the first in the set where it fits; False as soon
+        as a donor has no such object (the pass ends there, its moves kept)."""
+        loads, avg, bound = self.loads, self.avg, overload * self.avg
+        heavy = [(-loads[p], p) for p in range(self.P) if loads[p] > bound]
+        heapq.heapify(heavy)
+        light = [p for p in range(self.P) if loads[p] <= bound and loads[p] < avg][::-1]
+        while heavy:
+            donor = heapq.heappop(heavy)[1]
+            objs = np.asarray(self.objs[donor], np.int64)
+            best, to, k = 0.0, -1, -1
+            if objs.size and light:
+                lp = np.asarray(light)
+                fits = (self.load[objs][None, :] * self.slow[lp][:, None] + loads[lp][:, None]) < bound
+                size = np.where(fits, self.key[objs][None, :], 0.0)
+                top = size.max(axis=1)
+                if top.max() > 0.0:
+                    i = int(np.argmax(top))  # the first light processor reaching the largest size
+                    best, to, k = float(top[i]), int(lp[i]), int(np.argmax(size[i]))
+            if best <= 0.0:
+                return False
+            v = self.objs[donor].pop(k)
+            self.objs[to].insert(0, v)
+            self.new[v] = to
+            loads[donor] -= self.load[v] * self.slow[donor]
+            loads[to] += self.load[v] * self.slow[to]
+            if loads[to] > avg:
+                light.remove(to)
+            if loads[donor] > bound:
+                heapq.heappush(heavy, (-loads[donor], donor))
+            elif loads[donor] < avg and donor not in light:
+                light.insert(0, donor)
+        return True
+
+    def multirefine(self) -> np.ndarray:
+        """``Refiner::multirefine(true)``: a pass at the start overload; if it fails, a pass at the largest
+        overload step (max/avg) on what it left; then a binary search in 0.01 steps, each pass from the old
+        placement; the placement is what the last pass left (``Refiner::Refine``)."""
+        self.reset()
+        start = self.overload
+        cur = float(self.loads.max()) / self.avg if self.avg > 0 else 1.0
+        lo, hi = 0, int((cur - start) / self.STEP + 1)
+        if self.refine(start) or not self.refine(hi * self.STEP + start):
+            return self.new
+        while hi - lo > 1:
+            mid = (hi + lo) // 2
+            self.reset()
+            if self.refine(mid * self.STEP + start):
+                hi = mid
+            else:
+                lo = mid
+        return self.new
+
+
 def refine(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int, slow=None,
-           threshold: float = 1.003) -> np.ndarray:
-    """RefineLB (Charm++'s Refiner): while a processor is above ``threshold`` x the average, take the
-    heaviest one (the donor) and move its heaviest object that fits on the lightest processor below the
-    average without taking it to ``threshold`` x the average; a donor with no such object is left as it is.
-    Every move lowers the donor and keeps the receiver under the bound, so few objects move. Loads are times
-    (load x slowdown); the average is their mean (Refiner::computeAverage)."""
-    sl = _slow(slow, P)
-    loads = times(load, owner, P, sl)
-    avg = loads.sum() / P
-    bound = threshold * avg
-    new = owner.copy()
-    objs: list[list] = [[] for _ in range(P)]  # per processor, (load, id) ascending
-    order = np.flatnonzero(movable)
-    order = order[np.lexsort((order, load[order]))]
-    for v, w, p in zip(order.tolist(), load[order].tolist(), owner[order].tolist()):
-        objs[p].append((w, v))
-    done = np.zeros(P, bool)
-    while True:
-        cand = np.where(~done & (loads > bound), loads, -np.inf)
-        donor = int(np.argmax(cand))
-        if cand[donor] == -np.inf:
-            break
-        light = int(np.argmin(loads))
-        if loads[light] >= avg:
-            break
-        room = (bound - loads[light]) / sl[light]  # in load: time on `light` is load x its slowdown
-        lst = objs[donor]
-        i = bisect_left(lst, (room, -1)) - 1  # heaviest object with load < room
-        if i >= 0 and lst[i][0] <= 0:
-            i = -1  # only zero-load objects fit: moving them helps nobody
-        if i < 0:
-            done[donor] = True
-            continue
-        w, v = lst.pop(i)
-        insort(objs[light], (w, v))
-        new[v] = light
-        loads[donor] -= w * sl[donor]
-        loads[light] += w * sl[light]
-    return new
+           threshold: float = 1.05) -> np.ndarray:
+    """RefineLB: ``Refiner(threshold)`` (RefineLB.C ``RefineLB::work``: 1.05) and its ``multirefine``."""
+    r = Refiner(load, owner, movable, P, slow)
+    r.overload = threshold
+    return r.multirefine()
 
 
 STRATEGIES = {"greedy": greedy, "refine": refine, "greedy-refine": greedy_refine}

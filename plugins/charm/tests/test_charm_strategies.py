@@ -80,3 +80,38 @@ def test_processor_speeds_are_honoured():
     assert np.array_equal(r, g) or max_time(r) <= max_time(g)
     r = refine(load, owner, mov, P, slow, threshold=1.05)
     assert max_time(r) < 0.9 * max_time(refine(load, owner, mov, P, threshold=1.05))
+
+
+def test_refine_sends_to_the_first_light_processor_where_the_object_fits():
+    """Refiner::refine: objects of load 1 (ids 0-19) on processor 0, one of load 4 on processor 2 (average 8,
+    overload 1.05 x 8 = 8.4). The light set iterates the last inserted first (ckset.C): processor 2, then 1;
+    the donor's objects likewise (ids descending). So 19..16 fill processor 2 to 8, then 15..8 go to processor 1;
+    sent to the lightest instead, object 19 would go to processor 1."""
+    load, owner = np.array([1.0] * 20 + [4.0]), np.array([0] * 20 + [2])
+    assert refine(load, owner, np.ones(21, bool), 3).tolist() == [0] * 8 + [1] * 8 + [2] * 5
+
+
+def test_refine_retries_a_failed_pass_with_multirefine():
+    """Objects 2, 2, 2 on processor 0, 1 on 1, 2 on 2 (average 3). At 1.05 object 2 goes to processor 1, then no
+    object fits anywhere: the pass ends (Refiner::refine returns 0). multirefine passes at the maximum overload
+    and binary-searches in 0.01 steps; the lowest that works is 1.34, where object 2 goes to processor 2, the first
+    light processor where it fits (4 < 1.34 x 3): max/avg 4/3."""
+    load, owner = np.array([2.0, 2, 2, 1, 2]), np.array([0, 0, 0, 1, 2])
+    assert refine(load, owner, np.ones(5, bool), 3).tolist() == [0, 0, 2, 1, 2]
+
+
+def test_greedy_refine_raises_its_bound():
+    """greedy.h GreedyRefine: greedy's M is 32. Object 3 (load 9, on processor 0 at 24) does not stay within 32 and
+    processor 0 is also the least-loaded: it goes there, 33, and M rises to 33; so object 2 (load 3, on processor
+    1 at 30) stays. With M fixed at 32 it would have gone to processor 2."""
+    load = np.array([9.0, 11, 3, 9, 15, 11, 10, 10, 13])
+    owner = np.array([1, 0, 1, 0, 2, 1, 0, 2, 0])
+    assert greedy_refine(load, owner, np.ones(9, bool), 3).tolist() == [1, 0, 1, 0, 2, 1, 1, 2, 0]
+
+
+def test_greedy_refines_bound_counts_only_the_processors_that_received_objects():
+    """calcGreedyMaxload: the maximum over the processors greedy assigned objects to. Processor 2 holds only a
+    pinned object of load 10; greedy puts the two movable objects of load 3 on processors 0 and 1: M = 3, so the
+    second object leaves processor 0 (a bound of 10 would have kept both there)."""
+    load, owner = np.array([3.0, 3.0, 10.0]), np.array([0, 0, 2])
+    assert greedy_refine(load, owner, np.array([True, True, False]), 3).tolist() == [0, 1, 2]
