@@ -1,6 +1,7 @@
 """The workload level cache: data-only (npz, never a pickle), exact round trip, corrupt caches regenerated."""
 import dataclasses
 import errno
+import json
 import math
 import os
 import pickle
@@ -257,3 +258,33 @@ def test_lbbench_test_reads_its_trace_with_churn_from_the_cache(tmp_path, capsys
     assert main(["test", "none", "--ranks", "0"]) == 0
     err = capsys.readouterr().err
     assert "unreadable" not in err and "regenerating" not in err, err
+
+
+def _edit(path, key, fn):
+    """Rewrite one array of a cache file (a hand edit)."""
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    head = json.loads(arrays["levels.json"].tobytes().decode())
+    name = head["levels"][0]["meta"][key]["$array"] if key in head["levels"][0]["meta"] else f"0.{key}"
+    arrays[name] = fn(arrays[name])
+    with open(path, "wb") as fh:
+        np.savez(fh, **arrays)
+
+
+@pytest.mark.parametrize("key, fn", [("node", lambda a: a * 0 + 99), ("node", lambda a: a[:-1]),
+                                     ("pinned", lambda a: np.where(a >= 0, 99, a))])
+def test_a_trace_cache_with_an_edited_placement_is_regenerated_with_one_warning(tmp_path, capsys, monkeypatch,
+                                                                                key, fn):
+    """Issue 50: a cache whose node or pinned array was edited (to 99, or one entry short) is damage."""
+    from harness.run import workloads
+
+    monkeypatch.setenv("LBBENCH_CACHE", str(tmp_path))
+    params = {"ranks": 4, "tasks": 12, "phases": 2, "pinned": 0.5}
+    want = workloads.load("vt-synthetic", params)[2]
+    (path,) = [f for f in tmp_path.rglob("*.npz")]
+    _edit(path, key, fn)
+    workloads._RECENT.clear()
+    got = workloads.load("vt-synthetic", params)[2]
+    err = capsys.readouterr().err
+    assert err.count("warning") == 1 and "regenerat" in err, err
+    assert_same_levels(got, want)

@@ -11,7 +11,11 @@
 * :func:`check_types`: values rebuilt for a dataclass match its fields' annotated types.
 
 Every figure in weight units is at most 2^53 (:data:`MAX_WEIGHT`: no level's weights sum to more), and
-min QWgt <= max QWgt <= total QWgt.
+min QWgt <= max QWgt <= total QWgt. Times (issue 50): the cell's wall time at most :data:`MAX_CELL_S`, each
+phase's within it, each rank's CPU within :data:`CPU_PER_WALL` times it, ``rank_busy_s_mean <= rank_busy_s_max
+<= rank_critical_s <= ranks x rank_busy_s_mean``; the ratios ``rank_balance`` (= mean / max) and
+``rank_step_balance`` in [0, 1]; modelled message time within what the declared messages and bytes can take
+on the row's machine.
 
 Each raises ``ValueError`` naming the file, column or field.
 """
@@ -37,8 +41,13 @@ INT_SUFFIXES = ("_messages", "_bytes", "_supersteps")
 PERCENT = ("pre_exec_cut_pct", "post_exec_cut_pct")
 AT_LEAST_ONE = ("work_loadimb",)  # P * max / total: >= 1 for any loads
 LOADIMB = ("loadimb", "settled_loadimb", "lt_none_loadimb", "lt_max_loadimb")
+INTS += ("changed_weight", "pinned_reassigned", "pinned_reassigned_pwgt", "timing_repeats")
+RATIOS = ("rank_balance", "rank_step_balance")  # a mean over a max: in [0, 1]
 TOL = 1e-9
 MAX_WEIGHT = 2**53  # every weight, and every sum of weights, exact in the float64 the metrics use
+MAX_CELL_S = 366 * 86400.0  # a cell's wall time (a --timeout is at most a week)
+CPU_PER_WALL = 1024  # CPU seconds one rank's threads may spend per second of the cell's wall time
+CLOCK_S = 1.0  # what the clocks' reads around a cell may add
 
 
 def open_regular(path, limit: int, what: str = "file"):
@@ -94,12 +103,68 @@ def check_level(row: dict, g) -> dict:
     limits = {"moved_weight": (float(g.rwgt.sum()), "the level's total rwgt"),
               "edge_cut": (float(g.cwgt.sum()) / 2, "the level's total cwgt"),
               "moved_vertices": (g.n, "the level's vertices"), "boundary_vertices": (g.n, "the level's vertices"),
-              "empty_parts": (row.get("P", 1), "P"), "max_neighbour_parts": (row.get("P", 1), "P")}
+              "empty_parts": (row.get("P", 1), "P"), "max_neighbour_parts": (row.get("P", 1), "P"),
+              "changed_weight": (float(g.rwgt.sum()), "the level's total rwgt"),
+              "pinned_reassigned": (g.n, "the level's vertices"),
+              "pinned_reassigned_pwgt": (float(g.pwgt.sum()), "the level's total pwgt")}
     for col, (limit, what) in limits.items():
         v = row.get(col)
         if isinstance(v, (int, float)) and v > limit:
             raise ValueError(f"row's {col!r} is {v}, more than {what} ({limit:g})")
     return row
+
+
+@lru_cache(maxsize=4096)
+def _seconds(col: str) -> bool:
+    d = describe(col)
+    return d is not None and d[1] == "s"
+
+
+def _num(row: dict, col: str) -> float | None:
+    v = row.get(col)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _check_times(row: dict) -> None:
+    """The time columns against the cell's wall time, each other and the declared messages (module doc)."""
+    wall = _num(row, "time_total_s")
+    if wall is not None:
+        if wall > MAX_CELL_S:
+            raise ValueError(f"row's 'time_total_s' is {wall} s, more than a cell may take ({MAX_CELL_S:g} s)")
+        for col, v in row.items():
+            if col.startswith("time_") and col.endswith("_s") and _num(row, col) is not None \
+                    and v > wall * (1 + TOL) + TOL:
+                raise ValueError(f"row's {col!r} is {v} s, more than the cell's wall time ({wall} s)")
+        for col in ("rank_busy_s_max", "rank_busy_s_mean", "rank_critical_s"):
+            v = _num(row, col)
+            if v is not None and v > wall * CPU_PER_WALL + CLOCK_S:
+                raise ValueError(f"row's {col!r} is {v} s of CPU, beyond the cell's wall time ({wall} s)")
+    hi, mean, crit = (_num(row, c) for c in ("rank_busy_s_max", "rank_busy_s_mean", "rank_critical_s"))
+    if hi is not None and mean is not None:
+        if mean > hi * (1 + TOL) + TOL:
+            raise ValueError(f"row's rank_busy_s_mean {mean} is above its rank_busy_s_max {hi}")
+        bal = _num(row, "rank_balance")
+        if bal is not None and hi > 0 and not math.isclose(bal, mean / hi, rel_tol=1e-6):
+            raise ValueError(f"row's 'rank_balance' {bal} is not rank_busy_s_mean / rank_busy_s_max = {mean / hi}")
+        if crit is not None and not hi * (1 - 1e-6) - TOL <= crit <= mean * int(row.get("ranks") or 1) * (1 + 1e-6) + TOL:
+            raise ValueError(f"row's 'rank_critical_s' {crit} is outside [rank_busy_s_max, ranks x rank_busy_s_mean]")
+    _check_modelled(row)
+
+
+def _check_modelled(row: dict) -> None:
+    """``modelled_<kind>_s`` at most (messages x latency + bytes / bandwidth) x the largest Conn of the machine."""
+    for kind, prefix in (("balance", ""), ("migration", "wire_"), ("application", "")):
+        t, n, b = (_num(row, c) for c in (f"modelled_{kind}_s", f"{prefix}{kind}_messages", f"{prefix}{kind}_bytes"))
+        if t is None or n is None or b is None or t <= TOL:
+            continue
+        try:
+            m = Machine.parse(str(row.get("machine", "uniform")), int(row.get("P", 1)))
+        except (ValueError, TypeError):
+            return
+        limit = (n * m.latency + b / m.bandwidth) * float(np.max(m.conn))
+        if t > limit * (1 + 1e-6) + TOL:
+            raise ValueError(f"row's 'modelled_{kind}_s' is {t} s, more than its {n:g} messages of {b:g} bytes "
+                             f"take on machine {row.get('machine', 'uniform')} ({limit:g} s)")
 
 
 def check_figures(row: dict) -> dict:
@@ -125,6 +190,11 @@ def check_figures(row: dict) -> dict:
             raise ValueError(f"row's {col!r} is {v}, below 1")
         if v > MAX_WEIGHT and _weight(col):
             raise ValueError(f"row's {col!r} is {v}, more than 2^53 (no level's weights sum to that)")
+        if col in RATIOS and v > 1 + TOL:
+            raise ValueError(f"row's {col!r} is {v}, more than 1 (a mean over a max)")
+        if _seconds(col) and v > MAX_CELL_S * CPU_PER_WALL:
+            raise ValueError(f"row's {col!r} is {v} s, more than any cell can take")
+    _check_times(row)
     for pre in ("", "lt_none_", "lt_max_"):
         lo, hi, tot = (row.get(pre + c) for c in ("minqwgt", "maxqwgt", "qwgttot"))
         if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and lo > hi * (1 + TOL):

@@ -21,7 +21,8 @@ unpacking to at most that; every numeric array it holds (whatever a level
 caches) is finite and its integers within ``MAX_WEIGHT`` (2^53, the files
 reader's limit), as are the sums of a graph's weights; the level list is
 non-empty with increasing indices, every parent map is -1 (no parent: a trace's
-new task) or a vertex of the previous level, and the list is equal to the workload's declared
+new task) or a vertex of the previous level, a trace's placements (``meta["node"]``, ``meta["home"]``, the pins)
+one processor below ``meta["P"]`` per vertex, and the list is equal to the workload's declared
 ``level_indices`` when it declares them (``read(path, expect=...)``).
 """
 from __future__ import annotations
@@ -165,11 +166,30 @@ def _check_level(lv: Level) -> None:
         for k in ("pwgt", "rwgt", "cwgt"):
             if int(getattr(d, k).sum(dtype=object)) > MAX_WEIGHT:
                 raise ValueError(f"level {lv.index}: the {k} weights sum to more than 2^53")
+        _check_placement(lv, d.n)
     if lv.parent is not None:
         parent = np.asarray(lv.parent)
         # -1: a vertex with no parent (a trace's new task, docs/plugins.md); a vanished one is simply not named
         if parent.ndim != 1 or parent.dtype.kind not in "iu" or (parent.size and parent.min() < -1):
             raise ValueError(f"level {lv.index}: bad parent map")
+
+
+def _check_placement(lv: Level, n: int) -> None:
+    """A trace level's ``meta["node"]``/``meta["home"]`` (processors, docs/plugins.md "--initial trace") hold one
+    processor in ``[0, meta["P"])`` per vertex, and its pins name processors below ``meta["P"]``."""
+    P = lv.meta.get("P")
+    if not isinstance(P, int) or isinstance(P, bool):
+        return
+    for k in ("node", "home"):
+        a = lv.meta.get(k)
+        if a is None:
+            continue
+        if not isinstance(a, np.ndarray) or a.dtype.kind not in "iu" or a.shape != (n,):
+            raise ValueError(f"level {lv.index}: meta {k} is not one processor per vertex ({n})")
+        if n and (int(a.min()) < 0 or int(a.max()) >= P):
+            raise ValueError(f"level {lv.index}: meta {k} names a processor outside [0, {P})")
+    if lv.pinned is not None and lv.pinned.size and int(lv.pinned.max()) >= P:
+        raise ValueError(f"level {lv.index}: pinned names a processor outside [0, {P})")
 
 
 def _header(npz) -> dict:
