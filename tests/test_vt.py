@@ -234,6 +234,21 @@ def _write(folder, rank, tasks, phase=5, raw=None, **top):
     (folder / f"app.{rank}.json").write_bytes(raw if raw is not None else json.dumps(doc).encode())
 
 
+def test_entity_id_order_and_self_communication_are_kept(tmp_path):
+    """LBAF orders objects by entity id (``element_id``; a vt id may exceed int64) and its strict criterion pins an
+    object that messages itself: the reader keeps each task's place in entity id order and its self-messages
+    (the graph drops self-edges)."""
+    tasks = [_task(i) for i in (2**63 + 5, 7, 2**40)] + [{**_task(0), "entity": {"seq_id": 3, "home": 0}}]
+    comm = lambda a, b: {"type": "SendRecv", "from": {"type": "object", "id": a}, "to": {"type": "object", "id": b},
+                         "bytes": 8.0, "messages": 1}
+    doc = {"type": "LBDatafile", "metadata": {"rank": 0},
+           "phases": [{"id": 0, "tasks": tasks, "communications": [comm(7, 7), comm(7, 2**40)]}]}
+    (tmp_path / "app.0.json").write_text(json.dumps(doc))
+    lv = vt.generate(path=str(tmp_path))[0]
+    assert lv.meta["entity_order"].tolist() == [3, 1, 2, 0]
+    assert lv.meta["self_comm"].tolist() == [False, True, False, False] and lv.data.nedges == 1
+
+
 def _error(capsys, folder):
     assert main(["workloads", "show", f"vt[path={folder}]"]) == 2
     err = capsys.readouterr().err.strip()

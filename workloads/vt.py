@@ -26,7 +26,8 @@ id + 1, ``meta["phase"]`` the phase id):
   imbalance to 1e-9;
 * ``cwgt`` of an edge = the bytes of every communication between its two
   tasks (both directions merged, self-communication dropped, zero-byte
-  pairs left out); ``rwgt`` = the task's ``task_serialized_bytes`` / 8
+  pairs left out); ``meta["self_comm"]`` marks the tasks that communicate
+  with themselves (LBAF's strict criterion keeps them on their rank); ``rwgt`` = the task's ``task_serialized_bytes`` / 8
   (``BYTES_PER_UNIT``: migration bytes are real bytes), ``task_bytes``
   (default 1024) when absent. Bytes and time are different units: with the
   automatic time unit one byte weighs like one ps, so QWgt (SBN §3.1) is
@@ -41,6 +42,9 @@ id + 1, ``meta["phase"]`` the phase id):
   only when some task of the phase has a block;
 * coordinates from ``index`` when every task has one;
 * ``migratable: false`` pins the task to its ``node`` (``Level.pinned``);
+* ``meta["entity_order"]``: each task's place when the phase's tasks are
+  sorted by entity ``id`` (``seq_id`` without one): LBAF's object id order
+  (``Object.get_id``, its ``element_id`` order);
 * ``meta["node"]`` / ``meta["home"]``: where each task ran and its home, as
   processors: rank r is processor r // ``ranks_per_proc``.
 
@@ -488,9 +492,9 @@ def time_unit(trace: Trace, given: float = 0.0) -> float:
     return unit
 
 
-def phase_graph(ph: Phase, unit: float) -> tuple[Graph, np.ndarray]:
-    """The phase's graph (pwgt in time units, cwgt in bytes, rwgt in 8-byte units) and each vertex's fixed
-    traffic in bytes."""
+def phase_graph(ph: Phase, unit: float) -> tuple[Graph, np.ndarray, np.ndarray]:
+    """The phase's graph (pwgt in time units, cwgt in bytes, rwgt in 8-byte units), each vertex's fixed
+    traffic in bytes and whether it communicates with itself."""
     n = len(ph.node)
     pwgt = np.rint(np.asarray(ph.time) / unit).astype(np.int64)
     rwgt = np.maximum(np.ceil(np.asarray(ph.nbytes) / BYTES_PER_UNIT), 1).astype(np.int64)
@@ -502,6 +506,8 @@ def phase_graph(ph: Phase, unit: float) -> tuple[Graph, np.ndarray]:
     one = (u >= 0) != (v >= 0)
     np.add.at(fixed, np.where(u[one] >= 0, u[one], v[one]), b[one])
     both = (u >= 0) & (v >= 0) & (u != v)
+    self_comm = np.zeros(n, bool)
+    self_comm[u[(u >= 0) & (u == v)]] = True
     lo, hi = np.minimum(u[both], v[both]), np.maximum(u[both], v[both])
     keys, inv = np.unique(lo * max(n, 1) + hi, return_inverse=True)
     w = np.rint(np.bincount(inv, weights=b[both], minlength=keys.size)).astype(np.int64)
@@ -520,7 +526,7 @@ def phase_graph(ph: Phase, unit: float) -> tuple[Graph, np.ndarray]:
                              "(metrics would lose exactness)")
     g = Graph.from_edges(n, keys // max(n, 1), keys % max(n, 1), w, pwgt=pwgt, rwgt=rwgt, coords=coords,
                          name=f"phase-{ph.pid}")
-    return g, fixed
+    return g, fixed, self_comm
 
 
 def levels_of(trace: Trace, ranks_per_proc: int = 1, time_unit_s: float = 0.0) -> list[Level]:
@@ -537,7 +543,7 @@ def levels_of(trace: Trace, ranks_per_proc: int = 1, time_unit_s: float = 0.0) -
         src = ph if ph is not None else next(p for p in trace.phases if p.pid == trace.identical[pid])
         if src.pid not in built:
             built[src.pid] = phase_graph(src, unit)
-        g, fixed = built[src.pid]
+        g, fixed, self_comm = built[src.pid]
         node = np.asarray(src.node, np.int64) // ranks_per_proc
         home = np.asarray(src.home, np.int64) // ranks_per_proc
         pinned = np.where(np.asarray(src.migratable, bool), -1, node)
@@ -545,7 +551,11 @@ def levels_of(trace: Trace, ranks_per_proc: int = 1, time_unit_s: float = 0.0) -
         parent = None
         if prev_keys is not None:
             parent = np.fromiter((prev_keys.get(k, -1) for k in keys), np.int64, len(keys))
+        entity = np.empty(len(keys), np.int64)  # ids may exceed int64 (vt packs them in 64 bits unsigned)
+        entity[sorted(range(len(keys)), key=lambda i: keys[i] if type(keys[i]) is int else keys[i][1])] = \
+            np.arange(len(keys))
         meta = {"phase": pid, "node": node, "home": home, "fixed_bytes": fixed, "time_unit_s": unit,
+                "entity_order": entity, "self_comm": self_comm,
                 "P": P, "ranks": trace.ranks,
                 "ranks_per_proc": ranks_per_proc, "repeats": src.pid if ph is None else pid}
         shared = np.maximum(np.asarray(src.shared_id, np.int64), -1)  # LBAF: a block when shared_id > -1

@@ -35,7 +35,7 @@ from math import comb
 
 import numpy as np
 
-from .lbaf import criterion, partners_on, select, sources
+from .lbaf import criterion, select, sources
 
 MAX_COMBINATIONS = 1 << 20
 
@@ -43,18 +43,19 @@ MAX_COMBINATIONS = 1 << 20
 class Clustering:
     """One transfer stage: the live loads and owners, the counters, and the strategy's parameters."""
 
-    def __init__(self, load, owner, movable, shared, graph, *, crit, deterministic, max_objects, rtol,
-                 max_subclusters, threshold, min_improvement, rng):
-        self.load, self.owner, self.movable, self.shared, self.graph = load, owner, movable, shared, graph
+    def __init__(self, load, owner, movable, shared, on, *, crit, deterministic, max_objects, rtol,
+                 max_subclusters, threshold, min_improvement, rng, swaps=0):
+        self.load, self.owner, self.movable, self.shared, self.on = load, owner, movable, shared, on
         self.crit, self.det, self.max_objects, self.rtol = crit, deterministic, max_objects, rtol
         self.max_sub, self.threshold, self.min_improvement, self.rng = (max_subclusters, threshold,
                                                                         min_improvement, rng)
-        self.transfers = self.rejects = self.swaps = 0
+        self.transfers = self.rejects = 0
+        self.swaps = swaps  # LBAF's __n_swaps: set in the strategy's constructor, never reset between iterations
 
     def value(self, src: int, objs, dst: np.ndarray, back=()) -> np.ndarray:
         """The criterion for ``objs`` from ``src`` to each of ``dst`` and ``back`` the other way."""
         objs, back = list(objs), list(back)
-        local = self.crit == "strict" and partners_on(self.graph, self.owner, objs, src)
+        local = self.crit == "strict" and self.on(self.owner, objs, src)
         return criterion(self.crit, self.loads, src, dst, float(sum(self.load[objs])), local,
                          float(sum(self.load[back])))
 
@@ -155,10 +156,15 @@ class Clustering:
                 self.transfer_subclusters(src, targets[src], avg, max_load)
 
 
-def stage(load, movable, shared, graph, *, separate: bool, **params):
-    """The transfer stage lbaf.balance calls: ``stage(known, owner, rng)`` -> (transfers, rejects)."""
+def stage(load, movable, shared, on, *, separate: bool, **params):
+    """The transfer stage lbaf.balance calls: ``stage(known, owner, rng)`` -> (transfers, rejects); the swap
+    count carries from one iteration to the next, as LBAF's strategy object keeps it."""
+    swaps = 0
+
     def run(known, owner, rng):
-        c = Clustering(load, owner, movable, shared, graph, rng=rng, **params)
+        nonlocal swaps
+        c = Clustering(load, owner, movable, shared, on, rng=rng, swaps=swaps, **params)
         c.execute(known, separate)
+        swaps = c.swaps
         return c.transfers, c.rejects
     return run

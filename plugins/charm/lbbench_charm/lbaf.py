@@ -35,37 +35,49 @@ ORDERS = ("arbitrary", "element_id", "decreasing_loads", "increasing_loads", "fe
 
 # ------------------------------------------------------------------ messages (engine only)
 def inform(eng, rounds: int, fanout: int, rng_of) -> list:
-    """__execute_information_stage on the engine; every rank gets every vproc's known peers (sorted ids).
-    Each round's information messages (the ids a rank knows) go as one engine batch."""
+    """__execute_information_stage: every vproc's known peers (sorted ids), the same on every rank.
+
+    Round 0 sends each rank's own id (``Message(0, {r_snd})``). In rounds 1 .. ``rounds`` - 1 each rank draws its
+    targets from the peers it knows, and its message is its live set (``Message(i, self.__known_peers[r_snd])``
+    holds a reference): the receivers are processed in the order they were first sent to (senders by id), each
+    receipt (``__process_message``) reading its sender's set as it is then, so a sender processed earlier in the
+    round passes on what it learnt in it. Every rank runs this bookkeeping for all ranks (the draws are one stream
+    per (round, rank)); each vproc's messages, with the ids its receiver reads, go as one engine batch per round."""
     P = eng.P
-    known = {p: np.array([p]) for p in eng.local}
+    known = [{p} for p in range(P)]
     for r in range(max(rounds, 1)):
-        src, dst, ids, counts = [], [], [], []
-        for p in eng.local:
-            peers = np.setdiff1d(np.arange(P), [p]) if r == 0 else known[p][known[p] != p]
-            rng = rng_of(f"{r}/{p}")
-            to = rng.choice(peers, size=min(fanout, peers.size), replace=False) if peers.size else peers
-            told = np.array([p]) if r == 0 else known[p]
-            src.append(np.full(to.size, p))
-            dst.append(to)
-            ids.extend([told] * to.size)
-            counts.append(np.full(to.size, told.size))
-        if ids:
-            eng.send("inform", np.concatenate(src), np.concatenate(dst), np.concatenate(ids).astype(np.int64),
-                     counts=np.concatenate(counts))
+        sends = []  # (source, target): senders by id, each one's targets in draw order
+        for p in range(P):
+            peers = np.setdiff1d(np.arange(P), [p]) if r == 0 else np.array(sorted(known[p] - {p}), np.int64)
+            to = rng_of(f"{r}/{p}").choice(peers, size=min(fanout, peers.size), replace=False)
+            sends.extend((p, int(d)) for d in to)
+        first: dict = {}
+        for i, (_, d) in enumerate(sends):
+            first.setdefault(d, []).append(i)
+        read = [np.empty(0, np.int64)] * len(sends)
+        for d, idx in first.items():
+            for i in idx:
+                src = sends[i][0]
+                read[i] = np.array(sorted(known[src]) if r else [src], np.int64)
+                known[d].update(read[i].tolist())
+        mine = [i for i, (src, _) in enumerate(sends) if src in eng.local]
+        if mine:
+            eng.send("inform", np.array([sends[i][0] for i in mine]), np.array([sends[i][1] for i in mine]),
+                     np.concatenate([read[i] for i in mine]), counts=np.array([read[i].size for i in mine]))
         eng.exchange()
-        for p, msgs in eng.received("inform").by_dst().items():
-            known[p] = np.union1d(known[p], np.concatenate([ids for _, ids in msgs]))
-    return eng.allgather(known)
+    return [np.array(sorted(k), np.int64) for k in known]
 
 
 # ------------------------------------------------------------------ the transfer stage (centralised)
-def ordered(order: str, objs: np.ndarray, load: np.ndarray, avg: float) -> np.ndarray:
-    """LBAF's order strategies over one rank's migratable objects (ids ascending); transfers pop from the end."""
+def ordered(order: str, objs: np.ndarray, load: np.ndarray, avg: float, entity: np.ndarray) -> np.ndarray:
+    """LBAF's order strategies over one rank's migratable objects (in the trace's task order); transfers pop from
+    the end. ``element_id`` sorts by ``entity``, each object's place in vt entity id order (``Object.get_id``)."""
     w = load[objs]
     asc, desc = objs[np.argsort(w, kind="stable")], objs[np.argsort(-w, kind="stable")]
-    if order in ("arbitrary", "element_id"):
+    if order == "arbitrary":
         return objs
+    if order == "element_id":
+        return objs[np.argsort(entity[objs], kind="stable")]
     if order == "increasing_loads":
         return asc
     if order == "decreasing_loads":
@@ -89,9 +101,14 @@ def criterion(name: str, loads: np.ndarray, src: int, dst: np.ndarray, w: float,
     return np.maximum(ls, ld) - np.maximum(ls - w + w_back, ld + w - w_back)
 
 
-def partners_on(graph, owner: np.ndarray, objs, src: int) -> bool:
-    """Whether a communication partner of ``objs`` is on ``src`` (the strict criterion's -1)."""
-    return any(np.any(owner[graph.adjncy[graph.xadj[v]:graph.xadj[v + 1]]] == src) for v in objs)
+def partners(graph, self_comm: np.ndarray):
+    """The strict criterion's test ``on(owner, objs, src)``: whether a communication partner of ``objs`` is on
+    ``src`` (StrictLocalizingCriterion.compute's -1; LBAF's partners are our graph edges). An object that messages
+    itself is its own partner (``self_comm``, the vt reader's self-communications), so strict never moves it."""
+    def on(owner: np.ndarray, objs, src: int) -> bool:
+        return any(self_comm[v] or np.any(owner[graph.adjncy[graph.xadj[v]:graph.xadj[v + 1]]] == src)
+                   for v in objs)
+    return on
 
 
 def select(c: np.ndarray, deterministic: bool, rng: np.random.Generator) -> int:
@@ -110,8 +127,8 @@ def sources(known: list, owner: np.ndarray, movable: np.ndarray, deterministic: 
     return srcs if deterministic else [srcs[i] for i in rng.permutation(len(srcs))]
 
 
-def transfer(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, known: list, graph, *, crit: str, order: str,
-             deterministic: bool, max_objects: int, rng: np.random.Generator) -> tuple[int, int]:
+def transfer(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, known: list, on, entity: np.ndarray, *,
+             crit: str, order: str, deterministic: bool, max_objects: int, rng: np.random.Generator) -> tuple[int, int]:
     """RecursiveTransferStrategy.execute on live loads; updates ``owner``; returns (transfers, rejects)."""
     P = len(known)
     loads = np.bincount(owner, weights=load, minlength=P).astype(float)
@@ -120,19 +137,20 @@ def transfer(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, known: li
     n_transfers = n_rejects = 0
 
     def partners_home(objs) -> bool:  # strict: a communication partner of the objects on the source rank
-        return crit == "strict" and partners_on(graph, owner, objs, src)
+        return crit == "strict" and on(owner, objs, src)
 
     for src in srcs:
         targets = known[src][known[src] != src]
         # get_migratable_objects() at the rank's turn: with what earlier sources sent it
-        rest = ordered(order, np.flatnonzero(movable & (owner == src)), load, avg).tolist()
+        rest = ordered(order, np.flatnonzero(movable & (owner == src)), load, avg, entity).tolist()
         lo = float(loads[targets].min())  # changes only when src sends
         while rest:
             objs = [rest.pop()]
             w = float(load[objs[0]])
-            if crit == "tempered" and w > loads[src] - lo:
-                # tempered is >= 0 iff w <= L_src - L_dst: negative for every target, and adding objects (the
-                # extended search) only lowers it: LBAF's outcome is a reject, without computing it
+            if crit == "tempered" and w > 0.0 and w > loads[src] - lo:
+                # for w > 0 tempered is >= 0 iff w <= L_src - L_dst: negative for every target, and adding objects
+                # (the extended search) only lowers it: LBAF's outcome is a reject, without computing it (a
+                # zero-load object has tempered 0 everywhere and moves)
                 n_rejects += 1
                 continue
             c = criterion(crit, loads, src, targets, w, partners_home(objs))
@@ -159,18 +177,20 @@ def transfer(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, known: li
     return n_transfers, n_rejects
 
 
-def balance(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, graph, *, criterion: str, order: str,
+def balance(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, on, entity: np.ndarray, *, criterion: str,
+            order: str,
             iterations: int, rounds: int, fanout: int, max_objects: int, deterministic: bool, rng_of,
             stage=None) -> dict:
     """InformAndTransferAlgorithm.execute: ``iterations`` of inform then transfer (``stage(known, owner, rng)``
     when given, else the recursive strategy), ending early at imbalance max/avg - 1 <= 0 (LBAF's default
-    ``target_imbalance``); the new owners and counts."""
+    ``target_imbalance``); the new owners and counts. ``on``: the strict criterion's test (:func:`partners`);
+    ``entity``: each object's place in vt entity id order (``element_id``)."""
     owner = owner.copy()
     n_t = n_r = 0
     for it in range(iterations):
         known = inform(eng, rounds, fanout, lambda s: rng_of(f"{it}/inform/{s}"))
         if stage is None:
-            t, r = transfer(load, owner, movable, known, graph, crit=criterion, order=order,
+            t, r = transfer(load, owner, movable, known, on, entity, crit=criterion, order=order,
                             deterministic=deterministic, max_objects=max_objects, rng=rng_of(f"{it}/transfer"))
         else:
             t, r = stage(known, owner, rng_of(f"{it}/transfer"))

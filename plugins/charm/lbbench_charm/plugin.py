@@ -154,17 +154,21 @@ def inform_and_transfer(ctx, state):
     p = ctx.params
     since = ctx.engine.superstep
     det, max_objects = _true(p["deterministic"]), int(p["max_objects_per_transfer"])
+    meta = ctx.level.meta  # a vt trace's self-communications and entity id order (workloads/vt.py)
+    on = lbaf.partners(ctx.graph, np.asarray(meta.get("self_comm", np.zeros(load.size, bool)), bool))
     stage = None
     if p["transfer"] == "clustering":
         shared = ctx.level.shared_id
         stage = clustering.stage(
-            load, movable, np.full(load.size, -1) if shared is None else shared, ctx.graph,
+            load, movable, np.full(load.size, -1) if shared is None else shared, on,
             separate=_true(p["separate_subclustering"]), crit=p["criterion"], deterministic=det,
             max_objects=max_objects, rtol=float(p["cluster_swap_rtol"]), max_subclusters=int(p["max_subclusters"]),
             threshold=float(p["subclustering_threshold"]), min_improvement=float(p["subclustering_minimum_improvement"]))
     with ctx.timer("selection"):
-        out = lbaf.balance(ctx.engine, load, owner, movable, ctx.graph, criterion=p["criterion"], order=p["order"],
-                           iterations=int(p["iterations"]), rounds=int(p["rounds"]), fanout=int(p["fanout"]),
+        entity = np.asarray(meta.get("entity_order", np.arange(load.size)))
+        out = lbaf.balance(ctx.engine, load, owner, movable, on, entity,
+                           criterion=p["criterion"], order=p["order"], iterations=int(p["iterations"]),
+                           rounds=int(p["rounds"]), fanout=int(p["fanout"]),
                            max_objects=max_objects, deterministic=det, rng_of=ctx.rng, stage=stage)
     ctx.record.update(_costs(ctx, since))
     ctx.record.update({"charm_transfers": out["transfers"], "charm_refusals": out["rejects"]})
