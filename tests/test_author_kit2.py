@@ -56,6 +56,16 @@ def test_the_scaffold_as_a_wheel_packages_its_reference_and_judges_its_claim(tmp
     folder of its own) its claim is judged on our numbers and on the paper's figures from the CSV."""
     demo, site = tmp_path / "demo", tmp_path / "site"
     assert main(["new-plugin", "demo", "--dir", str(demo)]) == 0
+    # issue 50: as the plugin's docstring says, the claim becomes a quote of a source the wheel ships
+    plugin = demo / "lbbench_demo" / "plugin.py"
+    text = plugin.read_text()
+    sample = '                   kind="our test", source="your paper, §N (name the section the claim comes from)",\n'
+    assert sample in text
+    plugin.write_text(text.replace(sample, '                   source="sources/demo.txt",\n'))
+    (demo / "lbbench_demo" / "sources").mkdir()
+    (demo / "lbbench_demo" / "sources" / "demo.txt").write_text(
+        "URL: https://example.org/demo\n... we find that demo-global leaves a lower load\nimbalance than no "
+        "balancing on every level.\n")
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(demo)],
                    check=True, capture_output=True, text=True, timeout=300)
     assert (site / "lbbench_demo" / "reference" / "demo.csv").is_file()
@@ -67,6 +77,7 @@ def test_the_scaffold_as_a_wheel_packages_its_reference_and_judges_its_claim(tmp
     row = list(csv.DictReader(io.StringIO(res.stdout)))
     assert len(row) == 1 and row[0]["Verdict"] == "holds", res.stdout
     assert "1.05 vs 1.46" in res.stdout  # the paper's figures, read from the packaged CSV
+    assert row[0]["Claim"].startswith("“demo-global leaves") and "warning" not in res.stderr  # found in the wheel
 
 
 DOC = (Path(__file__).resolve().parents[1] / "docs" / "plugins.md").read_text()

@@ -19,8 +19,8 @@ here only):
 * ``not in the paper's own numbers``: the same predicate on the figures the
   paper prints (``on_paper``, from the reference CSVs, see
   :func:`reference_frame`) fails, whatever ours say (ours are still shown);
-* ``within noise``: a wall-time comparison whose medians differ by no more
-  than the spread of the repeated runs (:func:`timing_pairs`; a figure
+* ``within noise``: a wall-time comparison whose repeated runs' middle
+  halves (25th-75th percentile) overlap (:func:`timing_pairs`; a figure
   derived from a wall time, such as a speedup, is computed per run; the
   runs of the methods compared are interleaved in one session, so drift
   between them is in the spread);
@@ -46,7 +46,7 @@ import math
 import sys
 import textwrap
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -56,6 +56,7 @@ import pandas as pd
 from ..contract.spec import parse_call, parse_methods
 from ..engine.timing import runs
 from ..store.results import DEFAULT_DIR
+from .quotes import demote, unfound
 from .reference import paper_values
 
 HOLDS, FAILS, NA = "holds", "does not hold", "n/a"
@@ -238,7 +239,11 @@ class Claim:
 
 @dataclass
 class Outcome:
-    """A claim's verdict (one of ``VERDICTS``); ``ours`` the measured figures, ``paper`` the paper's."""
+    """A claim's verdict (one of ``VERDICTS``); ``ours`` the measured figures, ``paper`` the paper's.
+
+    ``other`` is the verdict under the claim's other reading (``Claim.other``), ``robust`` the verdict over
+    its variants ("holds on k of n", the claim itself counted), both empty where the claim has none.
+    """
 
     claim: Claim
     verdict: str
@@ -246,10 +251,21 @@ class Outcome:
     seconds: float = 0.0
     frame: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     paper: str = ""  # the paper's figures: ``on_paper``'s, computed, else the claim's ``reported``
+    other: str = ""
+    robust: str = ""
 
     @property
     def ok(self) -> bool:
         return self.verdict == HOLDS
+
+    @property
+    def why(self) -> str:
+        """Why it does not hold: the paper's own numbers, or the claim's declared cause ("" if it holds)."""
+        if self.verdict == NOT_IN_PAPER:
+            return f"{PAPER_NUMBERS}: {self.paper or self.claim.reported}"
+        if self.verdict != FAILS:
+            return ""
+        return f"{self.claim.cause[0]}: {self.claim.cause[1]}" if self.claim.cause else "cause not stated"
 
 
 def cell_specs(claim: Claim) -> list[dict]:
@@ -269,6 +285,35 @@ def cell_specs(claim: Claim) -> list[dict]:
 
 def _split(methods: str) -> list[str]:
     return [str(m) for m in parse_methods(methods)]
+
+
+def variant(claim: Claim, label: str, overrides: dict) -> Claim:
+    """The claim on a variant of its cells (``Claim.variants``): a P subset, another workload, other methods;
+    its predicate sees the rows under the method names it was written for."""
+    rename = dict(overrides.get("methods") or {})
+    keep = overrides.get("P")
+    cells = []
+    for c in claim.cells if isinstance(claim.cells, (tuple, list)) else (claim.cells,):
+        c = dict(c)
+        Ps = c["P"] if isinstance(c["P"], (tuple, list)) else (c["P"],)
+        if keep is not None:
+            Ps = tuple(p for p in Ps if int(p) in {int(k) for k in keep})
+            if not Ps:
+                continue
+        c["P"] = tuple(Ps)
+        if overrides.get("workload"):
+            c["workload"] = overrides["workload"]
+        c["methods"] = ",".join(rename.get(m, m) for m in _split(c["methods"]))
+        cells.append(c)
+    back = {v: k for k, v in rename.items()}
+
+    def check(df, _check=claim.check):
+        if back and "algorithm" in df:
+            df = df.assign(algorithm=df["algorithm"].map(lambda a: back.get(a, a)))
+        return _check(df)
+
+    return replace(claim, name=f"{claim.name} [{label}]", cells=tuple(cells), check=check, on_paper=None,
+                   variants=(), other=())
 
 
 def select(claims: dict, paper: str | None = None, names: list | None = None) -> list[Claim]:
@@ -304,9 +349,11 @@ def evaluate(claims: list[Claim], opts, workload: str | None = None, workload_pa
             return call.name, dict(call.given)
         return opts.workload, dict(opts.workload_params)
 
+    claims = checked(claims)
     plans = []
     groups: dict = {}
-    for claim in claims:
+    family = {id(c): [variant(c, label, ov) for label, ov in c.variants] for c in claims}
+    for claim in [*claims, *(v for vs in family.values() for v in vs)]:
         specs = []
         try:
             for c in cell_specs(claim):
@@ -338,15 +385,35 @@ def evaluate(claims: list[Claim], opts, workload: str | None = None, workload_pa
         if bar:
             bar.update()
 
-    out = []
+    judged = {}
     for claim, specs in plans:
         if bar:
             bar.set_description(claim.name)
-        out.append(judge(claim, specs, frames))
+        judged[id(claim)] = judge(claim, specs, frames)
         if bar:
             bar.update()
     if bar:
         bar.close()
+    out = []
+    for claim in claims:
+        o = judged[id(claim)]
+        if family[id(claim)]:
+            verdicts = [o.verdict, *(judged[id(v)].verdict for v in family[id(claim)])]
+            o.robust = f"holds on {verdicts.count(HOLDS)} of {len(verdicts)}"
+        out.append(o)
+    return out
+
+
+def checked(claims: list[Claim]) -> list[Claim]:
+    """The claims, each quote whose words are not found in a source its plugin ships (:func:`quotes.unfound`)
+    turned into our test saying why, with one warning line on stderr (issue 50)."""
+    out = []
+    for c in claims:
+        why = unfound(c) if c.kind == QUOTE else ""
+        if why:
+            print(f"lbbench: warning: claim {c.name!r} is shown as our test: {why}", file=sys.stderr)
+            c = demote(c, why, OURS)
+        out.append(c)
     return out
 
 
@@ -417,7 +484,19 @@ def judge(claim: Claim, specs, frames: dict) -> Outcome:
         ours = f"{ours} ({len(bad)} failed cells)"
     if paper_ok == FAILS:  # the sentence does not hold on the paper's own printed figures
         ours, verdict = f"{ours} [on ours: {verdict}]", NOT_IN_PAPER
-    return Outcome(claim, verdict, ours, time.perf_counter() - t0, df, paper)
+    return Outcome(claim, verdict, ours, time.perf_counter() - t0, df, paper, other=_other(claim, df))
+
+
+def _other(claim: Claim, df: pd.DataFrame) -> str:
+    """The verdict under the claim's other reading, as a line ("" without one)."""
+    if not claim.other:
+        return ""
+    label, check = claim.other
+    try:
+        holds, ours = check(df)
+        return f"{label}: {verdict_of(holds)} ({ours})"
+    except Exception as exc:  # noqa: BLE001 - shown beside, never decides
+        return f"{label}: n/a ({type(exc).__name__}: {_one_line(exc)})"
 
 
 def _one_line(exc: BaseException) -> str:
@@ -425,14 +504,19 @@ def _one_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+TABLE_COLUMNS = ["Paper", "Where", "Claim", "Ours", "Paper's figures", "Verdict", "Why", "Robustness"]
+
+
 def table(outcomes: list[Outcome], fmt: str = "text") -> pd.DataFrame:
-    """One row per claim: Paper, Where, Claim, Ours, Paper's figures, Verdict (text wrapped for ``text``)."""
+    """One row per claim: Paper, Where, Claim, Ours (and the other reading's verdict), Paper's figures, Verdict,
+    Why (the cause of a "does not hold"), Robustness (text wrapped for ``text``)."""
     wrap = (lambda s, w: "\n".join(textwrap.wrap(s, w)) or s) if fmt == "text" else (lambda s, w: s)
     rows = [{"Paper": o.claim.paper, "Where": wrap(o.claim.where, 16), "Claim": wrap(shown(o.claim), 48),
-             "Ours": wrap(o.ours, 40), "Paper's figures": wrap(o.paper or o.claim.reported, 30),
-             "Verdict": wrap(o.verdict, 14)}
+             "Ours": wrap(o.ours + (f" [other reading, {o.other}]" if o.other else ""), 40),
+             "Paper's figures": wrap(o.paper or o.claim.reported, 30),
+             "Verdict": wrap(o.verdict, 14), "Why": wrap(o.why, 30), "Robustness": wrap(o.robust, 12)}
             for o in outcomes]
-    return pd.DataFrame(rows, columns=["Paper", "Where", "Claim", "Ours", "Paper's figures", "Verdict"])
+    return pd.DataFrame(rows, columns=TABLE_COLUMNS)
 
 
 def shown(claim: Claim) -> str:
@@ -501,31 +585,32 @@ def reference_frame(paper: str, tables: dict, columns: dict, status: str = "ok")
     return pd.DataFrame(list(rows.values()))
 
 
-def spread(samples) -> float:
-    """The spread of repeated timings: max - min (the whole range of the runs)."""
+def quartiles(samples) -> tuple[float, float]:
+    """The middle half of repeated timings, ``(q25, q75)`` (one outlying run does not move it)."""
     x = np.asarray(samples, float)
-    return float(x.max() - x.min()) if x.size else math.nan
+    return (float(np.quantile(x, 0.25)), float(np.quantile(x, 0.75))) if x.size else (math.nan, math.nan)
 
 
 def timing_pairs(pairs: list, need_all: bool = True, lower: bool = True):
     """Verdict of "a is faster than b" over ``pairs`` of repeated timings ``(label, a_runs, b_runs)``.
 
-    A pair is decided when the medians differ by more than the larger spread
-    of its two (max - min over the runs); otherwise it is within noise. The
-    claim holds if the pairs it needs (every one, or more than half) are
-    decided faster; it does not hold if the decided-slower pairs make that
-    impossible; otherwise it is ``within noise``. ``lower=False``: "a is
-    higher than b" (a speedup computed from each run). Returns (verdict,
-    counts text, per-pair figures).
+    A pair is decided when the middle halves of its two sets of runs (25th to
+    75th percentile, :func:`quartiles`) do not overlap, so one outlying run
+    on a shared host neither decides nor blocks a pair; otherwise it is
+    within noise. The claim holds if the pairs it needs (every one, or more
+    than half) are decided faster; it does not hold if the decided-slower
+    pairs make that impossible; otherwise it is ``within noise``.
+    ``lower=False``: "a is higher than b" (a speedup computed from each
+    run). Returns (verdict, counts text, per-pair figures).
     """
     faster = slower = noise = 0
     figures = []
     for label, a, b in pairs:
         ma, mb = float(np.median(a)), float(np.median(b))
-        s = max(spread(a), spread(b))
-        if not (math.isfinite(ma) and math.isfinite(mb) and math.isfinite(s)) or min(len(a), len(b)) < 2:
+        (a25, a75), (b25, b75) = quartiles(a), quartiles(b)
+        if not np.isfinite([ma, mb, a25, a75, b25, b75]).all() or min(len(a), len(b)) < 2:
             return None, "no repeated timings", ""
-        if abs(ma - mb) <= s:
+        if a75 >= b25 and b75 >= a25:
             noise += 1
             mark = "~"
         elif (ma < mb) == lower:
@@ -534,7 +619,7 @@ def timing_pairs(pairs: list, need_all: bool = True, lower: bool = True):
         else:
             slower += 1
             mark = ">" if lower else "<"
-        figures.append(f"{label} {ma:.3g}{mark}{mb:.3g} (±{s:.2g})")
+        figures.append(f"{label} {ma:.3g}{mark}{mb:.3g} (IQR {a25:.3g}-{a75:.3g} vs {b25:.3g}-{b75:.3g})")
     n = len(pairs)
     need = n if need_all else n // 2 + 1
     if faster >= need:

@@ -354,6 +354,7 @@ def claims(paper, strict, workload, levels, machine, initial, out, seed, timeout
     if mpi is not None:
         relaunch(mpi)
     from ..claims import claim as cl
+    from ..claims.quotes import demoted
     from .reproduce import record_history
 
     chosen = cl.select(plugins.claims(), paper)
@@ -367,7 +368,7 @@ def claims(paper, strict, workload, levels, machine, initial, out, seed, timeout
     echo(frame.to_csv(index=False) if fmt == "csv" else render([Table("Claims", frame, cl.summary(outcomes))], fmt))
     if _rank() == 0 and not given and levels is None:
         record_history(outcomes, out)
-    if strict and any(not o.ok for o in outcomes):
+    if strict and any(not o.ok or demoted(o.claim) for o in outcomes):  # a quote not found in its source too
         raise click.exceptions.Exit(1)
 
 
@@ -411,6 +412,67 @@ def reproduce(papers, site_dir, out, timeout, mpi, workers, fmt, quiet):
             click.echo(f"lbbench: {text}", err=True)
         click.echo(f"lbbench: {len(result.failed)} cells failed", err=True)
     raise click.exceptions.Exit(0 if result.ok else 1)
+
+
+def _fit_options(f):
+    """The options ``calibrate`` and ``fidelity`` share with ``reproduce``."""
+    for opt in reversed([
+        click.option("--paper", "papers", multiple=True, help="only this paper (repeatable)"),
+        click.option("--out", default=None, help="results directory (default ./lbbench-results)"),
+        click.option("--timeout", default=None, type=float, help="seconds per cell before it counts as failed"),
+        click.option("--jobs", "-j", "workers", default=1, show_default=True, type=click.IntRange(0, 1024),
+                     help="processes computing cells at once (0: one per available core)"),
+        click.option("--format", "fmt", default="text", type=click.Choice(FORMATS), show_default=True),
+        click.option("--quiet", "-q", is_flag=True, help="no progress bar"),
+    ]):
+        f = opt(f)
+    return f
+
+
+def _papers(papers) -> list:
+    return [p.strip() for text in papers for p in text.split(",") if p.strip()]
+
+
+@cli.command()
+@_fit_options
+@click.option("--name", "names", multiple=True, help="only this calibration (repeatable)")
+def calibrate(papers, out, timeout, workers, fmt, quiet, names):
+    """Fit the papers' free parameters to their own printed figures (calibration cells no claim reads) and
+    write each fit's CSV, which the plugins' defaults read; computes the cells not stored."""
+    from .fits import calibrate as fit_all, fit_tables
+
+    check_timeout(timeout)
+    with plugin_output():
+        fits, result = fit_all(_papers(papers), names, out, workers or len(os.sched_getaffinity(0)),
+                               not quiet, timeout=timeout)
+    echo(render(fit_tables(fits), fmt))
+    for cal, _ in fits:
+        echo(f"wrote {cal.path}")
+    errors = [(name, err) for name, _, _, err in result.reports if err]
+    for name, err in errors:
+        click.echo(f"lbbench: {name}: {err}", err=True)
+    if result.failed or errors:
+        raise click.exceptions.Exit(1)
+
+
+@cli.command()
+@_fit_options
+@click.option("--worst", default=10, show_default=True, type=click.IntRange(0, 1000), help="cells listed")
+def fidelity(papers, out, timeout, workers, fmt, quiet, worst):
+    """How many of our cells are within 0.67-1.5x of the papers' printed values, per paper and table
+    (calibration cells left out), and the worst cells; computes the cells not stored."""
+    from .fits import fidelity as pairs_of, fidelity_tables
+
+    check_timeout(timeout)
+    with plugin_output():
+        pairs, result = pairs_of(_papers(papers), out, workers or len(os.sched_getaffinity(0)), not quiet,
+                                 timeout=timeout)
+    echo(render(fidelity_tables(pairs, worst), fmt))
+    errors = [(name, err) for name, _, _, err in result.reports if err]
+    for name, err in errors:
+        click.echo(f"lbbench: report {name}: {err}", err=True)
+    if result.failed or errors:
+        raise click.exceptions.Exit(1)
 
 
 @cli.command()

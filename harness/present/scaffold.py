@@ -40,7 +40,7 @@ dependencies = ["lbbench", "numpy>=1.26"]
 include = ["{pkg}*"]
 
 [tool.setuptools.package-data]
-{pkg} = ["reference/*.csv"]
+{pkg} = ["reference/*.csv", "sources/*.txt"]
 
 [tool.pytest.ini_options]
 addopts = "-p no:cacheprovider"
@@ -132,10 +132,16 @@ def _lower_imbalance(df):
 
 @hookimpl
 def register_claims(register):
-    """A claim of your paper, judged on our numbers and, through ``on_paper``, on the paper's own."""
+    """A claim of your paper, judged on our numbers and, through ``on_paper``, on the paper's own.
+
+    It is ``our test`` (our wording, its source named). To quote your paper instead, put the passage in
+    ``sources/{name}.txt`` beside this file (packaged: pyproject.toml), give ``source="sources/{name}.txt"``
+    and drop ``kind``: the quote is checked against that file whenever claims run.
+    """
     register(Claim("{name}-lowers-imbalance", paper="{name}",
-                   where="our test on mini at P = 4 (put your paper's section and table here)",
+                   where="mini at P = 4 (put your paper's section and table here)",
                    text="{name}-global leaves a lower load imbalance than no balancing",
+                   kind="our test", source="your paper, §N (name the section the claim comes from)",
                    cells=({{"methods": "{name}-global,none", "P": (4,), "workload": "mini"}},),
                    check=_lower_imbalance, on_paper=lambda: _lower_imbalance(Claim.reference(
                        "{name}", {{"{name}-global": "1", "none": "2"}}, {{"LoadImb": "loadimb"}}))))
