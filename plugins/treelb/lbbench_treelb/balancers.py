@@ -7,6 +7,12 @@ down (kind ``balance``, one superstep per tree level each way), and every
 transfer is one ``migration`` message from the sender's vproc carrying the
 moved node ids, sized 8 bytes per unit of rwgt (per node on ``truss``), one
 superstep per schedule step.
+
+Node visits (``tree_node_visits``, the count T_exec is priced by, README
+"T_exec"), on the critical path: Phase 1, every processor scans its own
+nodes (the largest part); each schedule step lasts as long as its largest
+transfer, whose nodes the sender selects and packs and the receiver
+unpacks (2 visits per moved node).
 """
 from __future__ import annotations
 
@@ -34,6 +40,7 @@ class Mover:
     engine: object = None
     steps: list = field(default_factory=list)  # (phase, [(sender, receiver, moved weight), ...])
     nodes_moved: int = 0
+    visits: int = 0  # critical-path node visits of the steps: 2 x the largest transfer's nodes per step
     movable: np.ndarray | None = None  # False for pinned nodes (their weight stays as fixed load)
 
     def __post_init__(self):
@@ -41,9 +48,10 @@ class Mover:
         self.load = np.bincount(self.owner, weights=self.g.pwgt, minlength=self.P).astype(np.int64)
 
     def step(self, transfers, phase: str) -> None:
-        done = []
+        done, largest = [], 0
         for s, r, m in transfers:
             ids = select(self.g, self.owner, s, r, m, self.movable)
+            largest = max(largest, int(ids.size))
             self.owner[ids] = r
             amount = int(self.g.pwgt[ids].sum())
             self.load[s] -= amount
@@ -56,6 +64,7 @@ class Mover:
                                  nbytes=8 * int(self.g.rwgt[ids].sum()), kind="migration")
         if self.engine is not None:
             self.engine.exchange()
+        self.visits += 2 * largest
         self.steps.append((phase, done))
 
 
@@ -203,6 +212,7 @@ def run(method: str, g, owner, P: int, engine=None, rounding: str = "nearest", m
     owner = np.asarray(owner, np.int64)
     mv = Mover(g, owner, P, engine, movable=None if pinned is None else np.asarray(pinned) < 0)
     rec = balance_on(method, processor_graph(g, owner, P, edge_weight), mv, rounding, max_degree)
+    rec["tree_node_visits"] = int(np.bincount(owner, minlength=P).max()) + mv.visits
     return mv.owner, rec, mv.steps
 
 

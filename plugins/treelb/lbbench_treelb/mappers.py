@@ -12,10 +12,17 @@ reconstructions (spec §1.7):
   their targets; passes repeat until one gains nothing, or ``passes`` times).
 * ``mlkp``: Karypis-Kumar multilevel k-way = METIS k-way (the core's
   ``metis_kway``, ufactor 30 like the built-in ``metis``).
+
+Each mapping counts its node visits (``tally``, one entry per visit of a
+node with its adjacency: the unit T_exec is priced in, README "T_exec"):
+ORB visits every node of a set once per split, FM adds the visits of its
+gain set-up, heap builds, moves and undos; pymetis is not instrumented, so
+MLkP's visits follow its description (:func:`multilevel_visits`).
 """
 from __future__ import annotations
 
 import heapq
+import math
 
 import numpy as np
 
@@ -32,11 +39,34 @@ def recursive_bisection(g, P: int, refine=None) -> np.ndarray:
     return geometric_bisection(g, P, refine=refine)
 
 
-def orb(g, P: int) -> np.ndarray:
-    return recursive_bisection(g, P)
+def _counted(refine, tally: list | None):
+    """``refine`` (or none) with every split's node visits added to ``tally[0]`` (a set is visited once)."""
+    def split(g, low, high, target):
+        if tally is not None:
+            tally[0] += int(low.size + high.size)
+        return refine(g, low, high, target) if refine is not None else (low, high)
+    return split
 
 
-def fm_refine(g, low: np.ndarray, high: np.ndarray, target: float, passes: int = 0, window: int = FM_WINDOW):
+def orb(g, P: int, tally: list | None = None) -> np.ndarray:
+    return recursive_bisection(g, P, refine=_counted(None, tally))
+
+
+def multilevel_visits(n: int, P: int) -> int:
+    """Node visits of a multilevel k-way partitioning [22] of ``n`` nodes (pymetis reports none): the graph
+    halves per coarsening level until max(n / (40 log2 P), 30 P) nodes (METIS 5's k-way limit); every level
+    is visited twice (matching and contraction; projection and refinement), the coarsest once per bisection
+    level of the initial partitioning (ceil(log2 P))."""
+    depth = max(1, math.ceil(math.log2(max(P, 2))))
+    to, size, visits = max(n / (40 * depth), 30 * P), float(n), 0.0
+    while size > to:
+        visits += 2 * size
+        size /= 2
+    return int(visits + size * depth)
+
+
+def fm_refine(g, low: np.ndarray, high: np.ndarray, target: float, passes: int = 0, window: int = FM_WINDOW,
+              tally: list | None = None):
     """Fiduccia-Mattheyses passes on the bisection (low, high) of the subgraph they induce.
 
     A pass moves the best-gain movable node until ``window`` moves bring no
@@ -74,9 +104,11 @@ def fm_refine(g, low: np.ndarray, high: np.ndarray, target: float, passes: int =
     wv = w.tolist()
     done_passes = 0
 
+    visits = n
     push, pop = heapq.heappush, heapq.heappop
     while passes <= 0 or done_passes < passes:
         done_passes += 1
+        visits += len(boundary)
         wlow = float(w[side == 0].sum())
         heaps = ([], [])
         for v in sorted(boundary):
@@ -122,6 +154,7 @@ def fm_refine(g, low: np.ndarray, high: np.ndarray, target: float, passes: int =
                 u, c = adj_l[e], cw_l[e]
                 gain[u] -= 2 * c if sd[u] == s else -2 * c
             gain[v] = -gain[v]
+        visits += 2 * len(moves) - best_k
         kept = moves[:best_k]
         side[kept] = 1 - side[kept]
         for v in kept:
@@ -132,8 +165,11 @@ def fm_refine(g, low: np.ndarray, high: np.ndarray, target: float, passes: int =
                     boundary.discard(u)
         if best_k == 0:
             break
+    if tally is not None:
+        tally[0] += visits
     return ids[side == 0], ids[side == 1]
 
 
-def min_cut(g, P: int, passes: int = 0, window: int = FM_WINDOW) -> np.ndarray:
-    return recursive_bisection(g, P, refine=lambda g_, lo, hi, t: fm_refine(g_, lo, hi, t, passes, window))
+def min_cut(g, P: int, passes: int = 0, window: int = FM_WINDOW, tally: list | None = None) -> np.ndarray:
+    return recursive_bisection(g, P, refine=_counted(
+        lambda g_, lo, hi, t: fm_refine(g_, lo, hi, t, passes, window, tally), tally))

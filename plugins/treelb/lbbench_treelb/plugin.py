@@ -86,11 +86,17 @@ def balance(ctx, state):
 
 @implements(*MAPPERS)
 def partition(ctx):
+    """The mapping, with its node visits as ``tree_node_visits`` (mappers.py)."""
+    tally = [0]
     if ctx.algorithm == "ae-orb":
-        return mappers.orb(ctx.graph, ctx.P)
-    if ctx.algorithm == "ae-mc":
-        return mappers.min_cut(ctx.graph, ctx.P, int(ctx.params["passes"]), int(ctx.params["window"]))
-    return metis_kway(ctx.graph, ctx.P, seed=ctx.seed, ufactor=ctx.params["ufactor"])
+        parts = mappers.orb(ctx.graph, ctx.P, tally)
+    elif ctx.algorithm == "ae-mc":
+        parts = mappers.min_cut(ctx.graph, ctx.P, int(ctx.params["passes"]), int(ctx.params["window"]), tally)
+    else:
+        parts = metis_kway(ctx.graph, ctx.P, seed=ctx.seed, ufactor=ctx.params["ufactor"])
+        tally[0] = mappers.multilevel_visits(ctx.graph.n, ctx.P)
+    ctx.record["tree_node_visits"] = tally[0]
+    return parts
 
 
 @hookimpl

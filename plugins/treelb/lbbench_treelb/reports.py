@@ -6,12 +6,15 @@ machine, every method starting from all nodes on processor 0
 pays the same scatter. ``M`` maps every level from scratch; ``M/X`` maps the
 first level with M and balances every later one with X (``mapper="first"``).
 
-* T_exec (Table 2) = Σ_levels ``texec_s`` (wall compute of partition, remap
-  and balance + modelled migration and balance traffic, Eq. 6);
-  ``texec_model_s`` is the modelled part alone.
+* T_exec (Table 2) is counted, never timed (README "T_exec"): Σ_levels of
+  T_task x ``tree_node_visits`` (the mapping's or balancer's node visits on
+  its critical path) + ``texec_model_s`` (its balance and migration messages
+  priced by the SP2 machine's latency and bandwidth, superstep by
+  superstep). Our wall time (Σ ``texec_s``) is shown beside, labelled.
 * T_i (Figs. 6-9) = ``treelb_app_iter_s``: Eq. 5 with the communication
   constants fitted to the paper's MLkP row of Table 4 (``CALIBRATED``);
-  the core's ``app_iter_s`` (SP2 latency and bandwidth) is shown beside.
+  ``app_iter_s`` (the SP2 machine's latency and bandwidth) is the other
+  reading, shown beside.
 * Speedup (Table 3) = Eq. 7 with S_i = 1000; Speedup_max (Table 4) = Eq. 8.
 """
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness import Table, load_workload, paper_values, with_paper
+from harness import T_TASK, Table, app_speedup, app_speedup_max, load_workload, paper_values, with_paper
 
 from . import examples
 
@@ -31,7 +34,8 @@ METHODS = {(f"{m}/{b}" if b else m): (f"{ours}/{bal}" if bal else ours)
            for m, ours in MAPPERS.items() for b, bal in BALANCERS.items()}
 ITERATIONS = 1000
 RUN = dict(initial="root", machine="sp2")
-NOTE = ("Ours: truss, SP2 machine, initial=root; T_exec = Σ texec_s (wall compute + modelled communication); "
+NOTE = ("Ours: truss, SP2 machine, initial=root; T_exec counted = Σ (T_task x node visits + modelled messages), "
+        "our wall seconds beside; "
         "T_i from Eq. 5 with T_task = 4.7226 µs and the calibrated T_setup = {t_setup:g} s, "
         "T_c = {t_c:g} s/byte (fitted to the paper's MLkP row of Table 4). '(paper)' columns are Liao & Chung's.")
 
@@ -56,26 +60,34 @@ def run_methods(opts, P: int) -> pd.DataFrame:
     return opts.compare(list(METHODS.values()), P=P, **RUN, **_workload(opts))
 
 
+FIGURES = ("texec", "texec_wall", "texec_model", "texec_later", "speedup", "speedup_sp2", "smax", "smax_sp2", "comp",
+           "comm", "solver", "solver_sp2")
+
+
+def texec_counted(rows: pd.DataFrame) -> np.ndarray:
+    """T_exec per level from counts (README "T_exec"): T_task x node visits + the modelled messages (s)."""
+    return T_TASK * rows["tree_node_visits"].to_numpy(float) + rows["texec_model_s"].to_numpy(float)
+
+
 def summarise(rows: pd.DataFrame) -> dict:
-    """One method's figures over its levels (NaN when a level failed)."""
+    """One method's figures over its levels (NaN when a level failed); ``*_sp2``: T_i with the SP2 machine's
+    latency and bandwidth instead of the fitted constants."""
     rows = rows.sort_values("level")
     if rows.empty or (rows["status"] != "ok").any():
-        return {k: np.nan for k in ("texec", "texec_model", "texec_later", "speedup", "smax", "smax_sp2", "comp",
-                                    "comm")}
-    from harness import app_speedup, app_speedup_max
-
+        return {k: np.nan for k in FIGURES}
     it = rows["treelb_app_iter_s"].to_numpy(float)
     seq = rows["treelb_app_seq_iter_s"].to_numpy(float)
     sp2 = rows["app_iter_s"].to_numpy(float) if "app_iter_s" in rows else np.full(len(rows), np.nan)
-    texec = float(rows["texec_s"].sum())
-    later = rows["level"] > rows["level"].min()
-    return {"texec": texec, "texec_model": 1e3 * float(rows["texec_model_s"].sum()),
-            "texec_later": float(rows.loc[later, "texec_s"].sum()),
-            "speedup": app_speedup(texec, it, seq, ITERATIONS), "smax": app_speedup_max(it, seq),
-            "smax_sp2": app_speedup_max(sp2, seq),
+    per_level = texec_counted(rows)
+    texec = float(per_level.sum())
+    later = (rows["level"] > rows["level"].min()).to_numpy()
+    return {"texec": texec, "texec_wall": float(rows["texec_s"].sum()),
+            "texec_model": 1e3 * float(rows["texec_model_s"].sum()), "texec_later": float(per_level[later].sum()),
+            "speedup": app_speedup(texec, it, seq, ITERATIONS), "speedup_sp2": app_speedup(texec, sp2, seq, ITERATIONS),
+            "smax": app_speedup_max(it, seq), "smax_sp2": app_speedup_max(sp2, seq),
             "comp": 1e3 * float(rows["treelb_app_comp_max_s"].sum()),
             "comm": 1e3 * float(rows["treelb_app_comm_max_s"].sum()),
-            "iter": it}
+            "solver": float(it.sum()), "solver_sp2": float(sp2.sum()), "iter": it}
 
 
 def summary(opts, P: int) -> pd.DataFrame:
@@ -122,14 +134,16 @@ def _per_p(opts, table: str, title: str, cols: dict) -> list[Table]:
 
 def table2(opts) -> list[Table]:
     """Table 2: T_exec of the 12 methods."""
-    return _per_p(opts, "2", "Tree-LB Table 2: execution time of the mapping/load-balancing methods",
-                  {"T_exec (s)": "texec", "T_exec model (ms)": "texec_model",
-                   "T_exec levels 2+ (s)": "texec_later"})
+    return _per_p(opts, "2", "Tree-LB Table 2: execution time of the mapping/load-balancing methods (counted)",
+                  {"T_exec (s)": "texec", "T_exec messages (ms)": "texec_model",
+                   "T_exec levels 2+ (s)": "texec_later", "our wall seconds (not judged)": "texec_wall"})
 
 
 def table3(opts) -> list[Table]:
     """Table 3: Speedup (Eq. 7, S_i = 1000)."""
-    return _per_p(opts, "3", "Tree-LB Table 3: speedup (Eq. 7)", {"Speedup": "speedup", "T_exec (s)": "texec"})
+    return _per_p(opts, "3", "Tree-LB Table 3: speedup (Eq. 7)", {"Speedup": "speedup",
+                                                                 "Speedup SP2 constants": "speedup_sp2",
+                                                                 "T_exec (s)": "texec"})
 
 
 def table4(opts) -> list[Table]:

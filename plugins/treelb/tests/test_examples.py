@@ -68,15 +68,18 @@ def test_schedule_follows_the_paper_order_of_the_papers_examples():
         assert [[(s, r) for s, r, _ in st] for _, st in steps] == paper
 
 
-def test_example_2_on_our_btlb_construction_and_its_claim():
+def test_example_2_judges_the_labelled_replay_and_shows_our_construction():
     from lbbench_treelb.claims import CLAIMS
 
     steps, final, rec = examples.replay("btlb")
     assert [s for _, s in steps] == [[(0, 2, 12), (3, 4, 2), (5, 6, 4)], [(2, 1, 4)], [(2, 3, 9)], [(3, 5, 6)]]
     assert final == examples.PAPER_FINAL["btlb"] and (rec["tree_root"], rec["tree_depth"]) == (5, 3)
     claim = {c.name: c for c in CLAIMS}
-    holds, text = claim["tree-example2-btlb"].check(None)
-    assert holds is False and text.startswith("2/4 steps as printed") and "replay on the paper's implied tree: 4/4" in text
+    c = claim["tree-example2-btlb"]
+    holds, text = c.check(None)  # Fig. 3b is not in the text: the tree the printed schedule implies
+    assert holds is True and text.startswith("4/4 steps as printed") and "replay on the tree" in text
+    ours, text = c.other[1](None)  # the other reading: our own construction (root P5)
+    assert ours is False and text.startswith("2/4 steps as printed") and "our tree: root P5" in text
     assert claim["tree-example1-mcstlb"].check(None)[0] and claim["tree-example3-cbtlb"].check(None)[0]
 
 
