@@ -55,6 +55,7 @@ import pandas as pd
 
 from ..contract.spec import parse_call, parse_methods
 from ..engine.timing import runs
+from ..run import workloads
 from ..store.results import DEFAULT_DIR
 from .quotes import demote, unfound
 from .reference import paper_values
@@ -253,6 +254,7 @@ class Outcome:
     paper: str = ""  # the paper's figures: ``on_paper``'s, computed, else the claim's ``reported``
     other: str = ""
     robust: str = ""
+    start: str = ""  # where its cells started (``--initial``), shown in its row
 
     @property
     def ok(self) -> bool:
@@ -359,7 +361,7 @@ def evaluate(claims: list[Claim], opts, workload: str | None = None, workload_pa
             for c in cell_specs(claim):
                 wname, wparams = where(c)
                 gkey = (wname, repr(sorted(wparams.items())), c["P"], c["machine"] or opts.machine,
-                        c["initial"] or opts.initial, c["repeats"])
+                        start(c, wname, opts), c["repeats"])
                 groups.setdefault(gkey, (wparams, []))
                 mine = _split(c["methods"])
                 for m in mine:
@@ -369,6 +371,7 @@ def evaluate(claims: list[Claim], opts, workload: str | None = None, workload_pa
         except ValueError as exc:
             specs = exc
         plans.append((claim, specs))
+    plans_of = {id(claim): specs if isinstance(specs, list) else [] for claim, specs in plans}
 
     bar = None
     if progress:
@@ -397,11 +400,20 @@ def evaluate(claims: list[Claim], opts, workload: str | None = None, workload_pa
     out = []
     for claim in claims:
         o = judged[id(claim)]
+        o.start = ", ".join(dict.fromkeys(g[4] for g, _ in plans_of[id(claim)])) if plans_of[id(claim)] else ""
         if family[id(claim)]:
             verdicts = [o.verdict, *(judged[id(v)].verdict for v in family[id(claim)])]
             o.robust = f"holds on {verdicts.count(HOLDS)} of {len(verdicts)}"
         out.append(o)
     return out
+
+
+def start(c: dict, wname: str, opts) -> str:
+    """Where a claim's cell starts: its own ``initial``; else on the command's workload the command's, on
+    another (the claim's own) that workload's start (``trace`` on a trace, as ``compare``: issue 50)."""
+    if c["initial"]:
+        return c["initial"]
+    return opts.initial if wname == opts.workload else workloads.get(wname).initial
 
 
 def checked(claims: list[Claim]) -> list[Claim]:
@@ -504,14 +516,16 @@ def _one_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-TABLE_COLUMNS = ["Paper", "Where", "Claim", "Ours", "Paper's figures", "Verdict", "Why", "Robustness"]
+TABLE_COLUMNS = ["Paper", "Where", "Start", "Claim", "Ours", "Paper's figures", "Verdict", "Why", "Robustness"]
 
 
 def table(outcomes: list[Outcome], fmt: str = "text") -> pd.DataFrame:
-    """One row per claim: Paper, Where, Claim, Ours (and the other reading's verdict), Paper's figures, Verdict,
-    Why (the cause of a "does not hold"), Robustness (text wrapped for ``text``)."""
+    """One row per claim: Paper, Where, Start (where its cells started), Claim, Ours (and the other reading's
+    verdict), Paper's figures, Verdict, Why (the cause of a "does not hold"), Robustness (text wrapped for
+    ``text``)."""
     wrap = (lambda s, w: "\n".join(textwrap.wrap(s, w)) or s) if fmt == "text" else (lambda s, w: s)
-    rows = [{"Paper": o.claim.paper, "Where": wrap(o.claim.where, 16), "Claim": wrap(shown(o.claim), 48),
+    rows = [{"Paper": o.claim.paper, "Where": wrap(o.claim.where, 16), "Start": o.start,
+             "Claim": wrap(shown(o.claim), 48),
              "Ours": wrap(o.ours + (f" [other reading, {o.other}]" if o.other else ""), 40),
              "Paper's figures": wrap(o.paper or o.claim.reported, 30),
              "Verdict": wrap(o.verdict, 14), "Why": wrap(o.why, 30), "Robustness": wrap(o.robust, 12)}
