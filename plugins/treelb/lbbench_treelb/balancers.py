@@ -46,12 +46,14 @@ class Mover:
     def __post_init__(self):
         self.owner = np.asarray(self.owner, np.int64).copy()
         self.load = np.bincount(self.owner, weights=self.g.pwgt, minlength=self.P).astype(np.int64)
+        self.times_moved = np.zeros(self.g.n, np.int64)  # per node, this level (CBTLB: tree phase, then DEM)
 
     def step(self, transfers, phase: str) -> None:
         done, largest = [], 0
         for s, r, m in transfers:
             ids = select(self.g, self.owner, s, r, m, self.movable)
             largest = max(largest, int(ids.size))
+            self.times_moved[ids] += 1
             self.owner[ids] = r
             amount = int(self.g.pwgt[ids].sum())
             self.load[s] -= amount
@@ -213,6 +215,7 @@ def run(method: str, g, owner, P: int, engine=None, rounding: str = "nearest", m
     mv = Mover(g, owner, P, engine, movable=None if pinned is None else np.asarray(pinned) < 0)
     rec = balance_on(method, processor_graph(g, owner, P, edge_weight), mv, rounding, max_degree)
     rec["tree_node_visits"] = int(np.bincount(owner, minlength=P).max()) + mv.visits
+    rec["tree_nodes_moved_twice"] = int((mv.times_moved > 1).sum())
     return mv.owner, rec, mv.steps
 
 
