@@ -143,8 +143,9 @@ def residual(ours: dict, paper: dict) -> float:
     return float(np.mean(logs)) if logs else math.inf
 
 
-def fit(cal: Calibration, opts) -> pd.DataFrame:
-    """Try every candidate, keep the lowest residual, write the CSV; returns its rows (``FIT_COLUMNS``)."""
+def fit(cal: Calibration, opts, save: bool = True) -> pd.DataFrame:
+    """Try every candidate, keep the lowest residual and (``save``) write the CSV; returns its rows
+    (``FIT_COLUMNS``). ``lbbench calibrate`` plans the cells first, so it saves only the real fit."""
     paper = paper_figures(cal)
     if not paper:
         raise LookupError(f"calibration {cal.name!r}: none of its cells is in the reference CSVs")
@@ -160,7 +161,8 @@ def fit(cal: Calibration, opts) -> pd.DataFrame:
     best = cal.candidates[int(np.argmin(scores))]
     df = pd.DataFrame(rows, columns=FIT_COLUMNS)
     df["chosen"] = df["value"].map(lambda v: v == best)
-    write(df, cal.path)
+    if save:
+        write(df, cal.path)
     return df
 
 

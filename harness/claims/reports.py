@@ -16,10 +16,26 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
+from ..contract import plugins
 from ..run.api import compare
 from ..store.results import DEFAULT_DIR
+from .claim import PAPERS
 
 FORMATS = ("text", "github", "latex", "csv")
+
+GENERIC_REPORTS = ("levels",)  # reports of no paper (they take --plugins): not part of a reproduction
+ALSO_REPRODUCED = ("baselines-small",)  # reports of no paper that a full reproduction runs (and the site shows)
+
+
+def known_papers() -> list:
+    """The papers: the five of the core's plugins and any other a registered claim names (a plugin's own)."""
+    return list(dict.fromkeys([*PAPERS, *(c.paper for c in plugins.claims().values())]))
+
+
+def paper_of(report_name: str, known: list | None = None) -> str | None:
+    """The paper a report reproduces, from its name (``sbn-table4`` -> ``sbn``); None for a generic one."""
+    head = report_name.split("-", 1)[0]
+    return head if head in (known or known_papers()) and report_name not in GENERIC_REPORTS else None
 
 # The SBN paper's per-level columns (Tables 4-7) and the result columns they show.
 LEVEL_COLUMNS = {
@@ -92,6 +108,7 @@ class ReportOptions:
     reuse_failed: bool = False
     show_traceback: bool = False
     bars: list = field(default_factory=list, repr=False, compare=False)  # one progress bar over a report's cells
+    asked: set = field(default_factory=set, repr=False, compare=False)  # the workloads compare was asked for
 
     def compare(self, methods, P=None, **overrides) -> pd.DataFrame:
         """Run, or load from the result store, the cells of ``methods`` under these options.
@@ -115,6 +132,7 @@ class ReportOptions:
                   reuse_failed=self.reuse_failed, show_traceback=self.show_traceback)
         kw.update(overrides)
         kw["bars"] = self.bars
+        self.asked.add(kw["workload"])
         return compare(methods, P=P if P is not None else (self.P[0] if self.P else None), **kw)
 
     def close(self) -> None:
@@ -223,7 +241,21 @@ def with_paper(ours: pd.DataFrame, paper: pd.DataFrame, key=None) -> pd.DataFram
     for col in wide.columns:
         pos = out.columns.get_loc(col) + 1 if col in out.columns else len(out.columns)
         out.insert(pos, f"{col} (paper)", our_key.map(wide[col]).to_numpy())
+    out.attrs["paper_cells"] = _cell_keys(paper, ref_key, our_key)
     return out
+
+
+def _cell_keys(paper: pd.DataFrame, ref_key: pd.Series, our_key: pd.Series) -> dict:
+    """``{(our row position, column): (paper, table, P, row, column)}`` for every value put beside ours, so the
+    fidelity summary knows which printed cell each pair is (None where the reference rows lack that part)."""
+    part = {c: paper[c].map(_label).to_numpy() if c in paper.columns else [None] * len(paper)
+            for c in ("paper", "table", "P", "row")}
+    where = {}
+    for i, k in enumerate(ref_key.to_numpy()):
+        key = (part["paper"][i], part["table"][i], part["P"][i], part["row"][i], str(paper["column"].iloc[i]))
+        where.setdefault((k, key[4]), key)
+    return {(pos, col): where[(k, col)] for pos, k in enumerate(our_key.to_numpy())
+            for col in paper["column"].unique() if (k, col) in where}
 
 
 def _label(v) -> str:

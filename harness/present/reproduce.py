@@ -36,9 +36,10 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from ..claims import calibrate as cb
 from ..claims import claim as cl
-from ..claims.claim import PAPERS
-from ..claims.reports import ReportOptions, Table
+from ..claims import fidelity as fd
+from ..claims.reports import ALSO_REPRODUCED, ReportOptions, Table, known_papers, paper_of
 from ..contract import plugins
 from ..contract.model import Machine
 from ..contract.spec import parse_call
@@ -51,21 +52,6 @@ from ..store import results
 from ..store.results import git_commit
 from ..store.validate import open_regular
 from .site import build as build_site
-
-GENERIC_REPORTS = ("levels",)  # reports of no paper (they take --plugins): not part of a reproduction
-ALSO_REPRODUCED = ("baselines-small",)  # reports of no paper that a full reproduction runs (and the site shows)
-
-
-def known_papers() -> list:
-    """The papers: the five of the core's plugins and any other a registered claim names (a plugin's own)."""
-    return list(dict.fromkeys([*PAPERS, *(c.paper for c in plugins.claims().values())]))
-
-
-def paper_of(report_name: str, known: list | None = None) -> str | None:
-    """The paper a report reproduces, from its name (``sbn-table4`` -> ``sbn``); None for a generic one."""
-    head = report_name.split("-", 1)[0]
-    return head if head in (known or known_papers()) and report_name not in GENERIC_REPORTS else None
-
 
 def chosen(papers: list | tuple | None = None, only: list | tuple | None = None) -> tuple[dict, list]:
     """The reports (name -> Report) and claims of the named papers, or of all; an unknown paper is an error.
@@ -373,7 +359,8 @@ def _plan_claims(claims: list, by_key: dict, generate: bool, base: dict, asked: 
             if c["workload"]:
                 call = parse_call(c["workload"])
                 where = {"workload": call.name, "workload_params": dict(call.given)}
-            opts.compare(c["methods"], P=c["P"], **where, **{k: c[k] for k in ("machine", "initial") if c[k]},
+            opts.compare(c["methods"], P=c["P"], **where, **({"machine": c["machine"]} if c["machine"] else {}),
+                         initial=cl.start(c, where.get("workload", opts.workload), opts),
                          **({"repeats": c["repeats"]} if c.get("repeats", 1) > 1 else {}))
 
 
@@ -571,15 +558,17 @@ def record_history(outcomes: list, out: str | None) -> None:
 
 
 def reproduce(papers=None, out: str | None = None, site: str | None = "site", progress: bool = True,
-              timeout: float | None = None, is_root: bool = True, log=None, only=None, workers: int = 1) -> Outcome:
+              timeout: float | None = None, is_root: bool = True, log=None, only=None, workers: int = 1,
+              selected: tuple | None = None) -> Outcome:
     """Plan, run every report and claim of ``papers`` (all if None), record the verdicts, build the site.
 
     ``is_root``: this rank writes (verdicts, site) and shows the bar; ``only``: see :func:`chosen`;
-    ``workers`` > 1: the cells are first computed by that many processes (:func:`prefill`; not under MPI).
+    ``workers`` > 1: the cells are first computed by that many processes (:func:`prefill`; not under MPI);
+    ``selected``: ``(reports, claims)`` to run instead of the papers' (``lbbench calibrate``'s fits).
     """
     t0 = time.perf_counter()
     log = log or (lambda text: None)
-    reps, claims = chosen(papers, only)
+    reps, claims = selected or chosen(papers, only)
     _indices.cache_clear()
     base = dict(out=out, timeout=timeout, progress=progress and is_root)
     log(f"planning {len(reps)} reports and {len(claims)} claims")
@@ -702,9 +691,13 @@ def summary(result: Outcome, rows: pd.DataFrame | None = None) -> list[Table]:
     tables = [Table("Reports", pd.DataFrame(rows_, columns=["Report", "Tables", "Seconds", "Error"]))]
     if rows is not None:
         tables.extend(where_time(result, rows))
+    pairs = fd.all_pairs(result.tables, cb.calibration_keys(plugins.calibrations().values()))
+    if len(pairs):
+        tables.append(Table("Fidelity: our cells within 0.67-1.5x of the paper's (calibration cells left out)",
+                            fd.totals(pairs), "per table and the worst cells: lbbench fidelity"))
     if result.claims:
-        frame = pd.DataFrame([{"Paper": o.claim.paper, "Claim": o.claim.name, "Verdict": o.verdict}
-                              for o in result.claims])
+        frame = pd.DataFrame([{"Paper": o.claim.paper, "Claim": o.claim.name, "Verdict": o.verdict, "Why": o.why,
+                               "Robustness": o.robust} for o in result.claims])
         tables.append(Table("Claims", frame, cl.summary(result.claims)))
     if result.failed:
         tables.append(Table("Failed cells", pd.DataFrame({"Cell": list(result.failed.values())})))

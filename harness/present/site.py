@@ -33,7 +33,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..claims import calibrate as cb
 from ..claims import claim as cl
+from ..claims import fidelity as fd
 from ..claims.claim import FAILS, HOLDS, NOISE, NOT_IN_PAPER
 from ..claims.reports import ReportOptions, Table
 from ..contract import plugins
@@ -409,8 +411,10 @@ def _build(site: Path, final: Path, out, image_format, workload, workload_params
         reps = {k: v for k, v in reps.items() if k in reports}
     rep_state = []
     given = tables or {}
+    shown_tables: dict = {}  # report -> the tables on its page (the fidelity section's pairs)
     for name, rep in reps.items():
         tables, why = (given[name], "") if name in given else _report_tables(rep, rows, base)
+        shown_tables[name] = tables
         if tables:
             parts = [f'<p><a href="index.html">&#8592; index</a></p>\n<h1>{_e(rep.title or name)}</h1>',
                      f'<p class="muted">{_e(rep.description)} (report <code>{_e(name)}</code>, plugin '
@@ -439,8 +443,9 @@ def _build(site: Path, final: Path, out, image_format, workload, workload_params
     body = [f"<h1>lbbench results</h1>\n<p class=\"muted\">Built {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
             f" from {len(rows)} stored cells in <code>{_e(out or os.environ.get('LBBENCH_RESULTS', 'lbbench-results'))}"
             f"</code>; workload of the reports: <code>{_e(workload)}</code>.</p>",
-            '<p><a href="#reports">Reports</a> · <a href="#claims">Claims</a> · <a href="#levels">Per-level '
-            'curves</a> · <a href="#provenance">Provenance</a></p>']
+            '<p><a href="#reports">Reports</a> · <a href="#fidelity">Fidelity</a> · <a href="#claims">Claims</a> · '
+            '<a href="#levels">Per-level curves</a> · <a href="#provenance">Provenance</a> · '
+            '<a href="#calibration">Calibration</a></p>']
     body.append('<h2 id="reports">Reports</h2>\n<table>\n<thead><tr><th>Report</th><th>Title</th><th>Plugin</th>'
                 "<th>Tables</th></tr></thead>\n<tbody>")
     for name, rep, n, why in rep_state:
@@ -455,17 +460,22 @@ def _build(site: Path, final: Path, out, image_format, workload, workload_params
                     + "; ".join(f'<span title="{_e(why)}"><code>lbbench report {_e(name)}</code></span>'
                                 for name, why in missing) + ".</p>")
 
+    body.extend(fidelity_html(shown_tables))
     body.append(f'<h2 id="claims">Claims</h2>\n<p class="muted">{_e(cl.summary(outcomes))} on the stored cells '
                 "(<code>lbbench claims</code> runs the missing ones). A claim in quotation marks is its source's "
-                "sentence, verbatim; one marked “Our test” is our wording, its source named. The reading of vague "
-                "words is under Where.</p>")
+                "sentence, verbatim, found in a source its plugin ships when the claims ran; one marked “Our test” is "
+                "our wording, its source named (a quote not found there is shown so). The reading of vague words is "
+                "under Where; Start is where its cells started. Why names the cause of a “does not hold”: the paper's own "
+                "numbers, our workload, the reading (both readings shown under Ours), or our implementation; "
+                "Robustness is the verdict again on variants (other P, seeds, calibrated values).</p>")
     body.append('<p class="counts">' + " ".join(f"{badge(v)} {n}" for v, n in cl.counts(outcomes).items()) + "</p>")
-    body.append("<table>\n<thead><tr><th>Verdict</th><th>Paper</th><th>Where</th><th>Claim</th><th>Ours</th>"
-                "<th>Paper's figures</th></tr></thead>\n<tbody>")
+    body.append("<table>\n<thead><tr><th>Verdict</th><th>Paper</th><th>Where</th><th>Start</th><th>Claim</th>"
+                "<th>Ours</th><th>Paper's figures</th><th>Why</th><th>Robustness</th></tr></thead>\n<tbody>")
     for o in outcomes:
         c = o.claim
-        body.append(f"<tr><td>{badge(o.verdict)}</td><td>{_e(c.paper)}</td><td>{_e(c.where)}</td>"
-                    f'<td class="{"quote" if c.kind == cl.QUOTE else "ours"}">{_e(cl.shown(c))}</td><td>{_e(o.ours)}</td><td>{_e(o.paper or c.reported)}</td></tr>')
+        body.append(f"<tr><td>{badge(o.verdict)}</td><td>{_e(c.paper)}</td><td>{_e(c.where)}</td><td>{_e(o.start)}</td>"
+                    f'<td class="{"quote" if c.kind == cl.QUOTE else "ours"}">{_e(cl.shown(c))}</td><td>{_e(o.ours)}{_e(f" [other reading, {o.other}]" if o.other else "")}</td>'
+                    f'<td>{_e(o.paper or c.reported)}</td><td>{_e(o.why)}</td><td>{_e(o.robust)}</td></tr>')
     body.append("</tbody>\n</table>")
     if len(hist):
         piv = hist.drop_duplicates(["commit", "claim"], keep="last")
@@ -499,9 +509,42 @@ def _build(site: Path, final: Path, out, image_format, workload, workload_params
     for k, v in prov:
         body.append(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>")
     body.append("</tbody>\n</table>")
+    body.extend(calibration_html())
     body.append(f'<p class="muted">Static files only; built in {time.perf_counter() - t0:.1f} s.</p>')
     (site / "index.html").write_text(_page("lbbench results", "\n".join(body)))
     mark(site, "site")
+
+
+def fidelity_html(tables: dict) -> list[str]:
+    """The fidelity section: per paper and per table, our cells within 0.67-1.5x of the paper's printed ones
+    (calibration cells left out), and the worst cells."""
+    pairs = fd.all_pairs(tables, cb.calibration_keys(plugins.calibrations().values()))
+    out = ['<h2 id="fidelity">Fidelity</h2>\n<p class="muted">Our cells beside the papers\' printed values: how many '
+           "lie within 0.67-1.5x of the paper's (<code>lbbench fidelity</code>), counting only cells no calibration "
+           "was fitted on.</p>"]
+    if pairs.empty:
+        return out + ['<p class="muted">No report table with the paper\'s values is built yet.</p>']
+    worst = fd.worst(pairs, 15).assign(cell=lambda d: d["cell"].map(fd.cell_text))
+    return out + [table_html(Table("Per paper", fd.totals(pairs))),
+                  table_html(Table("Per table", fd.summary(pairs))),
+                  table_html(Table("The cells furthest from the paper's", worst))]
+
+
+def calibration_html() -> list[str]:
+    """Every fitted parameter: the cells it was fitted on, each candidate's residual, the value chosen."""
+    cals = list(plugins.calibrations().values())
+    out = ['<h2 id="calibration">Calibration</h2>\n<p class="muted">Free parameters the papers leave open, fitted by '
+           "<code>lbbench calibrate</code> to the papers' own printed cells (mean |log(ours / paper)|, the lowest "
+           "wins); no claim reads a calibration cell.</p>"]
+    for cal in cals:
+        fit = cb.read(cal.path)
+        cells = "; ".join(fd.cell_text((b.paper, b.table, ",".join(map(str, b.P)), ",".join(map(str, b.rows)),
+                                        ", ".join(b.columns) or "every column")) for b in cal.cells)
+        out.append(f"<h3>{_e(cal.name)}: <code>{_e(cal.parameter)}</code></h3>\n<p>{_e(cal.why)} Cells: {_e(cells)}."
+                   "</p>")
+        out.append(table_html(Table(cal.name, cb.summary(fit))) if len(fit) else
+                   f'<p class="muted">Not fitted yet: <code>lbbench calibrate --name {_e(cal.name)}</code>.</p>')
+    return out if cals else out + ['<p class="muted">No calibration is registered.</p>']
 
 
 def _keep_pictures(old: Path, img: Path) -> None:
