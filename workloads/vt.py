@@ -237,6 +237,7 @@ class Phase:
     comm_from: list = field(default_factory=list)
     comm_to: list = field(default_factory=list)
     comm_bytes: list = field(default_factory=list)
+    has_subphase: bool = False  # some task of the phase has the subphase ``weight=subphase:K`` selects
 
 
 def _number(v, where: str, what: str) -> float:
@@ -313,7 +314,9 @@ def add_phase(ph: Phase, entry: dict, path: Path, subphase: int | None, task_byt
             k = e["id"] if "id" in e else (e.get("collection_id"), e["seq_id"])
             time = t["time"]
             if subphase is not None:
-                time = next((s["time"] for s in t.get("subphases") or () if s.get("id") == subphase), 0.0)
+                time = next((s["time"] for s in t.get("subphases") or () if s.get("id") == subphase), None)
+                ph.has_subphase |= time is not None
+                time = 0.0 if time is None else time
             ud = t.get("user_defined")
             nb = ud.get("task_serialized_bytes", task_bytes) if ud else task_bytes
             sid, sb = (ud.get("shared_id", -1), ud.get("shared_bytes", 0.0)) if ud else (-1, 0.0)
@@ -466,6 +469,9 @@ def read_trace(path: str, weight: str = "time", task_bytes: float = 1024, max_fi
         R = max((max(ph.node + ph.home) for ph in phases.values() if ph.node), default=0) + 1
     for pid in skipped:
         phases.pop(pid, None)
+    if subphase is not None and phases and not any(ph.has_subphase for ph in phases.values()):
+        raise ValueError(f"workload vt: weight=subphase:{subphase}: no task of {stem} in {files[0].parent} has "
+                         f"subphase {subphase} (every load would be 0); name a subphase the trace records")
     repeats = {}
     for pid in sorted(identical - set(phases) - skipped):
         prev = max((q for q in phases if q < pid), default=None)

@@ -18,10 +18,10 @@ def metrics(ctx, before, after):
 def levels_report(opts):
     """Per method and P, the SBN Tables 4-7 shape (``--plugins`` picks the methods; default none,metis)."""
     tables = []
-    for P in opts.P or [32]:
+    for P in opts.P or [None]:  # None: the workload's own P (a trace's ranks, else 32)
         df = opts.compare(opts.methods or "none,metis", P=P)
         for alg, rows in df.groupby("algorithm", sort=False):
-            tables.append(Table(f"{alg} — {opts.workload}, P = {P}", level_table(rows)))
+            tables.append(Table(f"{alg} — {opts.workload}, P = {int(rows['P'].iloc[0])}", level_table(rows)))
     return tables
 
 

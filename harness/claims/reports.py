@@ -108,7 +108,7 @@ class ReportOptions:
     reuse_failed: bool = False
     show_traceback: bool = False
     bars: list = field(default_factory=list, repr=False, compare=False)  # one progress bar over a report's cells
-    asked: set = field(default_factory=set, repr=False, compare=False)  # the workloads compare was asked for
+    workloads_asked: set = field(default_factory=set, repr=False, compare=False)  # the workloads compare ran on
 
     def compare(self, methods, P=None, **overrides) -> pd.DataFrame:
         """Run, or load from the result store, the cells of ``methods`` under these options.
@@ -132,7 +132,7 @@ class ReportOptions:
                   reuse_failed=self.reuse_failed, show_traceback=self.show_traceback)
         kw.update(overrides)
         kw["bars"] = self.bars
-        self.asked.add(kw["workload"])
+        self.workloads_asked.add(kw["workload"])
         return compare(methods, P=P if P is not None else (self.P[0] if self.P else None), **kw)
 
     def close(self) -> None:

@@ -11,6 +11,7 @@ third-party plugin cannot shadow them.
 """
 from __future__ import annotations
 
+import math
 import traceback
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from importlib import metadata
@@ -43,6 +44,9 @@ class Algorithm:
             the defaults. Any other exception is a bug in the plugin: one line naming the plugin, the
             function, the error and its file:line, exit 2. Without ``validate`` every value of the right
             type is accepted (``lbbench test`` does not check ranges).
+        needs: ``needs(params) -> ("shared_id", ...)``: the ``Level`` attributes a run with these parameters
+            requires (a transfer that moves shared blocks needs ``shared_id``); a workload none of whose levels
+            has one is refused with one line before any cell runs. None: it needs nothing.
         plugin: set by the harness: the distribution that registered it.
         version: set by the harness: that distribution's version.
 
@@ -62,6 +66,7 @@ class Algorithm:
     memory: type | None = None
     mapper: str = "each"
     validate: Callable | None = None
+    needs: Callable | None = None
     plugin: str = ""
     version: str = ""
 
@@ -154,23 +159,32 @@ def validated(owner: str, validate: Callable, params: dict) -> None:
                          f"{type(exc).__name__}: {text} ({Path(last.filename).name}:{last.lineno})") from None
 
 
-def check_params(owner: str, params: dict, bounds: dict) -> None:
+def check_params(owner: str, params: dict, bounds: dict, work: tuple | None = None) -> None:
     """Raise ValueError naming the first parameter outside its bounds, e.g. ``workload vt: task_bytes=-800
-    must be in [0, 1099511627776]``.
+    must be in [0, 1099511627776]``, or the work product over its limit.
 
     Args:
         owner: who the parameters belong to (``workload vt``, ``grapevine``), the start of the message.
         params: the parameters (merged with their defaults).
         bounds: ``{name: (low, high)}``, both inclusive; a value must be a finite number in the range.
+        work: ``((name, ...), limit)``: the product of those parameters (the work a cell does grows with it)
+            at most ``limit``. Bounds that each hold alone can still multiply to hours on one level.
 
     Example:
-        >>> check_params("workload ring", {"n": 500}, {"n": (3, 10**6)})
+        >>> check_params("workload ring", {"n": 500, "rounds": 4}, {"n": (3, 10**6), "rounds": (1, 100)},
+        ...              work=(("n", "rounds"), 10**7))
     """
     for key, (lo, hi) in bounds.items():
         v = params[key]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:  # NaN fails too
             raise ValueError(f"{owner}: {key}={v!r} must be in [{lo:g}, {hi:g}]" if isinstance(lo, float)
                              or isinstance(hi, float) else f"{owner}: {key}={v!r} must be in [{lo}, {hi}]")
+    if work is not None:
+        names, limit = work
+        product = math.prod(params[k] for k in names)
+        if not product <= limit:
+            raise ValueError(f"{owner}: {' x '.join(f'{k}={params[k]!r}' for k in names)} = {product:g} must be at "
+                             f"most {limit:g} (the work of one level grows with their product)")
 
 
 _SIGNATURES = {"partition": ("ctx",), "remap": ("ctx", "parts"), "accept": ("ctx", "proposed"),

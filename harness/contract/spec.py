@@ -93,8 +93,17 @@ def parse_methods(text: str) -> list[Method]:
 
 
 def coerce(owner: str, key: str, value, default):
-    """Convert a command-line string to the type of ``default`` (bool, int, float, str)."""
+    """Convert a command-line string to the type of ``default`` (bool, int, float, str); a number from Python
+    likewise (``8`` for a float default is ``8.0``, a whole ``8.0`` for an int default ``8``, numpy scalars as
+    Python's), so one value is one cell however it was spelled."""
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()  # a numpy scalar
     if not isinstance(value, str):
+        if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(default, int) and not isinstance(default, bool) and isinstance(value, float) \
+                and value.is_integer():
+            return int(value)
         return value
     try:
         if isinstance(default, bool):

@@ -343,9 +343,10 @@ def report(name, P, methods, workload, levels, machine, initial, out, seed, time
         opts.close()
     echo(render(tables, fmt))
     given = click.get_current_context().get_parameter_source("workload") != click.core.ParameterSource.DEFAULT
-    if given and opts.asked and opts.workload not in opts.asked and _rank() == 0:
+    used = opts.workloads_asked
+    if given and used and opts.workload not in used and _rank() == 0:
         click.echo(f"lbbench: warning: report {name} ignores -w {workload}: it runs on its own workloads "
-                   f"({', '.join(sorted(opts.asked))})", err=True)
+                   f"({', '.join(sorted(used))})", err=True)
 
 
 @cli.command()

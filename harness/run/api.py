@@ -178,6 +178,12 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
         seen.add(str(m))
     known = plugins.algorithms()
     plans = [plan(m, known) for m in methods]
+    resolved: dict = {}  # two spellings of one method (lbaf-iat, lbaf-iat[rounds=2] at its default) are one
+    for m, pl in zip(methods, plans):
+        roles = tuple((r, st.name) for part in (pl.first, pl.rest) for r, st in part.items())
+        other = resolved.setdefault((roles, pl.params_json()), str(m))
+        if other != str(m):
+            raise ValueError(f"methods {other!r} and {str(m)!r} are one method (the same parameters): give it once")
     if initial not in INITIAL:
         plan(parse_methods(initial)[0], known)  # an unknown or broken algorithm is a one-line error now
     # the workload first: P is checked against its size before anything of size P is allocated
@@ -194,6 +200,13 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
                          f"({n} vertices)")
     for lv in run_levels:
         pins.check_range(lv, P)
+    for pl in plans:  # what a method needs of the levels (Algorithm.needs): refused now, not silently ignored
+        for st in pl.steps:
+            lacking = [a for a in (st.algorithm.needs(st.params) if st.algorithm.needs else ())
+                       if all(getattr(lv, a, None) is None for lv in run_levels)]
+            if lacking:
+                raise ValueError(f"{pl.method}: {st.name} with these parameters needs Level.{lacking[0]}, which no "
+                                 f"level of workload {workload} has")
     mach = Machine.parse(machine, P)
     eng = engine or Engine(P, mach)
     store = Store(out, writer=eng.is_root)
