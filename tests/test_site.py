@@ -88,6 +88,11 @@ def test_site_parses_links_images_and_paper_columns(site, register, tmp_path):
     t5 = (out / "report-sbn-table5.html").read_text()
     assert re.search(r'class="n (good|mid|bad)"', t5) and 'class="n paper"' in t5
     assert index.find(".//h1").text == "lbbench results"
+    # fidelity (sbn-table5 on mini beside the paper's Table 5) and the calibrations, with their fits
+    heads = [h.text for h in index.iter("h2")]
+    assert "Fidelity" in heads and "Calibration" in heads
+    assert re.search(r"<td>sbn</td><td[^>]*>\d+</td>", text)  # the per-paper row counts sbn's cells
+    assert "lbbench calibrate" in text and "Robustness" in text and "<th>Why</th>" in text
 
 
 def test_site_svg_plots(site, tmp_path):
@@ -201,3 +206,19 @@ def test_every_run_is_drawn_no_cap(tmp_path, monkeypatch):
     assert sorted((g, n) for g, _, n in pages) == [("w, P = 2", 15), ("w, P = 3", 14), ("w, P = 4", 13)]
     for _, page, n in pages:
         assert len(list(parse(tmp_path / page).iter("img"))) == n
+
+
+def test_a_single_level_run_reaches_the_site_and_numbers_have_one_format(tmp_path, monkeypatch):
+    """Author faults 4 and 7: a trace comparison of one phase is drawn; 1,234 and 12,345 alike, ints or floats."""
+    from matplotlib.figure import Figure
+
+    from harness.present.site import _fmt, level_plots
+
+    monkeypatch.setattr(Figure, "savefig", lambda self, path, **kw: Path(path).write_text("<svg/>"))
+    rows = pd.DataFrame([{"workload": "vt", "workload_params": "{}", "P": 64, "machine": "uniform", "initial": "trace",
+                          "seed": 0, "algorithm": m, "level": 1, "status": "ok", "loadimb": 1.2,
+                          "post_exec_cut_pct": 1.0, "maxsr": 2.0, "maxqwgt": 3.0, "_mtime": 0.0} for m in ("a", "b")])
+    (tmp_path / "img").mkdir()
+    assert [g for g, _, _ in level_plots(rows, tmp_path / "img", "svg")] == ["vt, P = 64"]
+    assert [_fmt(v) for v in (1234, 1234.0, 12345, 12345.6, 999, 0.5)] == ["1,234", "1,234", "12,345", "12,346",
+                                                                          "999", "0.50"]
