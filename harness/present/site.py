@@ -169,6 +169,8 @@ def _page(title: str, body: str) -> str:
 
 
 def _fmt(v) -> str:
+    """One number format on every page: thousands separators from 1,000 on (integers and floats alike), two
+    decimals below (four under 0.01)."""
     if v is None:
         return ""
     if isinstance(v, (float, np.floating)):
@@ -176,7 +178,7 @@ def _fmt(v) -> str:
             return ""
         return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.2f}" if abs(v) >= 0.01 or v == 0 else f"{v:.4f}"
     if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-        return f"{v:,}" if abs(v) >= 1e4 else str(v)
+        return f"{v:,}"
     return str(v)
 
 
@@ -246,7 +248,7 @@ def _slug(text: str) -> str:
 def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png", workers: int = 1) -> list[tuple[str, str, str]]:
     """Per stored run (workload, P, machine, initial, seed): LoadImb, Cut%, MaxSR, MaxQwgt per level.
 
-    Every run with two levels or more is drawn, every method of it: at most
+    Every run is drawn (a run of one level, a trace's single phase, as points), every method of it: at most
     MAX_LINES lines per picture, further pictures for the other methods.
     Returns (group, caption, file name) per picture, the group being the
     run's workload and P (one page of curves each), newest runs first.
@@ -255,8 +257,7 @@ def level_plots(rows: pd.DataFrame, img: Path, fmt: str = "png", workers: int = 
     ok = rows[rows["status"] == "ok"] if "status" in rows else rows
     runs = []
     for key, g in ok.groupby(RUN_KEYS, sort=False):
-        if g["level"].nunique() >= 2:
-            runs.append((g["_mtime"].max(), key, g))
+        runs.append((g["_mtime"].max(), key, g))
     runs.sort(key=lambda x: -x[0])
     pictures = []  # (group, caption, file name, the run's rows, its methods)
     for _, key, g in runs:
