@@ -212,7 +212,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="lbaf-peer", help="where the synthetic traces and our results go")
     args = ap.parse_args(argv)
     args.phases = [int(x) for x in args.phases.split(",")]
-    args.clustering, args.recursive = ([x for x in a.split(",") if x.strip()] for a in (args.clustering, args.recursive))
+    args.clustering, args.recursive = ([x for x in a.split(",") if x.strip()]
+                                       for a in (args.clustering, args.recursive))
     args.synthetic, args.clustering_synthetic = ([tuple(int(y) for y in x.split("x")) for x in a.split(",") if x.strip()]
                                                  for a in (args.synthetic, args.clustering_synthetic))
     if not lbaf_available(args.lbaf_python):

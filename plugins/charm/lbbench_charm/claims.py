@@ -88,8 +88,8 @@ def _grapevine(df):
 
 CLAIMS = [
     Claim("charm-refine-few-migrations", "charm", f"{MANUAL}, RefineLB (before 2021; today's RefineA, RefineB "
-          "entry has the same words); “limits” read as fewer objects moved than GreedyLB, “reach average” as max/avg "
-          f"<= {REFINE_OVERLOAD} (RefineLB's overload threshold, RefineLB.C) at every level",
+          "entry has the same words); “limits” read as fewer objects moved than GreedyLB, “reach average” as "
+          f"max/avg <= {REFINE_OVERLOAD} (RefineLB's overload threshold, RefineLB.C) at every level",
           "Moves objects away from the most overloaded processors to reach average, limits the number of objects "
           "migrated.", CELLS, _refine, source=MANUAL_FILE),
     Claim("charm-greedy-refine-fewer-moves", "charm", f"{MANUAL}, GreedyRefine (current); “leaves the object on its "
