@@ -127,3 +127,28 @@ def test_lbbench_test_under_mpiexec_checks_one_processor_on_one_rank():
     res = mpirun(2, "-m", "harness.present.cli", "test", "none", "--ranks", "0", timeout=300)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     assert re.search(r"P = 1 works .*PASS", res.stdout), res.stdout
+
+
+def test_lbbench_test_checks_the_parameters_it_is_given(register, capsys):
+    """Author fault 6: ``lbbench test NAME[params]`` runs the checks with those parameters (validated too);
+    numeric parameters without a validate fail the declaration check (group=0, tolerance=-1 ran "ok")."""
+    from harness.check.conformance import FAIL, PASS, check_algorithm
+
+    rows = check_algorithm("metis[ufactor=10]", ranks=0)
+    assert all(r in (PASS, "SKIP") for _, r, _ in rows), rows
+    rows = dict((c, (r, d)) for c, r, d in check_algorithm("metis[ufactor=-1]", ranks=0))
+    assert rows["declaration is well-formed"][0] == FAIL and "given parameters do not validate" in \
+        rows["declaration is well-formed"][1]
+    assert main(["test", "metis[nosuch=1]", "--ranks", "0"]) == 2
+    assert "metis has no parameter 'nosuch'" in capsys.readouterr().err
+
+    def algorithms(register):
+        register(Algorithm("unbounded", "test", params={"group": 2, "tolerance": 0.5}, roles=("balance",)))
+
+    @implements("unbounded")
+    def balance(ctx, state):
+        return state
+
+    register(SimpleNamespace(register_algorithms=hookimpl(algorithms), balance=balance), "unbounded")
+    (row,) = [r for r in check_algorithm("unbounded[group=0]", ranks=0) if r[0] == "declaration is well-formed"]
+    assert row[1] == FAIL and "group, tolerance accept any value (no validate)" in row[2]

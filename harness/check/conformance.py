@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..contract import plugins
 from ..contract.forms import FORMS
-from ..contract.spec import parse_call
+from ..contract.spec import parse_call, resolve
 from ..engine.launch import mpirun
 from ..engine.vprocs import Engine
 from ..run import workloads
@@ -42,7 +42,9 @@ def default_workload(alg: plugins.Algorithm) -> str:
     return TEST_WORKLOADS.get(alg.accepts[0] if alg.accepts else "graph", "mini")
 
 
-def _declaration(alg) -> str | None:
+def _declaration(alg, given: dict | None = None) -> str | None:
+    """What is wrong with the declaration (None: nothing); ``given``: the parameters ``NAME[k=v]`` asked for,
+    validated as well as the defaults."""
     idle = [r for r in alg.roles if r in ROLES and not plugins.serves(r, alg.name)]
     if idle:
         return f"role {idle[0]!r} is declared but no {idle[0]} hook implements {alg.name!r}"
@@ -66,11 +68,18 @@ def _declaration(alg) -> str | None:
             alg.memory()
         except TypeError as exc:
             return f"memory class cannot be made without arguments: {exc}"
+    numeric = [k for k, v in alg.params.items() if isinstance(v, numbers.Number) and not isinstance(v, bool)]
+    if numeric and alg.validate is None:
+        return (f"parameters {', '.join(numeric)} accept any value (no validate): give Algorithm(validate=...) with "
+                "each one's range and their product's (check_params(..., work=))")
     if alg.validate is not None:
-        try:
-            plugins.validated(f"algorithm {alg.name}", alg.validate, dict(alg.params))
-        except ValueError as exc:
-            return f"the default parameters do not validate: {exc}"
+        for what, params in (("default", dict(alg.params)), ("given", given)):
+            if params is None:
+                continue
+            try:
+                plugins.validated(f"algorithm {alg.name}", alg.validate, params)
+            except ValueError as exc:
+                return f"the {what} parameters do not validate: {exc}"
     return None
 
 
@@ -102,14 +111,17 @@ def one_processor(workload: str) -> dict | None:
 def check_algorithm(name: str, workload: str | None = None, P: int | None = None, ranks: int = 2,
                     timeout: float | None = None) -> list[tuple[str, str, str]]:
     """Run every check; returns (check, PASS|FAIL|SKIP, detail) rows. ``ranks`` < 2 skips the MPI check.
-    ``P`` None: a trace's own processor count, else :data:`DEFAULT_P`."""
+    ``P`` None: a trace's own processor count, else :data:`DEFAULT_P`. ``name`` may carry parameters
+    (``mine[rounds=8]``): every check runs the algorithm with them."""
+    call = parse_call(name)
     algs = plugins.algorithms()
-    if name not in algs:
-        why = plugins.explain_unknown(name)
+    if call.name not in algs:
+        why = plugins.explain_unknown(call.name)
         if why.startswith("unknown algorithm"):
             raise LookupError(why)
         return [("declaration is well-formed", FAIL, why)]  # its plugin was rejected at load
-    alg = algs[name]
+    alg = algs[call.name]
+    given = resolve(call, alg.params) if call.given else None  # an unknown or mistyped parameter: ValueError
     workload = workload or default_workload(alg)
     wname, wparams = _split(workload)
     P = processors(workload, P)
@@ -183,7 +195,7 @@ def check_algorithm(name: str, workload: str | None = None, P: int | None = None
         df = runs["1"]
         return all_ok(df) or (None if (df["loadimb"] == 1).all() else "LoadImb != 1 with one processor")
 
-    check("declaration is well-formed", lambda: _declaration(alg))
+    check("declaration is well-formed", lambda: _declaration(alg, given))
     check(f"every level of {workload} at P = {P} succeeds", lambda: all_ok(run("P", P=P)))
     check("figures are finite and LoadImb >= 1", finite)
     check("moved data is carried by migration messages", accounting)
