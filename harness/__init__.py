@@ -17,6 +17,7 @@ Constants:
 * ``IDX``: the integer dtype of every index and assignment array (``numpy.int64``).
 * ``KINDS``: the message kinds the engine counts: ``balance``, ``migration``, ``application``.
 * ``SCHEMA``: the core result columns, ``{column: (definition, unit)}`` (``lbbench columns``).
+* ``T_TASK``: the tree paper's time of one task per tree node, in seconds (its application model).
 """
 from .engine.threads import share_cores
 
@@ -41,7 +42,7 @@ from .contract.plugins import check_params, implements, registers
 from .contract.spec import parse_call
 from .contract.spec import resolve as resolve_params
 from .contract.view import LocationView
-from .engine.vprocs import KINDS, Engine
+from .engine.vprocs import KINDS, Batch, Engine
 from .measure.amrmetrics import amr_figures
 from .measure.appmodel import (T_TASK, app_figures, app_proc_times, app_speedup,
                                app_speedup_from_tables, app_speedup_max,
@@ -63,7 +64,7 @@ from .run.workloads import available as available_workloads
 from .run.workloads import load as load_workload
 
 __all__ = [
-    "Algorithm", "BYTES_PER_UNIT", "Calibration", "Cells", "Claim", "fitted", "amr_figures", "compare", "app_figures", "app_proc_times", "app_terms", "app_speedup", "app_speedup_from_tables",
+    "Algorithm", "Batch", "BYTES_PER_UNIT", "Calibration", "Cells", "Claim", "fitted", "amr_figures", "compare", "app_figures", "app_proc_times", "app_terms", "app_speedup", "app_speedup_from_tables",
     "app_speedup_max", "app_total_time", "T_TASK", "BoxPieces", "available_algorithms", "breadth_first", "available_workloads", "Boxes", "Context", "Costs", "Engine", "Graph", "IDX", "KINDS", "Level",
     "LoadArray", "LocationView", "Machine", "Report", "ReportOptions", "SCHEMA", "State", "Table", "Timer", "Workload", "as_form",
     "block_owner", "boxes_to_graph", "check_params", "carry", "cell_vertices", "core_metrics", "costs_if_on", "curve_parts", "cut_pct", "delta_cut",

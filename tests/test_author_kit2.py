@@ -152,3 +152,30 @@ def test_lbbench_test_checks_the_parameters_it_is_given(register, capsys):
     register(SimpleNamespace(register_algorithms=hookimpl(algorithms), balance=balance), "unbounded")
     (row,) = [r for r in check_algorithm("unbounded[group=0]", ranks=0) if r[0] == "declaration is well-formed"]
     assert row[1] == FAIL and "group, tolerance accept any value (no validate)" in row[2]
+
+
+def test_the_scaffolds_asv_recipe_for_a_plugin_outside_the_repository(register, tmp_path):
+    """Doc gap: ``lbbench new-plugin`` writes asv.conf.json and benchmarks/ timing the installed plugin; asv finds
+    the benchmarks, and each runs (the plugin registered as pip would: here from its folder)."""
+    import importlib.util
+    import json as json_
+
+    demo = tmp_path / "benchdemo"
+    assert main(["new-plugin", "benchdemo", "--dir", str(demo)]) == 0
+    conf = json_.loads((demo / "asv.conf.json").read_text())
+    assert conf["environment_type"] == "existing" and conf["benchmark_dir"] == "benchmarks"
+    res = subprocess.run(["asv", "check", "--python=same"], cwd=demo, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "HOME": str(tmp_path)})
+    assert res.returncode == 0 and "No problems found" in res.stdout, res.stdout + res.stderr
+    spec = importlib.util.spec_from_file_location("benchdemo_plugin", demo / "lbbench_benchdemo" / "plugin.py")
+    plugin = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plugin)
+    register(plugin, "benchdemo")
+    spec = importlib.util.spec_from_file_location("bench_benchdemo", demo / "benchmarks" / "bench_lbbench_benchdemo.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    for method in bench.Compare.params:
+        b = bench.Compare()
+        b.setup(method)
+        b.time_compare(method)
+        b.teardown(method)

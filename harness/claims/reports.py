@@ -87,6 +87,7 @@ class ReportOptions:
         reuse_failed: ``--reuse-failed``.
         show_traceback: ``--traceback``.
         bars: the shared progress bar (internal).
+        workloads_asked: the workloads ``compare`` ran on (internal: ``report`` says when it ignored ``-w``).
 
     Example:
         >>> def table1(opts):

@@ -34,7 +34,18 @@ def take_rows(offsets: np.ndarray, counts: np.ndarray, order: np.ndarray) -> np.
 @dataclass
 class Batch:
     """Messages of one tag, in the order the engine gives them (delivered: by destination, then source, then
-    the order they were sent in).
+    the order they were sent in): what :meth:`Engine.received` returns.
+
+    A vproc's messages are the entries with its ``dst``; message i's payload is the rows
+    ``values[offsets[i]:offsets[i + 1]]`` (``counts[i]`` of them), so several rows per message are split with
+    :meth:`split` (one array per message) or :meth:`by_dst` (``{dst: [(src, rows), ...]}``). An empty batch
+    (no message of the tag reached this rank: under MPI a rank may get none while another gets all) has
+    ``values=None`` whatever the sender sent: test ``len(batch)`` before reading ``values``.
+
+    Example:
+        >>> got = eng.received("load")
+        >>> for dst, msgs in got.by_dst().items():      # {} when nothing came
+        ...     total = sum(int(rows.sum()) for src, rows in msgs)
 
     Attributes:
         src, dst: the sending and receiving vproc of each message (int64).
@@ -87,6 +98,7 @@ class Batch:
 
     @staticmethod
     def empty() -> "Batch":
+        """A batch of no messages (``values`` None)."""
         z = np.empty(0, np.int64)
         return Batch(z, z, z, z, z, None)
 

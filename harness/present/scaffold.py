@@ -11,7 +11,9 @@ passes ``lbbench test NAME`` (and ``NAME-global``) and its own pytest, and
 shows up in ``lbbench compare``. It also registers its paper's figures
 (``reference/NAME.csv``, placeholders, packaged in the wheel by
 pyproject.toml's package-data) and one claim judged on them and on ours
-(``lbbench claims --paper NAME``).
+(``lbbench claims --paper NAME``), and holds asv benchmarks of its methods
+(``asv.conf.json``, ``benchmarks/``: the recipe for a plugin outside lbbench's
+repository, timing the installed code).
 """
 from __future__ import annotations
 
@@ -170,6 +172,51 @@ def test_{pkg}_global_conforms(conformance):
     conformance("{name}-global")
 '''
 
+ASV = '''{{
+    "version": 1,
+    "project": "lbbench-{name}",
+    "repo": ".",
+    "environment_type": "existing",
+    "benchmark_dir": "benchmarks",
+    "results_dir": ".asv/results",
+    "html_dir": ".asv/html"
+}}
+'''
+
+BENCH = '''"""asv benchmarks of {name}: lbbench's recipe for a plugin outside its repository (docs/plugins.md, "Benchmarks").
+
+With lbbench and this plugin installed (``pip install -e .``), from this folder:
+
+    asv run --python=same --quick      # one run of each, now
+    asv run --python=same               # timed, recorded under .asv/results (commit by commit: a git checkout)
+    asv publish && asv preview          # the history as a web page
+
+``environment_type: existing`` (asv.conf.json) times the installed code; nothing is built.
+"""
+import shutil
+import tempfile
+
+from harness import compare, load_workload
+
+
+class Compare:
+    """Every level of ``mini`` at P = 8, each method's cells computed (nothing read from a store)."""
+
+    params = ["{name}", "{name}-global"]
+    param_names = ["method"]
+    timeout = 600
+
+    def setup(self, method):
+        load_workload("mini")  # generated (or read from the workload cache) outside the timing
+        self.out = tempfile.mkdtemp(prefix="asv-{name}-")
+
+    def teardown(self, method):
+        shutil.rmtree(self.out, ignore_errors=True)
+
+    def time_compare(self, method):
+        compare(method, workload="mini", P=8, cache=False, out=self.out, progress=False)
+'''
+
 README = '''# {name}
 
 A load balancer for [lbbench](https://github.com/lbbench/lbbench), made by `lbbench new-plugin`.
@@ -178,6 +225,7 @@ A load balancer for [lbbench](https://github.com/lbbench/lbbench), made by `lbbe
     lbbench test {name} && lbbench test {name}-global
     lbbench compare --plugins {name},{name}-global,metis -P 8 -w mini
     python -m pytest
+    asv run --python=same --quick    # benchmarks/: asv's recipe for a plugin outside lbbench's repository
 
 Write your algorithm in `{pkg}/plugin.py`; the contract is in lbbench's `docs/plugins.md`
 and its API reference (`lbbench docs` writes it). `{pkg}/reference/{name}.csv` holds your
@@ -201,6 +249,7 @@ def scaffold(name: str, directory: str | None = None) -> Path:
     files = {
         "pyproject.toml": PYPROJECT, "README.md": README, f"{pkg}/__init__.py": '"""{name} for lbbench."""\n',
         f"{pkg}/plugin.py": PLUGIN, f"tests/test_{pkg}.py": TEST, f"{pkg}/reference/{name}.csv": REFERENCE,
+        "asv.conf.json": ASV, "benchmarks/__init__.py": "", f"benchmarks/bench_{pkg}.py": BENCH,
     }
     for rel, text in files.items():
         path = root / rel
