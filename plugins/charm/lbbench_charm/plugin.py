@@ -19,6 +19,9 @@ CENTRAL = {
     "refine": ({"threshold": 1.05}, "Charm++ RefineLB (Refiner.C): from the current placement, the heaviest processor "
                                     "above threshold x average gives its largest object that fits to the first light "
                                     "processor where it fits; multirefine's search of the lowest overload that works"),
+    "refine-treelb": ({}, "Charm++ TreeLB RefineA (refine.h; what +balancer RefineLB runs today): binary search of the "
+                          "bound between greedy's maximum load and 1.5x it; heaviest object that fits on the lightest "
+                          "light processor goes to the first light processor where it fits"),
     "greedy-refine": ({"tolerance": 1.0}, "Charm++ TreeLB GreedyRefine (greedy.h): greedy order, an object stays where "
                                           "it is while its processor stays within M = tolerance x greedy's maximum "
                                           "load; M rises with every assignment above it"),

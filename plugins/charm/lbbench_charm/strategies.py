@@ -51,6 +51,14 @@ def greedy(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int, slo
     return new
 
 
+def greedy_max(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int, slow) -> float:
+    """TreeLB's ``calcGreedyMaxload`` (greedy.h): greedy's maximum load over the processors it gave objects."""
+    new = greedy(load, owner, movable, P, slow)
+    got = np.zeros(P, bool)
+    got[new[movable]] = True
+    return float(times(load, new, P, slow)[got].max(initial=0.0))
+
+
 def greedy_refine(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int, slow=None,
                   tolerance: float = 1.0) -> np.ndarray:
     """GreedyRefine as today's TreeLB does it (src/ck-ldb/greedy.h, ``GreedyRefine::solve``): M = tolerance x
@@ -58,10 +66,7 @@ def greedy_refine(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: i
     greedy's order stay on their processor when its load + the object's load <= M, else go to the least-loaded
     processor; M rises to every load an assignment reaches (``M = std::max(M, p.getLoad())``)."""
     sl = _slow(slow, P)
-    new = greedy(load, owner, movable, P, sl)
-    got = np.zeros(P, bool)
-    got[new[movable]] = True
-    bound = tolerance * float(times(load, new, P, sl)[got].max(initial=0.0))
+    bound = tolerance * greedy_max(load, owner, movable, P, sl)
     loads = background(load, owner, movable, P, sl)
     sl = sl.tolist()
     heap = [(float(b), p) for p, b in enumerate(loads)]
@@ -81,6 +86,118 @@ def greedy_refine(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: i
         bound = max(bound, float(loads[p]))
         heapq.heappush(heap, (float(loads[p]), p))
     return new
+
+
+class ProcHeap:
+    """TreeLB's ``ProcHeap`` (src/ck-ldb/pheap.h): a min-heap of (load, processor) copies in ``q[1:]``, with each
+    processor's position (0 for one never pushed). ``remove`` of a processor at position 0 works on slot 0 as the
+    file does: it drops the heap's last entry into slot 0 (out of the heap) and sifts from there."""
+
+    def __init__(self, procs, loads):
+        self.q = [None] + [(float(loads[p]), p) for p in procs]
+        self.pos = {p: i + 1 for i, p in enumerate(procs)}
+        for i in range(len(self.q) // 2, 0, -1):  # buildMinHeap
+            self._down(i, heapify=True)
+
+    def top(self):
+        return self.q[1] if len(self.q) > 1 else None
+
+    def _swap(self, i, j):
+        q = self.q
+        q[i], q[j] = q[j], q[i]
+        self.pos[q[i][1]], self.pos[q[j][1]] = i, j
+
+    def _up(self, i):
+        while i > 1 and self.q[i // 2][0] > self.q[i][0]:
+            self._swap(i // 2, i)
+            i //= 2
+
+    def _down(self, i, heapify=False):
+        q = self.q
+        while True:
+            c1, c2 = 2 * i, 2 * i + 1
+            if heapify:  # min_heapify: the smaller child, the left one on ties
+                c = c1 if c1 < len(q) and q[c1][0] < q[i][0] else i
+                c = c2 if c2 < len(q) and q[c2][0] < q[c][0] else c
+                if c == i:
+                    return
+            else:  # siftDown through minChild: the right child on ties
+                if c1 >= len(q):
+                    return
+                c = c1 if c2 >= len(q) or q[c1][0] < q[c2][0] else c2
+                if not q[i][0] > q[c][0]:
+                    return
+            self._swap(i, c)
+            i = c
+
+    def push(self, p, load):
+        self.q.append((float(load), p))
+        self.pos[p] = len(self.q) - 1
+        self._up(len(self.q) - 1)
+
+    def remove(self, p):
+        q, i = self.q, self.pos.get(p, 0)
+        if len(q) == 2 or i == len(q) - 1:
+            q.pop()
+        elif i == 1:  # pop
+            q[1] = q.pop()
+            self.pos[q[1][1]] = 1
+            self._down(1)
+        else:
+            q[i] = q.pop()
+            self.pos[q[i][1]] = i
+            if q[i // 2][0] > q[i][0]:
+                self._up(i)
+            else:
+                self._down(i)
+
+
+def refine_treelb(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int, slow=None) -> np.ndarray:
+    """TreeLB's RefineA (src/ck-ldb/refine.h, ``RefineA::solve``; ``+balancer RefineLB`` runs it today): a binary
+    search of the bound M between greedy's maximum load and 1.5 times it, until they are within 1%. For each M,
+    from the old placement: the heaviest processor above M gives its heaviest object that fits on the lightest
+    light processor (a ``ProcHeap``) to the first light processor (in order) where it fits; a heavy processor that
+    falls to M or below joins the light list (not the heap); the pass ends when the heaviest has nothing that fits.
+    The placement of the M whose pass left the lowest maximum load is returned (the first on ties)."""
+    sl = _slow(slow, P)
+    lower = greedy_max(load, owner, movable, P, sl)
+    upper = 1.5 * lower
+    start = times(load, owner, P, sl)
+    ids = _order(load, movable)
+    mine0 = [ids[owner[ids] == p].tolist() for p in range(P)]  # per processor, heaviest first
+    best, out = np.inf, owner.copy()
+    while lower > 0 and max(lower, upper) / min(lower, upper) > 1.01:  # reldiff
+        M = (lower + upper) / 2
+        loads, new, mine = start.copy(), owner.copy(), [list(x) for x in mine0]
+        light = [p for p in range(P) if loads[p] <= M]
+        heavy = [(-loads[p], p) for p in range(P) if loads[p] > M]
+        heapq.heapify(heavy)
+        light_max = float(loads[light].max(initial=0.0))
+        lightest = ProcHeap(light, loads)
+        while heavy and light and lightest.top() is not None:
+            h = heavy[0][1]
+            k = next((i for i, v in enumerate(mine[h]) if lightest.top()[0] + load[v] <= M), -1)
+            if k < 0:
+                break
+            v = mine[h].pop(k)
+            heapq.heappop(heavy)
+            loads[h] -= load[v]  # heavy.load -= o.getLoad()
+            to = next(q for q in light if loads[q] + load[v] <= M)
+            new[v] = to
+            loads[to] += load[v] * sl[to]
+            lightest.remove(to)
+            lightest.push(to, loads[to])
+            light_max = max(light_max, float(loads[to]))
+            if loads[h] > M:
+                heapq.heappush(heavy, (-loads[h], h))
+            else:
+                light.append(h)
+                light_max = max(light_max, float(loads[h]))
+        reached = -heavy[0][0] if heavy else light_max
+        if reached < best:
+            best, out = reached, new
+        lower, upper = (lower, M) if reached / M < 1.01 else (M, upper)
+    return out
 
 
 class Refiner:
@@ -169,4 +286,4 @@ def refine(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int, slo
     return r.multirefine()
 
 
-STRATEGIES = {"greedy": greedy, "refine": refine, "greedy-refine": greedy_refine}
+STRATEGIES = {"greedy": greedy, "refine": refine, "greedy-refine": greedy_refine, "refine-treelb": refine_treelb}

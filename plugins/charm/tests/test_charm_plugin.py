@@ -5,7 +5,7 @@ import pytest
 from harness import Context, Engine, Graph, Level, Machine, State
 from lbbench_charm import plugin
 
-NAMES = ("greedy", "refine", "greedy-refine", "grapevine", "lbaf-iat")
+NAMES = ("greedy", "refine", "refine-treelb", "greedy-refine", "grapevine", "lbaf-iat")
 
 
 def ctx_for(name, P=16, n=600, pinned=True, seed=2):
@@ -16,7 +16,7 @@ def ctx_for(name, P=16, n=600, pinned=True, seed=2):
     if pinned:
         pin[::7] = rng.integers(0, P, pin[::7].size)
     owner = np.where(pin >= 0, pin, rng.integers(0, P // 4, n))
-    defaults = {"greedy": {}, "refine": {"threshold": 1.003}, "greedy-refine": {"tolerance": 1.0},
+    defaults = {"greedy": {}, "refine": {"threshold": 1.05}, "refine-treelb": {}, "greedy-refine": {"tolerance": 1.0},
                 "grapevine": dict(plugin.GRAPEVINE), "lbaf-iat": dict(plugin.LBAF_IAT)}[name]
     state = State.settled(owner, P)
     ctx = Context(Level(1, g, pinned=pin), g, state, Machine.uniform(P), Engine(P, comm=None), defaults, seed,
@@ -34,7 +34,7 @@ def test_pinned_objects_never_move(name):
     assert np.bincount(after.owner, weights=ctx.graph.pwgt, minlength=ctx.P).max() < before
 
 
-@pytest.mark.parametrize("name", ("greedy", "refine", "greedy-refine"))
+@pytest.mark.parametrize("name", ("greedy", "refine", "refine-treelb", "greedy-refine"))
 def test_centralized_message_pattern(name):
     """Two balance supersteps: P statistics messages into the root, P decisions out of it."""
     ctx, state, _ = ctx_for(name, pinned=False)

@@ -1,7 +1,7 @@
 """The centralized strategies on small instances whose answers are known."""
 import numpy as np
 
-from lbbench_charm.strategies import greedy, greedy_refine, refine
+from lbbench_charm.strategies import greedy, greedy_refine, refine, refine_treelb
 
 
 def loads(n=400, P=8, seed=1):
@@ -34,7 +34,7 @@ def test_greedy_balances_and_ignores_placement():
 def test_pinned_objects_stay_and_count():
     load, owner, mov, P = loads()
     mov[::5] = False
-    for fn in (greedy, refine, greedy_refine):
+    for fn in (greedy, refine, greedy_refine, refine_treelb):
         new = fn(load, owner, mov, P)
         assert np.array_equal(new[~mov], owner[~mov]), fn.__name__
 
@@ -115,3 +115,16 @@ def test_greedy_refines_bound_counts_only_the_processors_that_received_objects()
     second object leaves processor 0 (a bound of 10 would have kept both there)."""
     load, owner = np.array([3.0, 3.0, 10.0]), np.array([0, 0, 2])
     assert greedy_refine(load, owner, np.array([True, True, False]), 3).tolist() == [0, 1, 2]
+
+
+def test_refine_treelb_searches_the_bound_between_greedys_maximum_and_half_again():
+    """refine.h RefineA: 20 objects of load 1 on processor 0, one of 4 on processor 2; greedy's maximum is 8, so M
+    is searched in [8, 12]: 10, 9, 8.5, 8.25, ... At 8.5 objects 0-7 (heaviest first, ties by id) fill processor
+    1, the first light processor where they fit, to 8; 8-11 then go to processor 2 (4 -> 8) and processor 0 is at
+    8: the lowest maximum load, first reached at 8.5, is the placement returned."""
+    load, owner = np.array([1.0] * 20 + [4.0]), np.array([0] * 20 + [2])
+    assert refine_treelb(load, owner, np.ones(21, bool), 3).tolist() == [1] * 8 + [2] * 4 + [0] * 8 + [2]
+    load, owner, mov, P = loads()
+    new = refine_treelb(load, owner, mov, P)
+    assert (new != owner).sum() < (greedy(load, owner, mov, P) != owner).sum()
+    assert per_proc(new, load, P).max() <= 1.5 * per_proc(greedy(load, owner, mov, P), load, P).max()
