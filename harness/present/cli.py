@@ -377,6 +377,12 @@ def claims(paper, strict, workload, levels, machine, initial, out, seed, timeout
         raise click.exceptions.Exit(1)
 
 
+_claims_w = next(p for p in claims.params if p.name == "workload")  # claims run on their own workloads
+_claims_w.show_default = False
+_claims_w.help = ("run every claim on this workload instead of its own (e.g. mini, a quick look; its verdicts are not "
+                  "the papers') [default: each claim's own; shock where a claim names none]")
+
+
 @cli.command()
 @click.option("--paper", "papers", multiple=True, help="only this paper (repeatable): sbn, minex, tree, mlb, amr")
 @click.option("-o", "--output", "site_dir", default="site", show_default=True, help="directory to write the site into")
