@@ -1,11 +1,12 @@
 """Side by side with LBAF: its InformAndTransfer, our ``lbaf-iat`` and ``grapevine`` on the same LBDatafile traces.
 
 For each trace, phase and seed, all three balance the application's own
-placement of that phase, and this prints the medians over the seeds of each
-one's rank-work imbalance after balancing (max / mean - 1 of the ranks'
-summed task times, LBAF's statistic; ``before`` is the trace's own) and of the
-wall time of the balancing call alone (LBAF: ``Runtime.execute``; ours: the
-``balance`` hook, ``time_balance_s``). Settings:
+placement of that phase, and this prints, over the seeds, the median and the
+range of each one's rank-work imbalance after balancing (max / mean - 1 of
+the ranks' summed task times, LBAF's statistic; ``before`` is the trace's
+own) and the median wall time of the balancing call alone (LBAF:
+``Runtime.execute``; ours: the ``balance`` hook, ``time_balance_s``).
+Settings:
 
 * LBAF: work model ``LoadOnly``, ``InformAndTransfer`` with criterion
   ``Tempered``, transfer strategy ``Recursive`` with
@@ -19,7 +20,9 @@ wall time of the balancing call alone (LBAF: ``Runtime.execute``; ours: the
 * ours, Charm++'s DistributedLB at its defaults: ``grapevine``;
 
 on ``vt[path=DIR]`` (P = the trace's ranks, each phase started from its
-trace placement). The clustering transfer (``--clustering``) runs on the
+trace placement): LBAF's traces named by ``--recursive`` (default its 32-rank
+``nolb-8color-16nodes-11firstphases`` and 64-rank
+``challenging_toy_hundreds_tasks``) and the ``vt-synthetic`` ones. The clustering transfer (``--clustering``) runs on the
 traces with shared memory blocks with LBAF's own configuration of each
 (``config/challenging-toy-fewer-tasks.yaml``: deterministic, 8 iterations, 4
 rounds, fanout 4, ``max_objects_per_transfer=100``;
@@ -47,14 +50,16 @@ otherwise):
 then, in lbbench's environment:
 
     python benchmarks/peers/lbaf.py --lbaf-python lbaf-venv/bin/python [--lbaf-data lbaf-src/data]
-        [--rounds 5 --fanout 2 --iterations 4 --phases 0 --seeds 5 --synthetic 32x16,64x32 --out DIR]
+        [--rounds 5 --fanout 2 --iterations 4 --phases 0 --seeds 9 --synthetic 32x16,64x32 --out DIR]
+        [--recursive nolb-8color-16nodes-11firstphases,challenging_toy_hundreds_tasks] [--lbaf-only]
         [--clustering challenging_toy_fewer_tasks,challenging_toy_hundreds_tasks --clustering-synthetic 32x16
          --no-recursive]
 
-The traces: LBAF's public ``nolb-8color-16nodes-11firstphases`` (32 ranks,
-with ``--lbaf-data``) and ``vt-synthetic`` traces (``--synthetic RANKSxTASKS,...``)
-written under ``--out``. Every single run is appended to ``DIR/runs.jsonl``
-as it ends. Without an importable LBAF the script says so and exits 0 (skipped).
+The ``vt-synthetic`` traces (``--synthetic RANKSxTASKS,...``) are written
+under ``--out``. Every single run is appended to ``DIR/runs.jsonl`` as it
+ends; LBAF's runs also to ``DIR/lbaf-runs.jsonl``, which a later run reads
+instead of running LBAF again with the same inputs (LBAF takes minutes per
+run on the larger traces: ``--lbaf-only`` fills it first). Without an importable LBAF the script says so and exits 0 (skipped).
 """
 from __future__ import annotations
 
@@ -198,7 +203,7 @@ def main(argv=None) -> int:
     ap.add_argument("--fanout", type=int, default=2)
     ap.add_argument("--iterations", type=int, default=4)
     ap.add_argument("--phases", default="0", help="phase ids, e.g. 0,1")
-    ap.add_argument("--seeds", type=int, default=5, help="runs per trace and phase (seeds 0 .. N-1); medians")
+    ap.add_argument("--seeds", type=int, default=9, help="runs per trace and phase (seeds 0 .. N-1); medians")
     ap.add_argument("--recursive", default="nolb-8color-16nodes-11firstphases,challenging_toy_hundreds_tasks",
                     help="LBAF traces (under --lbaf-data) run with the recursive transfer")
     ap.add_argument("--lbaf-only", action="store_true", help="run LBAF only (fills OUT/lbaf-runs.jsonl, which "
