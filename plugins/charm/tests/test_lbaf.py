@@ -45,7 +45,7 @@ def test_inform_stage_is_engine_traffic():
 
 
 class Pick:
-    """A stand-in generator whose ``choice`` returns the target ``to(p)`` of rank p (it must be a peer)."""
+    """A stand-in generator whose ``choice`` returns one given target (which must be among the peers)."""
 
     def __init__(self, target):
         self.target = target
@@ -66,8 +66,9 @@ def test_inform_messages_carry_the_senders_live_set():
 
 
 def test_inform_reaches_as_many_peers_as_lbafs():
-    """Mean peers known at P = 64, fanout 2 over 10 seeds: LBAF 9.7 with 2 rounds, 50.6 with 4 (issue 49)."""
-    for rounds, lbafs in ((2, 9.7), (4, 50.6)):
+    """Mean peers known at P = 64, fanout 2 over 10 seeds: LBAF (9615e7ab, __execute_information_stage on a
+    64-rank trace, seeds 0-9) 9.98 with 2 rounds, 50.5 with 4."""
+    for rounds, lbafs in ((2, 9.98), (4, 50.5)):
         mean = np.mean([[k.size - 1 for k in lbaf.inform(Engine(64, comm=None), rounds, 2, rngs(s))]
                         for s in range(10)])
         assert abs(mean - lbafs) < 0.05 * lbafs, (rounds, mean)
