@@ -138,7 +138,7 @@ def _smallest(factor: float):
     return judge
 
 
-T_EXEC_LB = pairwise("texec", True, lb_pairs, "T_exec of M/LB < of M", constants=False)
+T_EXEC_LB = pairwise("texec", True, lb_pairs, "T_exec of M/LB < T_exec of M", constants=False)
 T_EXEC_CBTLB = pairwise("texec", True, cbtlb_pairs, "T_exec of M/CBTLB < M/MCSTLB, M/BTLB", constants=False)
 SOLVER_LB = pairwise("solver", True, lb_pairs, "Σ T_i of M/LB < Σ T_i of M")
 SOLVER_CBTLB = pairwise("solver", True, cbtlb_pairs, "Σ T_i of M/CBTLB < M/MCSTLB, M/BTLB")
