@@ -636,8 +636,8 @@ def reproduce(papers=None, out: str | None = None, site: str | None = "site", pr
             if name not in built:
                 build(name)
         result.reports = [built[name] for name in reps]
-        judged = {id(o.claim): o for name in papers for o in built[name]}
-        result.claims = [judged[id(c)] for c in claims]
+        judged = {o.claim.name: o for name in papers for o in built[name]}  # by name: a quote not found is a new claim
+        result.claims = [judged[c.name] for c in claims]
     finally:
         if bar is not None:
             bar.close()

@@ -184,7 +184,8 @@ def _check_placement(lv: Level, n: int) -> None:
         a = lv.meta.get(k)
         if a is None:
             continue
-        if not isinstance(a, np.ndarray) or a.dtype.kind not in "iu" or a.shape != (n,):
+        a = np.asarray(a)  # an array, or a list of processors (sbn-example's)
+        if a.dtype.kind not in "iu" or a.shape != (n,):
             raise ValueError(f"level {lv.index}: meta {k} is not one processor per vertex ({n})")
         if n and (int(a.min()) < 0 or int(a.max()) >= P):
             raise ValueError(f"level {lv.index}: meta {k} names a processor outside [0, {P})")
