@@ -31,6 +31,10 @@ def test_balances_and_posts_one_message_per_transfer(grid, method, P):
     if method != "cbtlb":
         assert mig["max_msgs_per_vproc"] <= 1 and mig["max_recv_per_vproc"] <= 1  # single port
     assert rec["tree_twa_supersteps"] == eng.step_stats("balance")["supersteps"]
+    # counted T_exec: Phase 1 scans the largest part, each step costs 2 visits per node of its largest transfer
+    largest = [max((m for _, _, m in st), default=0) for _, st in steps]
+    assert rec["tree_node_visits"] == np.bincount(own, minlength=P).max() + 2 * sum(largest)
+    assert 0 <= rec["tree_nodes_moved_twice"] <= rec["tree_nodes_moved"]
 
 
 def test_everything_on_one_processor_uses_virtual_edges(grid):

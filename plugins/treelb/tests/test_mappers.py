@@ -34,3 +34,20 @@ def test_mappers_need_coordinates():
     g = Graph.from_edges(3, [0, 1], [1, 2])
     with pytest.raises(ValueError, match="coordinates"):
         orb(g, 2)
+
+
+def test_node_visits_count_the_mapping(make_grid):
+    """T_exec is counted (README "T_exec"): ORB visits every node once per split level, AE/MC adds its FM work,
+    MLkP's estimate grows with the graph."""
+    from lbbench_treelb.mappers import multilevel_visits
+
+    g = make_grid(40, 25)
+    for P, depth in ((2, 1), (8, 3), (7, 3)):
+        tally = [0]
+        orb(g, P, tally)
+        assert tally[0] <= g.n * depth and (P == 7 or tally[0] == g.n * depth)
+        fm = [0]
+        min_cut(g, P, tally=fm)
+        assert fm[0] > tally[0] + g.n  # every bisection's gain set-up at least, besides ORB's splits
+    assert orb(g, 8, [0]).tolist() == orb(g, 8).tolist()  # counting changes nothing
+    assert 0 < multilevel_visits(1_000, 10) < multilevel_visits(100_000, 10)
