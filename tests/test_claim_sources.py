@@ -330,8 +330,9 @@ WITNESS = {
     # C=8/C=1 = 1 < 8 (equal runtimes); then the None case at C=8 ten times C=1's
     "minex-relative-speedup": ({}, [], [(_on(MX_NONE, C=8), None, 10.0)]),
     # every method moves a tenth of what the mesh changed (a workload figure, the same for all: a whole-method
-    # move shifts both); then RCB twice what changed
-    "zoltan-geometric-incremental": ({"changed_weight": 10.0}, [], [("rcb", "moved_weight", 20.0)]),
+    # move shifts both), RCB half of that; then RCB twice what changed
+    "zoltan-geometric-incremental": ({"changed_weight": 10.0}, [("rcb", "moved_weight", 0.5)],
+                                     [("rcb", "moved_weight", 40.0)]),
 }
 
 

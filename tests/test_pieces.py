@@ -114,7 +114,7 @@ def dense_figures(boxes: Boxes, before: BoxPieces, after: BoxPieces, P: int, n_s
             pid[tuple(slice(a, b + 1) for a, b in zip(pc.lo[i], pc.hi[i]))] = i
         return pid
 
-    out = dict.fromkeys(["intra_comm", "intra_copy", "inter_comm", "inter_copy", "moved"], 0.0)
+    out = dict.fromkeys(["intra_comm", "intra_colocated", "inter_comm", "inter_colocated", "moved"], 0.0)
     traffic = np.zeros(P)
     grids = {lev: grid(after, lev) for lev in levels}
     for lev in levels:
@@ -124,7 +124,7 @@ def dense_figures(boxes: Boxes, before: BoxPieces, after: BoxPieces, P: int, n_s
             face = (x >= 0) & (y >= 0) & (x != y)
             same = after.owner[x[face]] == after.owner[y[face]]
             out["intra_comm"] += 2 * g * B * n_l * np.sum(~same)
-            out["intra_copy"] += 2 * g * B * n_l * np.sum(same)
+            out["intra_colocated"] += 2 * g * B * n_l * np.sum(same)
         prev = grid(before, lev)
         both = (prev >= 0) & (pid >= 0)
         out["moved"] += B * np.sum(before.owner[prev[both]] != after.owner[pid[both]])
@@ -138,7 +138,7 @@ def dense_figures(boxes: Boxes, before: BoxPieces, after: BoxPieces, P: int, n_s
         fo, co = after.owner[fp], after.owner[cp]
         x = fo != co
         out["inter_comm"] += rest * np.sum(x) + prol[x].sum()
-        out["inter_copy"] += rest * np.sum(~x) + prol[~x].sum()
+        out["inter_colocated"] += rest * np.sum(~x) + prol[~x].sum()
         both_ways = rest + prol[x]  # restriction fine -> coarse, prolongation coarse -> fine: sent + received
         traffic += np.bincount(fo[x], both_ways, minlength=P) + np.bincount(co[x], both_ways, minlength=P)
     out["inter_max_proc"] = traffic.max()
@@ -159,6 +159,8 @@ def test_both_evaluations_match_the_dense_reference(seed):
         for k, v in ref.items():
             col = "amr_data_moved_bytes" if k == "moved" else f"amr_{k}_bytes"
             assert got[col] == pytest.approx(v, rel=1e-12), (raster, k)
+        for k in ("intra", "inter"):  # memory copies: pack + unpack of every exchange, local or remote
+            assert got[f"amr_{k}_copy_bytes"] == pytest.approx(2 * (ref[f"{k}_comm"] + ref[f"{k}_colocated"]))
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -9,14 +9,24 @@ n_l = R * ratio**l time steps of level l per interval:
   of face-adjacent pieces of one level (pieces of one box included) exchanges
   2 * F * g * B bytes per step of their level, F = shared cell faces;
 - inter-level (§2 "prolongation coarse->fine, restriction fine->coarse"): for every
-  coarse piece C (level l-1) and fine piece F (level l) that overlap, restriction
-  sends the overlap (in coarse cells, fine cells / ratio**d) * B once per coarse
-  step (n_{l-1}) and prolongation fills F's boundary cell faces that lie over C,
-  faces * g * B per fine step (n_l) (spec §1.8: every piece's ghost region is
-  interpolated from the coarse level, so IGD's pieces spread over all processors
-  all talk to the coarse grid's processors, §4.2);
-- "communication" when the two pieces' owners differ, "memory copy" when equal
-  (§2: "On the same processor, these communications translate to memory copies");
+  coarse piece C (level l-1) and fine piece F (level l) that overlap, prolongation
+  fills F's boundary cell faces that lie over C, faces * g * B per fine step (n_l)
+  (spec §1.8: every piece's ghost region is interpolated from the coarse level, so
+  IGD's pieces spread over all processors all talk to the coarse grid's processors,
+  §4.2), and restriction sends, by ``restrict`` (``RESTRICT``): ``step`` the overlap
+  in coarse cells (fine cells / ratio**d) * B once per coarse step (n_{l-1}, Berger-Oliger's
+  averaging of the covered coarse cells), ``regrid`` the same volume once per regrid
+  interval, ``surface`` the coarse faces of the fine piece's boundary over C
+  (faces / ratio**(d-1)) * B per coarse step (a flux correction at the interface);
+  every mode's communication is a column (``amr_inter_comm_<mode>_bytes``);
+- "communication" when the two pieces' owners differ, "co-located traffic" when
+  equal (§2: "On the same processor, these communications translate to memory copies");
+- memory copies (Fig. 10, §3.2: "Large number of small grids also increases the
+  number of memory copies required for inter-level and intra-level communications"):
+  every exchange, local or remote, packs the ghost region into a buffer on the sending
+  piece and unpacks it on the receiving piece, so each piece copies its side of each of
+  its exchanges twice: copies = 2 x (communication + co-located traffic), growing with
+  the number of pieces and their surface;
 - data moved: cells of one level held by another processor than at the previous
   step (:func:`harness.contract.pieces.moved_cells`) x B;
 - load imbalance % = 100 (max_q W_q / mean_q W_q - 1), W_q = sum of piece cells x
@@ -31,9 +41,12 @@ import numpy as np
 
 from ..contract.forms import boxes_to_graph
 from ..contract.model import IDX, Boxes, Graph, row_prod
-from ..contract.pieces import (RASTER_CELLS_PER_PIECE, BoxPieces, _c,
-                               moved_cells)
+from ..contract.pieces import BoxPieces, _c, moved_cells
 from ..kernels import _cells
+
+RESTRICT = ("step", "regrid", "surface")  # the restriction's weighting (module docstring)
+# the per-cell passes cost about 1/20 of a candidate piece pair (measured on bl: ~0.1 us per cell, ~2 us per pair)
+CELLS_PER_PAIR = 20
 
 
 def _surface(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -48,22 +61,38 @@ def _steps(meta: dict, ratio: int, level):
     return int(meta.get("regrid_every", 1)) * float(ratio) ** np.asarray(level, float)
 
 
+def _restriction(cells, faces, n_coarse, r: int, d: int, B: int) -> dict:
+    """Restriction bytes of fine ``cells`` with ``faces`` boundary faces over a coarse piece, per mode of
+    ``RESTRICT`` (``n_coarse``: steps of the coarse level per regrid interval)."""
+    vol = np.asarray(cells, float) / r ** d * B
+    return {"step": vol * n_coarse, "regrid": vol, "surface": np.asarray(faces, float) / r ** (d - 1) * B * n_coarse}
+
+
 def amr_figures(boxes: Boxes, before: BoxPieces | None, after: BoxPieces, P: int, meta: dict,
-                bytes_per_cell: int = 8, ghost: int = 1, raster: bool | None = None, graph: Graph | None = None) -> dict:
+                bytes_per_cell: int = 8, ghost: int = 1, raster: bool | None = None, graph: Graph | None = None,
+                restrict: str | None = None) -> dict:
     """The ``amr_*`` columns of one step (module docstring); ``before`` None: nothing moved.
 
-    Two evaluations of the same formulas: pair searches among pieces (few, large pieces) or, when pieces
-    average fewer than ``RASTER_CELLS_PER_PIECE`` cells (IGD), per-cell passes over the boxes' cells
-    (``raster``; None chooses). ``graph``: the boxes' graph (``ctx.graph``, which the runner keeps in the
-    workload cache); None builds it (:func:`harness.boxes_to_graph`) when the pair searches need it."""
+    Two evaluations of the same formulas: pair searches among pieces or per-cell passes over the boxes' cells
+    (``raster``; None chooses the cheaper: the passes when the candidate piece pairs, the pairs of pieces of
+    one box or of two boxes joined in the box graph, exceed the cells / ``CELLS_PER_PAIR``: IGD's boxes split
+    over P processors). ``graph``: the boxes' graph (``ctx.graph``, which the runner keeps in the workload
+    cache); None builds it (:func:`harness.boxes_to_graph`).
+    ``restrict``: the restriction's weighting (``RESTRICT``; None: ``meta["restrict"]``, else ``step``)."""
     B, g, r = int(bytes_per_cell), int(ghost), int(boxes.ratio)
     if B < 0 or g < 0:
         raise ValueError("bytes_per_cell and ghost must be >= 0")
+    restrict = restrict or meta.get("restrict", "step")
+    if restrict not in RESTRICT:
+        raise ValueError(f"restrict must be one of {', '.join(RESTRICT)}, got {restrict!r}")
     moved = float(moved_cells(before, after, raster)[2].sum()) * B if before is not None else 0.0
-    if raster is None:  # many small pieces (IGD): per-cell passes beat pair searches among pieces
-        raster = after.n * RASTER_CELLS_PER_PIECE > int(boxes.cells.sum())
+    graph = graph if graph is not None else boxes_to_graph(boxes)
+    if raster is None:  # many pieces per box (IGD): per-cell passes beat pair searches among pieces
+        cnt = np.bincount(after.box, minlength=boxes.n).astype(float)
+        pairs = float(cnt @ (cnt - 1)) / 2 + float(cnt[graph.src] @ cnt[graph.adjncy]) / 2
+        raster = pairs * CELLS_PER_PAIR > float(boxes.cells.sum())
     if raster:
-        return _raster_figures(boxes, after, P, meta, B, g, moved, graph)
+        return _raster_figures(boxes, after, P, meta, B, g, moved, graph, restrict)
     pc = after
     d = pc.lo.shape[1]
     if pc.n and (pc.box.max() >= boxes.n or not np.array_equal(pc.level, boxes.level[pc.box])):
@@ -73,7 +102,7 @@ def amr_figures(boxes: Boxes, before: BoxPieces | None, after: BoxPieces, P: int
     inter = np.zeros(2)
     sent = np.zeros(P)
     recv = np.zeros(P)
-    same_level, coarse_fine = _box_pairs(boxes, graph if graph is not None else boxes_to_graph(boxes))
+    same_level, coarse_fine = _box_pairs(boxes, graph)
     i, j = _piece_pairs(pc, boxes.n, *same_level, within=True)
     f = _shared_faces(pc.lo[i], pc.hi[i], pc.lo[j], pc.hi[j])
     vol = 2.0 * f * g * B * n_l[pc.level[i]]
@@ -88,7 +117,6 @@ def amr_figures(boxes: Boxes, before: BoxPieces | None, after: BoxPieces, P: int
     keep = np.all(span > 0, axis=1)
     fp, cp, lo, hi, olo, ohi, span = fp[keep], cp[keep], lo[keep], hi[keep], olo[keep], ohi[keep], span[keep]
     lev = pc.level[fp]
-    restrict = row_prod(span) / r ** d * B * n_l[lev - 1]
     # prolongation: the fine piece's boundary cell faces that lie over the coarse piece
     faces = np.zeros(fp.size)
     for k in range(d):
@@ -96,13 +124,15 @@ def amr_figures(boxes: Boxes, before: BoxPieces | None, after: BoxPieces, P: int
         faces += across * (olo[:, k] == lo[:, k])
         faces += across * (ohi[:, k] == hi[:, k])
     prolong = faces * g * B * n_l[lev]
-    fo, co = pc.owner[fp], pc.owner[cp]
-    same = fo == co
-    inter += [(restrict + prolong)[~same].sum(), (restrict + prolong)[same].sum()]
-    x = ~same
-    sent += np.bincount(fo[x], restrict[x], minlength=P) + np.bincount(co[x], prolong[x], minlength=P)
-    recv += np.bincount(co[x], restrict[x], minlength=P) + np.bincount(fo[x], prolong[x], minlength=P)
-    return _row(pc, P, r, intra, inter, moved, sent + recv, B, g)
+    rest = _restriction(row_prod(span), faces, n_l[lev - 1], r, d, B)
+    x = pc.owner[fp] != pc.owner[cp]
+    modes = {m: float((v + prolong)[x].sum()) for m, v in rest.items()}
+    restrict_b = rest[restrict]
+    inter += [modes[restrict], float((restrict_b + prolong)[~x].sum())]
+    fo, co = pc.owner[fp][x], pc.owner[cp][x]
+    sent += np.bincount(fo, restrict_b[x], minlength=P) + np.bincount(co, prolong[x], minlength=P)
+    recv += np.bincount(co, restrict_b[x], minlength=P) + np.bincount(fo, prolong[x], minlength=P)
+    return _row(pc, P, r, intra, inter, moved, sent + recv, B, g, modes)
 
 
 def _box_pairs(boxes: Boxes, gr: Graph):
@@ -146,14 +176,20 @@ def _shared_faces(alo, ahi, blo, bhi) -> np.ndarray:
     return f
 
 
-def _row(pc: BoxPieces, P: int, r: int, intra, inter, moved_bytes: float, traffic, B: int, g: int) -> dict:
+def _row(pc: BoxPieces, P: int, r: int, intra, inter, moved_bytes: float, traffic, B: int, g: int,
+         modes: dict) -> dict:
+    """The columns; ``intra``/``inter``: [communication, co-located traffic]; ``modes``: the inter-level
+    communication under each restriction weighting. Copies: pack + unpack of every exchange (docstring)."""
     W = np.bincount(pc.owner, pc.cells * float(r) ** pc.level, minlength=P)
     mean = W.sum() / P
     return {
         "amr_intra_comm_bytes": float(intra[0]),
-        "amr_intra_copy_bytes": float(intra[1]),
+        "amr_intra_colocated_bytes": float(intra[1]),
+        "amr_intra_copy_bytes": 2.0 * float(intra[0] + intra[1]),
         "amr_inter_comm_bytes": float(inter[0]),
-        "amr_inter_copy_bytes": float(inter[1]),
+        "amr_inter_colocated_bytes": float(inter[1]),
+        "amr_inter_copy_bytes": 2.0 * float(inter[0] + inter[1]),
+        **{f"amr_inter_comm_{m}_bytes": float(v) for m, v in modes.items()},
         "amr_data_moved_bytes": float(moved_bytes),
         "amr_pieces": int(pc.n),
         "amr_imbalance_pct": float(100.0 * (W.max() / mean - 1.0)) if mean > 0 else 0.0,
@@ -166,7 +202,7 @@ def _row(pc: BoxPieces, P: int, r: int, intra, inter, moved_bytes: float, traffi
 # ---------------------------------------------------------------- per-cell evaluation (many small pieces)
 
 def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: int, moved: float,
-                    graph: Graph | None) -> dict:
+                    graph: Graph, restrict: str) -> dict:
     """:func:`amr_figures` by per-cell passes (``harness.kernels._cells``): the same sums, cell face by cell face
     (counted per level and weighted once: every face of a level carries the same bytes)."""
     r, d = int(boxes.ratio), boxes.lo.shape[1]
@@ -178,6 +214,7 @@ def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: 
     n_l = _steps(meta, r, np.arange(L))
     intra = np.zeros(2)
     inter = np.zeros(2)
+    modes = dict.fromkeys(RESTRICT, 0.0)
     sent = np.zeros(P)
     recv = np.zeros(P)
 
@@ -203,7 +240,7 @@ def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: 
         hi[:, a] -= 1
         copy += faces(boxes.lo[rep], hi, rep, rep, np.full(rep.size, a), boxes.level[rep])[1]
     intra += [inside - copy, copy]
-    same_level, coarse_fine = _box_pairs(boxes, graph if graph is not None else boxes_to_graph(boxes))
+    same_level, coarse_fine = _box_pairs(boxes, graph)
     # intra-level, across the faces of two boxes: bi's high face on axis ax touches bj's low face
     u, v = same_level
     below = boxes.hi[u] + 1 == boxes.lo[v]  # u below v on the axis they touch across
@@ -230,13 +267,16 @@ def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: 
         _cells.inter(_c(lo), _c(hi), _c(fb), _c(cb), r, d, R.base, R.stride, pid, owner, plo, phi, P, cnt)
         cnt = cnt.reshape(P, P, F)
         n_all, f_all = int(cnt.sum()), int((cnt @ np.arange(F)).sum())
-        cnt[np.arange(P), np.arange(P)] = 0  # the copies: fine and coarse cell on one processor
-        rest, prol = B * n_l[lev - 1] / r ** d, g * B * n_l[lev]  # bytes per fine cell, per face
+        cnt[np.arange(P), np.arange(P)] = 0  # co-located: fine and coarse cell on one processor
+        prol = g * B * n_l[lev]  # bytes per face
         cells, faces_ = cnt.sum(axis=2), cnt @ np.arange(F)
         n_comm, f_comm = int(cells.sum()), int(faces_.sum())
-        inter += [rest * n_comm + prol * f_comm, rest * (n_all - n_comm) + prol * (f_all - f_comm)]
-        fcnt, ccnt = cells.sum(axis=1), cells.sum(axis=0)
-        fface, cface = faces_.sum(axis=1), faces_.sum(axis=0)
-        sent += rest * fcnt + prol * cface
-        recv += rest * ccnt + prol * fface
-    return _row(pc, P, r, intra, inter, moved, sent + recv, B, g)
+        comm = _restriction(n_comm, f_comm, n_l[lev - 1], r, d, B)
+        for m, v in comm.items():
+            modes[m] += float(v) + prol * f_comm
+        local = _restriction(n_all - n_comm, f_all - f_comm, n_l[lev - 1], r, d, B)[restrict]
+        inter += [float(comm[restrict]) + prol * f_comm, float(local) + prol * (f_all - f_comm)]
+        rest = _restriction(cells, faces_, n_l[lev - 1], r, d, B)[restrict]  # per (fine owner, coarse owner)
+        sent += rest.sum(axis=1) + prol * faces_.sum(axis=0)
+        recv += rest.sum(axis=0) + prol * faces_.sum(axis=1)
+    return _row(pc, P, r, intra, inter, moved, sent + recv, B, g, modes)

@@ -6,7 +6,9 @@
   lower-numbered ones to the low side. ``direction="coordinate"``: the longer
   extent of the set's bounding box (RCB, Zoltan's ``RCB``, the tree paper's
   AE/ORB); ``"inertial"``: the principal axis of the set's weighted inertia
-  (RIB, Zoltan's ``RIB``).
+  (RIB, Zoltan's ``RIB``). ``axes`` (a dict kept between calls) locks the
+  coordinate of each cut of the recursion the first time it is chosen
+  (Zoltan's ``RCB_LOCK_DIRECTIONS``).
 * :func:`curve_parts` cuts an order of the vertices (a Hilbert curve: Zoltan's
   ``HSFC``) into k consecutive pieces of equal weight.
 """
@@ -31,9 +33,11 @@ def _keys(xyz: np.ndarray, w: np.ndarray, direction: str) -> np.ndarray:
     return c @ axis
 
 
-def _split(coords, w, ids, k, direction):
-    """One cut of ``ids`` (k parts): (low ids, high ids, k_low, target weight of the low side)."""
-    order = ids[np.lexsort((ids, _keys(coords[ids], w[ids], direction)))]
+def _split(coords, w, ids, k, direction, axis=None):
+    """One cut of ``ids`` (k parts): (low ids, high ids, k_low, target weight of the low side); ``axis``: cut
+    along this coordinate (a locked direction)."""
+    keys = coords[ids, axis] if axis is not None else _keys(coords[ids], w[ids], direction)
+    order = ids[np.lexsort((ids, keys))]
     kl = k // 2
     cum = np.cumsum(w[order])
     target = cum[-1] * kl / k
@@ -41,9 +45,11 @@ def _split(coords, w, ids, k, direction):
     return order[:n_low], order[n_low:], kl, float(target)
 
 
-def recursive_bisection(g: Graph, P: int, refine=None, direction: str = "coordinate") -> np.ndarray:
+def recursive_bisection(g: Graph, P: int, refine=None, direction: str = "coordinate",
+                        axes: dict | None = None) -> np.ndarray:
     """Recursive bisection over ``g.coords`` weighted by pwgt; ``refine(g, low, high, target_low_weight)``
-    may improve each cut (the tree paper's AE/MC)."""
+    may improve each cut (the tree paper's AE/MC); ``axes``: {"first part:parts": coordinate} of the cuts
+    made so far, filled on first use and reused after (``direction="coordinate"`` only)."""
     if g.coords is None:
         raise ValueError("geometric partitioning needs vertex coordinates (the workload has none)")
     if direction not in DIRECTIONS:
@@ -56,7 +62,11 @@ def recursive_bisection(g: Graph, P: int, refine=None, direction: str = "coordin
         if k == 1 or ids.size == 0:
             parts[ids] = first
             continue
-        low, high, kl, target = _split(g.coords, w, ids, k, direction)
+        axis = None
+        if axes is not None:
+            ext = g.coords[ids].max(axis=0) - g.coords[ids].min(axis=0)
+            axis = axes.setdefault(f"{first}:{k}", int(np.argmax(ext)))
+        low, high, kl, target = _split(g.coords, w, ids, k, direction, axis)
         if refine is not None and low.size and high.size:
             low, high = refine(g, low, high, target)
         stack.append((high, k - kl, first + kl))

@@ -1,13 +1,13 @@
 """Run the schemes over a trace without the runner: the paper's set-up (§5: a partitioning module, then an
 "AMR simulator" evaluating the costs). Used by the tests and benchmarks; rows carry the same columns as the
-runner's (``algorithm``, ``P``, ``level``, ``time_partition_s``, ``amr_*``)."""
+runner's (``algorithm``, ``P``, ``level``, ``time_partition_s``, ``amr_*`` with ``amr_ops_*``)."""
 from __future__ import annotations
 
 import time
 
-from harness import amr_figures, parse_call, resolve_params
+from harness import amr_figures, boxes_to_graph, parse_call, resolve_params
 
-from .plugin import SCHEMES, distribute
+from .plugin import SCHEMES, counts, distribute
 
 
 def split_method(method: str):
@@ -33,6 +33,7 @@ def run_steps(levels, method: str, P: int, bytes_per_cell: int = 8, ghost: int =
             pc.check(lv.data, P)
         row = {"algorithm": method, "P": P, "level": lv.index, "time_partition_s": dt, "status": "ok"}
         row.update(amr_figures(lv.data, prev, pc, P, lv.meta, bytes_per_cell, ghost))
+        row.update(counts(name, lv.data, prev, pc, boxes_to_graph(lv.data), params))
         rows.append(row)
         prev = pc
     return rows

@@ -9,9 +9,12 @@ figures.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from harness import Algorithm, BoxPieces, check_params, hookimpl, implements, registers
 
 from .itb import itb
+from .ops import operations
 from .schemes import cgd, igd, ild, pieces_of, sfc
 from .wd import wd
 
@@ -36,7 +39,7 @@ BOUNDS = {"block": (1, 1024), "itb_iters": (0, 100_000), "tol": (0.0, 1e6), "w_i
 
 
 SCHEMES = {
-    "amr-sfc": (dict(block=3, coalesce=True), {"block": ">=1"},
+    "amr-sfc": (dict(block=1, coalesce=True), {"block": ">=1"},
                 "space-filling-curve composite distribution (§4.1): Hilbert-ordered composite blocks cut into P "
                 "equal-work chunks"),
     "amr-igd": (dict(igd_split="full", igd_deal="greedy"), {"igd_split": ("full", "slabs"),
@@ -44,7 +47,7 @@ SCHEMES = {
                 "independent grid distribution (§4.2): every box split over min(P, cells) processors"),
     "amr-cgd": (dict(split="planes"), {"split": ("planes", "none")},
                 "combined grid distribution (§4.3): the levels' boxes abutted into one list, cut into P equal loads"),
-    "amr-ild": (dict(ild_split="planes"), {"ild_split": ("planes", "none")},
+    "amr-ild": (dict(ild_split="none"), {"ild_split": ("planes", "none")},
                 "independent level distribution (§4.4): each level's load cut into P equal parts"),
     "amr-itb": (dict(itb_iters=10, tol=0.01), {"itb_iters": ">=0", "tol": ">=0"},
                 "iterative tree balancing (§4.5, reconstruction): BFS over neighbours and children, cut, "
@@ -100,6 +103,22 @@ def previous_pieces(ctx) -> BoxPieces | None:
 def partition(ctx):
     prev = previous_pieces(ctx) if ctx.algorithm == "amr-wd" else None
     return distribute(ctx.algorithm, ctx.original, ctx.P, ctx.params, prev)
+
+
+def counts(name: str, boxes, previous: BoxPieces | None, pieces: BoxPieces, graph, params: dict) -> dict:
+    """The operation counts of scheme ``name``'s distribution at one regrid (``amr_ops_*``, :mod:`.ops`);
+    ``graph``: the boxes' graph."""
+    p = {**SCHEMES[name][0], **params}
+    return operations(name, boxes, previous, pieces, np.bincount(graph.src, minlength=boxes.n),
+                      int(p.get("block", 1)))
+
+
+@hookimpl
+def metrics(ctx, before, after):
+    """The operation counts of the regrid's distribution, for the six schemes."""
+    if ctx.algorithm not in SCHEMES or after.pieces is None:
+        return None
+    return counts(ctx.algorithm, ctx.original, before.pieces, after.pieces, ctx.graph, ctx.params)
 
 
 register_reports = registers("lbbench_amr.reports", "REPORTS")

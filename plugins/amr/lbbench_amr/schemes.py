@@ -24,7 +24,7 @@ def domain(boxes: Boxes) -> np.ndarray:
 
 # ------------------------------------------------------------------ SFC (§4.1)
 
-def sfc(boxes: Boxes, P: int, block: int = 3, coalesce_pieces: bool = True) -> BoxPieces:
+def sfc(boxes: Boxes, P: int, block: int = 1, coalesce_pieces: bool = True) -> BoxPieces:
     """Composite distribution along a Peano-Hilbert curve (§4.1, Figs. 2-3).
 
     Composite block b = ``block`` base cells per side and every finer level above
@@ -131,7 +131,7 @@ def cgd(boxes: Boxes, P: int, split: str = "planes") -> BoxPieces:
     return pieces_of(boxes, box, lo, hi, owner)
 
 
-def ild(boxes: Boxes, P: int, ild_split: str = "planes") -> BoxPieces:
+def ild(boxes: Boxes, P: int, ild_split: str = "none") -> BoxPieces:
     """Independent level distribution (§4.4, Fig. 6): each level's combined load cut into P equal parts
     separately (chunk k -> processor k), boxes cut at planes (``planes``) or kept whole (``none``)."""
     if ild_split not in ("planes", "none"):

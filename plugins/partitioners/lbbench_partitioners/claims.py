@@ -40,26 +40,46 @@ def _per_level(df, m, col) -> dict:
     return {int(lv): float(x) for lv, x in zip(r["level"], r[col].astype(float))}
 
 
-def _incremental(df):
-    """At every level after the first (where the mesh changed), RCB moves no more weight than the adaptation
-    changed (``changed_weight``: the rwgt of the vertices it created or changed); DMeTiS under PLUM (the adaptive
-    repartitioner), METIS from scratch, RIB and HSFC shown beside as moved / changed, and the other reading (RCB
-    no more than DMeTiS)."""
+def _moved_changed(df):
+    """(levels after the first with a mesh change, changed weight per level, moved weight per level per method)."""
     changed = {lv: x for lv, x in _per_level(df, "rcb", "changed_weight").items() if math.isfinite(x)}
     moved = {m: _per_level(df, m, "moved_weight") for m in (*GEOMETRIC, ADAPTIVE, "metis")}
-    if not changed or any(not moved[m] for m in ("rcb", ADAPTIVE)):
-        return None, "a cell failed or has no mesh change (changed_weight)"
-    levels = sorted(changed)
-    over = [lv for lv in levels if moved["rcb"][lv] > changed[lv]]
+    return sorted(changed), changed, moved
+
+
+def _ratios(levels, changed, moved) -> str:
     total = sum(changed[lv] for lv in levels)
-    ratio = {m: sum(v[lv] for lv in levels) / total if total else math.nan for m, v in moved.items() if v}
+    return ", ".join(f"{'DMeTiS (PLUM)' if m == ADAPTIVE else m} {sum(v[lv] for lv in levels) / total:.2f}"
+                     for m, v in moved.items() if v)
+
+
+def _incremental(df):
+    """RCB's partitions are incremental: at every level after the first RCB moves less weight than METIS from
+    scratch (the non-incremental partitioner), and summed over those levels no more than the adaptation changed
+    (``changed_weight``: the rwgt of the vertices it created or changed). Moved / changed weight summed over the
+    levels shown for RCB, RIB, HSFC, DMeTiS under PLUM (the adaptive repartitioner) and METIS."""
+    levels, changed, moved = _moved_changed(df)
+    if not levels or any(not moved[m] for m in ("rcb", "metis")):
+        return None, "a cell failed or has no mesh change (changed_weight)"
+    above = [lv for lv in levels if moved["rcb"][lv] >= moved["metis"][lv]]
+    rcb = sum(moved["rcb"][lv] for lv in levels)
+    total = sum(changed[lv] for lv in levels)
+    return not above and rcb <= total, (
+        f"RCB moved less than METIS from scratch at {len(levels) - len(above)} of {len(levels)} levels"
+        + (f" (not at level {above[0]}: {Claim.num(moved['rcb'][above[0]])} vs "
+           f"{Claim.num(moved['metis'][above[0]])})" if above else "")
+        + f"; moved / changed weight summed over those levels: {_ratios(levels, changed, moved)}")
+
+
+def _every_level(df):
+    """The other reading: at every level after the first RCB moves no more weight than the mesh changed."""
+    levels, changed, moved = _moved_changed(df)
+    if not levels or not moved["rcb"]:
+        return None, "a cell failed or has no mesh change (changed_weight)"
+    over = [lv for lv in levels if moved["rcb"][lv] > changed[lv]]
     return not over, (f"RCB moved more than the mesh changed at {len(over)} of {len(levels)} levels"
-                      + (f" (first: level {over[0]}, {Claim.num(moved['rcb'][over[0]])} vs "
-                         f"{Claim.num(changed[over[0]])})" if over else "")
-                      + "; moved / changed weight over those levels: " + ", ".join(
-                          f"{'DMeTiS (PLUM)' if m == ADAPTIVE else m} {x:.2f}" for m, x in ratio.items())
-                      + f" (other reading, RCB no more than DMeTiS: "
-                      f"{'holds' if ratio['rcb'] <= ratio[ADAPTIVE] else 'does not hold'})")
+                      + (": " + ", ".join(f"level {lv} {moved['rcb'][lv] / changed[lv]:.2f}" for lv in over)
+                         if over else ""))
 
 
 CLAIMS = [
@@ -74,11 +94,14 @@ CLAIMS = [
           _cut_vs_metis("mtkahypar"), kind="our test",
           source="Gottesbüren et al., Mt-KaHyPar (ALENEX 2021 / ACM TOPC), graph partitioning evaluation"),
     Claim("zoltan-geometric-incremental", "zoltan", "Zoltan User's Guide, RCB page; “incremental partitions” read "
-          "as moving no more weight than the mesh changed (changed_weight: rwgt of the vertices the adaptation "
-          "created or changed) at every level after the first; the adaptive repartitioner DMeTiS under PLUM, METIS "
-          "from scratch, RIB and HSFC shown beside as moved / changed weight, with the other reading (RCB no more "
-          "than DMeTiS)",
+          "as: at every level after the first RCB moves less weight than METIS from scratch, and summed over those "
+          "levels no more than the mesh changed (changed_weight: rwgt of the vertices the adaptation created or "
+          "changed); RIB, HSFC and the adaptive repartitioner DMeTiS under PLUM shown beside as moved / changed "
+          "weight. The other reading, moved no more than changed at every level, is stricter on its bound but "
+          "rests on a threshold at one level (the changed weight) the sentence does not give; shown beside",
           "RCB was first proposed as a static load-balancing algorithm by Berger and Bokhari, but is attractive as "
           "a dynamic load-balancing algorithm because it implicitly produces incremental partitions.",
-          _cells(f"rcb,rib,hsfc,metis,{ADAPTIVE}"), _incremental, source="zoltan-ug-rcb.txt"),
+          _cells(f"rcb,rib,hsfc,metis,{ADAPTIVE}"), _incremental, source="zoltan-ug-rcb.txt",
+          other=("moved no more than changed at every level", _every_level),
+          variants=(("RCB_LOCK_DIRECTIONS", {"methods": {"rcb": "rcb[lock_directions=1]"}}),)),
 ]

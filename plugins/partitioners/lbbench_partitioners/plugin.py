@@ -7,6 +7,8 @@ runner puts pinned vertices back after any partitioner (docs/plugins.md);
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from harness import Algorithm, curve_parts, hilbert_order, hookimpl, implements, recursive_bisection, registers
@@ -16,21 +18,31 @@ from . import libraries
 PARAMS = {
     "kahip": {"preset": "eco", "imbalance": 0.03},
     "mtkahypar": {"preset": "default", "epsilon": 0.03},
-    "rcb": {}, "rib": {}, "hsfc": {},
+    "rcb": {"lock_directions": 0}, "rib": {}, "hsfc": {},
 }
 CHOICES = {"kahip": libraries.KAHIP_PRESETS, "mtkahypar": libraries.MTK_PRESETS}
 DESCRIPTIONS = {
     "kahip": "KaHIP kaffpa multilevel k-way (preset fast|eco|strong, imbalance), from scratch",
     "mtkahypar": "Mt-KaHyPar graph partitioning, cut objective, 1 thread (preset default|quality|deterministic, "
                  "epsilon), pinned objects as fixed vertices",
-    "rcb": "Zoltan RCB: recursive coordinate bisection at the weighted median (the same bisection as ae-orb)",
+    "rcb": "Zoltan RCB: recursive coordinate bisection at the weighted median (the same bisection as ae-orb); "
+           "lock_directions=1: each cut's coordinate kept from its first level on (RCB_LOCK_DIRECTIONS)",
     "rib": "Zoltan RIB: recursive inertial bisection along the weighted principal axis",
     "hsfc": "Zoltan HSFC: Hilbert space-filling curve through the bounding box cut into equal-weight pieces",
 }
 
 
+@dataclass
+class RcbMemory:
+    """The coordinate of every cut of the recursion, chosen at the first level (``lock_directions=1``)."""
+
+    axes: dict = field(default_factory=dict)
+
+
 def _validate(name):
     def check(p):
+        if "lock_directions" in p and p["lock_directions"] not in (0, 1):
+            raise ValueError(f"{name}: lock_directions must be 0 or 1, got {p['lock_directions']!r}")
         if name in CHOICES and p["preset"] not in CHOICES[name]:
             raise ValueError(f"{name}: preset must be one of {', '.join(CHOICES[name])}, got {p['preset']!r}")
         for key in ("imbalance", "epsilon"):
@@ -44,7 +56,8 @@ def register_algorithms(register):
     for name, params in PARAMS.items():
         family = "geometric" if name in ("rcb", "rib", "hsfc") else "multilevel"
         register(Algorithm(name, family=family, params=dict(params), roles=("partition",),
-                           validate=_validate(name), description=DESCRIPTIONS[name]))
+                           validate=_validate(name), description=DESCRIPTIONS[name],
+                           memory=RcbMemory if name == "rcb" else None))
 
 
 def parts_of(ctx) -> np.ndarray:
@@ -58,7 +71,9 @@ def parts_of(ctx) -> np.ndarray:
         raise ValueError(f"{ctx.algorithm} needs vertex coordinates (the workload has none)")
     if ctx.algorithm == "hsfc":
         return curve_parts(hilbert_order(g.coords), g.pwgt, P)
-    return recursive_bisection(g, P, direction="coordinate" if ctx.algorithm == "rcb" else "inertial")
+    if ctx.algorithm == "rcb":
+        return recursive_bisection(g, P, axes=ctx.memory.axes if int(p["lock_directions"]) else None)
+    return recursive_bisection(g, P, direction="inertial")
 
 
 @implements(*PARAMS)

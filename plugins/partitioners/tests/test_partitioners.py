@@ -52,6 +52,18 @@ def test_rcb_cuts_the_longer_extent_and_rib_the_principal_axis():
     assert np.bincount(recursive_bisection(g, 5, direction="inertial")).tolist() == [51, 51, 51, 51, 52]
 
 
+def test_rcb_lock_directions_keeps_each_cut_on_its_first_coordinate():
+    """RCB_LOCK_DIRECTIONS: the first call chooses each cut's coordinate (the longer extent); a later call on a
+    mesh now longer in y cuts along x again, where the unlocked RCB turns."""
+    axes = {}
+    wide, tall = grid(16, stretch=4.0), Graph(grid(16).xadj, grid(16).adjncy, coords=grid(16).coords * [1.0, 4.0])
+    assert np.array_equal(recursive_bisection(wide, 2, axes=axes), recursive_bisection(wide, 2))
+    assert axes == {"0:2": 0}
+    locked, free = recursive_bisection(tall, 2, axes=axes), recursive_bisection(tall, 2)
+    assert set(locked[tall.coords[:, 0] < 7.5]) == {0} and set(free[tall.coords[:, 1] < 30]) == {0}
+    assert not np.array_equal(locked, free)
+
+
 def test_hsfc_equal_weight_pieces_along_the_curve():
     g = grid(16)
     order = hilbert_order(g.coords)
