@@ -145,3 +145,34 @@ def test_workload_cache_loader(data):
         for w in (g.pwgt, g.rwgt, g.cwgt):
             assert w.size == 0 or (w.min() >= 0 and int(w.sum(dtype=object)) <= 2**53)
         assert g.coords is None or np.all(np.isfinite(g.coords))
+
+
+_MANIFEST_NAMES = st.sampled_from(["none", "sbn", "..", ".", "", "/", "../victim", "/tmp", "a/b", "none/..",
+                                   "%2E.", "sbn%2F..", "x" * 300])
+_MANIFEST_VALUES = st.one_of(_MANIFEST_NAMES, st.integers(), st.none(), st.lists(st.integers(), max_size=2),
+                             st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.dictionaries(st.sampled_from(["methods", "failed", "seed"]),
+                                 st.one_of(st.dictionaries(_MANIFEST_NAMES, _MANIFEST_VALUES, max_size=4),
+                                           _MANIFEST_VALUES), max_size=3),
+                 _MANIFEST_VALUES))
+def test_export_manifests(data):
+    """An export manifest is data (issue 50): read back, it is one clear ValueError naming the file, or only
+    names the directories lbbench wrote there, each one plain component."""
+    import json
+
+    from harness.present.export import DIR_MARK, method_dir, read_manifest
+
+    out = SCRATCH / "export"
+    (out / "none").mkdir(parents=True, exist_ok=True)
+    (out / "none" / DIR_MARK).write_text("x")
+    (out / "lbbench-export.json").write_text(json.dumps(data))
+    try:
+        got = read_manifest(out)
+    except ValueError as exc:
+        assert "\n" not in str(exc) and "lbbench-export.json" in str(exc)
+        return
+    assert all(name == method_dir(m) and "/" not in name and (out / name / DIR_MARK).is_file()
+               for m, name in got.items())

@@ -55,6 +55,7 @@ import pandas as pd
 
 from ..contract.spec import parse_call, parse_methods
 from ..engine.timing import runs
+from ..engine.vprocs import world
 from ..run import workloads
 from ..store.results import DEFAULT_DIR
 from .quotes import demote, unfound
@@ -418,12 +419,14 @@ def start(c: dict, wname: str, opts) -> str:
 
 def checked(claims: list[Claim]) -> list[Claim]:
     """The claims, each quote whose words are not found in a source its plugin ships (:func:`quotes.unfound`)
-    turned into our test saying why, with one warning line on stderr (issue 50)."""
+    turned into our test saying why, with one warning line on stderr (rank 0's under MPI; issue 50)."""
     out = []
+    comm = world()
     for c in claims:
         why = unfound(c) if c.kind == QUOTE else ""
         if why:
-            print(f"lbbench: warning: claim {c.name!r} is shown as our test: {why}", file=sys.stderr)
+            if comm is None or comm.Get_rank() == 0:
+                print(f"lbbench: warning: claim {c.name!r} is shown as our test: {why}", file=sys.stderr)
             c = demote(c, why, OURS)
         out.append(c)
     return out
