@@ -20,7 +20,7 @@ n_l = R * ratio**l time steps of level l per interval:
   (faces / ratio**(d-1)) * B per coarse step (a flux correction at the interface);
   every mode's communication is a column (``amr_inter_comm_<mode>_bytes``);
 - "communication" when the two pieces' owners differ, "co-located traffic" when
-  equal (§2: "On the same processor, these communications translate to memory copies");
+  equal (§2: "on the same processor, these communications translate to memory copies");
 - memory copies (Fig. 10, §3.2: "Large number of small grids also increases the
   number of memory copies required for inter-level and intra-level communications"):
   every exchange, local or remote, packs the ghost region into a buffer on the sending
@@ -89,7 +89,7 @@ def amr_figures(boxes: Boxes, before: BoxPieces | None, after: BoxPieces, P: int
     graph = graph if graph is not None else boxes_to_graph(boxes)
     if raster is None:  # many pieces per box (IGD): per-cell passes beat pair searches among pieces
         cnt = np.bincount(after.box, minlength=boxes.n).astype(float)
-        pairs = float(cnt @ (cnt - 1)) / 2 + float(cnt[graph.src] @ cnt[graph.adjncy]) / 2
+        pairs = float((cnt * (cnt - 1)).sum() + (cnt[graph.src] * cnt[graph.adjncy]).sum()) / 2  # no BLAS call
         raster = pairs * CELLS_PER_PAIR > float(boxes.cells.sum())
     if raster:
         return _raster_figures(boxes, after, P, meta, B, g, moved, graph, restrict)
@@ -228,7 +228,7 @@ def _raster_figures(boxes: Boxes, pc: BoxPieces, P: int, meta: dict, B: int, g: 
     # intra-level, inside a box: the pieces tile it, so the faces they share are (their surfaces - the
     # box's) / 2; cell by cell only in the boxes holding two pieces on one processor (memory copies)
     shared = (np.bincount(pc.box, _surface(pc.lo, pc.hi), minlength=boxes.n) - _surface(boxes.lo, boxes.hi)) / 2
-    inside = 2.0 * g * B * float(shared @ n_l[boxes.level])
+    inside = 2.0 * g * B * float((shared * n_l[boxes.level]).sum())
     if boxes.n * P <= 8 * pc.n + (1 << 20):  # (box, owner) pairs held by two pieces or more
         rep = np.unique(np.nonzero(np.bincount(pc.box * P + pc.owner) > 1)[0] // P)
     else:
