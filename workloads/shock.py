@@ -85,6 +85,7 @@ DEFAULTS = {
     "max_depth": 3,      # deepest 1:8 refinement
     "closure": True,     # 3D_TAG's 1:2 / 1:4 closure (and 1:8 upgrades) of the original elements
     "initial": False,    # prepend the unadapted mesh as level 0
+    "cwgt_unit": 1,      # cwgt per leaf face, in the unit of one element's pwgt (MinEX §2.2; MinEX cells fit it)
 }
 
 
@@ -276,7 +277,8 @@ def active_elements(cent_xy, reach, centres, radius) -> np.ndarray:
 
 
 BOUNDS = {"scale": (0.001, 64.0), "levels": (1, 1000), "radius": (1e-6, 4.0), "speed": (-10.0, 10.0),
-          "start": (-10.0, 10.0), "max_depth": (1, 4)}  # the box is 2 x 1 x 1; scale 64: 3.2 million tets
+          "start": (-10.0, 10.0), "max_depth": (1, 4),
+          "cwgt_unit": (1, 1000)}  # the box is 2 x 1 x 1; scale 64: 3.2 million tets
 
 
 def validate(params: dict) -> None:
@@ -291,11 +293,11 @@ def generate(seed: int = 0, **params):
     centres = [float(p["start"]) + t * float(p["speed"]) for t in range(L)]
     meta = {"radius": R, "speed": float(p["speed"]), "max_depth": D, "scale": scale}
     return build_levels(*initial_mesh(scale, seed), centres, R, D, initial=bool(p["initial"]),
-                        closure=bool(p["closure"]), meta=meta)
+                        closure=bool(p["closure"]), meta=meta, cwgt_unit=int(p["cwgt_unit"]))
 
 
 def build_levels(pts, tets, centres, radius, max_depth, initial=False, meta=None, closure=True,
-                 chunk: int = 4096) -> list[Level]:
+                 chunk: int = 4096, cwgt_unit: int = 1) -> list[Level]:
     n = tets.shape[0]
     P = pts[tets]  # (n, 4, 3)
     cent = P.mean(axis=1)
@@ -329,7 +331,7 @@ def build_levels(pts, tets, centres, radius, max_depth, initial=False, meta=None
     del csr, a, b  # ctx keeps them, as int32
 
     def level(index, pw, rw, cw, cylinder_x):
-        g = Graph(xadj, adjncy, pwgt=pw, rwgt=rw, cwgt=cw[edge_of], coords=coords,
+        g = Graph(xadj, adjncy, pwgt=pw, rwgt=rw, cwgt=cw[edge_of] * cwgt_unit, coords=coords,
                   name=f"shock-{index}", symmetric=True)
         return Level(index, g, meta=dict(base_meta, cylinder_x=cylinder_x))
 

@@ -32,7 +32,9 @@ between P and 2P) cannot be raw. With ``normalize="total"`` (the default) the
 loads are taken as fractions of the QwgtTot at the start of the call, Q0.
 The gate -Gain/ΔMinVar < ThroTtle then reads ``Gain < -ThroTtle ΔMinVar / Q0``,
 and the best ThroTtle grows with P, as §3.3 reports. ``"mean"`` divides by
-Q0/P instead and ``"none"`` uses raw units. A move is accepted when
+Q0/P instead and ``"none"`` uses raw units. ``unit`` (the plugin's default is
+fitted, ``lbbench calibrate --paper minex``) measures the loads in units of
+Q0/unit: unit = 1 is ``"total"``, unit = P is ``"mean"`` at that P. A move is accepted when
 ΔMinVar < 0 and the gate holds. ThroTtle = 0 then means Gain < 0, and
 ThroTtle = inf means any move that lowers MinVar.
 """
@@ -53,7 +55,7 @@ class Loads:
     """The starting processor totals of one MinEX call and the constants of its ThroTtle gate."""
 
     def __init__(self, graph, machine, owner, home, throttle: float, latency="none", normalize: str = "total",
-                 gain: str = "sum"):
+                 gain: str = "sum", unit: float = 1.0):
         if gain not in GAINS:
             raise ValueError(f"minex: gain must be one of {', '.join(GAINS)}, got {gain!r}")
         if normalize not in NORMALIZE:
@@ -70,7 +72,7 @@ class Loads:
         self.Q0 = self.S1
         scale = {"total": 1.0 / self.Q0 if self.Q0 > 0 else 1.0,
                  "mean": self.P / self.Q0 if self.Q0 > 0 else 1.0, "none": 1.0}[normalize]
-        self.limit = throttle * scale  # accept when Gain < -limit * ΔMinVar
+        self.limit = throttle * scale * unit  # accept when Gain < -limit * ΔMinVar
         self.inf = math.isinf(throttle)
         # a genuine MinVar decrease, not float noise
         self.tol = 1e-12 * max(self.Q0, 1.0) ** 2 / self.P

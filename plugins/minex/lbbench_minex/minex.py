@@ -180,7 +180,7 @@ def minex_c(graph, machine, owner, home, border, loads: Loads, seed: int, target
     return np.frombuffer(parts, dtype=i64).copy()
 
 
-def check_params(throttle, latency, coarse, sample, passes, normalize, impl, gain="sum") -> None:
+def check_params(throttle, latency, coarse, sample, passes, normalize, impl, gain="sum", unit=1.0) -> None:
     """ValueError (one line) for a parameter MinEX cannot run with."""
     if impl not in IMPLS:
         raise ValueError(f"minex: impl must be one of {', '.join(IMPLS)}, got {impl!r}")
@@ -192,6 +192,8 @@ def check_params(throttle, latency, coarse, sample, passes, normalize, impl, gai
         raise ValueError(f"minex: passes must be >= 0, got {passes}")
     if not throttle >= 0:
         raise ValueError(f"minex: ThroTtle must be >= 0 (inf allowed), got {throttle}")
+    if not 0 < unit < float("inf"):
+        raise ValueError(f"minex: unit must be a positive number (ThroTtle's unit, Q0/unit), got {unit}")
     if gain not in GAINS:
         raise ValueError(f"minex: gain must be one of {', '.join(GAINS)}, got {gain!r}")
     if normalize not in NORMALIZE:
@@ -202,10 +204,10 @@ def check_params(throttle, latency, coarse, sample, passes, normalize, impl, gai
 def minex(graph, owner, home, machine, seed: int, throttle: float = 64.0, latency="none", coarse: int = 8,
           sample: int = 1, passes: int = 8, normalize: str = "total", max_moves: int | None = None,
           impl: str = "auto", trace: list | None = None, gain: str = "sum",
-          pinned: np.ndarray | None = None) -> tuple[np.ndarray, Stats]:
+          pinned: np.ndarray | None = None, unit: float = 1.0) -> tuple[np.ndarray, Stats]:
     """New owners for every vertex of ``graph`` from the current ``owner`` (data on ``home``).
 
-    ``throttle``: ThroTtle of §3.3. ``latency``: a latency model (harness.measure.latency).
+    ``throttle``: ThroTtle of §3.3, in loads of Q0/``unit`` (``normalize="total"``). ``latency``: a latency model (harness.measure.latency).
     ``coarse``: contract to at most ``coarse * P`` vertices (§3.5). ``sample``: active
     vertices drawn for each contraction's random set of pairs. ``passes``: at most this many
     sweeps over the coarse graph's border vertices (§3.6). ``max_moves``: a safety cap
@@ -218,14 +220,14 @@ def minex(graph, owner, home, machine, seed: int, throttle: float = 64.0, latenc
     owner = np.asarray(owner, np.int64)
     home = np.asarray(home, np.int64)
     n = graph.n
-    check_params(throttle, latency, coarse, sample, passes, normalize, impl, gain)
+    check_params(throttle, latency, coarse, sample, passes, normalize, impl, gain, unit)
     if owner.shape != (n,) or home.shape != (n,):
         raise ValueError(f"minex: owner and home must have one entry per vertex ({n})")
     stats = Stats()
     if P == 1 or n == 0:
         return np.zeros(n, np.int64), stats
     t0 = time.perf_counter()
-    loads = Loads(graph, machine, owner, home, throttle, latency, normalize, gain)
+    loads = Loads(graph, machine, owner, home, throttle, latency, normalize, gain, unit)
     border = initial_border(graph.xadj, graph.adjncy, owner)
     stats.seconds["loads"] = time.perf_counter() - t0
     cap = max_moves if max_moves is not None else 4 * n + 100

@@ -1,9 +1,11 @@
 """pluggy hook implementations: the ``minex`` algorithm, latency figures, the MinEX reports."""
 from __future__ import annotations
 
-from harness import Algorithm, Report, check_params as bounded, hookimpl, implements, latency_figures, latency_model
+from harness import (Algorithm, Report, check_params as bounded, hookimpl, implements, latency_figures, latency_model,
+                     registers)
 
 from . import __version__
+from .fits import throttle_unit
 from .minex import check_params, minex
 
 PARAMS = {
@@ -14,6 +16,7 @@ PARAMS = {
     "passes": 8,  # sweeps over the contracted graph's border vertices (§3.6)
     "gain": "sum",  # Gain = change of §2.3's additive QwgtTot (sum) or of the latency model's (model)
     "normalize": "total",  # loads in the ThroTtle gate: fractions of QwgtTot (total), of the mean, or raw
+    "unit": throttle_unit(),  # ThroTtle's unit: loads in units of Q0/unit (fitted: calibration/minex-throttle-unit.csv)
     "impl": "auto",  # c, python or auto
 }
 
@@ -23,7 +26,7 @@ BOUNDS = {"coarse": (1, 1_000_000), "sample": (1, 1_000_000), "passes": (0, 10_0
 
 def _validate(p: dict) -> None:
     check_params(float(p["throttle"]), p["latency"], p["coarse"], p["sample"], p["passes"], p["normalize"], p["impl"],
-                 p["gain"])
+                 p["gain"], float(p["unit"]))
     bounded("minex", p, BOUNDS)
 
 
@@ -43,7 +46,7 @@ def partition(ctx):
     parts, stats = minex(ctx.graph, ctx.state.owner, ctx.state.home, ctx.machine, seed,
                          throttle=float(p["throttle"]), latency=p["latency"], coarse=int(p["coarse"]),
                          sample=int(p["sample"]), passes=int(p["passes"]), normalize=p["normalize"],
-                         impl=p["impl"], gain=p["gain"], pinned=ctx.level.pinned)
+                         impl=p["impl"], gain=p["gain"], pinned=ctx.level.pinned, unit=float(p["unit"]))
     ctx.record.update({
         "minex_coarse_vertices": stats.coarse_vertices,
         "minex_merges": stats.merges,
@@ -81,3 +84,6 @@ def register_claims(register):
 
     for claim in CLAIMS:
         register(claim)
+
+
+register_calibrations = registers("lbbench_minex.fits", "CALIBRATIONS")

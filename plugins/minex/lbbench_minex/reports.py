@@ -36,7 +36,8 @@ CASES = {"None": "none", "Max": "max"}  # the paper's row label -> latency model
 
 NOTE = ("MaxQwgt: thousands, summed over the adaptation levels (Σ_levels max_p Qwgt_p / 1000); "
         "LoadImb = Σ MaxQwgt / ceil(Σ QwgtTot / P) (the one LoadImb); Qwgt = Wgt + Comm + Remap (None) or max(Wgt, Comm + Remap) "
-        "(Max, harness.measure.latency). Our shock mesh is calibrated to the paper's but is not the paper's: compare ratios. "
+        "(Max, harness.measure.latency). The MinEX cells run on shock[cwgt_unit=N], the fitted cost of a leaf face, and "
+        "minex's default ThroTtle unit is fitted too (lbbench calibrate --paper minex). Our shock mesh is calibrated to the paper's but is not the paper's: compare ratios. "
         "'(paper)' columns are the MinEX paper's.")
 
 
@@ -44,8 +45,32 @@ def _fmt_t(t) -> str:
     return "inf" if math.isinf(t) else f"{t:g}"
 
 
-def _method(throttle, latency: str) -> str:
-    return f"minex[throttle={_fmt_t(throttle)},latency={latency}]"
+def _method(throttle, latency: str, unit: float | None = None) -> str:
+    """MinEX at one ThroTtle and latency model; ``unit`` None: the fitted ThroTtle unit (the default)."""
+    return f"minex[throttle={_fmt_t(throttle)},latency={latency}" + ("" if unit is None else f",unit={unit:g}") + "]"
+
+
+def workload_params(opts) -> dict:
+    """The MinEX cells' shock: the fitted cost of a leaf face (``shock[cwgt_unit]``, :mod:`lbbench_minex.fits`)
+    unless the command names one; another workload as given."""
+    from .fits import cwgt_unit
+
+    if opts.workload != "shock" or "cwgt_unit" in opts.workload_params:
+        return dict(opts.workload_params)
+    return {**opts.workload_params, "cwgt_unit": cwgt_unit()}
+
+
+def _label(opts) -> str:
+    """The workload of the MinEX cells as written (``shock[cwgt_unit=6]``)."""
+    params = workload_params(opts)
+    return opts.workload + (f"[{','.join(f'{k}={v}' for k, v in params.items())}]" if params else "")
+
+
+def minex_shock() -> str:
+    """The MinEX cells' workload as a claim's cell names it (``shock[cwgt_unit=N]``)."""
+    from .fits import cwgt_unit
+
+    return f"shock[cwgt_unit={cwgt_unit()}]"
 
 
 def accumulated(rows: pd.DataFrame, model: str, P: int) -> tuple[float, float]:
@@ -58,7 +83,7 @@ def accumulated(rows: pd.DataFrame, model: str, P: int) -> tuple[float, float]:
 
 
 def _runs(opts, methods: list[str], P: int, machine: str) -> dict[str, pd.DataFrame]:
-    df = opts.compare(methods, P=P, machine=machine)
+    df = opts.compare(methods, P=P, machine=machine, workload_params=workload_params(opts))
     return {m: df[df["algorithm"] == m] for m in methods}
 
 
@@ -90,7 +115,7 @@ def table1(opts) -> list[Table]:
     ours = pd.DataFrame([{"Row": r, **v} for r, v in rows.items()], columns=["Row", *cols])
     out = with_paper(ours, _paper("1", 32 if P == 32 else -1), key="Row")
     return [Table(f"MinEX Table 1 — MaxQwgt and LoadImb by ThroTtle, P = {P}, I = 3, maximum latency tolerance "
-                  f"({opts.workload})", out, NOTE)]
+                  f"({_label(opts)})", out, NOTE)]
 
 
 def table2(opts) -> list[Table]:
@@ -112,7 +137,7 @@ def table2(opts) -> list[Table]:
     ours = pd.DataFrame([{"Row": r, **v} for r, v in rows.items()], columns=["Row", *cols])
     out = with_paper(ours, _paper("2", 32 if P == 32 else -1), key="Row")
     return [Table(f"MinEX Table 2 — MaxQwgt by interconnect slowdown I and clusters C, P = {P}, ThroTtle = 64 "
-                  f"({opts.workload})", out, NOTE)]
+                  f"({_label(opts)})", out, NOTE)]
 
 
 def _by_p(opts, table: str, method_of) -> list[Table]:
@@ -136,14 +161,14 @@ def _by_p(opts, table: str, method_of) -> list[Table]:
 def table3(opts) -> list[Table]:
     """MaxQwgt and LoadImb by P (2 to 2048), C = 1 and 8, I = 3, ThroTtle = 2P."""
     t = _by_p(opts, "3", lambda P, lat: _method(2 * P, lat))[0]
-    t.title = f"MinEX Table 3 — MaxQwgt and LoadImb by P, C = 1 and 8, I = 3, ThroTtle = 2P ({opts.workload})"
+    t.title = f"MinEX Table 3 — MaxQwgt and LoadImb by P, C = 1 and 8, I = 3, ThroTtle = 2P ({_label(opts)})"
     return [t]
 
 
 def table4(opts) -> list[Table]:
     """Table 3's settings without partitioning: the ``none`` baseline."""
     t = _by_p(opts, "4", lambda P, lat: "none")[0]
-    t.title = f"MinEX Table 4 — the same without partitioning (none), I = 3 ({opts.workload})"
+    t.title = f"MinEX Table 4 — the same without partitioning (none), I = 3 ({_label(opts)})"
     return [t]
 
 
