@@ -201,7 +201,8 @@ def _example_text(n: int, method: str) -> str:
     steps = examples.PAPER_STEPS[method]
     seqs = SEQUENCES.get(method, (("", 0, len(steps)),))
     shown = "; ".join(f"{what}: {_steps(steps[a:b])}" if what else _steps(steps[a:b]) for what, a, b in seqs)
-    return (f"{method.upper()} on the processor graph of Example {n} gives the paper's load transfer "
+    on = " (a labelled replay on the tree the printed schedule implies)" if method == "btlb" else ""
+    return (f"{method.upper()} on the processor graph of Example {n}{on} gives the paper's load transfer "
             f"sequence{'s' if len(seqs) > 1 else ''} ({shown}) and its final loads.")
 
 
