@@ -87,6 +87,14 @@ from .topology import Trees
 
 BYTES_PER_UNIT = 8
 _NONE = np.empty(0, np.int64)
+# the operation counts of §5.4's cost model, per processor (rows of LevelRun.ops; README "Table 9 on counts")
+SEL, BAL, MIG = range(3)
+OPS = ("selection", "balance", "migration")
+# §3.5: "broadcasting a job migration message" (a request) and "A locate-message is then broadcast": the bytes of
+# those we send (targeted), and the messages and bytes of the broadcasts (P - 1 each), per processor
+BCAST = ("sbn_fetch_bytes", "sbn_request_broadcast_messages", "sbn_request_broadcast_bytes", "sbn_locate_bytes",
+         "sbn_locate_broadcast_messages", "sbn_locate_broadcast_bytes")
+FETCHED, REQ_N, REQ_B, LOCATED, LOC_N, LOC_B = range(len(BCAST))
 
 
 @dataclass
@@ -209,6 +217,10 @@ class LevelRun:
         self.minth = np.zeros(L)
         self.maxth = np.zeros(L)
         self.proc_cost = np.zeros(L)
+        self.deg = np.diff(g.xadj)
+        self.ops = np.zeros((3, L))         # §5.4's operations per Table 9 phase (SEL, BAL, MIG)
+        # §3.5's migration messages as we send them (targeted) and as the paper broadcasts them: per row of BCAST
+        self.bcast = np.zeros((len(BCAST), L))
         self.busy_steps = np.zeros(L, np.int64)
         self.last_busy = np.full(L, -1, np.int64)
         self.holder[mine] = owner[mine]
@@ -225,6 +237,8 @@ class LevelRun:
             self.vp[p] = VProc(p, i, rng_for(p), np.sort(order[cuts[i]:cuts[i + 1]]), LocationView(self.home0, P),
                                 run=self)
         self.vlist = list(self.vp.values())
+        for v in self.vlist:  # §5.4: creating the priority queue costs O(V_p + E_p)
+            self.ops[SEL, v.i] += v.Q.size + self.deg[v.Q].sum()
         self.dirty = set(range(L))
         self.process = process
         self.in_transit = 0
@@ -261,6 +275,8 @@ class LevelRun:
     def _price(self, v: VProc, verts: np.ndarray, c: Costs | None = None) -> None:
         """Wgt, Comm, Remap of ``verts`` if computed on p, from p's location view (``c``, when already known)."""
         if verts.size:
+            # §5.4: each heap insertion or removal of v costs O(log V_p + δ_v) (its price is recomputed)
+            self.ops[SEL, v.i] += verts.size * _log2(v.Q.size) + self.deg[verts].sum()
             c = costs_if_on(self.g, v.view, self.m, verts, v.p) if c is None else c
             self.cw[verts], self.cc[verts], self.cr[verts] = c.wgt, c.comm, c.remap
             self.stale[verts] = True
@@ -363,11 +379,14 @@ class LevelRun:
             at = np.repeat(np.array([pl[0] for pl in locs], np.int64), [pl.size - 1 for pl in locs])
             keep = self.data_at[ids] != p
             self._learn(v, ids[keep], at[keep])  # of a vertex in several messages, the last entry wins
+            self.ops[MIG, v.i] += ids.size + len(locs)  # §5.4: a message handled costs its words
         t0 = self._tick("migration", t0)
         cat = "migration"  # the category of the messages handled since t0 (Table 9)
         codes, srcs, ops = got.code, got.src, got.ops
+        count, size = self.ops[:, v.i], got.size
         for m in got.at.get(p, ()):
             code = codes[m]
+            count[MIG if code >= FETCH else BAL] += size[m]
             now = "migration" if code >= FETCH else "balance"
             if now != cat:
                 t0, cat = self._tick(cat, t0), now
@@ -375,6 +394,9 @@ class LevelRun:
                 self._control(v, srcs[m], code, ops[m], got.flag[m])
             elif code == DATA:
                 ids = got.words(m)
+                count[MIG] += self.g.rwgt[ids].sum()  # the data copied in: a word per rwgt unit (BYTES_PER_UNIT)
+                # §3.5: "A locate-message is then broadcast": P - 1 messages [p, vertices] per moved set
+                self.bcast[LOC_N:LOC_B + 1, v.i] += (self.P - 1) * np.array([1, msg.WORD * (1 + ids.size)])
                 self.data_at[ids] = p
                 self.requested[ids] = False
                 self.pinned[ids[self.queued[ids]]] = False  # prefetched neighbours become movable again
@@ -428,7 +450,9 @@ class LevelRun:
 
     def _fetch(self, p: int, ids: np.ndarray, dest: np.ndarray, requester: int) -> None:
         """Requests for the data of ``ids`` on behalf of ``requester``: one per destination, in processor order."""
-        for h, part in _groups(dest, ids):
+        groups = _groups(dest, ids)
+        self.bcast[FETCHED, self.vp[p].i] += msg.WORD * (2 * len(groups) + ids.size)
+        for h, part in groups:
             self.out.add(p, h, msg.FETCH, [requester, *part.tolist()])
 
     def _locate(self, v: VProc, ids: np.ndarray) -> None:
@@ -438,7 +462,9 @@ class LevelRun:
         p = v.p
         to = sorted(set(v.view.holders(self.g.neighbours_of(ids)).tolist()).union(self.home0[ids].tolist()))
         skip = {p} | (v.servers if len(v.servers) == 1 else set())
-        self.out.locate(p, np.array([q for q in to if q not in skip], np.int64), np.concatenate(([p], ids)))
+        to = np.array([q for q in to if q not in skip], np.int64)
+        self.bcast[LOCATED, v.i] += to.size * msg.WORD * (1 + ids.size)
+        self.out.locate(p, to, np.concatenate(([p], ids)))
 
     def _accept_jobs(self, v: VProc, ids: np.ndarray, c: Costs | None = None) -> None:
         """Queue jobs at p, priced on p (``c``: their prices, when already known)."""
@@ -519,6 +545,11 @@ class LevelRun:
                           self.nstaged, self.queued, self.pinned)
         procs, cost = np.frombuffer(buf, np.int64, got), np.frombuffer(buf, np.float64, A, 8 * got)
         self.due[self.step + 2] = (chosen, procs, who, cost)
+        # §5.4: a delete-min costs O(log V_p + δ_v) (queue lengths before the chunks left)
+        ql = np.zeros(len(self.vlist))
+        ql[who] = self.qlen[who] + k
+        self.ops[SEL] += np.bincount(procs - self.p0, _log2(ql[procs - self.p0]) + self.deg[chosen],
+                                     minlength=ql.size)
         t0 = self._tick("selection", t0)
         # §3.5: request the data of the chosen vertices and of the adjacent vertices queued at the same processor
         g = self.g
@@ -537,6 +568,8 @@ class LevelRun:
                 homes = v.view[part]
                 if np.any(homes == p):
                     raise RuntimeError("sbn: location view out of date")
+                # §3.5: the paper broadcasts the request, [requester, vertices] to the P - 1 others
+                self.bcast[REQ_N:REQ_B + 1, v.i] += (self.P - 1) * np.array([1, msg.WORD * (2 + part.size)])
                 self._fetch(p, part, homes, p)
         self._tick("migration", t0)
 
@@ -740,11 +773,17 @@ class LevelRun:
         not pinned, marked in a mask the level keeps (cleared again after)."""
         Q = v.Q
         self.avail[Q] = ~(self.pinned[Q] | self.fixed[Q])
+        evaluated: list = []
         try:
             verts, _, _ = select(self.g, self.m, v.view, Q, self.avail, Costs(self.cw, self.cc, self.cr), q,
-                                 amount, L, base, v.rng, self.prm.subset, cap_p=cap, slot=self.slot)
+                                 amount, L, base, v.rng, self.prm.subset, cap_p=cap, slot=self.slot,
+                                 evaluated=evaluated)
         finally:
             self.avail[Q] = False
+        # §5.4's job migration: ΔCut of each r in R (δ_r), the breadth-first search (|V_mig| + Σ δ_v) and the
+        # |V_mig| + 1 removals from the heap ((log V_p + δ_v) each)
+        d = self.deg[verts].sum()
+        self.ops[BAL, v.i] += sum(evaluated) + verts.size * (1 + _log2(Q.size)) + 2 * d
         return verts
 
     def _send_jobs(self, v: VProc, j: int, amount: float, base: float) -> None:
@@ -777,6 +816,7 @@ class LevelRun:
         """GetDistribute: keep what brings p to WSysLL, pass the rest on; thrashing guard at the last stage."""
         p = v.p
         c = costs_if_on(self.g, v.view, self.m, ids, p)  # the jobs priced on p (each on its own)
+        self.ops[BAL, v.i] += ids.size + self.deg[ids].sum()  # the split by carves: a search over the jobs
         W = self._wsysll(v.i) or 0.0
         kids, parts = spread(self.g, ids, c.total, W - self.qwgt(v), self.trees.csr(origin), p, self.slot)
         keep = parts[0]
@@ -814,8 +854,11 @@ class LevelRun:
     def figures(self) -> dict:
         """Per-level figures of the run (identical on every rank, timings aside)."""
         stats = self.eng.allgather({v.p: (float(self.proc_cost[v.i]), int(self.last_busy[v.i]), v.n_balance,
-                                          v.n_distribute, v.n_guard, v.n_aborted) for v in self.vlist})
+                                          v.n_distribute, v.n_guard, v.n_aborted, *self.ops[:, v.i].tolist(),
+                                          *self.bcast[:, v.i].tolist()) for v in self.vlist})
         cost = np.array([s[0] for s in stats])
+        ops = np.array([s[6:9] for s in stats]).sum(axis=0)
+        bcast = np.array([s[9:] for s in stats]).sum(axis=0)
         last = max(s[1] for s in stats)
         steps = last + 1
         tau = 1.0 / self.prm.f
@@ -827,6 +870,12 @@ class LevelRun:
             "sbn_aborted_ops": int(sum(s[5] for s in stats)),
             "sbn_distribute_ops": int(sum(s[3] for s in stats)),
             "sbn_thrashing_guards": int(sum(s[4] for s in stats)),
+            # Table 9 on counts: §5.4's operations of each phase, and as a share of the processing (QWgt units)
+            **{f"sbn_ops_{c}": float(x) for c, x in zip(OPS, ops)},
+            "sbn_ops_processing": float(cost.sum()),
+            **{f"sbn_{c}_ops_pct": float(100.0 * x / max(cost.sum(), 1e-300)) for c, x in zip(OPS, ops)},
+            # §3.5's requests and locate messages: as sent (targeted), and as the paper broadcasts them
+            **{name: float(x) for name, x in zip(BCAST, bcast)},
         }
 
 
@@ -837,11 +886,12 @@ class _Received:
         self.values = b.values
         n = len(b)
         self.at: dict = {}  # local processor -> the indices of its messages
-        self.code = self.src = self.ops = self.flag = ()
+        self.code = self.src = self.ops = self.flag = self.size = ()
         if not n:
             return
         off = b.offsets
         self.start, self.end = off[:-1].tolist(), off[1:].tolist()
+        self.size = np.diff(off).tolist()  # words, the code included
         self.code, self.src = b.values[off[:-1]].tolist(), b.src.tolist()
         # the op (the first four fields of the messages that carry one; overloaded as 0/1) and NAK's flag
         at = np.minimum(off[:-1, None] + np.arange(1, 6), b.values.size - 1)
@@ -855,6 +905,11 @@ class _Received:
     def words(self, m: int) -> np.ndarray:
         """Message m's fields (after its code)."""
         return self.values[self.start[m] + 1:self.end[m]]
+
+
+def _log2(k):
+    """log2 of a heap's size (at least 1: a heap of one still costs a step)."""
+    return np.log2(np.maximum(k, 2))
 
 
 def _groups(key: np.ndarray, ids: np.ndarray) -> list:

@@ -13,21 +13,28 @@ Every claim is also judged on the paper's own printed figures
 as result rows, :func:`paper_rows`); where it fails there ("more than
 double" is 1.95x in Tables 4 and 6) the verdict is "not in the paper's own
 numbers", and the "Paper's figures" column is that computed line.
-The two Table 9 claims compare wall times: their cells' timed part runs
-``REPEATS`` times; a phase is "more expensive" only when its median
-(seconds summed over the levels) exceeds the other's by more than the
-larger spread, and the total share is "under 10%" only when its median is
-below by more than its spread; otherwise "within noise" (``Claim.timing``).
+The two Table 9 claims are about the cost of the paper's implementation, so
+they are judged on what the algorithm does, never on our wall seconds: the
+operations of §5.4's cost model per phase (``sbn_ops_*``: heap creation,
+delete-min and re-pricing for vertex selection; the words of the balance
+messages handled and the ΔCut, search and heap removals of the jobs for
+balancing; the words of the migration messages and the data they carry for
+migration), summed over the levels (README "Table 9 on counts"). Every claim
+names the printed cells it judges (``reads``), the other fair reading of a
+word like "significantly" (``other``), its variants (``variants``: subsets of
+P, and ``checks`` at the calibration's neighbouring candidates) and, where it
+does not hold, why (``cause``).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from harness import Claim
+from harness import Cells, Claim
+
+from .calibration import neighbours
 
 T4, T5, T6, T7 = "sbn[prepartition=true]", "sbn", "plum-pmetis", "plum-dmetis"
 PS = (2, 4, 8, 16, 32)
-REPEATS = 5  # runs of the timed part for the wall-time claim (Table 9)
 avg, num, below = Claim.average, Claim.num, Claim.below
 # "significantly" / "much", each from the paper's own figures for its sentence (rounded so they pass there)
 MAXSR_FACTOR = 0.5  # §5.3: MaxSR 28,031 vs 63,270 and 62,542 (0.44, 0.45x); the abstract: "approximately half"
@@ -38,21 +45,28 @@ COMM_FACTOR = 1.9  # §6 on Tables 4-6: Cut% SBN / PMeTiS 1.95x-3.06x at P = 16,
 TABLES = {T4: "4", T5: ("5", "8", "9"), T6: "6", T7: "7"}
 COLUMNS = {"Pre-Part Cut%": "pre_part_cut_pct", "Pre-Exec Cut%": ("pre_exec_cut_pct", "sbn_pre_exec_cut_pct"),
            "Post-Exec Cut%": "post_exec_cut_pct", "MaxSR": "maxsr", "LoadImb": "loadimb",
-           "Migration Messages (bytes)": "migration_bytes", "Balancing Messages (bytes)": "balance_bytes",
-           "Vertex Selection": "sbn_selection_overhead_pct", "Balancing Activity": "sbn_balance_overhead_pct",
-           "Migration Activity": "sbn_migration_overhead_pct"}
+           "Migration Messages (bytes)": "sbn_migration_message_bytes", "Balancing Messages (bytes)": "balance_bytes",
+           "Vertex Selection": "sbn_ops_selection", "Balancing Activity": "sbn_ops_balance",
+           "Migration Activity": "sbn_ops_migration"}
+PHASES = ("selection", "balance", "migration")
 
 
 def paper_rows():
     """Tables 4-9 of the paper as result rows (Tables 8-9, printed per P, as level 1 of ``sbn``; Table 9's
-    percentages weighted by a unit makespan there, so ``_overheads`` gives them back)."""
+    percentages as operations over a processing of 100, so ``_shares`` gives them back)."""
     df = Claim.reference("sbn", TABLES, COLUMNS)
-    df["sbn_makespan_s"] = df["sbn_selection_overhead_pct"].notna().map({True: 1.0, False: float("nan")})
+    df["sbn_ops_processing"] = df["sbn_ops_selection"].notna().map({True: 100.0, False: float("nan")})
     return df
 
 
 def on_paper(check):
     return lambda: check(paper_rows())
+
+
+def _at(df, Ps) -> tuple:
+    """The processor counts of ``Ps`` that the cells hold (a variant's subset of P, ``Claim.variants``)."""
+    have = set(df["P"].astype(int)) if len(df) else set()
+    return tuple(P for P in Ps if P in have)
 
 
 def _levels(df, method, col, P):
@@ -88,15 +102,15 @@ def maxsr_vs_plum(df):
 
 
 def maxsr_prepart(df):
-    pairs = [(P, avg(df, T4, "maxsr", P), avg(df, T5, "maxsr", P)) for P in (8, 16, 32)]
-    ok = all(np.isfinite([a, b]).all() for _, a, b in pairs)
+    pairs = [(P, avg(df, T4, "maxsr", P), avg(df, T5, "maxsr", P)) for P in _at(df, (8, 16, 32))]
+    ok = bool(pairs) and all(np.isfinite([a, b]).all() for _, a, b in pairs)
     return (all(below(b, a, 0) for _, a, b in pairs) if ok else None,
             "MaxSR T4 vs T5: " + ", ".join(f"P={P} {num(a)} vs {num(b)}" for P, a, b in pairs))
 
 
 def prepart_degrades(df):
-    pairs = [(P, avg(df, T4, "pre_part_cut_pct", P), avg(df, T4, "sbn_pre_exec_cut_pct", P)) for P in PS]
-    ok = all(np.isfinite([a, b]).all() for _, a, b in pairs)
+    pairs = [(P, avg(df, T4, "pre_part_cut_pct", P), avg(df, T4, "sbn_pre_exec_cut_pct", P)) for P in _at(df, PS)]
+    ok = bool(pairs) and all(np.isfinite([a, b]).all() for _, a, b in pairs)
     return (all(below(a, b) for _, a, b in pairs) if ok else None,
             "Pre-Part -> Pre-Exec Cut%: " + ", ".join(f"P={P} {num(a)}->{num(b)}" for P, a, b in pairs))
 
@@ -139,171 +153,237 @@ def cut_ratio_13(df):
 
 
 def migration_vs_balance(df):
-    pairs = [(P, Claim.total(df, T5, "migration_bytes", P), Claim.total(df, T5, "balance_bytes", P)) for P in PS]
-    ok = all(np.isfinite([a, b]).all() for _, a, b in pairs)
+    pairs = [(P, Claim.total(df, T5, "sbn_migration_message_bytes", P), Claim.total(df, T5, "balance_bytes", P))
+             for P in _at(df, PS)]
+    ok = bool(pairs) and all(np.isfinite([a, b]).all() for _, a, b in pairs)
     return (all(a >= MIGRATION_FACTOR * b for _, a, b in pairs) if ok else None,
             "migration vs balancing bytes: " + ", ".join(f"P={P} {num(a)} vs {num(b)}" for P, a, b in pairs))
 
 
-def _overheads(df, P):
+def _shares(df, P):
+    """Table 9 on counts at one P: each phase's operations summed over the levels, as a percentage of the
+    processing (QWgt units processed, summed over the levels); None if a level failed."""
     r = Claim.rows(df, T5, P)
     if r.empty or (r["status"] != "ok").any():
         return None
-    span = r["sbn_makespan_s"].astype(float)
-    return {c: 100 * float((r[f"sbn_{c}_overhead_pct"] * span / 100).sum() / span.sum())
-            for c in ("balance", "migration", "selection")}
+    work = float(r["sbn_ops_processing"].astype(float).sum())
+    return {c: 100.0 * float(r[f"sbn_ops_{c}"].astype(float).sum()) / work for c in PHASES}
 
 
-def _selection_most(df):
-    """Table 9's plain reading (one figure per phase): the paper's printed percentages."""
-    got = {P: _overheads(df, P) for P in PS}
-    if any(v is None for v in got.values()):
-        return None, "failed cells"
-    holds = all(v["selection"] > max(v["balance"], v["migration"]) for v in got.values())
-    return holds, "selection / balancing / migration %: " + ", ".join(
-        f"P={P} {v['selection']:.3f}/{v['balance']:.3f}/{v['migration']:.3f}" for P, v in got.items())
+def _by_P(df):
+    got = {P: _shares(df, P) for P in _at(df, PS)}
+    return None if not got or any(v is None for v in got.values()) else got
 
 
 def selection_most(df):
-    """Ours on the repeated runs: each phase's wall time summed over the levels, per run (Table 9's
-    percentages divide every phase by the same modelled makespan, so the order is the seconds'); selection
-    above balancing and above migration at every P, decided beyond the larger spread, else within noise."""
-    runs = {(P, c): Claim.repeated_total(df, T5, f"time_sbn_{c}_s", P) for P in PS
-            for c in ("selection", "balance", "migration")}
-    if not all(runs.values()):
-        return None, "failed cells or no repeated timings"
-    pairs = [(f"P={P} selection vs {c}", runs[(P, "selection")], runs[(P, c)]) for P in PS
-             for c in ("balance", "migration")]
-    verdict, counts, figures = Claim.timing(pairs, lower=False)
-    return verdict, f"wall s, medians of {REPEATS} runs: {counts}; {figures}"
-
-
-def _overhead_runs(df, P) -> list:
-    """Table 9's total share (%) of each repeated run: a level's share of a phase (its wall seconds per processor
-    over the modelled makespan) scaled by that run's wall seconds of the phase over the first run's (exact with
-    one MPI rank), weighted by the makespan as in ``_overheads``."""
-    r = Claim.rows(df, T5, P)
-    if r.empty or (r["status"] != "ok").any():
-        return []
-    span = r["sbn_makespan_s"].to_numpy(float)
-    total = 0.0
-    for c in ("balance", "migration", "selection"):
-        runs = [Claim.repeated(row, f"time_sbn_{c}_s") for _, row in r.iterrows()]
-        if not runs[0] or any(len(x) != len(runs[0]) for x in runs):
-            return []
-        t = np.asarray(runs)
-        scale = np.divide(t, t[:, :1], out=np.ones_like(t), where=t[:, :1] > 0)
-        total = total + (r[f"sbn_{c}_overhead_pct"].to_numpy(float)[:, None] * span[:, None] * scale).sum(axis=0)
-    return list(total / span.sum())
-
-
-def overhead_small(df):
-    """Ours on the repeated runs: the total share under 10% at every P, decided beyond its spread."""
-    runs = {P: _overhead_runs(df, P) for P in PS}
-    if not all(runs.values()):
-        return None, "failed cells or no repeated timings"
-    verdict, counts, figures = Claim.timing([(f"P={P}", x, [10.0] * len(x)) for P, x in runs.items()])
-    return verdict, f"total overhead %, medians of {REPEATS} runs, vs 10: {counts}; {figures}"
-
-
-def _overhead_small(df):
-    """The plain reading on one share per phase (the paper's Table 9)."""
-    got = {P: _overheads(df, P) for P in PS}
-    if any(v is None for v in got.values()):
+    """Vertex selection's operations above balancing's and above migration's at every P (§5.4's cost model)."""
+    got = _by_P(df)
+    if got is None:
         return None, "failed cells"
-    tot = {P: sum(v.values()) for P, v in got.items()}
-    return all(t < 10 for t in tot.values()), "total overhead %: " + ", ".join(
-        f"P={P} {t:.2f}" for P, t in tot.items())
+    holds = all(v["selection"] > max(v["balance"], v["migration"]) for v in got.values())
+    return holds, "operations % of processing, selection / balancing / migration: " + ", ".join(
+        f"P={P} {v['selection']:.3g}/{v['balance']:.3g}/{v['migration']:.3g}" for P, v in got.items())
+
+
+def _total_under(limit):
+    def check(df):
+        got = _by_P(df)
+        if got is None:
+            return None, "failed cells"
+        tot = {P: sum(v.values()) for P, v in got.items()}
+        return all(t < limit for t in tot.values()), f"total operations % of processing (vs {limit:g}): " + \
+            ", ".join(f"P={P} {t:.3g}" for P, t in tot.items())
+    return check
+
+
+overhead_small = _total_under(10.0)
 
 
 def lower_redistribution(df):
-    pairs = [(P, avg(df, T5, "maxsr", P), avg(df, T6, "maxsr", P)) for P in (16, 32)]
-    pairs.append((32, avg(df, T5, "maxsr", 32), avg(df, T7, "maxsr", 32)))
-    ok = all(np.isfinite([a, b]).all() for _, a, b in pairs)
+    pairs = [(P, avg(df, T5, "maxsr", P), avg(df, T6, "maxsr", P)) for P in _at(df, (16, 32))]
+    pairs += [(32, avg(df, T5, "maxsr", 32), avg(df, T7, "maxsr", 32)) for _ in _at(df, (32,))]
+    ok = bool(pairs) and all(np.isfinite([a, b]).all() for _, a, b in pairs)
     return (all(below(a, b, 0) for _, a, b in pairs) if ok else None,
             "MaxSR SBN vs PLUM: " + ", ".join(f"P={P} {num(a)} vs {num(b)}" for P, a, b in pairs))
 
 
 def higher_comm(df):
     pairs = [(P, m, avg(df, m, "post_exec_cut_pct", P), avg(df, T6, "post_exec_cut_pct", P))
-             for P in (16, 32) for m in (T4, T5)]
-    ok = all(np.isfinite([a, b]).all() for *_, a, b in pairs)
+             for P in _at(df, (16, 32)) for m in (T4, T5)]
+    ok = bool(pairs) and all(np.isfinite([a, b]).all() for *_, a, b in pairs)
     return (all(a >= COMM_FACTOR * b for *_, a, b in pairs) if ok else None,
             "Cut% SBN (T4, T5) vs PMeTiS: " + ", ".join(f"P={P} {num(a)} vs {num(b)}" for P, _, a, b in pairs))
 
 
-SBN = {"methods": f"{T4},{T5}", "P": PS}
+def _plain_ratio(check_col, a_method, b_methods, factor, Ps):
+    """The plain reading of "significantly greater/higher": strictly greater (a factor of 1)."""
+    def check(df):
+        pairs = [(P, m, avg(df, a, check_col, P), avg(df, m, check_col, P)) for P in _at(df, Ps) for a in a_method
+                 for m in b_methods]
+        ok = bool(pairs) and all(np.isfinite([x, y]).all() for *_, x, y in pairs)
+        return (all(x > factor * y for *_, x, y in pairs) if ok else None,
+                ", ".join(f"P={P} {num(x)} vs {num(y)}" for P, _, x, y in pairs))
+    return check
+
+
+def maxsr_lower_plain(df):
+    """The plain reading of "significantly lower": SBN's MaxSR strictly below both PLUM ones at P = 32."""
+    s, p, d = (avg(df, m, "maxsr", 32) for m in (T5, T6, T7))
+    return (below(s, min(p, d), 0) if np.isfinite([s, p, d]).all() else None,
+            f"P=32 MaxSR: SBN {num(s)}, PMeTiS {num(p)}, DMeTiS {num(d)}")
+
+
+def cut_ratio_higher(df):
+    """The plain reading of "about 1.3 times higher": Table 5's cut above Table 4's at P = 32."""
+    a, b = avg(df, T4, "post_exec_cut_pct", 32), avg(df, T5, "post_exec_cut_pct", 32)
+    return (below(a, b) if np.isfinite([a, b]).all() else None,
+            f"P=32 Post-Exec Cut% T5 {num(b)} vs T4 {num(a)}")
+
+
+def migration_greater(df):
+    """The plain reading of "significantly greater": more migration bytes than balancing bytes at every P."""
+    pairs = [(P, Claim.total(df, T5, "sbn_migration_message_bytes", P), Claim.total(df, T5, "balance_bytes", P))
+             for P in _at(df, PS)]
+    ok = bool(pairs) and all(np.isfinite([a, b]).all() for _, a, b in pairs)
+    return (all(a > b for _, a, b in pairs) if ok else None,
+            ", ".join(f"P={P} {num(a)} vs {num(b)}" for P, a, b in pairs))
+
+
+def cells(table, P=(), columns=(), rows=()):
+    return Cells("sbn", table, P=tuple(P), rows=tuple(rows), columns=tuple(columns))
+
+
+T9 = ("Balancing Activity", "Migration Activity", "Vertex Selection")
 PLUM32 = {"methods": f"{T6},{T7}", "P": (32,)}
 PLUM16 = {"methods": T6, "P": (16,)}
+# the robustness column: Table 5's SBN at the calibration's neighbouring candidates of ``checks`` (README)
+CHECKS = tuple((f"Table 5 at checks={c}", {"methods": {T5: f"sbn[checks={c}]"}}) for c in neighbours())
 
 CLAIMS = [
     Claim("sbn-loadimb-p32", "sbn", "§5.3, Tables 4-5",
           "the SBN-based approach achieves excellent load balance whether the pre-partitioner is active or not. "
           "As shown in Tables 4 and 5, LoadImb = 1.02 for P = 32.",
-          ({"methods": f"{T4},{T5}", "P": (32,)},), loadimb_p32, on_paper=on_paper(loadimb_p32)),
+          ({"methods": f"{T4},{T5}", "P": (32,)},), loadimb_p32, on_paper=on_paper(loadimb_p32),
+          reads=(cells("4", (32,), ("LoadImb",)), cells("5", (32,), ("LoadImb",))), variants=CHECKS,
+          cause=("our workload", "shock's level 3 (its weight grows 3x in one level) ends at LoadImb 1.11 (Table 5) "
+                 "and 1.18 (Table 4) at P = 32, 1.11-1.13 at checks = 400 and 1600; without it the averages are "
+                 "1.02-1.03 (lbbench report sbn-table5 -P 32)")),
     Claim("sbn-loadimb-ideal", "sbn", "§5.3, Tables 4-5 (most = more than half the levels)",
           "When P ≤ 8, an ideal load imbalance factor of 1.00 is achieved for most of the adaptation levels.",
-          ({"methods": f"{T4},{T5}", "P": (2, 4, 8)},), loadimb_small, on_paper=on_paper(loadimb_small)),
+          ({"methods": f"{T4},{T5}", "P": (2, 4, 8)},), loadimb_small, on_paper=on_paper(loadimb_small),
+          reads=(cells("4", (2, 4, 8), ("LoadImb",)), cells("5", (2, 4, 8), ("LoadImb",))),
+          variants=(("P = 2, 4", {"P": (2, 4)}), ("P = 8", {"P": (8,)})) + CHECKS,
+          cause=("our workload", "27 of 54 levels at 1.00, one short of most: P = 2 has 18 of 18, P = 4 9 of 18, "
+                 "P = 8 none (1.01-1.02; the paper's 8 of 9 and 7 of 9). The tail of a level, where balancing stops "
+                 "once WSysLL < Const, is a share of its length in checks, which the paper does not give: with "
+                 "Table 5 at checks = 1600, 35 of 54 (the robustness column)")),
     Claim("sbn-loadimb-vs-plum", "sbn", "§5.3, Tables 4-7 (strictly below at the printed 2 decimals)",
           "In contrast, this factor is respectively 1.04 and 1.59 using PMeTiS and DMeTiS under the PLUM "
           "environment (cf. Tables 6 and 7).",
-          ({"methods": f"{T4},{T5}", "P": (32,)}, PLUM32), loadimb_vs_plum, on_paper=on_paper(loadimb_vs_plum)),
+          ({"methods": f"{T4},{T5}", "P": (32,)}, PLUM32), loadimb_vs_plum, on_paper=on_paper(loadimb_vs_plum),
+          reads=(cells("4", (32,), ("LoadImb",)), cells("5", (32,), ("LoadImb",)), cells("6", (32,), ("LoadImb",)),
+                 cells("7", (32,), ("LoadImb",))), variants=CHECKS,
+          cause=("our workload", "SBN's LoadImb at P = 32 is held up by shock's level 3 (1.08-1.13 at every "
+                 "checks), which PMeTiS, partitioning each level afresh, does not feel")),
     Claim("sbn-maxsr-vs-plum", "sbn", "§5.3, Tables 5-7 (significantly lower = at most half of each PLUM "
           "MaxSR at P=32: the paper's own figures are 0.44x and 0.45x, its abstract “approximately half”)",
           "The SBN “lazy” approach to migration of vertex data sets produces significantly lower values than those "
           "achieved by PMeTiS or DMeTiS under PLUM. For example, for P = 32, Table 5 shows MaxSR = 28,031, which is "
           "significantly less than the corresponding value in Table 6 (MaxSR = 63,270) and in Table 7 "
           "(MaxSR = 62,542).",
-          ({"methods": T5, "P": (32,)}, PLUM32), maxsr_vs_plum, on_paper=on_paper(maxsr_vs_plum)),
+          ({"methods": T5, "P": (32,)}, PLUM32), maxsr_vs_plum, on_paper=on_paper(maxsr_vs_plum),
+          reads=(cells("5", (32,), ("MaxSR",)), cells("6", (32,), ("MaxSR",)), cells("7", (32,), ("MaxSR",))),
+          other=("significantly lower = strictly lower", maxsr_lower_plain), variants=CHECKS),
     Claim("sbn-maxsr-prepartition", "sbn", "§5.3, Tables 4-5",
           "when the SBN balancer is used with the partitioner, a higher MaxSR value results when P ≥ 8 than when "
           "the partitioner is not active (cf. Table 5).",
-          ({"methods": f"{T4},{T5}", "P": (8, 16, 32)},), maxsr_prepart, on_paper=on_paper(maxsr_prepart)),
+          ({"methods": f"{T4},{T5}", "P": (8, 16, 32)},), maxsr_prepart, on_paper=on_paper(maxsr_prepart),
+          reads=(cells("4", (8, 16, 32), ("MaxSR",)), cells("5", (8, 16, 32), ("MaxSR",))),
+          variants=(("P = 8, 16", {"P": (8, 16)}), ("P = 32", {"P": (32,)}))),
     Claim("sbn-prepartition-cut", "sbn", "§5.3, Table 4 (Average Pre-Exec > Pre-Part at every P)",
           "Comparing Pre-Part Cut% and Pre-Exec Cut% from Table 4, we also conclude that Cut% degrades as the "
           "pre-partitioner executes.",
-          ({"methods": T4, "P": PS},), prepart_degrades, on_paper=on_paper(prepart_degrades)),
+          ({"methods": T4, "P": PS},), prepart_degrades, on_paper=on_paper(prepart_degrades),
+          reads=(cells("4", PS, ("Pre-Part Cut%", "Pre-Exec Cut%")),),
+          variants=(("P = 2, 4, 8", {"P": (2, 4, 8)}), ("P = 16, 32", {"P": (16, 32)}))),
     Claim("sbn-cut-double-pmetis", "sbn", "§5.3, Tables 4 and 6 (Post-Exec Cut%)",
           "Table 4 shows an SBN cut percentage that is more than double compared to those reported by PMeTiS "
           "(21.29% vs. 10.94% for P = 32).",
-          ({"methods": T4, "P": (32,)}, {"methods": T6, "P": (32,)}), cut_double_pmetis, on_paper=on_paper(cut_double_pmetis)),
+          ({"methods": T4, "P": (32,)}, {"methods": T6, "P": (32,)}), cut_double_pmetis,
+          on_paper=on_paper(cut_double_pmetis),
+          reads=(cells("4", (32,), ("Post-Exec Cut%",)), cells("6", (32,), ("Post-Exec Cut%",))),
+          cause=("the paper's own numbers", "its Tables 4 and 6: 21.29 / 10.94 = 1.95x, not more than double")),
     Claim("sbn-cut-closer-dmetis", "sbn", "§5.3, Tables 4, 6, 7",
           "This difference in the cut percentage is significantly lower when compared to the results obtained "
           "with DMeTiS (21.29% vs. 20.22%).",
-          ({"methods": T4, "P": (32,)}, PLUM32), cut_closer_dmetis, on_paper=on_paper(cut_closer_dmetis)),
+          ({"methods": T4, "P": (32,)}, PLUM32), cut_closer_dmetis, on_paper=on_paper(cut_closer_dmetis),
+          reads=(cells("4", (32,), ("Post-Exec Cut%",)), cells("6", (32,), ("Post-Exec Cut%",)),
+                 cells("7", (32,), ("Post-Exec Cut%",)))),
     Claim("sbn-cut-decreases", "sbn", "§5.3, Table 4 (often = more than half the levels)",
           "in Table 4, the cut percentage often decreases during execution of the SBN balancer.",
-          ({"methods": T4, "P": PS},), cut_decreases_sbn, on_paper=on_paper(cut_decreases_sbn)),
+          ({"methods": T4, "P": PS},), cut_decreases_sbn, on_paper=on_paper(cut_decreases_sbn),
+          reads=(cells("4", PS, ("Pre-Exec Cut%", "Post-Exec Cut%")),),
+          variants=(("P = 2, 4, 8", {"P": (2, 4, 8)}), ("P = 16, 32", {"P": (16, 32)}))),
     Claim("sbn-cut-plum-never-decreases", "sbn", "§5.3, Tables 6-7 (the P the paper printed)",
           "This phenomenon did not occur while experimenting with PMeTiS or DMeTiS under PLUM.",
-          (PLUM16, PLUM32), cut_never_decreases_plum, on_paper=on_paper(cut_never_decreases_plum)),
+          (PLUM16, PLUM32), cut_never_decreases_plum, on_paper=on_paper(cut_never_decreases_plum),
+          reads=(cells("6", (16, 32), ("Pre-Exec Cut%", "Post-Exec Cut%")),
+                 cells("7", (32,), ("Pre-Exec Cut%", "Post-Exec Cut%"))),
+          cause=("the paper's own numbers", "its Table 7: Post-Exec below Pre-Exec in 3 of 9 levels (5, 6, 7)")),
     Claim("sbn-cut-ratio", "sbn", "§5.3, Tables 4-5 (P=32 Post-Exec; about = 1.3 ± 0.15)",
           "Note that the cut percentage is about 1.3 times higher when the SBN pre-partitioner is not active "
           "(cf. Tables 4 and 5).",
-          ({"methods": f"{T4},{T5}", "P": (32,)},), cut_ratio_13, on_paper=on_paper(cut_ratio_13)),
+          ({"methods": f"{T4},{T5}", "P": (32,)},), cut_ratio_13, on_paper=on_paper(cut_ratio_13),
+          reads=(cells("4", (32,), ("Post-Exec Cut%",)), cells("5", (32,), ("Post-Exec Cut%",))),
+          other=("about 1.3 times higher = higher", cut_ratio_higher), variants=CHECKS,
+          cause=("the reading", "§3.7 sketches the pre-partitioner's iteration; ours balances the projected QWgt to "
+                 "1.00-1.09 by diffusion, so the Kernighan-Lin step, which the paper runs only above 1.75, never runs "
+                 "on shock, and Table 4's cut stays near Table 5's (26.16 vs 28.15 at P = 32; the paper's 21.29 vs "
+                 "30.41). With KL after every iteration (kl_threshold=1.0, measured before the fit at checks = 400) "
+                 "T5/T4 was 1.43")),
     Claim("sbn-migration-vs-balancing", "sbn", "§5.4, Table 8 (significantly greater = at least 10x the "
-          "balancing bytes at every P: the paper's own Table 8 gives 11.4x-54.8x)",
+          "balancing bytes at every P: the paper's own Table 8 gives 11.4x-54.8x; migration bytes with §3.5's "
+          "locate broadcasts)",
           "the cost of vertex migration is significantly greater than the cost of actually balancing the system "
           "load.",
-          ({"methods": T5, "P": PS},), migration_vs_balance, on_paper=on_paper(migration_vs_balance)),
-    Claim("sbn-selection-most", "sbn", "§5.4, Table 9 (every P; wall seconds per phase, medians of 5 runs "
-          "decided beyond the larger spread)",
+          ({"methods": T5, "P": PS},), migration_vs_balance, on_paper=on_paper(migration_vs_balance),
+          reads=(cells("8", PS, ("Balancing Messages (bytes)", "Migration Messages (bytes)")),),
+          other=("significantly greater = greater", migration_greater),
+          variants=(("P = 2, 4, 8", {"P": (2, 4, 8)}), ("P = 16, 32", {"P": (16, 32)})) + CHECKS),
+    Claim("sbn-selection-most", "sbn", "§5.4, Table 9 (every P; operations of §5.4's cost model per phase, "
+          "summed over the levels)",
           "processing related to the selection of vertices is the most expensive phase of the SBN load balancer.",
-          ({"methods": T5, "P": PS, "repeats": REPEATS},), selection_most, on_paper=on_paper(_selection_most)),
+          ({"methods": T5, "P": PS},), selection_most, on_paper=on_paper(selection_most),
+          reads=(cells("9", PS, T9),),
+          variants=(("P = 2, 4, 8", {"P": (2, 4, 8)}), ("P = 16, 32", {"P": (16, 32)}))),
     Claim("sbn-overhead-small", "sbn", "§5.4, Table 9 (the paper: “the total time required to load balance is "
           "still relatively small compared to the time spent processing the mesh”; relatively small = under 10% at every "
-          "P; medians of 5 runs decided beyond the spread)",
-          "The sum of Table 9's three shares, our wall seconds of selection, balancing and migration over the "
-          "modelled makespan of processing the mesh, is under 10% at every P.",
-          ({"methods": T5, "P": PS, "repeats": REPEATS},), overhead_small, on_paper=on_paper(_overhead_small),
-          kind="our test", source="SBN paper §5.4, Table 9: a wall time over a modelled time, so the share depends "
-          "on the host and on the check frequency f; the paper measured both on the SP2"),
+          "P; operations of §5.4's cost model, one operation priced as one unit of QWgt)",
+          "The sum of Table 9's three shares, the operations of selection, balancing and migration (§5.4's cost "
+          "model) over the QWgt units processed, is under 10% at every P.",
+          ({"methods": T5, "P": PS},), overhead_small, on_paper=on_paper(overhead_small),
+          kind="our test", source="SBN paper §5.4, Table 9: seconds measured on the SP2; the paper gives its cost "
+          "model in operations (O(log V_p + δ_v) per heap operation) and no price of an operation against a unit of "
+          "Wgt", reads=(cells("9", PS, T9),), other=("relatively small = below the processing", _total_under(100.0)),
+          cause=("the reading", "priced as one QWgt unit per operation, selection alone is 95-140% of the units "
+                 "processed (creating the queue, V_p + E_p, and a delete-min of log V_p + δ_v per vertex against "
+                 "Wgt 1 per leaf element); the paper's 0.45-2.84% on the SP2 means an element's processing costs "
+                 "some hundred heap steps there, a price it does not print"),
+          variants=(("P = 2, 4, 8", {"P": (2, 4, 8)}), ("P = 16, 32", {"P": (16, 32)}))),
     Claim("sbn-lower-redistribution", "sbn", "§6 (the P of Tables 6-7)",
           "dynamic SBN-based load balancing achieves a lower redistribution cost in processing the selected "
           "adaptive mesh application than what was achieved under the PLUM environment.",
-          ({"methods": T5, "P": (16, 32)}, PLUM16, PLUM32), lower_redistribution, on_paper=on_paper(lower_redistribution)),
+          ({"methods": T5, "P": (16, 32)}, PLUM16, PLUM32), lower_redistribution,
+          on_paper=on_paper(lower_redistribution),
+          reads=(cells("5", (16, 32), ("MaxSR",)), cells("6", (16, 32), ("MaxSR",)), cells("7", (32,), ("MaxSR",))),
+          variants=(("P = 16", {"P": (16,)}), ("P = 32", {"P": (32,)}))),
     Claim("sbn-higher-communication", "sbn", "§6 (Cut% vs PMeTiS, P=16, 32; significantly higher = at least "
           "1.9x: the paper's own Tables 4-6 give 1.95x-3.06x, its abstract “double”)",
           "the communication costs using SBN were significantly higher than what has been reported under PLUM.",
-          ({"methods": f"{T4},{T5}", "P": (16, 32)}, PLUM16, {"methods": T6, "P": (32,)}), higher_comm, on_paper=on_paper(higher_comm)),
+          ({"methods": f"{T4},{T5}", "P": (16, 32)}, PLUM16, {"methods": T6, "P": (32,)}), higher_comm,
+          on_paper=on_paper(higher_comm),
+          reads=(cells("4", (16, 32), ("Post-Exec Cut%",)), cells("5", (16, 32), ("Post-Exec Cut%",)),
+                 cells("6", (16, 32), ("Post-Exec Cut%",))),
+          other=("significantly higher = higher", _plain_ratio("post_exec_cut_pct", (T4, T5), (T6,), 1.0, (16, 32))),
+          variants=(("P = 16", {"P": (16,)}), ("P = 32", {"P": (32,)}))),
 ]

@@ -15,12 +15,13 @@ import numpy as np
 from harness import Algorithm, State, check_params, cut_pct, hookimpl, implements, registers, vertex_costs
 
 from .balancer import LevelRun, Params
+from .calibration import fitted_checks
 from .prepartition import prepartition
 from .topology import Trees
 
 DEFAULTS = {
     "prepartition": False,
-    "checks": 400,
+    "checks": fitted_checks(),  # fitted to Table 5 at P = 2 and 4 (calibration.py, README "Calibration")
     "f": 60.0,
     "const_s": 0.1,
     "minth": "const",
@@ -96,7 +97,10 @@ def balance(ctx, state):
     prm = _params(ctx.params)
     ctx.record["pre_part_cut_pct"] = cut = projected_cut(g, ctx.state.owner, m)
     same = np.array_equal(state.owner, ctx.state.owner)  # no pre-partitioning: the same assignment
-    ctx.record["sbn_pre_exec_cut_pct"] = cut if same else projected_cut(g, state.owner, m)
+    # "immediately before processing" (§5.2) the pre-partitioner's data has not moved (§3.7: "the data associated
+    # with each mesh vertex is not migrated after the partitioning process is completed"), and Comm_p^v counts the
+    # neighbours "whose data sets are not local to p" (§3.1): the cut of the assignment with the data where it is
+    ctx.record["sbn_pre_exec_cut_pct"] = cut if same else cut_pct(g, vertex_costs(g, state, m))
     # the balancer runs "forever" (Fig. 4): thresholds carry over from the previous level
     carried = ctx.memory.thresholds if ctx.params["carry_thresholds"] else None
     if carried is not None and len(carried) != m.P:
@@ -112,6 +116,10 @@ def balance(ctx, state):
     span = max(figs["sbn_makespan_s"], 1e-12)
     for kind in ("balance", "migration"):
         ctx.record[f"sbn_{kind}_bw_pct"] = 100.0 * tot[kind]["bytes"] / (m.bandwidth * span)
+    # Table 8's migration messages as §3.5 sends them: the data, each request and each moved set's locate broadcast
+    ctx.record["sbn_migration_message_bytes"] = (
+        tot["migration"]["bytes"] - figs["sbn_fetch_bytes"] - figs["sbn_locate_bytes"]
+        + figs["sbn_request_broadcast_bytes"] + figs["sbn_locate_broadcast_bytes"])
     nlocal = max(len(ctx.engine.local), 1)
     for cat in TIMERS:
         secs = ctx.engine.rank_max(run.timer.seconds.get(cat, 0.0))
@@ -124,3 +132,4 @@ def balance(ctx, state):
 
 register_reports = registers("lbbench_sbn.reports", "REPORTS")
 register_claims = registers("lbbench_sbn.claims", "CLAIMS")
+register_calibrations = registers("lbbench_sbn.calibration", "CALIBRATIONS")

@@ -25,9 +25,13 @@ actual migration happens lazily while SBN processes the level.
 
 Comm while partitioning is *projected*: it counts neighbours assigned to other
 processors (their data will be there once processed), Remap counts vertices
-whose data is not on their new processor. The paper is silent on this; the
-alternative (Comm against current data locations) would ignore every move's
-effect on its neighbours.
+whose data is not on their new processor. §5.3 says what is traded: "The
+pre-partitioner will allow an increase in the redistribution cost if it is
+compensated by a larger improvement in the communication cost", an improvement
+only the projected Comm can show (against the data where it is, a move never
+lowers a neighbour's Comm). Tried against the data homes (§3.1's Comm at the
+level start): Table 4's MaxSR fell below Table 5's at P = 8 and 16 (34,043 vs
+36,619; 27,772 vs 30,470), where the paper's is 1.9-2.2x it.
 
 The partitioner is sequential, as the paper's was (§5.4); it runs identically
 on every MPI rank from ``ctx.rng("prepartition")``.

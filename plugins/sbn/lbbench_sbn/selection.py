@@ -34,13 +34,15 @@ from . import _queue
 
 def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, q: int, amount: float,
            load_p: float, base_q: float, rng: np.random.Generator, subset: int = 8, max_rounds: int = 64,
-           cap_p: float = np.inf, near_q: bool = True, slot: np.ndarray | None = None):
+           cap_p: float = np.inf, near_q: bool = True, slot: np.ndarray | None = None,
+           evaluated: list | None = None):
     """Choose vertices of ``queue`` (those with ``avail``; only queued vertices have it) to move from p to q.
 
     ``cost`` holds Wgt/Comm/Remap on p for every vertex (indexed by vertex, float64);
     ``view`` is the State whose ``home`` is p's view of data locations.
     ``load_p`` is QWgt(p) now, ``base_q`` what q is believed to hold.
     ``slot``: an int64 scratch array of one zero per vertex (left as it was; None: one is made).
+    ``evaluated``: a list to which each round appends Σ δ_r over its subset R (§5.4's cost of the ΔCuts).
     Returns (vertices in selection order, their total cost on p, their total cost on q).
     ``avail`` is updated in place (selected vertices become unavailable).
     MinV and the search from it are C (``_queue.search``, ΔCut as :func:`harness.delta_cut` computes it).
@@ -72,6 +74,9 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
             if touch.any():
                 pool = pool[touch]
         R = pool if pool.size <= subset else rng.choice(pool, size=subset, replace=False)
+        if evaluated is not None:
+            r = queue[R]
+            evaluated.append(int((g.xadj[r + 1] - g.xadj[r]).sum()))
         # MinV (the smallest delta_cut in R) and the search from it, in C
         buf = _queue.search(g.xadj, g.adjncy, queue, cq, on_q.comm, on_q.remap, R, avail, cost.wgt, cost.comm,
                             cost.remap, slot, sent_p, sent_q, float(amount), float(cap_p), float(load_p),

@@ -1,0 +1,68 @@
+"""The SBN claims on counts (Table 9), Table 8's locate broadcasts, and the fitted ``checks``."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from harness import compare, fitted
+from lbbench_sbn import calibration, claims
+from lbbench_sbn.plugin import DEFAULTS
+
+WALL = ("time_sbn_selection_s", "time_sbn_balance_s", "time_sbn_migration_s", "sbn_selection_overhead_pct",
+        "sbn_balance_overhead_pct", "sbn_migration_overhead_pct")
+
+
+def _rows(selection, balance, migration, processing=1e6):
+    """Rows of ``sbn`` at every P of Table 9 with these operation counts, and wall columns that say the opposite."""
+    return pd.DataFrame([{"algorithm": "sbn", "P": P, "level": 1, "machine": "uniform", "status": "ok",
+                          "sbn_ops_selection": selection, "sbn_ops_balance": balance, "sbn_ops_migration": migration,
+                          "sbn_ops_processing": processing, "sbn_makespan_s": 1.0,
+                          "time_sbn_selection_s": 0.01, "time_sbn_balance_s": 9.0, "time_sbn_migration_s": 9.0,
+                          **{f"sbn_{c}_overhead_pct": 50.0 for c in ("selection", "balance", "migration")}}
+                         for P in claims.PS])
+
+
+@pytest.mark.parametrize("check", [claims.selection_most, claims.overhead_small])
+def test_table9_claims_are_judged_on_counts_not_wall_seconds(check):
+    """Their inputs are the count columns: any wall column mutated leaves the verdict; the counts move it."""
+    base = _rows(5e4, 1e4, 1e4)
+    verdict = check(base)
+    assert verdict[0] is True
+    for col in WALL:
+        for value in (0.0, 1e9):
+            assert check(base.assign(**{col: value})) == verdict, col
+    assert check(_rows(5e4, 6e4, 1e4) if check is claims.selection_most else _rows(5e4, 1e4, 1e5))[0] is False
+
+
+def test_table9_claims_on_the_papers_printed_shares():
+    """On the paper's Table 9, selection is the largest share at every P and the total is under 10% (3.07% at
+    P = 8, the largest)."""
+    df = claims.paper_rows()
+    assert claims.selection_most(df)[0] is True
+    holds, text = claims.overhead_small(df)
+    assert holds is True and "P=8 3.07" in text
+
+
+def test_counts_and_locate_broadcasts_of_a_level(tmp_path):
+    """Each phase's operations are counted; §3.5's request and locate broadcasts are P - 1 messages each, and the
+    migration bytes of Table 8 replace the targeted requests and locates by them."""
+    P = 4
+    df = compare("sbn", workload="mini", P=P, out=str(tmp_path), levels=[1, 2], progress=False)
+    assert (df["status"] == "ok").all()
+    for c in ("selection", "balance", "migration", "processing"):
+        assert (df[f"sbn_ops_{c}"] > 0).all(), c
+    for kind in ("request", "locate"):
+        assert (df[f"sbn_{kind}_broadcast_messages"] % (P - 1) == 0).all()
+        assert (df[f"sbn_{kind}_broadcast_messages"] > 0).any()
+    want = (df["wire_migration_bytes"] - df["sbn_fetch_bytes"] - df["sbn_locate_bytes"]
+            + df["sbn_request_broadcast_bytes"] + df["sbn_locate_broadcast_bytes"])
+    assert np.array_equal(df["sbn_migration_message_bytes"].to_numpy(float), want.to_numpy(float))
+
+
+def test_checks_default_is_the_fit():
+    """The default of ``checks`` is the committed fit's chosen value, one of its candidates; the claims' variants
+    are its neighbours."""
+    assert DEFAULTS["checks"] == fitted(calibration.PATH, int) in calibration.CANDIDATES
+    near = calibration.neighbours()
+    assert 1 <= len(near) <= 2 and DEFAULTS["checks"] not in near
