@@ -1,8 +1,9 @@
-"""lbbench hooks for Charm++'s GreedyLB, RefineLB, GreedyRefineLB and GrapevineLB (README.md).
+"""lbbench hooks for Charm++'s GreedyLB, RefineLB, TreeLB's RefineA and GreedyRefine, GrapevineLB (DistributedLB)
+and LBAF's InformAndTransfer (README.md).
 
 The objects are the level's graph vertices (any workload, through the
 adapters) with their measured load pwgt; pinned objects (``ctx.level.pinned``)
-never move and count as background load of their processor. All four are
+never move and count as background load of their processor. All are
 balancers: they start from the current owners and return where every object
 goes; the data follows (the runner accounts the migration).
 """
