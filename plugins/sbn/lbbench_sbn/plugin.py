@@ -97,10 +97,10 @@ def balance(ctx, state):
     prm = _params(ctx.params)
     ctx.record["pre_part_cut_pct"] = cut = projected_cut(g, ctx.state.owner, m)
     same = np.array_equal(state.owner, ctx.state.owner)  # no pre-partitioning: the same assignment
-    # "immediately before processing" (§5.2) the pre-partitioner's data has not moved (§3.7: "the data associated
-    # with each mesh vertex is not migrated after the partitioning process is completed"), and Comm_p^v counts the
-    # neighbours "whose data sets are not local to p" (§3.1): the cut of the assignment with the data where it is
-    ctx.record["sbn_pre_exec_cut_pct"] = cut if same else cut_pct(g, vertex_costs(g, state, m))
+    ctx.record["sbn_pre_exec_cut_pct"] = cut if same else projected_cut(g, state.owner, m)
+    # the other reading of Pre-Exec Cut% (README "Choices"): "immediately before processing" (§5.2) the data has
+    # not moved (§3.7) and Comm_p^v counts the neighbours "whose data sets are not local to p" (§3.1)
+    ctx.record["sbn_pre_exec_data_cut_pct"] = cut if same else cut_pct(g, vertex_costs(g, state, m))
     # the balancer runs "forever" (Fig. 4): thresholds carry over from the previous level
     carried = ctx.memory.thresholds if ctx.params["carry_thresholds"] else None
     if carried is not None and len(carried) != m.P:

@@ -7,7 +7,9 @@
   table per P, shaped like the paper's (Adaptation Level rows + Average).
   LoadImb is the core ``loadimb``: max / WSysLL of the QWgt each processor
   actually processed (Wgt + Comm + Remap at processing time, §3.1, declared
-  through ``ctx.executed``); ``settled_loadimb`` stays in the results.
+  through ``ctx.executed``); ``settled_loadimb`` stays in the results. Table 4's
+  Pre-Exec Cut% is projected (data on the owners, as Pre-Part's); beside it,
+  without a paper value, the cut with the data where it is before processing.
 * ``sbn-table8``: bytes of balancing and migration messages over all levels and
   their share of the Machine's bandwidth over the modelled execution time. The
   migration messages are §3.5's: the data, and the requests and locate
@@ -30,7 +32,8 @@ PS = [2, 4, 8, 16, 32]
 PHASES = (("Balancing Activity", "balance"), ("Migration Activity", "migration"), ("Vertex Selection", "selection"))
 
 T4 = {"Pre-Part Cut%": "pre_part_cut_pct", "Pre-Exec Cut%": "sbn_pre_exec_cut_pct",
-      "Post-Exec Cut%": "post_exec_cut_pct", "MaxSR": "maxsr", "LoadImb": "loadimb"}
+      "Post-Exec Cut%": "post_exec_cut_pct", "MaxSR": "maxsr", "LoadImb": "loadimb",
+      "Pre-Exec Cut%, data in place": "sbn_pre_exec_data_cut_pct"}
 T5 = {"Pre-Exec Cut%": "pre_exec_cut_pct", "Post-Exec Cut%": "post_exec_cut_pct", "MaxSR": "maxsr",
       "LoadImb": "loadimb"}
 
