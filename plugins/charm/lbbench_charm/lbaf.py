@@ -178,8 +178,7 @@ def transfer(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, known: li
 
 
 def balance(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, on, entity: np.ndarray, *, criterion: str,
-            order: str,
-            iterations: int, rounds: int, fanout: int, max_objects: int, deterministic: bool, rng_of,
+            order: str, iterations: int, rounds: int, fanout: int, max_objects: int, deterministic: bool, rng_of,
             stage=None) -> dict:
     """InformAndTransferAlgorithm.execute: ``iterations`` of inform then transfer (``stage(known, owner, rng)``
     when given, else the recursive strategy), ending early at imbalance max/avg - 1 <= 0 (LBAF's default
