@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 
-from harness import Calibration, Cells, Claim, ReportOptions, fitted
+from harness import Calibration, Cells, Claim, ReportOptions, fitted, hookimpl
 from harness.claims import calibrate as cb
 from harness.claims import claim as cl
 from harness.contract import plugins
@@ -115,3 +115,59 @@ def test_method_variant_keeps_the_predicates_names(tmp_path):
                   variants=(("blocks", {"methods": {"metis": "metis[ufactor=50]"}}),))
     cl.evaluate([claim], ReportOptions(workload="mini", out=str(tmp_path), progress=False))
     assert got == [["metis"], ["metis"]]
+
+
+# -- the commands and the fidelity summary -----------------------------------------------------------------------
+
+LOADIMB_P2 = Cells("sbn", "5", P=(2,), rows=(1, 2, 3), columns=("LoadImb",))
+
+
+def _mini_loadimb(value, opts):
+    """Ours at the calibration cells: METIS's LoadImb on mini's three levels at P = 2, imbalance ``value``."""
+    df = opts.compare(f"metis[ufactor={value}]", P=2, workload="mini", workload_params={})
+    return {("sbn", "5", "2", str(int(r.level)), "LoadImb"): float(r.loadimb) for r in df.itertuples()}
+
+
+class FitPlugin:
+    def __init__(self, path):
+        self.cal = Calibration("t-metis-ufactor", "testpaper", "metis[ufactor]", (LOADIMB_P2,), (1, 30, 300),
+                               _mini_loadimb, path, why="a test")
+
+    @hookimpl
+    def register_calibrations(self, register):
+        register(self.cal)
+
+
+def test_calibrate_command_fits_and_resumes(register, tmp_path, capsys):
+    from harness.present.cli import main
+
+    path = tmp_path / "calibration" / "t.csv"
+    register(FitPlugin(path), "fit-a")
+    args = ["calibrate", "--name", "t-metis-ufactor", "--out", str(tmp_path / "res"), "-q"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "t-metis-ufactor: metis[ufactor] = " in out and f"wrote {path}" in out
+    df = cb.read(path)
+    assert len(df) == 9 and set(df["value"].astype(int)) == {1, 30, 300}  # three candidates x three levels
+    assert fitted(path, int) in (1, 30, 300)
+    assert main(["calibrate", "--paper", "nosuchpaper", "--out", str(tmp_path / "res")]) == 2
+    assert "no calibrations for paper 'nosuchpaper'" in capsys.readouterr().err
+
+
+def test_with_paper_records_the_printed_cell_and_fidelity_counts_it():
+    from harness.claims import fidelity as fd
+    from harness.claims.reports import Table, paper_of, with_paper
+
+    ref = pd.DataFrame({"paper": "sbn", "table": "5", "P": 2, "row": ["1", "2", "3"], "column": "LoadImb",
+                        "value": [1.0, 2.0, 4.0]})
+    ours = pd.DataFrame({"Level": [1, 2, 3], "LoadImb": [1.2, 1.0, 0.0]})
+    t = Table("Table 5, P = 2", with_paper(ours, ref))
+    assert t.frame.attrs["paper_cells"][(1, "LoadImb")] == ("sbn", "5", "2", "2", "LoadImb")
+    pairs = fd.pairs("sbn-table5", t)
+    assert pairs["within"].tolist() == [True, False, False]  # 1.2x, 0.5x, 0x
+    left = fd.all_pairs({"sbn-table5": [t]}, {("sbn", "5", "2", "1", "LoadImb")})
+    assert len(left) == 2 and paper_of("sbn-table5") == "sbn"
+    tot = fd.totals(left)
+    assert tot.to_dict("records") == [{"Paper": "sbn", "Cells": 2, "Within": 0, "Share %": 0.0}]
+    assert fd.worst(left, 1)["ratio"].tolist() == [0.0]
+    assert fd.cell_text(("sbn", "5", "2", "3", "LoadImb")) == "sbn Table 5, P = 2, row 3, LoadImb"
