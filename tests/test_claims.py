@@ -456,8 +456,8 @@ def test_claims_then_site_give_the_same_verdicts(sbn_cached, tmp_path):
     verdicts = {x.claim.name: x.verdict for x in cl.evaluate(chosen, o, "mini")}
     assert main(["site", "--out", o.out, "-o", str(tmp_path / "site"), "-w", "mini"]) == 0
     page = (tmp_path / "site" / "index.html").read_text()
-    rows = re.findall(r'<tr><td><span class="badge \w+">([^<]*)</span></td><td>sbn</td><td>[^<]*</td>'
-                      r'<td class="(?:quote|ours)">(.*?)</td>', page)
+    rows = re.findall(r'<tr><td><span class="badge \w+">([^<]*)</span></td><td>sbn</td><td>[^<]*</td><td>[^<]*</td>'
+                      r'<td class="(?:quote|ours)">(.*?)</td>', page)  # verdict, paper, where, start, claim
     by_text = {cl.shown(x): x.name for x in chosen}
     got = {by_text[html.unescape(t)]: html.unescape(v) for v, t in rows}
     assert len(verdicts) == 16 and got == verdicts
