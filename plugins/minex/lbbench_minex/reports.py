@@ -36,8 +36,9 @@ CASES = {"None": "none", "Max": "max"}  # the paper's row label -> latency model
 
 NOTE = ("MaxQwgt: thousands, summed over the adaptation levels (Σ_levels max_p Qwgt_p / 1000); "
         "LoadImb = Σ MaxQwgt / ceil(Σ QwgtTot / P) (the one LoadImb); Qwgt = Wgt + Comm + Remap (None) or max(Wgt, Comm + Remap) "
-        "(Max, harness.measure.latency). The MinEX cells run on shock[cwgt_unit=N], the fitted cost of a leaf face, and "
-        "minex's default ThroTtle unit is fitted too (lbbench calibrate --paper minex). Our shock mesh is calibrated to the paper's but is not the paper's: compare ratios. "
+        "(Max, harness.measure.latency). The MinEX cells run on shock[cwgt_unit=N], the fitted cost of a leaf face, "
+        "and minex's default ThroTtle unit is fitted too (lbbench calibrate --paper minex). Our shock mesh is "
+        "calibrated to the paper's but is not the paper's: compare ratios. "
         "'(paper)' columns are the MinEX paper's.")
 
 
