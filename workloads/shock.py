@@ -43,6 +43,9 @@ workloads/README.md):
   face between two unsplit elements carries 1 + (its bisected edges) leaf
   faces. Transitions inside a refined element's tree are not closed (their
   hanging nodes are counted in cwgt through the union of the face trees).
+* Costs: ``cwgt_unit`` multiplies every cwgt (the cost of a leaf face in the
+  unit of one element's pwgt; default 1, the weights above). The MinEX cells
+  pass their fitted value (plugins/minex/README.md, "Calibration").
 
 Level t (t = 1..9) is the mesh after the t-th adaptation; the initial mesh
 (sum pwgt = number of elements, about 50,000) is the state before level 1 and
