@@ -24,6 +24,7 @@ import numpy as np
 
 from harness import Cells, Claim, paper_values
 
+from .fits import CALIBRATIONS, cwgt_unit, throttle_unit
 from .reports import CLUSTERS, SLOWDOWNS, THROTTLES, _fmt_t, _method, accumulated, minex_shock
 
 num = Claim.num
@@ -318,18 +319,27 @@ def t2_rows(Cs) -> tuple:
 T2_METHODS = (_method(64, "none"), _method(64, "max"))
 
 
-def _unit_variant(methods, unit: float = 16.0) -> tuple:
-    """Robustness: ThroTtle's unit at its fit's neighbouring candidate (16; the fit: 32, fits.py)."""
-    return (f"ThroTtle unit {unit:g}", {"methods": {m: (m[:-1] + "," if m.endswith("]") else m + "[") +
-                                                    f"unit={unit:g}]" for m in methods}})
+def neighbours(name: str, value) -> tuple:
+    """The candidates either side of a fit's chosen value (``fits.CALIBRATIONS``): the robustness variants."""
+    cands = list(next(c for c in CALIBRATIONS if c.name == name).candidates)
+    i = cands.index(value)
+    return tuple(cands[j] for j in (i - 1, i + 1) if 0 <= j < len(cands))
 
 
-CWGT_VARIANTS = tuple((f"cwgt_unit {k}", {"workload": f"shock[cwgt_unit={k}]"}) for k in (4, 6))  # the fit: 5
-T2_VARIANTS = (*CWGT_VARIANTS, _unit_variant(T2_METHODS))
+def _unit_variants(methods) -> tuple:
+    """Robustness: ThroTtle's unit at its fit's neighbouring candidates (16; the fit: 32)."""
+    return tuple((f"ThroTtle unit {u:g}", {"methods": {m: (m[:-1] + "," if m.endswith("]") else m + "[") +
+                                                          f"unit={u:g}]" for m in methods}})
+                 for u in neighbours("minex-throttle-unit", throttle_unit()))
+
+
+CWGT_VARIANTS = tuple((f"cwgt_unit {k}", {"workload": f"shock[cwgt_unit={k}]"})
+                      for k in neighbours("minex-cwgt-unit", cwgt_unit()))  # 4 and 6; the fit: 5
+T2_VARIANTS = (*CWGT_VARIANTS, *_unit_variants(T2_METHODS))
 
 
 T1_READS = (Cells("minex", "1", P=(32,)),)
-T1_VARIANTS = (_unit_variant([_method(t, "max") for t in THROTTLES if 0 < t < np.inf]),)  # 0 and inf: unit-free
+T1_VARIANTS = _unit_variants([_method(t, "max") for t in THROTTLES if 0 < t < np.inf])  # 0 and inf: unit-free
 T34_READS = (Cells("minex", "3", P=SMALL, rows=tuple(f"None P={P}" for P in SMALL), columns=("MaxQwgt C=1",
                                                                                              "LoadImb C=1")),
              Cells("minex", "4", P=SMALL, rows=tuple(f"None P={P}" for P in SMALL), columns=("MaxQwgt C=1",
@@ -348,7 +358,7 @@ CLAIMS = [
           "In contrast, the MinEX partitioner values were 20.9% and 30,548, respectively, while maintaining "
           "comparable load balance.",
           COMPARE, comparable_balance, "no LoadImb printed",
-          reads=(Cells("minex", "compare", rows=("MinEX",)),), variants=(_unit_variant(["minex"]),)),
+          reads=(Cells("minex", "compare", rows=("MinEX",)),), variants=_unit_variants(["minex"])),
     Claim("minex-throttle64-lowest", "minex", "§3.3, Table 1 (MaxQwgt summed over C)",
           "Observe that ThroTTle = 64 produces the lowest overall MaxQwgt",
           T1, throttle64_lowest, on_paper=THROTTLE64_PAPER, reads=T1_READS, variants=T1_VARIANTS,
