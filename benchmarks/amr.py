@@ -8,7 +8,7 @@ The workload and its box graphs come from the workload cache; the result store i
 """
 import tempfile
 
-SCHEMES = ["amr-sfc", "amr-igd", "amr-cgd", "amr-ild", "amr-itb", "amr-wd", "amr-ild[ild_split=none]",
+SCHEMES = ["amr-sfc", "amr-igd", "amr-cgd", "amr-ild", "amr-itb", "amr-wd", "amr-ild[ild_split=planes]",
            "amr-igd[igd_deal=rotate]"]
 
 

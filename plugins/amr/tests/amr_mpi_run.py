@@ -4,12 +4,12 @@ import json
 import sys
 
 from harness import ReportOptions
-from lbbench_amr.reports import SCHEMES, summarize
+from lbbench_amr.reports import ILD_PLANES, SCHEMES, summarize
 
 out = sys.argv[1]
 opts = ReportOptions(workload="bl", workload_params=dict(base=9, levels=3, steps=4, min_size=2), out=out,
                      cache=False, progress=False)
-df = opts.compare(SCHEMES + ["amr-ild[ild_split=none]", "none"], P=16)
+df = opts.compare(SCHEMES + [ILD_PLANES, "none"], P=16)
 skip = ("time_", "texec_s", "versions", "git_commit", "ranks", "rank_", "provenance")  # wall-time columns differ
 cols = [c for c in df.columns if not c.startswith(skip)]
 rows = df[cols].to_dict(orient="records")

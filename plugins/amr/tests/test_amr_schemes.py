@@ -9,7 +9,7 @@ from lbbench_amr.plugin import SCHEMES, distribute
 from lbbench_amr.split import bisect_pieces, coalesce, cut_box, linear_pieces
 from workloads import bl
 
-ALL = list(SCHEMES) + ["amr-ild[ild_split=none]", "amr-cgd[split=none]", "amr-igd[igd_split=slabs]",
+ALL = list(SCHEMES) + ["amr-ild[ild_split=planes]", "amr-sfc[block=3]", "amr-cgd[split=none]", "amr-igd[igd_split=slabs]",
                        "amr-wd[affinity=volume]", "amr-sfc[coalesce=false,block=2]"]
 
 
