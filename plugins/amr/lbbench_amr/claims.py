@@ -96,9 +96,10 @@ CAUSES = {
             "1% cap, a variant, 1.3-2.8%) and at P = 32-64 SFC 2.9-6.0% (its indivisible composite unit, 4-29% of "
             "W/P at P = 64 on bl) are more imbalanced"),
     "A11": (IMPLEMENTATION, "our ITB (a reconstruction of §4.5's paragraph) ranks 13 at every P behind ILD (9-11), "
-            "WD (11 at P = 32-64) and CGD (12-13): its BFS order is almost level by level, so its communication is "
-            "CGD's (106-118 GB against ILD's 39-102 GB), and it ignores the previous distribution (701-899 MB "
-            "moved, 5th of 6), where §4.5 says ITB addresses \"inter level communication\""),
+            "WD (11 at P = 32-64) and CGD (12-13): bl's base level is one grid, so the breadth-first search reaches "
+            "every level-l grid at distance l and the cut of its order splits the levels as CGD does (communication "
+            "106-118 GB against ILD's 39-102 GB), and it ignores the previous distribution (701-899 MB moved, 5th "
+            "of 6), where §4.5 says ITB addresses \"inter level communication\""),
 }
 
 CLAIMS = [Claim(f"amr-{cid.lower()}", "amr", f"{where} ({CHECKS[cid][0]}: {CHECKS[cid][1]})", text,
