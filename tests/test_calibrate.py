@@ -72,7 +72,7 @@ def test_a_bad_cause_or_variant_is_refused():
     with pytest.raises(ValueError, match="cause"):
         Claim("t", "p", "§", "x", (), lambda df: (True, ""), cause=("bad luck", "x"))
     with pytest.raises(ValueError, match="variant"):
-        Claim("t", "p", "§", "x", (), lambda df: (True, ""), variants=(("v", {"seed": 2}),))
+        Claim("t", "p", "§", "x", (), lambda df: (True, ""), variants=(("v", {"levels": 2}),))
 
 
 CELLS = ({"methods": "none,metis", "P": (2, 4)},)
@@ -111,10 +111,19 @@ def test_method_variant_keeps_the_predicates_names(tmp_path):
         got.append(sorted(set(df["algorithm"])))
         return True, ""
 
+    seeds = []
+
+    def seeded(df):
+        seeds.append(sorted(set(df["seed"].astype(int))))
+        return True, ""
+
     claim = Claim("t-names", "testpaper", "§1", "x", ({"methods": "metis", "P": 2},), names,
                   variants=(("blocks", {"methods": {"metis": "metis[ufactor=50]"}}),))
-    cl.evaluate([claim], ReportOptions(workload="mini", out=str(tmp_path), progress=False))
+    other_mesh = Claim("t-seed", "testpaper", "§1", "x", ({"methods": "metis", "P": 2},), seeded,
+                       variants=(("another mesh", {"seed": 1}),))
+    out = cl.evaluate([claim, other_mesh], ReportOptions(workload="mini", out=str(tmp_path), progress=False))
     assert got == [["metis"], ["metis"]]
+    assert sorted(seeds) == [[0], [1]] and out[1].robust == "holds on 2 of 2"
 
 
 # -- the commands and the fidelity summary -----------------------------------------------------------------------

@@ -108,7 +108,8 @@ class Claim:
             which decides); its verdict is shown beside.
         variants: ``((label, overrides), ...)``: the robustness column, the verdict again on each variant
             ("holds on k of n"). ``overrides`` may hold ``P`` (a subset of the cells' processor counts),
-            ``workload`` (another workload for every cell, e.g. ``shock[seed=2]``) and ``methods`` (``{as
+            ``workload`` (another workload for every cell, e.g. ``shock[scale=2]``), ``seed`` (the workload's and
+            the methods' seed, another mesh: ``{"seed": 1}``) and ``methods`` (``{as
             written in cells: the variant's method}``, e.g. ``{"sbn": "sbn[checks=800]"}``; the rows keep the
             name the predicate knows).
 
@@ -142,8 +143,8 @@ class Claim:
         if self.other and (len(self.other) != 2 or not callable(self.other[1])):
             raise ValueError(f"claim {self.name!r}: other is (label, check)")
         for v in self.variants:
-            if len(v) != 2 or not isinstance(v[1], dict) or set(v[1]) - {"P", "workload", "methods"}:
-                raise ValueError(f"claim {self.name!r}: a variant is (label, {{P, workload, methods}})")
+            if len(v) != 2 or not isinstance(v[1], dict) or set(v[1]) - {"P", "workload", "methods", "seed"}:
+                raise ValueError(f"claim {self.name!r}: a variant is (label, {{P, workload, methods, seed}})")
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.name!r}: kind {self.kind!r} is not one of {', '.join(KINDS)}")
         if self.kind == OURS and not self.source:
@@ -282,7 +283,7 @@ def cell_specs(claim: Claim) -> list[dict]:
         methods = c["methods"] if isinstance(c["methods"], str) else ",".join(c["methods"])
         for P in Ps:
             out.append({"methods": methods, "P": int(P), "machine": c.get("machine"), "workload": c.get("workload"),
-                        "initial": c.get("initial"), "repeats": int(c.get("repeats") or 1)})
+                        "initial": c.get("initial"), "repeats": int(c.get("repeats") or 1), "seed": c.get("seed")})
     return out
 
 
@@ -306,6 +307,8 @@ def variant(claim: Claim, label: str, overrides: dict) -> Claim:
         c["P"] = tuple(Ps)
         if overrides.get("workload"):
             c["workload"] = overrides["workload"]
+        if overrides.get("seed") is not None:
+            c["seed"] = int(overrides["seed"])
         c["methods"] = ",".join(rename.get(m, m) for m in _split(c["methods"]))
         cells.append(c)
     back = {v: k for k, v in rename.items()}
@@ -362,7 +365,7 @@ def evaluate(claims: list[Claim], opts, workload: str | None = None, workload_pa
             for c in cell_specs(claim):
                 wname, wparams = where(c)
                 gkey = (wname, repr(sorted(wparams.items())), c["P"], c["machine"] or opts.machine,
-                        start(c, wname, opts), c["repeats"])
+                        start(c, wname, opts), c["repeats"], opts.seed if c["seed"] is None else c["seed"])
                 groups.setdefault(gkey, (wparams, []))
                 mine = _split(c["methods"])
                 for m in mine:
@@ -381,11 +384,12 @@ def evaluate(claims: list[Claim], opts, workload: str | None = None, workload_pa
         bar = tqdm(total=len(groups) + len(claims), file=sys.stderr, unit="step", leave=False)
     frames: dict = {}
     for gkey, (wparams, methods) in groups.items():
-        wname, _, P, machine, initial, repeats = gkey
+        wname, _, P, machine, initial, repeats, seed = gkey
         if bar:
             bar.set_description(f"cells {wname} P={P} {machine}")
         frames[gkey] = fetch(opts, methods, P=P, machine=machine, workload=wname, workload_params=wparams,
-                             initial=initial, progress=False, **({"repeats": repeats} if repeats > 1 else {}))
+                             initial=initial, progress=False, seed=seed,
+                             **({"repeats": repeats} if repeats > 1 else {}))
         if bar:
             bar.update()
 

@@ -347,7 +347,7 @@ def plan(reps: dict, claims: list, base: dict, generate: bool = True, rows: pd.D
 
 def _plan_claims(claims: list, by_key: dict, generate: bool, base: dict, asked: list, calls: list) -> None:
     """The cells each claim declares (into ``asked`` and ``calls``), without running its predicate."""
-    for claim in claims:
+    for claim in [*claims, *(cl.variant(c, label, ov) for c in claims for label, ov in c.variants)]:
         opts = PlanOptions(asked, by_key, generate, by=f"{claim.paper} claims", calls=calls, read=False,
                            **{**base, "progress": False})
         try:
@@ -361,6 +361,7 @@ def _plan_claims(claims: list, by_key: dict, generate: bool, base: dict, asked: 
                 where = {"workload": call.name, "workload_params": dict(call.given)}
             opts.compare(c["methods"], P=c["P"], **where, **({"machine": c["machine"]} if c["machine"] else {}),
                          initial=cl.start(c, where.get("workload", opts.workload), opts),
+                         **({"seed": c["seed"]} if c.get("seed") is not None else {}),
                          **({"repeats": c["repeats"]} if c.get("repeats", 1) > 1 else {}))
 
 
