@@ -209,8 +209,8 @@ class Refiner:
 
     STEP = 0.01  # multirefine's overloadStep
 
-    def __init__(self, load, owner, movable, P, slow):
-        self.load, self.owner, self.P = load, owner, P
+    def __init__(self, load, owner, movable, P, slow, overload):
+        self.load, self.owner, self.P, self.overload = load, owner, P, overload
         self.slow = _slow(slow, P)
         self.key = load * self.slow[owner]  # c->load: what the object measured on its old processor
         self.avg = float(times(load, owner, P, self.slow).sum()) / P
@@ -281,9 +281,7 @@ class Refiner:
 def refine(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int, slow=None,
            threshold: float = 1.05) -> np.ndarray:
     """RefineLB: ``Refiner(threshold)`` (RefineLB.C ``RefineLB::work``: 1.05) and its ``multirefine``."""
-    r = Refiner(load, owner, movable, P, slow)
-    r.overload = threshold
-    return r.multirefine()
+    return Refiner(load, owner, movable, P, slow, threshold).multirefine()
 
 
 STRATEGIES = {"greedy": greedy, "refine": refine, "greedy-refine": greedy_refine, "refine-treelb": refine_treelb}
