@@ -7,12 +7,13 @@ slowdowns (the machine's Proc), and returns the new processor of every
 object. As in Charm++ (TreeStrategyBase.h ``Proc<1, true>::assign``: load +=
 o.load / speed; Refiner.C: load x pe_speed ratio), an object of load w takes
 time w x slow[p] on processor p, and the strategies balance those times.
-Ties are broken by processor id and object id, so the result depends on the
-data only.
+Where Charm++'s heaps and sorts break ties by their own layout, ours break
+them by processor id and object id, so the result depends on the data only.
 """
 from __future__ import annotations
 
 import heapq
+
 import numpy as np
 
 
