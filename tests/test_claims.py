@@ -476,7 +476,7 @@ def test_minex_table_claims_on_the_papers_tables():
     assert got["minex-cut-below-sbn"].on_paper()[1] == "edge cut %: MinEX 20.90, SBN 36.50"
     assert got["minex-none-imbalanced"].on_paper()[1] == ("LoadImb none vs MinEX: P=2 1.80 vs 1.00, P=4 2.57 vs "
                                                           "1.00, P=8 2.81 vs 1.00")
-    assert got["minex-none-runtime"].on_paper()[1].endswith("1.46, 1.86, 2.31 (mean 1.88)")
+    assert got["minex-none-runtime"].on_paper()[1].endswith("P=2 1.46, P=4 1.86, P=8 2.31 (mean 1.88)")
     assert got["minex-factor-five"].on_paper()[1] == "None: 18,323 -> 3,667 (5.0x); Max: 17,752 -> 3,297 (5.4x)"
 
 
