@@ -444,6 +444,15 @@ def _papers(papers) -> list:
     return [p.strip() for text in papers for p in text.split(",") if p.strip()]
 
 
+def _exit_on_errors(result) -> None:
+    """Exit 1, each report's error on a line, if a report raised or a cell failed."""
+    errors = [(name, err) for name, _, _, err in result.reports if err]
+    for name, err in errors:
+        click.echo(f"lbbench: {name}: {err}", err=True)
+    if result.failed or errors:
+        raise click.exceptions.Exit(1)
+
+
 @cli.command()
 @_fit_options
 @click.option("--name", "names", multiple=True, help="only this calibration (repeatable)")
@@ -459,11 +468,7 @@ def calibrate(papers, out, timeout, workers, fmt, quiet, names):
     echo(render(fit_tables(fits), fmt))
     for cal, _ in fits:
         echo(f"wrote {cal.path}")
-    errors = [(name, err) for name, _, _, err in result.reports if err]
-    for name, err in errors:
-        click.echo(f"lbbench: {name}: {err}", err=True)
-    if result.failed or errors:
-        raise click.exceptions.Exit(1)
+    _exit_on_errors(result)
 
 
 @cli.command()
@@ -479,11 +484,7 @@ def fidelity(papers, out, timeout, workers, fmt, quiet, worst):
         pairs, result = pairs_of(_papers(papers), out, workers or len(os.sched_getaffinity(0)), not quiet,
                                  timeout=timeout)
     echo(render(fidelity_tables(pairs, worst), fmt))
-    errors = [(name, err) for name, _, _, err in result.reports if err]
-    for name, err in errors:
-        click.echo(f"lbbench: report {name}: {err}", err=True)
-    if result.failed or errors:
-        raise click.exceptions.Exit(1)
+    _exit_on_errors(result)
 
 
 @cli.command()
