@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import Algorithm, State, hookimpl, implements, registers
+from harness import Algorithm, State, check_params, hookimpl, implements, registers
 
 from . import central, clustering, grapevine, lbaf, strategies
 
@@ -38,6 +38,9 @@ LBAF_IAT = {"criterion": "tempered", "transfer": "recursive", "order": "element_
             "subclustering_minimum_improvement": 0.0}
 LBAF_LIMITS = {"iterations": 100, "rounds": 64, "fanout": 1024, "max_objects_per_transfer": 10**6,
                "max_subclusters": 10**6}
+# the work of one level grows with iterations x rounds x fanout x max_objects_per_transfer (gossip sends per
+# iteration, transfers tried per rank): at most 2^20, 4,096 times LBAF's defaults (8 x 2 x 2 x 8 = 256)
+LBAF_WORK = (("iterations", "rounds", "fanout", "max_objects_per_transfer"), 2**20)
 LBAF_REALS = {"cluster_swap_rtol": (False, 1e6), "subclustering_threshold": (True, 1e6),
               "subclustering_minimum_improvement": (True, 1e6)}  # (0 allowed, upper bound): LBAF's > 0 / >= 0
 
@@ -77,6 +80,7 @@ def _validate_lbaf(p):
     for key in ("deterministic", "separate_subclustering"):
         if str(p[key]).lower() not in ("true", "false", "1", "0"):
             raise ValueError(f"lbaf-iat: {key} must be true or false, got {p[key]!r}")
+    check_params("lbaf-iat", {k: int(p[k]) for k in LBAF_WORK[0]}, {}, work=LBAF_WORK)
 
 
 @hookimpl
@@ -91,6 +95,7 @@ def register_algorithms(register):
                                    "PEs that accept or refuse; threshold relaxed per phase towards `target_ratio` x avg"))
     register(Algorithm("lbaf-iat", family="gossip", params=dict(LBAF_IAT), roles=("balance",),
                        validate=_validate("lbaf-iat"),
+                       needs=lambda p: ("shared_id",) if p["transfer"] == "clustering" else (),
                        description="LBAF's InformAndTransfer, a centralised simulation of a distributed algorithm: "
                                    "gossip of rank ids (engine messages), then transfers on live loads under the "
                                    "tempered or strict criterion, object by object (recursive) or of clusters "

@@ -63,6 +63,12 @@ def test_bad_parameters_are_one_line_errors():
             algs["lbaf-iat"].validate({**plugin.LBAF_IAT, key: bad})
     with pytest.raises(ValueError, match="threshold"):
         algs["refine"].validate({"threshold": 0.5})
+    # each integer within its bound, their product (the work of one level) not: refused in one line
+    with pytest.raises(ValueError, match="the work of one level"):
+        algs["lbaf-iat"].validate({**plugin.LBAF_IAT, "iterations": 100, "rounds": 64, "fanout": 1024})
+    # clustering moves shared blocks: a workload without them is refused before any cell
+    assert algs["lbaf-iat"].needs({**plugin.LBAF_IAT, "transfer": "clustering"}) == ("shared_id",)
+    assert algs["lbaf-iat"].needs(plugin.LBAF_IAT) == ()
 
 
 @pytest.mark.mpi
