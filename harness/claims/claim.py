@@ -70,7 +70,8 @@ KINDS = (QUOTE, OURS)
 # why a claim does not hold (``Claim.cause``): a finding about the paper, or a cause of ours
 PAPER_NUMBERS, WORKLOAD, READING, IMPLEMENTATION = ("the paper's own numbers", "our workload", "the reading",
                                                     "our implementation")
-CAUSES = (PAPER_NUMBERS, WORKLOAD, READING, IMPLEMENTATION)
+SOURCE_TEXT = "the source's own text"  # the method built as its paper's text (or its code) says fails the sentence
+CAUSES = (PAPER_NUMBERS, SOURCE_TEXT, WORKLOAD, READING, IMPLEMENTATION)
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,8 @@ class Claim:
         reads: the paper's printed cells the claim judges, a tuple of ``harness.Cells`` (no calibration
             may fit on them: ``lbbench calibrate``).
         cause: ``(label, text)`` shown when the claim does not hold: ``label`` one of ``CAUSES`` (the
-            paper's own numbers, our workload, the reading, our implementation), ``text`` the figure that
+            paper's own numbers; the source's own text, where the method built as its paper's text or its code
+            says fails the sentence; our workload; the reading; our implementation), ``text`` the figure that
             shows it.
         other: ``(label, check)``: the other fair reading of the sentence (the stricter one is ``check``,
             which decides); its verdict is shown beside.

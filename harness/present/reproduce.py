@@ -697,9 +697,9 @@ def summary(result: Outcome, rows: pd.DataFrame | None = None) -> list[Table]:
         tables.append(Table("Fidelity: our cells within 0.67-1.5x of the paper's (calibration cells left out)",
                             fd.totals(pairs), "per table and the worst cells: lbbench fidelity"))
     if result.claims:
-        frame = pd.DataFrame([{"Paper": o.claim.paper, "Claim": o.claim.name, "Verdict": o.verdict, "Why": o.why,
-                               "Robustness": o.robust} for o in result.claims])
-        tables.append(Table("Claims", frame, cl.summary(result.claims)))
+        frame = pd.DataFrame([{"Paper": o.claim.paper, "Claim": o.claim.name, "Verdict": o.verdict,
+                               "Why": o.why.split(":")[0], "Robustness": o.robust} for o in result.claims])
+        tables.append(Table("Claims", frame, cl.summary(result.claims) + " (each cause in full: lbbench claims)"))
     if result.failed:
         tables.append(Table("Failed cells", pd.DataFrame({"Cell": list(result.failed.values())})))
     return tables

@@ -467,7 +467,7 @@ def _build(site: Path, final: Path, out, image_format, workload, workload_params
                 "sentence, verbatim, found in a source its plugin ships when the claims ran; one marked “Our test” is "
                 "our wording, its source named (a quote not found there is shown so). The reading of vague words is "
                 "under Where; Start is where its cells started. Why names the cause of a “does not hold”: the paper's own "
-                "numbers, our workload, the reading (both readings shown under Ours), or our implementation; "
+                "numbers or text, our workload, the reading (both readings shown under Ours), or our implementation; "
                 "Robustness is the verdict again on variants (other P, seeds, calibrated values).</p>")
     body.append('<p class="counts">' + " ".join(f"{badge(v)} {n}" for v, n in cl.counts(outcomes).items()) + "</p>")
     body.append("<table>\n<thead><tr><th>Verdict</th><th>Paper</th><th>Where</th><th>Start</th><th>Claim</th>"

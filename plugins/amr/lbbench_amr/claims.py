@@ -78,14 +78,14 @@ WD_CAP = (("WD load cap 1%", {"methods": {"amr-wd": "amr-wd[tol=0.01]"}}),)
 VARIANTS = {cid: BY_P + (GRAIN if cid in ("A6", "A9", "A10", "A11") else ())
             + (WD_CAP if cid in ("A10", "A11") else ()) for cid in QUOTES}
 
-PAPER_NUMBERS, WORKLOAD, IMPLEMENTATION = "the paper's own numbers", "our workload", "our implementation"
+SOURCE_TEXT, WORKLOAD, IMPLEMENTATION = "the source's own text", "our workload", "our implementation"
 # why a claim still does not hold: the figures of the full run (README "Results", 2026-11-27)
 CAUSES = {
-    "A2": (PAPER_NUMBERS, "the paper's own §4.3 (Fig. 5) puts CGD's levels on different processors, G21 and G22 "
+    "A2": (SOURCE_TEXT, "the paper's own §4.3 (Fig. 5) puts CGD's levels on different processors, G21 and G22 "
            "updating G11 \"requiring P2 and P3 to communicate with P1 for every restriction\": 94-99% of CGD's "
            "inter-level traffic crosses processors, 91-106 GB at P = 16-64 under each restriction weighting (every "
            "coarse step, once per regrid, over the surface), against ILD's 25-72 GB and WD's 39-58 GB"),
-    "A6": (PAPER_NUMBERS, "by the paper's own §4.3-4.4 ILD redistributes the changed levels, CGD the whole "
+    "A6": (SOURCE_TEXT, "by the paper's own §4.3-4.4 ILD redistributes the changed levels, CGD the whole "
            "hierarchy, and ILD keeps grids whole, so ILD's count is at most CGD's on any trace: operations x 1000 at "
            "P = 16 ILD 1,648, CGD 1,723, WD and ITB 10,212, SFC 18,270, IGD 179,170 (IGD cuts every new grid into "
            "P pieces); Fig. 12 times the paper's unpublished implementation"),

@@ -73,13 +73,15 @@ def _lpt(df):
                    f"best max load of the four at most {(greedy / upper).max():.4f} (bound {bound:.4f})")
 
 
-def _grapevine(df):
+def _grapevine(df, worst: bool = True):
+    """Two steps reach kTargetRatio at every level (``worst``) or on the mean over the levels, with fewer
+    balancing bytes at the busiest processor than GreedyLB."""
     one, two = _worst(df, "grapevine"), _worst(df, "grapevine[iterations=2]")
     b1, b2, bg = (_mean(df, m, "charm_max_recv_bytes") for m in ("grapevine", "grapevine[iterations=2]", "greedy"))
     gr = _mean(df, "greedy", "work_loadimb")
     if any(math.isnan(x) for x in (b1, b2, bg, gr)) or np.isnan(two).any() or np.isnan(one).any():
         return None, "a cell failed"
-    reached, cheaper = bool((two <= TARGET_RATIO).all()), b2 < bg
+    reached, cheaper = bool((two <= TARGET_RATIO).all() if worst else two.mean() <= TARGET_RATIO), b2 < bg
     return reached and cheaper, (
         f"max/avg load (mean, worst level): one step {one.mean():.3f}, {one.max():.3f}; two steps {two.mean():.3f}, "
         f"{two.max():.3f}; GreedyLB {gr:.3f}; busiest processor's balancing bytes: one step {Claim.num(b1)}, "
@@ -115,5 +117,10 @@ CLAIMS = [
           "than GreedyLB (fewer balancing bytes at the busiest processor).", CELLS, _grapevine, kind="our test",
           source="Menon & Kalé, A Distributed Dynamic Load Balancer for Iterative Applications, SC'13, and "
           "Charm++'s src/ck-ldb/DistributedLB.C (kTargetRatio): our reading; no sentence of the paper was at hand "
-          "to quote"),
+          "to quote",
+          other=("the mean over the levels <= kTargetRatio", lambda df: _grapevine(df, worst=False)),
+          cause=("the source's own text", "DistributedLB as DistributedLB.C builds it ends a step once a phase's "
+                 "max/avg is under its current threshold (relaxed per phase towards kTargetRatio, at most "
+                 "max_phases): on shock at P = 32 two steps end at 1.050 on the mean over the levels and 1.053 at "
+                 "the worst level, with 16x fewer bytes at the busiest processor than GreedyLB")),
 ]
