@@ -24,7 +24,7 @@ def build_table(table: str, opts) -> list[Table]:
         mine = paper[paper["P"].astype(int) == int(P)] if not paper.empty else paper
         note = "" if not mine.empty else f"(the paper has no P = {P} block for Table {table})"
         out.append(Table(f"Table {table}: mesh adaptation results using {label} under PLUM, P = {P}",
-                         with_paper(ours, mine[["row", "column", "value"]]), note))
+                         with_paper(ours, mine), note))
     return out
 
 
