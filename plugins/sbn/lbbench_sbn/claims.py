@@ -31,7 +31,7 @@ import numpy as np
 
 from harness import Cells, Claim
 
-from .calibration import neighbours
+from .fits import neighbours
 
 T4, T5, T6, T7 = "sbn[prepartition=true]", "sbn", "plum-pmetis", "plum-dmetis"
 PS = (2, 4, 8, 16, 32)

@@ -15,13 +15,13 @@ import numpy as np
 from harness import Algorithm, State, check_params, cut_pct, hookimpl, implements, registers, vertex_costs
 
 from .balancer import LevelRun, Params
-from .calibration import fitted_checks
+from .fits import fitted_checks
 from .prepartition import prepartition
 from .topology import Trees
 
 DEFAULTS = {
     "prepartition": False,
-    "checks": fitted_checks(),  # fitted to Table 5 at P = 2 and 4 (calibration.py, README "Calibration")
+    "checks": fitted_checks(),  # fitted to Table 5 at P = 2 and 4 (fits.py, README "Calibration")
     "f": 60.0,
     "const_s": 0.1,
     "minth": "const",
@@ -132,4 +132,4 @@ def balance(ctx, state):
 
 register_reports = registers("lbbench_sbn.reports", "REPORTS")
 register_claims = registers("lbbench_sbn.claims", "CLAIMS")
-register_calibrations = registers("lbbench_sbn.calibration", "CALIBRATIONS")
+register_calibrations = registers("lbbench_sbn.fits", "CALIBRATIONS")

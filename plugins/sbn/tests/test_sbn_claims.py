@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from harness import compare, fitted
-from lbbench_sbn import calibration, claims
+from lbbench_sbn import claims, fits
 from lbbench_sbn.plugin import DEFAULTS
 
 WALL = ("time_sbn_selection_s", "time_sbn_balance_s", "time_sbn_migration_s", "sbn_selection_overhead_pct",
@@ -63,6 +63,6 @@ def test_counts_and_locate_broadcasts_of_a_level(tmp_path):
 def test_checks_default_is_the_fit():
     """The default of ``checks`` is the committed fit's chosen value, one of its candidates; the claims' variants
     are its neighbours."""
-    assert DEFAULTS["checks"] == fitted(calibration.PATH, int) in calibration.CANDIDATES
-    near = calibration.neighbours()
+    assert DEFAULTS["checks"] == fitted(fits.PATH, int) in fits.CANDIDATES
+    near = fits.neighbours()
     assert 1 <= len(near) <= 2 and DEFAULTS["checks"] not in near
