@@ -29,21 +29,11 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from .reference import _all
+from .reference import paper_values
+from .reports import key_label
 
 FIT_COLUMNS = ["calibration", "parameter", "value", "chosen", "paper", "table", "P", "row", "column", "ours",
                "paper_value", "ratio", "residual"]
-
-
-def _norm(v) -> str:
-    """A key value as the reference CSVs hold it: whole numbers without a decimal point, blanks as ""."""
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return ""
-    try:
-        f = float(v)
-        return str(int(f)) if f.is_integer() else str(f)
-    except (TypeError, ValueError):
-        return str(v).strip()
 
 
 @dataclass(frozen=True)
@@ -66,12 +56,12 @@ class Cells:
 
     def frame(self) -> pd.DataFrame:
         """The block's printed values (the reference rows)."""
-        ref = _all()
-        sel = (ref["paper"] == self.paper) & (ref["table"].astype(str) == str(self.table))
+        ref = paper_values(self.paper, self.table)
+        sel = pd.Series(True, index=ref.index)
         if self.P:
-            sel &= ref["P"].map(_norm).isin({_norm(p) for p in self.P})
+            sel &= ref["P"].map(key_label).isin({key_label(p) for p in self.P})
         if self.rows:
-            sel &= ref["row"].map(_norm).isin({_norm(r) for r in self.rows})
+            sel &= ref["row"].map(key_label).isin({key_label(r) for r in self.rows})
         if self.columns:
             sel &= ref["column"].isin(set(self.columns))
         return ref[sel].reset_index(drop=True)
@@ -80,7 +70,7 @@ class Cells:
 @lru_cache(maxsize=None)
 def _keys(block: Cells) -> tuple:
     f = block.frame()
-    return tuple((block.paper, str(block.table), _norm(p), _norm(r), str(c))
+    return tuple((block.paper, str(block.table), key_label(p), key_label(r), str(c))
                  for p, r, c in zip(f["P"], f["row"], f["column"]))
 
 
@@ -132,7 +122,7 @@ def paper_figures(cal: Calibration) -> dict:
     for block in cal.cells:
         f = block.frame()
         for p, r, c, v in zip(f["P"], f["row"], f["column"], f["value"]):
-            out[(block.paper, str(block.table), _norm(p), _norm(r), str(c))] = float(v)
+            out[(block.paper, str(block.table), key_label(p), key_label(r), str(c))] = float(v)
     return out
 
 

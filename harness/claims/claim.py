@@ -383,7 +383,7 @@ def evaluate(claims: list[Claim], opts, workload: str | None = None, workload_pa
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(groups) + len(claims), file=sys.stderr, unit="step", leave=False)
+        bar = tqdm(total=len(groups) + len(plans), file=sys.stderr, unit="step", leave=False)
     frames: dict = {}
     for gkey, (wparams, methods) in groups.items():
         wname, _, P, machine, initial, repeats, seed = gkey

@@ -234,8 +234,8 @@ def with_paper(ours: pd.DataFrame, paper: pd.DataFrame, key=None) -> pd.DataFram
     by = {}
     for mine, theirs in pairs.items():
         by.setdefault(theirs, []).append(mine)
-    ref_key = _labels([paper[c].map(_label) for c in by])
-    our_key = _labels([_labels([ours[m].map(_label) for m in cols]) for cols in by.values()])
+    ref_key = _labels([paper[c].map(key_label) for c in by])
+    our_key = _labels([_labels([ours[m].map(key_label) for m in cols]) for cols in by.values()])
     wide = paper.assign(_key=ref_key.to_numpy()).pivot_table(index="_key", columns="column", values="value",
                                                            aggfunc="first")
     out = ours.copy()
@@ -249,7 +249,7 @@ def with_paper(ours: pd.DataFrame, paper: pd.DataFrame, key=None) -> pd.DataFram
 def _cell_keys(paper: pd.DataFrame, ref_key: pd.Series, our_key: pd.Series) -> dict:
     """``{(our row position, column): (paper, table, P, row, column)}`` for every value put beside ours, so the
     fidelity summary knows which printed cell each pair is (None where the reference rows lack that part)."""
-    part = {c: paper[c].map(_label).to_numpy() if c in paper.columns else [None] * len(paper)
+    part = {c: paper[c].map(key_label).to_numpy() if c in paper.columns else [None] * len(paper)
             for c in ("paper", "table", "P", "row")}
     where = {}
     for i, k in enumerate(ref_key.to_numpy()):
@@ -259,7 +259,7 @@ def _cell_keys(paper: pd.DataFrame, ref_key: pd.Series, our_key: pd.Series) -> d
             for col in paper["column"].unique() if (k, col) in where}
 
 
-def _label(v) -> str:
+def key_label(v) -> str:
     """A key value as text: whole numbers without a decimal point, blanks as ""."""
     if isinstance(v, (float, np.floating)):
         return "" if np.isnan(v) else str(int(v)) if float(v).is_integer() else str(v)
