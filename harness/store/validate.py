@@ -36,12 +36,12 @@ from ..measure.columns import describe
 TEXT = ("workload", "workload_version", "workload_params", "algorithm", "params", "machine", "initial", "status",
         "owners_hash", "git_commit", "versions", "timing_group", "timing_session")
 INTS = ("level", "P", "seed", "ranks", "wsysll", "empty_parts", "moved_weight", "moved_vertices",
-        "boundary_vertices", "max_neighbour_parts", "edge_cut")
+        "boundary_vertices", "max_neighbour_parts", "edge_cut", "changed_weight", "pinned_reassigned",
+        "pinned_reassigned_pwgt", "timing_repeats")
 INT_SUFFIXES = ("_messages", "_bytes", "_supersteps")
 PERCENT = ("pre_exec_cut_pct", "post_exec_cut_pct")
 AT_LEAST_ONE = ("work_loadimb",)  # P * max / total: >= 1 for any loads
 LOADIMB = ("loadimb", "settled_loadimb", "lt_none_loadimb", "lt_max_loadimb")
-INTS += ("changed_weight", "pinned_reassigned", "pinned_reassigned_pwgt", "timing_repeats")
 RATIOS = ("rank_balance", "rank_step_balance")  # a mean over a max: in [0, 1]
 TOL = 1e-9
 MAX_WEIGHT = 2**53  # every weight, and every sum of weights, exact in the float64 the metrics use
@@ -153,12 +153,13 @@ def _check_times(row: dict) -> None:
 
 def _check_modelled(row: dict) -> None:
     """``modelled_<kind>_s`` at most (messages x latency + bytes / bandwidth) x the largest Conn of the machine."""
+    m = None
     for kind, prefix in (("balance", ""), ("migration", "wire_"), ("application", "")):
         t, n, b = (_num(row, c) for c in (f"modelled_{kind}_s", f"{prefix}{kind}_messages", f"{prefix}{kind}_bytes"))
         if t is None or n is None or b is None or t <= TOL:
             continue
         try:
-            m = Machine.parse(str(row.get("machine", "uniform")), int(row.get("P", 1)))
+            m = m or Machine.parse(str(row.get("machine", "uniform")), int(row.get("P", 1)))
         except (ValueError, TypeError):
             return
         limit = (n * m.latency + b / m.bandwidth) * float(np.max(m.conn))
