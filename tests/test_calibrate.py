@@ -180,3 +180,16 @@ def test_with_paper_records_the_printed_cell_and_fidelity_counts_it():
     assert tot.to_dict("records") == [{"Paper": "sbn", "Cells": 2, "Within": 0, "Share %": 0.0}]
     assert fd.worst(left, 1)["ratio"].tolist() == [0.0]
     assert fd.cell_text(("sbn", "5", "2", "3", "LoadImb")) == "sbn Table 5, P = 2, row 3, LoadImb"
+
+
+def test_fidelity_judges_a_cell_at_the_precision_the_paper_printed_it():
+    from harness.claims import fidelity as fd
+    from harness.claims.reference import printed_units
+
+    ref = printed_units()
+    zero = ref[(ref.paper == "sbn") & (ref.table == "8") & (ref.P == 2) & (ref.column == "Balancing Bandwidth (%)")]
+    assert zero["value"].tolist() == [0.0] and zero["unit"].tolist() == [0.01]  # printed "0.00"
+    assert fd.within(0.004, 0.0, 0.01) and not fd.within(0.008, 0.0, 0.01)  # [0, 0.005) x 1.5
+    assert fd.within(0.0, 0.0) and not fd.within(0.001, 0.0)  # no unit: both zero only
+    assert fd.within(1.5, 1.0, 0.01) and fd.within(1.507, 1.0, 0.01) and not fd.within(1.51, 1.0, 0.01)
+    assert not fd.within(0.66, 1.0, 0.01) and fd.within(0.67 * 0.995, 1.0, 0.01)

@@ -3,18 +3,22 @@
 Every report table puts the paper's value beside ours (``X`` / ``X (paper)``,
 :func:`harness.claims.reports.with_paper`, which records the printed cell of
 each pair). A cell is **within** when ours / paper lies in [0.67, 1.5] (both
-zero counts as within). Calibration cells (``lbbench calibrate``) are left
+zero counts as within), at the precision the paper printed it: a printed ``0.00``
+is any value in [0, 0.005), so ours is within when it lies in [0.67 x the
+interval's low end, 1.5 x its high end]. Calibration cells (``lbbench calibrate``) are left
 out: a fitted cell says nothing about fidelity. Per table: the judged cells,
 how many are within, the share, and the worst cells (furthest in log ratio).
 """
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
-from .reports import paper_of
+from .reference import printed_units
+from .reports import key_label, paper_of
 
 LOW, HIGH = 0.67, 1.5
 PAIR_COLUMNS = ["report", "table", "column", "ours", "paper_value", "ratio", "within", "cell"]
@@ -27,10 +31,26 @@ def _num(v) -> float:
         return math.nan
 
 
+@lru_cache(maxsize=1)
+def _units() -> dict:
+    """{printed cell: one unit of its last printed digit} (the keys of ``with_paper``'s cells)."""
+    ref = printed_units()
+    keys = zip(*(ref[c].map(key_label) for c in ("paper", "table", "P", "row")), ref["column"].astype(str))
+    return dict(zip(keys, ref["unit"]))
+
+
+def within(ours: float, paper: float, unit: float = 0.0) -> bool:
+    """Ours within 0.67-1.5x of some value the paper's printed figure stands for (``paper`` +- half a ``unit``)."""
+    if paper < 0 or ours < 0:
+        return LOW <= (ours / paper if paper else math.inf) <= HIGH
+    return LOW * max(paper - unit / 2, 0.0) <= ours <= HIGH * (paper + unit / 2)
+
+
 def pairs(report: str, table) -> pd.DataFrame:
     """One row per numeric (ours, paper) pair of one report table, with its printed cell (``PAIR_COLUMNS``)."""
     f = table.frame
     keys = f.attrs.get("paper_cells", {})
+    units = _units()
     rows = []
     for col in f.columns:
         if not (isinstance(col, str) and col.endswith(" (paper)")) or col[:-8] not in f.columns:
@@ -41,7 +61,8 @@ def pairs(report: str, table) -> pd.DataFrame:
             if math.isnan(o) or math.isnan(p):
                 continue
             ratio = o / p if p else (1.0 if o == 0 else math.inf)
-            rows.append([report, table.title, mine, o, p, ratio, LOW <= ratio <= HIGH, keys.get((pos, mine))])
+            cell = keys.get((pos, mine))
+            rows.append([report, table.title, mine, o, p, ratio, within(o, p, units.get(cell, 0.0)), cell])
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)
 
 
@@ -67,7 +88,7 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     """Per report table: cells judged, within 0.67-1.5x, the share (%), the worst ratio."""
     out = []
     for (report, title), g in df.groupby(["report", "table"], sort=False):
-        worst = g["ratio"].iloc[int(np.argmax(_distance(g["ratio"])))]
+        worst = g["ratio"].iloc[int(np.argmax(_off(g)))]
         out.append({"Report": report, "Table": title, "Cells": len(g), "Within": int(g["within"].sum()),
                     "Share %": 100.0 * g["within"].mean(), "Worst ours/paper": worst})
     return pd.DataFrame(out, columns=["Report", "Table", "Cells", "Within", "Share %", "Worst ours/paper"])
@@ -86,7 +107,7 @@ def worst(df: pd.DataFrame, n: int = 10) -> pd.DataFrame:
     """The ``n`` cells furthest from the paper's (log ratio)."""
     if df.empty:
         return df
-    order = np.argsort(-_distance(df["ratio"]), kind="stable")[:n]
+    order = np.argsort(-_off(df), kind="stable")[:n]
     return df.iloc[order][["report", "table", "column", "ours", "paper_value", "ratio", "cell"]]
 
 
@@ -98,6 +119,11 @@ def cell_text(cell) -> str:
     parts = [f"{paper} Table {table}" if paper and table else "", f"P = {P}" if P else "", f"row {row}" if row else "",
              column]
     return ", ".join(p for p in parts if p)
+
+
+def _off(df: pd.DataFrame) -> np.ndarray:
+    """How far each pair is from the paper's (|log ratio|), 0 for a pair within at the printed precision."""
+    return np.where(df["within"].to_numpy(dtype=bool), 0.0, _distance(df["ratio"]))
 
 
 def _distance(ratio: pd.Series) -> np.ndarray:

@@ -45,6 +45,18 @@ def _all() -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
 
 
+@lru_cache(maxsize=None)
+def printed_units() -> pd.DataFrame:
+    """The reference rows with ``unit``: one unit of the value's last printed digit, from the CSV's text
+    (``0.00`` -> 0.01, ``30,548`` -> 1), for judging a value at the precision the paper printed it."""
+    files = reference_files()
+    frames = [pd.read_csv(f, dtype=str, keep_default_na=False) for f in files]
+    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
+    text = df["value"].str.replace(",", "").str.strip()
+    decimals = text.str.extract(r"\.(\d+)$")[0].str.len().fillna(0).astype(int)
+    return _all().assign(unit=10.0 ** -decimals.to_numpy())
+
+
 def paper_values(paper: str, table: str) -> pd.DataFrame:
     """The reference rows of one paper table, from every registered CSV.
 
