@@ -46,6 +46,10 @@ workloads/README.md):
 * Costs: ``cwgt_unit`` multiplies every cwgt (the cost of a leaf face in the
   unit of one element's pwgt; default 1, the weights above). The MinEX cells
   pass their fitted value (plugins/minex/README.md, "Calibration").
+* Spread: ``core`` < 1 refines only the inner ``core x radius`` of the
+  cylinder to ``max_depth``, the rest of it to ``max_depth - 1`` (default 1,
+  the whole cylinder). The MinEX cells pass their fitted value with a radius
+  that keeps level 9 at 1,833,730 elements (plugins/minex/README.md).
 
 Level t (t = 1..9) is the mesh after the t-th adaptation; the initial mesh
 (sum pwgt = number of elements, about 50,000) is the state before level 1 and
@@ -89,6 +93,7 @@ DEFAULTS = {
     "closure": True,     # 3D_TAG's 1:2 / 1:4 closure (and 1:8 upgrades) of the original elements
     "initial": False,    # prepend the unadapted mesh as level 0
     "cwgt_unit": 1,      # cwgt per leaf face, in the unit of one element's pwgt (MinEX §2.2; MinEX cells fit it)
+    "core": 1.0,         # inner fraction of the radius refined to max_depth, the rest to max_depth - 1 (MinEX cells fit it)
 }
 
 
@@ -228,18 +233,23 @@ def sample_weights(depth: int) -> np.ndarray:
 
 # ------------------------------------------------------------------ refinement
 
-def depth_history(xy: np.ndarray, centres, radius: float, max_depth: int) -> np.ndarray:
+def depth_history(xy: np.ndarray, centres, radius: float, max_depth: int, core: float = 1.0) -> np.ndarray:
     """The refinement-depth field at points ``xy`` (..., 2) after each adaptation: (T, ...) int8.
 
     D_t = min(D_{t-1} + 1, max_depth) inside the cylinder of adaptation t,
     max(D_{t-1} - 1, 0) outside (D_0 = 0): one refinement or one coarsening
-    per adaptation, as a tag-refine-coarsen step does.
+    per adaptation, as a tag-refine-coarsen step does. With ``core`` < 1 only
+    the inner ``core x radius`` of the cylinder reaches ``max_depth``; the rest
+    of it stops at ``max_depth - 1`` (a point leaving the core loses one level).
     """
     xy = np.asarray(xy, np.float32)
     # inside the disc of adaptation t  <=>  |x - xc_t| < half-chord at the point's y
     dy = xy[..., 1] - np.float32(AXIS_Y)
     h2 = np.float32(radius) ** 2 - dy * dy
     half = np.where(h2 > 0, np.sqrt(np.maximum(h2, 0)), np.float32(-1))
+    if core < 1:
+        c2 = np.float32(core * radius) ** 2 - dy * dy
+        half_core = np.where(c2 > 0, np.sqrt(np.maximum(c2, 0)), np.float32(-1))
     x = np.ascontiguousarray(xy[..., 0])
     D = np.zeros(x.shape, np.int8)
     out = np.empty((len(centres),) + D.shape, np.int8)
@@ -252,6 +262,8 @@ def depth_history(xy: np.ndarray, centres, radius: float, max_depth: int) -> np.
         D -= np.int8(1)
         np.maximum(D, 0, out=D)
         np.minimum(D, top, out=D)
+        if core < 1:  # outside the core: at most max_depth - 1
+            D -= (D == top) & ~(np.abs(x - np.float32(xc)) < half_core)
         out[t] = D
     return out
 
@@ -281,7 +293,7 @@ def active_elements(cent_xy, reach, centres, radius) -> np.ndarray:
 
 BOUNDS = {"scale": (0.001, 64.0), "levels": (1, 1000), "radius": (1e-6, 4.0), "speed": (-10.0, 10.0),
           "start": (-10.0, 10.0), "max_depth": (1, 4),
-          "cwgt_unit": (1, 1000)}  # the box is 2 x 1 x 1; scale 64: 3.2 million tets
+          "cwgt_unit": (1, 1000), "core": (0.0, 1.0)}  # the box is 2 x 1 x 1; scale 64: 3.2 million tets
 
 
 def validate(params: dict) -> None:
@@ -296,11 +308,11 @@ def generate(seed: int = 0, **params):
     centres = [float(p["start"]) + t * float(p["speed"]) for t in range(L)]
     meta = {"radius": R, "speed": float(p["speed"]), "max_depth": D, "scale": scale}
     return build_levels(*initial_mesh(scale, seed), centres, R, D, initial=bool(p["initial"]),
-                        closure=bool(p["closure"]), meta=meta, cwgt_unit=int(p["cwgt_unit"]))
+                        closure=bool(p["closure"]), meta=meta, cwgt_unit=int(p["cwgt_unit"]), core=float(p["core"]))
 
 
 def build_levels(pts, tets, centres, radius, max_depth, initial=False, meta=None, closure=True,
-                 chunk: int = 4096, cwgt_unit: int = 1) -> list[Level]:
+                 chunk: int = 4096, cwgt_unit: int = 1, core: float = 1.0) -> list[Level]:
     n = tets.shape[0]
     P = pts[tets]  # (n, 4, 3)
     cent = P.mean(axis=1)
@@ -317,7 +329,7 @@ def build_levels(pts, tets, centres, radius, max_depth, initial=False, meta=None
         e = act[s:s + chunk]
         Pe = P[s:s + e.size].transpose(1, 0, 2).reshape(4, -1)  # (4, |e| * 2)
         xy = (W @ Pe).reshape(W.shape[0], e.size, 2).transpose(1, 0, 2).astype(np.float32)
-        hist = depth_history(xy, centres, radius, max_depth)
+        hist = depth_history(xy, centres, radius, max_depth, core)
         for t in range(T):
             bits[t][s:s + e.size] = np.packbits(np.hstack(split_bits(hist[t], max_depth)), axis=1)
     del P
