@@ -25,9 +25,14 @@ id + 1, ``meta["phase"]`` the phase id):
   exact to about 1e-12 relative, so ``none`` reproduces the measured
   imbalance to 1e-9;
 * ``cwgt`` of an edge = the bytes of every communication between its two
-  tasks (both directions merged, self-communication dropped, zero-byte
-  pairs left out); ``meta["self_comm"]`` marks the tasks that communicate
-  with themselves (LBAF's strict criterion keeps them on their rank); ``rwgt`` = the task's ``task_serialized_bytes`` / 8
+  tasks (both directions merged, self-communication dropped, pairs whose
+  bytes round to zero left out, so that every partitioner sees the graph it
+  saw before); ``meta["self_comm"]`` marks the tasks that communicate
+  with themselves (LBAF's strict criterion keeps them on their rank);
+  ``meta["comm"]`` = (from, to, bytes): every ordered pair of distinct tasks
+  that communicate, zero bytes included, with the last record's bytes, as
+  LBAF's reader keeps them (its strict criterion's partners, its work
+  model's volumes); ``rwgt`` = the task's ``task_serialized_bytes`` / 8
   (``BYTES_PER_UNIT``: migration bytes are real bytes), ``task_bytes``
   (default 1024) when absent. Bytes and time are different units: with the
   automatic time unit one byte weighs like one ps, so QWgt (SBN §3.1) is
@@ -40,6 +45,14 @@ id + 1, ``meta["phase"]`` the phase id):
   block it shares, LBAF's clusters; none, or a negative id as LBAF reads it:
   -1), ``meta["shared_bytes"]`` its ``shared_bytes`` (0 when absent), both
   only when some task of the phase has a block;
+* LBAF's memory model, only when some task of the phase gives one of its
+  fields: ``meta["footprint_bytes"]`` / ``meta["working_bytes"]`` each
+  task's ``task_footprint_bytes`` / ``task_working_bytes`` (0 when absent),
+  ``meta["rank_working_bytes"]`` per processor the ``rank_working_bytes`` of
+  the last task of each rank's file (LBAF's ``Rank.set_size`` reads that
+  one), summed over a processor's ranks; ``meta["rank_alpha"]`` each rank's
+  ``metadata.rank_alpha`` (nan where absent), when some file gives one and
+  ``ranks_per_proc`` is 1;
 * coordinates from ``index`` when every task has one;
 * ``migratable: false`` pins the task to its ``node`` (``Level.pinned``);
 * ``meta["entity_order"]``: each task's place when the phase's tasks are
@@ -77,6 +90,7 @@ FINEST_UNIT_S = 1e-12
 NAME = re.compile(r"^(?P<stem>.+)\.(?P<rank>\d+)\.json(\.br)?$")
 PARAMS = {"path": "", "weight": "time", "ranks_per_proc": 1, "time_unit_s": 0.0, "task_bytes": 1024,
           "max_file_mb": 256, "one_file": False}
+MEMORY = ("task_footprint_bytes", "task_working_bytes", "rank_working_bytes")  # LBAF's memory model's fields
 
 
 # ------------------------------------------------------------------ files
@@ -233,6 +247,10 @@ class Phase:
     nbytes: list = field(default_factory=list)
     shared_id: list = field(default_factory=list)
     shared_bytes: list = field(default_factory=list)
+    footprint: list = field(default_factory=list)  # LBAF's memory model: task_footprint_bytes
+    working: list = field(default_factory=list)  # task_working_bytes
+    rank_bytes: dict = field(default_factory=dict)  # rank -> its file's last task's rank_working_bytes
+    has_memory: bool = False  # some task gives one of the three
     index: list = field(default_factory=list)
     comm_from: list = field(default_factory=list)
     comm_to: list = field(default_factory=list)
@@ -270,7 +288,7 @@ def _check_task(t, where: str, subphase, R) -> None:
         if isinstance(s, dict) and s.get("id") == subphase:
             _number(s.get("time"), where, f"subphase {subphase} time")
     ud = t.get("user_defined") or {}
-    for k in ("task_serialized_bytes", "shared_bytes"):
+    for k in ("task_serialized_bytes", "shared_bytes", *MEMORY):
         if isinstance(ud, dict) and k in ud:
             _number(ud[k], where, k)
     sid = ud.get("shared_id", -1) if isinstance(ud, dict) else -1
@@ -307,7 +325,8 @@ def add_phase(ph: Phase, entry: dict, path: Path, subphase: int | None, task_byt
     n0 = len(ph.node)
     where = f"{path}: phase {ph.pid}, task"
     name = path.name
-    key, times, nbytes, nodes, homes, sids, sbytes = ph.key, [], [], [], [], [], []
+    key, times, nbytes, nodes, homes, sids, sbytes, fps, wbs = ph.key, [], [], [], [], [], [], [], []
+    ud = None
     for i, t in enumerate(tasks):
         try:
             e = t["entity"]
@@ -320,6 +339,8 @@ def add_phase(ph: Phase, entry: dict, path: Path, subphase: int | None, task_byt
             ud = t.get("user_defined")
             nb = ud.get("task_serialized_bytes", task_bytes) if ud else task_bytes
             sid, sb = (ud.get("shared_id", -1), ud.get("shared_bytes", 0.0)) if ud else (-1, 0.0)
+            fp, wb = (ud.get(MEMORY[0], 0.0), ud.get(MEMORY[1], 0.0)) if ud else (0.0, 0.0)
+            ph.has_memory |= bool(ud) and any(m in ud for m in MEMORY)
             node, home = t["node"], e["home"]
             if type(node) is not int or type(home) is not int or type(k) not in (int, tuple) or type(sid) is not int:
                 raise TypeError
@@ -335,12 +356,14 @@ def add_phase(ph: Phase, entry: dict, path: Path, subphase: int | None, task_byt
         nbytes.append(nb)
         sids.append(sid)
         sbytes.append(sb)
+        fps.append(fp)
+        wbs.append(wb)
         nodes.append(node)
         homes.append(home)
         ph.migratable.append(e.get("migratable", True) is not False)
         idx = e.get("index")
         ph.index.append(idx if type(idx) is list else None)
-    for values in (times, nbytes, sbytes):
+    for values in (times, nbytes, sbytes, fps, wbs):
         bad = _first_bad(values)
         if bad is not None:
             _check_task(tasks[bad], f"{where} {bad}", subphase, R)
@@ -356,6 +379,10 @@ def add_phase(ph: Phase, entry: dict, path: Path, subphase: int | None, task_byt
     ph.nbytes.extend(nbytes)
     ph.shared_id.extend(sids)
     ph.shared_bytes.extend(sbytes)
+    ph.footprint.extend(fps)
+    ph.working.extend(wbs)
+    if nodes:  # LBAF's Rank.set_size: the rank_working_bytes of the file's last task
+        ph.rank_bytes[nodes[-1]] = _number((ud or {}).get(MEMORY[2], 0.0), f"{where} {len(tasks) - 1}", MEMORY[2])
     ph.node.extend(nodes)
     ph.home.extend(homes)
     assert len(ph.node) - n0 == len(tasks)
@@ -398,6 +425,7 @@ class Trace:
     phases: list
     identical: dict  # phase id -> the id of the phase it repeats
     ranks: int
+    rank_alpha: dict = field(default_factory=dict)  # rank -> its file's metadata.rank_alpha (LBAF's Rank.set_alpha)
 
 
 def parse_weight(weight: str) -> int | None:
@@ -418,6 +446,7 @@ def read_trace(path: str, weight: str = "time", task_bytes: float = 1024, max_fi
     recorded: dict = {}  # rank -> the phase ids its file records
     max_bytes = int(max_file_mb * 2**20)
     by_rank: dict = {}
+    alphas: dict = {}
     phases: dict = {}
     skipped: set = set()
     identical: set = set()
@@ -437,6 +466,8 @@ def read_trace(path: str, weight: str = "time", task_bytes: float = 1024, max_fi
         if rank in by_rank:
             raise ValueError(f"{f}: claims rank {rank}, which {by_rank[rank].name} also claims")
         by_rank[rank] = f
+        if "rank_alpha" in meta:
+            alphas[rank] = _number(meta["rank_alpha"], str(f), "metadata rank_alpha")
         pm = meta.get("phases") or {}
         if not isinstance(pm, dict):
             raise ValueError(f"{f}: metadata phases is not an object")
@@ -480,7 +511,7 @@ def read_trace(path: str, weight: str = "time", task_bytes: float = 1024, max_fi
     ordered = [phases[p] for p in sorted(phases)]
     if not ordered:
         raise ValueError(f"workload vt: {path}: the trace has no phases")
-    return Trace(stem, files, ordered, repeats, R)
+    return Trace(stem, files, ordered, repeats, R, alphas)
 
 
 def time_unit(trace: Trace, given: float = 0.0) -> float:
@@ -498,9 +529,11 @@ def time_unit(trace: Trace, given: float = 0.0) -> float:
     return unit
 
 
-def phase_graph(ph: Phase, unit: float) -> tuple[Graph, np.ndarray, np.ndarray]:
+def phase_graph(ph: Phase, unit: float) -> tuple[Graph, np.ndarray, np.ndarray, tuple]:
     """The phase's graph (pwgt in time units, cwgt in bytes, rwgt in 8-byte units), each vertex's fixed
-    traffic in bytes and whether it communicates with itself."""
+    traffic in bytes, whether it communicates with itself and the task-to-task communications as LBAF keeps
+    them: (from, to, bytes) per ordered pair of distinct tasks, zero bytes included, the last record's bytes
+    (its ``ObjectCommunicator`` dicts, ``IO/lbsVTDataReader.py`` ``populate_phase``)."""
     n = len(ph.node)
     pwgt = np.rint(np.asarray(ph.time) / unit).astype(np.int64)
     rwgt = np.maximum(np.ceil(np.asarray(ph.nbytes) / BYTES_PER_UNIT), 1).astype(np.int64)
@@ -514,6 +547,9 @@ def phase_graph(ph: Phase, unit: float) -> tuple[Graph, np.ndarray, np.ndarray]:
     both = (u >= 0) & (v >= 0) & (u != v)
     self_comm = np.zeros(n, bool)
     self_comm[u[(u >= 0) & (u == v)]] = True
+    pair = (u * max(n, 1) + v)[both][::-1]
+    pairs, last = np.unique(pair, return_index=True)
+    comm = (pairs // max(n, 1), pairs % max(n, 1), b[both][::-1][last])
     lo, hi = np.minimum(u[both], v[both]), np.maximum(u[both], v[both])
     keys, inv = np.unique(lo * max(n, 1) + hi, return_inverse=True)
     w = np.rint(np.bincount(inv, weights=b[both], minlength=keys.size)).astype(np.int64)
@@ -532,7 +568,7 @@ def phase_graph(ph: Phase, unit: float) -> tuple[Graph, np.ndarray, np.ndarray]:
                              "(metrics would lose exactness)")
     g = Graph.from_edges(n, keys // max(n, 1), keys % max(n, 1), w, pwgt=pwgt, rwgt=rwgt, coords=coords,
                          name=f"phase-{ph.pid}")
-    return g, fixed, self_comm
+    return g, fixed, self_comm, comm
 
 
 def levels_of(trace: Trace, ranks_per_proc: int = 1, time_unit_s: float = 0.0) -> list[Level]:
@@ -549,7 +585,7 @@ def levels_of(trace: Trace, ranks_per_proc: int = 1, time_unit_s: float = 0.0) -
         src = ph if ph is not None else next(p for p in trace.phases if p.pid == trace.identical[pid])
         if src.pid not in built:
             built[src.pid] = phase_graph(src, unit)
-        g, fixed, self_comm = built[src.pid]
+        g, fixed, self_comm, comm = built[src.pid]
         node = np.asarray(src.node, np.int64) // ranks_per_proc
         home = np.asarray(src.home, np.int64) // ranks_per_proc
         pinned = np.where(np.asarray(src.migratable, bool), -1, node)
@@ -561,12 +597,18 @@ def levels_of(trace: Trace, ranks_per_proc: int = 1, time_unit_s: float = 0.0) -
         entity[sorted(range(len(keys)), key=lambda i: keys[i] if type(keys[i]) is int else keys[i][1])] = \
             np.arange(len(keys))
         meta = {"phase": pid, "node": node, "home": home, "fixed_bytes": fixed, "time_unit_s": unit,
-                "entity_order": entity, "self_comm": self_comm,
+                "entity_order": entity, "self_comm": self_comm, "comm": comm,
                 "P": P, "ranks": trace.ranks,
                 "ranks_per_proc": ranks_per_proc, "repeats": src.pid if ph is None else pid}
         shared = np.maximum(np.asarray(src.shared_id, np.int64), -1)  # LBAF: a block when shared_id > -1
         if (shared >= 0).any():
             meta["shared_bytes"] = np.asarray(src.shared_bytes, float)
+        if src.has_memory:
+            meta["footprint_bytes"], meta["working_bytes"] = (np.asarray(a, float) for a in (src.footprint, src.working))
+            meta["rank_working_bytes"] = np.bincount(np.fromiter(src.rank_bytes, np.int64) // ranks_per_proc,
+                                                     weights=list(src.rank_bytes.values()), minlength=P)
+        if trace.rank_alpha and ranks_per_proc == 1:
+            meta["rank_alpha"] = np.array([trace.rank_alpha.get(r, np.nan) for r in range(P)])
         out.append(Level(pid + 1, g, parent=parent, meta=meta, pinned=pinned, shared_id=shared))
         prev_keys = src.key
     return out

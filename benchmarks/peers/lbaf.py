@@ -78,6 +78,7 @@ from lbaf.IO.lbsVTDataReader import LoadReader
 from lbaf.Model.lbsPhase import Phase
 from lbaf.Execution.lbsRuntime import Runtime
 stem, phase_id, seed, params = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
+work = json.loads(sys.argv[5]) if len(sys.argv) > 5 else {"name": "LoadOnly", "parameters": {}}
 random.seed(seed); numpy.random.seed(seed)
 log = logging.getLogger("lbaf-peer"); log.setLevel(logging.ERROR)
 initialize()
@@ -86,12 +87,18 @@ phase = Phase(log, phase_id, reader=reader); phase.populate_from_log(phase_id)
 imb = lambda ph: (lambda l: max(l) / (sum(l) / len(l)) - 1)([r.get_load() for r in ph.get_ranks()])
 before = imb(phase)
 t = time.perf_counter()
-runtime = Runtime({phase_id: phase}, {"name": "LoadOnly", "parameters": {}},
+runtime = Runtime({phase_id: phase}, work,
                   {"name": "InformAndTransfer", "phase_id": phase_id, "parameters": params}, log)
 new = runtime.execute(phase_id)
 wall = time.perf_counter() - t
 print("RESULT " + json.dumps({"ranks": len(phase.get_ranks()), "before": before, "after": imb(new), "wall_s": wall}))
 """
+
+
+LOAD_ONLY = {"name": "LoadOnly", "parameters": {}}
+# LBAF's config/challenging-toy-*.yaml work model: AffineCombination, beta = gamma = delta = 0, a memory bound
+AFFINE_8GB = {"name": "AffineCombination",
+              "parameters": {"beta": 0.0, "gamma": 0.0, "delta": 0.0, "upper_bounds": {"max_memory_usage": 8.0e9}}}
 
 
 def lbaf_available(python: str) -> bool:
@@ -102,15 +109,17 @@ def lbaf_available(python: str) -> bool:
         return False
 
 
-def run_lbaf(python: str, stem: str, phase: int, params: dict, seed: int, cache: Path) -> dict:
-    """LBAF's run, taken from ``cache`` (one JSON line per run) when it ran before with the same inputs."""
-    key = json.dumps([str(Path(stem).resolve()), phase, params, seed], sort_keys=True)
+def run_lbaf(python: str, stem: str, phase: int, params: dict, seed: int, cache: Path, work: dict = LOAD_ONLY) -> dict:
+    """LBAF's run with work model ``work``, taken from ``cache`` (one JSON line per run) when it ran before with
+    the same inputs (the work model is in the key unless LoadOnly, so earlier LoadOnly runs count)."""
+    key = json.dumps([str(Path(stem).resolve()), phase, params, seed] + ([] if work == LOAD_ONLY else [work]),
+                     sort_keys=True)
     if cache.is_file():
         for line in cache.read_text().splitlines():
             got = json.loads(line)
             if got["key"] == key:
                 return got["result"]
-    res = subprocess.run([python, "-c", DRIVER, stem, str(phase), str(seed), json.dumps(params)],
+    res = subprocess.run([python, "-c", DRIVER, stem, str(phase), str(seed), json.dumps(params), json.dumps(work)],
                          capture_output=True, text=True, timeout=3600)
     lines = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
     if res.returncode != 0 or not lines:

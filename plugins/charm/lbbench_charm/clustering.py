@@ -36,6 +36,7 @@ from math import comb
 import numpy as np
 
 from .lbaf import criterion, select, sources
+from .work import LoadOnly
 
 MAX_COMBINATIONS = 1 << 20
 
@@ -44,8 +45,9 @@ class Clustering:
     """One transfer stage: the live loads and owners, the counters, and the strategy's parameters."""
 
     def __init__(self, load, owner, movable, shared, on, *, crit, deterministic, max_objects, rtol,
-                 max_subclusters, threshold, min_improvement, rng, swaps=0):
+                 max_subclusters, threshold, min_improvement, rng, swaps=0, model_of=None):
         self.load, self.owner, self.movable, self.shared, self.on = load, owner, movable, shared, on
+        self.model_of = model_of  # the work model (.work; LoadOnly when None)
         self.crit, self.det, self.max_objects, self.rtol = crit, deterministic, max_objects, rtol
         self.max_sub, self.threshold, self.min_improvement, self.rng = (max_subclusters, threshold,
                                                                         min_improvement, rng)
@@ -54,18 +56,12 @@ class Clustering:
 
     def value(self, src: int, objs, dst: np.ndarray, back=()) -> np.ndarray:
         """The criterion for ``objs`` from ``src`` to each of ``dst`` and ``back`` the other way."""
-        objs, back = list(objs), list(back)
-        local = self.crit == "strict" and self.on(self.owner, objs, src)
-        return criterion(self.crit, self.loads, src, dst, float(sum(self.load[objs])), local,
-                         float(sum(self.load[back])))
+        local = self.crit == "strict" and self.on(self.owner, list(objs), src)
+        return criterion(self.crit, self.model, src, dst, objs, local, back)
 
     def move(self, objs, src: int, dst: int, back=()) -> None:
         """phase.transfer_objects: ``objs`` to ``dst``, ``back`` to ``src``."""
-        objs, back = list(objs), list(back)
-        w, wb = float(sum(self.load[objs])), float(sum(self.load[back]))
-        self.owner[objs], self.owner[back] = dst, src
-        self.loads[src] += wb - w
-        self.loads[dst] += w - wb
+        self.model.move(objs, src, dst, back)
         self.transfers += len(objs) + len(back)
 
     def clusters(self, rank: int, with_null: bool) -> dict:
@@ -125,24 +121,27 @@ class Clustering:
         """__transfer_subclusters: the first subcluster some target takes with c > 0 moves there."""
         for o_src in self.subclusters(src, avg):
             c = self.value(src, o_src, targets)
-            if self.det:
-                ok = (c > self.min_improvement * self.loads[src]) & (self.loads[src] >= self.threshold * max_load)
+            if self.det:  # LBAF's filters skip c <= ...: a nan value (an unbounded work) passes them
+                ok = ~(c <= self.min_improvement * self.loads[src]) & (self.loads[src] >= self.threshold * max_load)
                 if not ok.any():
                     self.rejects += len(o_src)
                     continue
                 dist = np.where(ok, np.abs(self.loads[targets] + float(sum(self.load[list(o_src)])) - avg), np.inf)
                 near = np.flatnonzero(dist == dist.min())
-                k = int(near[np.argmax(c[near])])
+                num = near[~np.isnan(c[near])]  # the first nearest, replaced only by a strictly larger c
+                k = int(near[0] if np.isnan(c[near[0]]) else num[np.argmax(c[num])])
             else:
                 k = select(c, False, self.rng)
-            if c[k] > 0.0:
+            if k >= 0 and c[k] > 0.0:
                 self.move(o_src, src, int(targets[k]))
                 return
             self.rejects += len(o_src)
 
     def execute(self, known: list, separate: bool) -> None:
         """ClusteringTransferStrategy.execute over the ranks' known peers."""
-        self.loads = np.bincount(self.owner, weights=self.load, minlength=len(known)).astype(float)
+        self.model = (LoadOnly(self.load, self.owner, len(known)) if self.model_of is None
+                      else self.model_of(self.owner))
+        self.loads = self.model.loads
         avg, max_load = float(self.loads.mean()), float(self.loads.max())
         srcs = sources(known, self.owner, self.movable, self.det, self.rng)
         targets = {src: known[src][known[src] != src] for src in srcs}

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .work import LoadOnly
+
 CRITERIA = ("tempered", "strict")
 TRANSFERS = ("recursive", "clustering")
 ORDERS = ("arbitrary", "element_id", "decreasing_loads", "increasing_loads", "fewest_migrations", "small_objects")
@@ -91,33 +93,51 @@ def ordered(order: str, objs: np.ndarray, load: np.ndarray, avg: float, entity: 
     return np.concatenate([head[np.argsort(-load[head], kind="stable")], tail])
 
 
-def criterion(name: str, loads: np.ndarray, src: int, dst: np.ndarray, w: float, local_partner: bool,
-              w_back: float = 0.0) -> np.ndarray:
-    """The criterion's value for moving objects of total load ``w`` from ``src`` to each of ``dst`` (and, a
-    swap, ``w_back`` from the target to ``src``; strict ignores what comes back, as LBAF's does)."""
+def criterion(name: str, model, src: int, dst: np.ndarray, objs, local_partner: bool, back=()) -> np.ndarray:
+    """The criterion's value for moving ``objs`` from ``src`` to each of ``dst`` (and, a swap, ``back`` from the
+    target to ``src``; strict ignores what comes back, as LBAF's does). Tempered (TemperedCriterion.compute):
+    max(W_src, W_dst) before minus after, W the work ``model`` computes (:mod:`.work`; inf - inf is nan, as in
+    LBAF's floats)."""
     if name == "strict":
         return np.full(dst.size, -1.0 if local_partner else 1.0)
-    ls, ld = loads[src], loads[dst]
-    return np.maximum(ls, ld) - np.maximum(ls - w + w_back, ld + w - w_back)
+    ws, wd = model.after(src, objs, dst, back)
+    with np.errstate(invalid="ignore"):
+        return np.maximum(model.work(src), model.work(dst)) - np.maximum(ws, wd)
 
 
-def partners(graph, self_comm: np.ndarray):
+def partners(graph, self_comm: np.ndarray, comm=None):
     """The strict criterion's test ``on(owner, objs, src)``: whether a communication partner of ``objs`` is on
-    ``src`` (StrictLocalizingCriterion.compute's -1; LBAF's partners are our graph edges). An object that messages
-    itself is its own partner (``self_comm``, the vt reader's self-communications), so strict never moves it."""
+    ``src`` (StrictLocalizingCriterion.compute's -1). LBAF's partners are every object an object sends to or
+    receives from, zero bytes included: ``comm`` (from, to, bytes), the vt reader's ``meta["comm"]``; without
+    it, our graph's edges. An object that messages itself is its own partner (``self_comm``), so strict never
+    moves it."""
+    if comm is None:
+        xadj, adj = graph.xadj, graph.adjncy
+    else:
+        a, b = (np.concatenate([np.asarray(comm[0], np.int64), np.asarray(comm[1], np.int64)][::s]) for s in (1, -1))
+        adj = b[np.argsort(a, kind="stable")]
+        xadj = np.concatenate([[0], np.cumsum(np.bincount(a, minlength=self_comm.size))])
+
     def on(owner: np.ndarray, objs, src: int) -> bool:
-        return any(self_comm[v] or np.any(owner[graph.adjncy[graph.xadj[v]:graph.xadj[v + 1]]] == src)
-                   for v in objs)
+        return any(self_comm[v] or np.any(owner[adj[xadj[v]:xadj[v + 1]]] == src) for v in objs)
     return on
 
 
 def select(c: np.ndarray, deterministic: bool, rng: np.random.Generator) -> int:
-    """The chosen target's index: the first best, or _randomly_select_target's CMF draw."""
+    """The chosen target's index, -1 for none: the first strictly above -inf and all before it (the
+    deterministic loop's ``c_try > c_dst`` from -inf), or _randomly_select_target's CMF draw with Python's
+    min/max (nan skipped), its weights (c - c_min) / (c_max - c_min) and ``inverse_transform_sample``'s first
+    cumulate not below the draw (a nan cumulate is taken)."""
     if deterministic:
-        return int(np.argmax(c))
-    lo, hi = c.min(), c.max()
-    cmf = np.cumsum(np.ones(c.size) if lo == hi else (c - lo) / (hi - lo))
-    return min(int(np.searchsorted(cmf / cmf[-1], rng.random(), side="left")), c.size - 1)
+        ok = np.flatnonzero(c > -np.inf)
+        return int(ok[np.argmax(c[ok])]) if ok.size else -1
+    num = c[~np.isnan(c)]
+    lo, hi = (num.min(), num.max()) if num.size else (np.inf, -np.inf)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cmf = np.cumsum(np.ones(c.size) if lo == hi else (c - lo) / (hi - lo))
+        cmf = cmf / cmf[-1]
+        first = np.flatnonzero(~(cmf < rng.random()))
+    return int(first[0]) if first.size else -1
 
 
 def sources(known: list, owner: np.ndarray, movable: np.ndarray, deterministic: bool, rng) -> list:
@@ -128,10 +148,13 @@ def sources(known: list, owner: np.ndarray, movable: np.ndarray, deterministic: 
 
 
 def transfer(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, known: list, on, entity: np.ndarray, *,
-             crit: str, order: str, deterministic: bool, max_objects: int, rng: np.random.Generator) -> tuple[int, int]:
-    """RecursiveTransferStrategy.execute on live loads; updates ``owner``; returns (transfers, rejects)."""
+             crit: str, order: str, deterministic: bool, max_objects: int, rng: np.random.Generator,
+             model_of=None) -> tuple[int, int]:
+    """RecursiveTransferStrategy.execute on live loads; updates ``owner``; returns (transfers, rejects).
+    ``model_of(owner)``: the work model (:mod:`.work`; LoadOnly when None)."""
     P = len(known)
-    loads = np.bincount(owner, weights=load, minlength=P).astype(float)
+    model = LoadOnly(load, owner, P) if model_of is None else model_of(owner)
+    loads = model.loads
     avg = float(loads.mean())
     srcs = sources(known, owner, movable, deterministic, rng)
     n_transfers = n_rejects = 0
@@ -147,14 +170,17 @@ def transfer(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, known: li
         while rest:
             objs = [rest.pop()]
             w = float(load[objs[0]])
-            if crit == "tempered" and w > 0.0 and w > loads[src] - lo:
-                # for w > 0 tempered is >= 0 iff w <= L_src - L_dst: negative for every target, and adding objects
-                # (the extended search) only lowers it: LBAF's outcome is a reject, without computing it (a
-                # zero-load object has tempered 0 everywhere and moves)
+            if crit == "tempered" and model.fast and w > 0.0 and w > loads[src] - lo:
+                # LoadOnly: for w > 0 tempered is >= 0 iff w <= L_src - L_dst: negative for every target, and
+                # adding objects (the extended search) only lowers it: LBAF's outcome is a reject, without
+                # computing it (a zero-load object has tempered 0 everywhere and moves)
                 n_rejects += 1
                 continue
-            c = criterion(crit, loads, src, targets, w, partners_home(objs))
+            c = criterion(crit, model, src, targets, objs, partners_home(objs))
             k = select(c, deterministic, rng)
+            if k < 0:
+                n_rejects += 1
+                continue
             dst, c_dst = int(targets[k]), float(c[k])
             if c_dst < 0:
                 if not rest:
@@ -163,15 +189,12 @@ def transfer(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, known: li
                 pick = rest[:]
                 while c_dst < 0 and pick and len(objs) < max_objects:  # __recursive_extended_search
                     objs.append(pick.pop(int(rng.integers(len(pick)))))
-                    w += float(load[objs[-1]])
-                    c_dst = float(criterion(crit, loads, src, np.array([dst]), w, partners_home(objs))[0])
+                    c_dst = float(criterion(crit, model, src, np.array([dst]), objs, partners_home(objs))[0])
                 if c_dst < 0:
                     n_rejects += 1
                     continue
                 rest = pick
-            owner[objs] = dst
-            loads[src] -= w
-            loads[dst] += w
+            model.move(objs, src, dst)
             lo = float(loads[targets].min())
             n_transfers += len(objs)
     return n_transfers, n_rejects
@@ -179,7 +202,7 @@ def transfer(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, known: li
 
 def balance(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, on, entity: np.ndarray, *, criterion: str,
             order: str, iterations: int, rounds: int, fanout: int, max_objects: int, deterministic: bool, rng_of,
-            stage=None) -> dict:
+            stage=None, model_of=None) -> dict:
     """InformAndTransferAlgorithm.execute: ``iterations`` of inform then transfer (``stage(known, owner, rng)``
     when given, else the recursive strategy), ending early at imbalance max/avg - 1 <= 0 (LBAF's default
     ``target_imbalance``); the new owners and counts. ``on``: the strict criterion's test (:func:`partners`);
@@ -190,7 +213,8 @@ def balance(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, on, e
         known = inform(eng, rounds, fanout, lambda s: rng_of(f"{it}/inform/{s}"))
         if stage is None:
             t, r = transfer(load, owner, movable, known, on, entity, crit=criterion, order=order,
-                            deterministic=deterministic, max_objects=max_objects, rng=rng_of(f"{it}/transfer"))
+                            deterministic=deterministic, max_objects=max_objects, rng=rng_of(f"{it}/transfer"),
+                            model_of=model_of)
         else:
             t, r = stage(known, owner, rng_of(f"{it}/transfer"))
         n_t, n_r = n_t + t, n_r + r

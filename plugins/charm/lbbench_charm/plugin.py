@@ -13,7 +13,7 @@ import numpy as np
 
 from harness import Algorithm, State, check_params, hookimpl, implements, registers
 
-from . import central, clustering, grapevine, lbaf, strategies
+from . import central, clustering, grapevine, lbaf, strategies, work
 
 CENTRAL = {
     "greedy": ({}, "Charm++ GreedyLB: heaviest object onto the least-loaded processor (a heap), placement ignored"),
@@ -35,14 +35,18 @@ LIMITS = {"rounds": 1024, "fanout": 1024, "max_phases": 1000, "iterations": 100}
 LBAF_IAT = {"criterion": "tempered", "transfer": "recursive", "order": "element_id", "iterations": 8, "rounds": 2,
             "fanout": 2, "max_objects_per_transfer": 8, "deterministic": True, "cluster_swap_rtol": 0.05,
             "max_subclusters": 10**6, "separate_subclustering": False, "subclustering_threshold": 0.0,
-            "subclustering_minimum_improvement": 0.0}
+            "subclustering_minimum_improvement": 0.0, "work_model": "load_only", "alpha": 1.0, "beta": 0.0,
+            "gamma": 0.0, "delta": 0.0, "max_memory_usage": 0.0}
+WORK_MODELS = ("load_only", "affine")  # LBAF's LoadOnly and AffineCombination (work.py)
 LBAF_LIMITS = {"iterations": 100, "rounds": 64, "fanout": 1024, "max_objects_per_transfer": 10**6,
                "max_subclusters": 10**6}
 # the work of one level grows with iterations x rounds x fanout x max_objects_per_transfer (gossip sends per
 # iteration, transfers tried per rank): at most 2^20, 4,096 times LBAF's defaults (8 x 2 x 2 x 8 = 256)
 LBAF_WORK = (("iterations", "rounds", "fanout", "max_objects_per_transfer"), 2**20)
 LBAF_REALS = {"cluster_swap_rtol": (False, 1e6), "subclustering_threshold": (True, 1e6),
-              "subclustering_minimum_improvement": (True, 1e6)}  # (0 allowed, upper bound): LBAF's > 0 / >= 0
+              "subclustering_minimum_improvement": (True, 1e6), "alpha": (True, 1e12), "beta": (True, 1e12),
+              "gamma": (True, 1e12), "delta": (True, 1e12),
+              "max_memory_usage": (True, 1e18)}  # (0 allowed, upper bound): LBAF's > 0 / >= 0; 0 bytes: no bound
 
 
 def _validate(name):
@@ -68,6 +72,8 @@ def _validate_lbaf(p):
     for key, names in (("criterion", lbaf.CRITERIA), ("order", lbaf.ORDERS)):
         if p[key] not in names:
             raise ValueError(f"lbaf-iat: {key} must be one of {', '.join(names)}, got {p[key]!r}")
+    if p["work_model"] not in WORK_MODELS:
+        raise ValueError(f"lbaf-iat: work_model must be load_only or affine, got {p['work_model']!r}")
     if p["transfer"] not in lbaf.TRANSFERS:
         raise ValueError(f"lbaf-iat: transfer must be recursive or clustering, got {p['transfer']!r}")
     for key, hi in LBAF_LIMITS.items():
@@ -164,7 +170,14 @@ def inform_and_transfer(ctx, state):
     since = ctx.engine.superstep
     det, max_objects = _true(p["deterministic"]), int(p["max_objects_per_transfer"])
     meta = ctx.level.meta  # a vt trace's self-communications and entity id order (workloads/vt.py)
-    on = lbaf.partners(ctx.graph, np.asarray(meta.get("self_comm", np.zeros(load.size, bool)), bool))
+    on = lbaf.partners(ctx.graph, np.asarray(meta.get("self_comm", np.zeros(load.size, bool)), bool), meta.get("comm"))
+    model_of = None
+    if p["work_model"] == "affine":  # LBAF's loads are seconds: its criterion's values and loads compare
+        load = load * meta.get("time_unit_s", 1.0)
+        node = np.asarray(meta.get("node", owner))  # a block's home: the rank the trace recorded it on
+        model_of = work.affine(load, ctx.P, meta, ctx.level.shared_id, node,
+                               **{k: float(p[k]) for k in ("alpha", "beta", "gamma", "delta")},
+                               max_memory=float(p["max_memory_usage"]))
     stage = None
     if p["transfer"] == "clustering":
         shared = ctx.level.shared_id
@@ -172,13 +185,14 @@ def inform_and_transfer(ctx, state):
             load, movable, np.full(load.size, -1) if shared is None else shared, on,
             separate=_true(p["separate_subclustering"]), crit=p["criterion"], deterministic=det,
             max_objects=max_objects, rtol=float(p["cluster_swap_rtol"]), max_subclusters=int(p["max_subclusters"]),
-            threshold=float(p["subclustering_threshold"]), min_improvement=float(p["subclustering_minimum_improvement"]))
+            threshold=float(p["subclustering_threshold"]), min_improvement=float(p["subclustering_minimum_improvement"]),
+            model_of=model_of)
     with ctx.timer("selection"):
         entity = np.asarray(meta.get("entity_order", np.arange(load.size)))
         out = lbaf.balance(ctx.engine, load, owner, movable, on, entity,
                            criterion=p["criterion"], order=p["order"], iterations=int(p["iterations"]),
                            rounds=int(p["rounds"]), fanout=int(p["fanout"]),
-                           max_objects=max_objects, deterministic=det, rng_of=ctx.rng, stage=stage)
+                           max_objects=max_objects, deterministic=det, rng_of=ctx.rng, stage=stage, model_of=model_of)
     ctx.record.update(_costs(ctx, since))
     ctx.record.update({"charm_transfers": out["transfers"], "charm_refusals": out["rejects"]})
     return State.settled(out["owner"], ctx.P)

@@ -247,3 +247,86 @@ def test_the_swap_count_carries_over_iterations():
     stage = clustering.stage(load, np.ones(5, bool), shared, on, **params)
     stage(known, np.zeros(5, np.int64), np.random.default_rng(1))
     assert moved(stage, np.array([0, 0, 0, 0, 1])) == 0
+
+
+# ------------------------------------------------------------------ work_model=affine (LBAF's AffineCombination)
+
+def test_affine_combination_by_hand():
+    """AffineCombinationWorkModel.compute, alpha 2, beta 0.25, gamma 1, delta 0.5, max_memory_usage 29. Rank 0:
+    objects 0 (load 4, block A, working 3) and 1 (2, B, working 2); rank 1: object 2 (1, C homed there, working 1);
+    blocks of 10 bytes, footprints 1, rank working bytes 4 and 5; object 0 sends 8 bytes to 2, 2 sends 4 to 1, 1
+    sends 0 to 0. Now: rank 0 2 x 6 + 0.25 x max(4, 8) + 1 = 15, rank 1 2 + 0.25 x 8 + 1 = 5, memory 4 + 20 + 2 + 3
+    = 29 and 17. Object 1 to rank 1: 2 x 4 + 2 + 1 = 11 and 2 x 3 + 0.25 x 8 + 1 + 0.5 x 10 (B is homed on 0) = 14,
+    memory 5 + 20 + 2 + 2 = 29: tempered 15 - 14 = 1. Object 0 to rank 1: memory 5 + 20 + 2 + 3 = 30 > 29: work
+    inf, tempered -inf (without the bound 2 x 5 + 1 + 1 + 5 = 17, and 6 for rank 0). Swapping object 1 for 2:
+    rank 0 2 x 5 + 0.25 x 4 + 1 + 0.5 x 10 = 17, rank 1 4 + 1 + 1 + 5 = 11."""
+    from lbbench_charm import work
+
+    load, owner = np.array([4.0, 2.0, 1.0]), np.array([0, 0, 1])
+    comm = (np.array([0, 2, 1]), np.array([2, 1, 0]), np.array([8.0, 4.0, 0.0]))
+    kw = dict(alpha=np.array([2.0, 2.0]), beta=0.25, gamma=1.0, delta=0.5, footprint=np.ones(3),
+              overhead=np.array([3.0, 2.0, 1.0]), rank_bytes=np.array([4.0, 5.0]), block=np.arange(3),
+              block_size=np.full(3, 10.0), block_home=np.array([0, 0, 1]), comm=comm)
+    m = work.Affine(load, owner.copy(), 2, max_memory=29.0, **kw)
+    assert m.work(np.array([0, 1])).tolist() == [15.0, 5.0]
+    assert [np.ravel(x).tolist() for x in m.after(0, [1], np.array([1]))] == [[11.0], [14.0]]
+    assert [np.ravel(x).tolist() for x in m.after(0, [0], np.array([1]))] == [[6.0], [np.inf]]
+    assert lbaf.criterion("tempered", m, 0, np.array([1, 1]), [1], False).tolist() == [1.0, 1.0]
+    assert lbaf.criterion("tempered", m, 0, np.array([1]), [0], False).tolist() == [-np.inf]
+    assert [np.ravel(x).tolist() for x in m.after(0, [1], np.array([1]), back=[2])] == [[17.0], [11.0]]
+    free = work.Affine(load, owner.copy(), 2, max_memory=0.0, **kw)
+    assert [np.ravel(x).tolist() for x in free.after(0, [0], np.array([1]))] == [[6.0], [17.0]]
+    m.move([1], 0, 1)
+    assert m.work(np.array([0, 1])).tolist() == [11.0, 14.0] and m.owner.tolist() == [0, 1, 1]
+    # the deterministic pick skips -inf and nan (LBAF's c_try > c_dst from -inf); none: -1
+    assert lbaf.select(np.array([np.nan, -np.inf, 2.0, 2.0]), True, None) == 2
+    assert lbaf.select(np.array([np.nan, -np.inf]), True, None) == -1
+
+
+def test_strict_sees_zero_byte_partners():
+    """LBAF counts every SendRecv pair, zero bytes included: with meta["comm"]'s pairs, strict keeps a pair
+    that exchanged 0 bytes together (it is no graph edge)."""
+    load, owner = problem(P=8, n_per=8)
+    u = np.arange(0, load.size, 2)
+    none = Graph.from_edges(load.size, np.empty(0, int), np.empty(0, int))
+    on = lbaf.partners(none, np.zeros(load.size, bool), (u, u + 1, np.zeros(u.size)))
+    out = lbaf.balance(Engine(8, comm=None), load, owner, np.ones(load.size, bool), on, np.arange(load.size),
+                       criterion="strict", order="decreasing_loads", iterations=4, rounds=3, fanout=2, max_objects=8,
+                       deterministic=False, rng_of=rngs())
+    assert np.array_equal(out["owner"], owner) and out["rejects"] > 0
+
+
+def test_vt_reader_keeps_what_lbaf_reads(tmp_path):
+    """A two-rank LBDatafile: a -> b with 0 bytes, b -> c with 8, c -> b with 2, a -> a with 3. The graph keeps
+    one edge (b, c: 10 bytes), as before, so every partitioner sees what it saw; meta["comm"] keeps the three
+    ordered pairs of distinct tasks, zero bytes included (LBAF's SendRecv pairs), and strict (lbaf-iat) keeps a
+    and b together. The memory fields and metadata.rank_alpha are read for work_model=affine."""
+    import json
+
+    from workloads import vt
+
+    def task(i, node, **ud):
+        return {"entity": {"id": i, "home": node, "migratable": True, "type": "object"}, "node": node,
+                "resource": "cpu", "time": 1.0 + i, "user_defined": ud}
+
+    def comm(a, b, nbytes):
+        return {"type": "SendRecv", "from": {"type": "object", "id": a}, "to": {"type": "object", "id": b},
+                "bytes": nbytes, "messages": 1}
+    mem = dict(task_footprint_bytes=64.0, task_working_bytes=5.0, rank_working_bytes=100.0)
+    docs = [{"type": "LBDatafile", "metadata": {"rank": 0, "rank_alpha": 2.0},
+             "phases": [{"id": 0, "tasks": [task(1, 0, **mem), task(2, 0, **mem)],
+                         "communications": [comm(1, 2, 0.0), comm(2, 3, 8.0), comm(1, 1, 3.0)]}]},
+            {"type": "LBDatafile", "metadata": {"rank": 1},
+             "phases": [{"id": 0, "tasks": [task(3, 1, **{**mem, "rank_working_bytes": 7.0})],
+                         "communications": [comm(3, 2, 2.0)]}]}]
+    for r, doc in enumerate(docs):
+        (tmp_path / f"app.{r}.json").write_text(json.dumps(doc))
+    lv = vt.generate(path=str(tmp_path))[0]
+    assert lv.data.nedges == 1 and int(lv.data.cwgt.sum()) == 2 * 10  # one edge, both directions' bytes
+    src, dst, nbytes = lv.meta["comm"]
+    assert sorted(zip(src.tolist(), dst.tolist(), nbytes.tolist())) == [(0, 1, 0.0), (1, 2, 8.0), (2, 1, 2.0)]
+    assert lv.meta["self_comm"].tolist() == [True, False, False]
+    assert lv.meta["rank_working_bytes"].tolist() == [100.0, 7.0] and lv.meta["working_bytes"].tolist() == [5.0] * 3
+    assert lv.meta["footprint_bytes"].tolist() == [64.0] * 3 and np.isnan(lv.meta["rank_alpha"]).tolist() == [False, True]
+    on = lbaf.partners(lv.data, lv.meta["self_comm"], lv.meta["comm"])
+    assert on(np.array([0, 0, 1]), [1], 0) and not lbaf.partners(lv.data, np.zeros(3, bool))(np.array([0, 0, 1]), [1], 0)
