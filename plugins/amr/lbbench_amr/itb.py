@@ -1,64 +1,98 @@
 """ITB — iterative tree balancing (AMR paper §4.5), a labelled reconstruction.
 
-The paper's whole description: a table of the grids with pointers to their
-neighbouring and parent grids, "a breadth first search is made on this graph
-i.e. for every grid, immediate neighbors and children are also considered along
-with load distribution". Our reading (spec §1.5, README):
+The paper's whole description: "A table is created from the grids at each time
+step, which keeps pointers to neighboring and parent grids. A breadth first
+search is made on this graph i.e. for every grid, immediate neighbors and
+children are also considered along with load distribution. Thus load
+balancing, inter level communication and intra level communication are
+addressed together. This scheme is used for distributing fine-element meshes
+and is promising as it deals with all the constraints to some extent."
+Our reading (README "ITB"):
 
-1. the box graph (``boxes_to_graph``, cached: same-level face neighbours weighted by
-   shared faces, coarse-fine overlap edges);
-2. BFS from the lowest-numbered level-0 box; a visited box enqueues its
-   unvisited same-level neighbours (most shared faces first, then index), then
-   its children (finer boxes it overlaps, largest overlap first, then index);
-   restart from the lowest unvisited box when the graph is disconnected;
-3. the BFS order cut into P chunks of W/P (midpoint rule); a box is split at
-   cell planes only if its work exceeds W/P;
-4. at most ``itb_iters`` sweeps: every processor above (1 + tol) W/P hands to an
-   adjacent processor below W/P its boundary box of largest gain (edge weight
-   to the receiver minus edge weight kept) whose work is at most half the load
-   difference; stop when nothing moves or every load is within (1 + tol) W/P.
+1. the table: every box's parent pointer (``Boxes.parent``) and its same-level
+   neighbours (the box graph of ``boxes_to_graph``, cached, weighted by shared faces);
+2. the tree order: the grids of one level in breadth-first order over their
+   neighbour pointers (most shared faces first; a new search from the lowest
+   unvisited box), and every grid followed at once by its children, in that
+   order, each followed by its own ("for every grid, immediate neighbors and
+   children are also considered"): a pre-order of the parent tree, siblings
+   in breadth-first order, so a grid's subtree stays contiguous (inter-level
+   communication) and neighbouring subtrees follow each other (intra-level);
+3. the order cut into P chunks of W/P (midpoint rule; a box is split at cell
+   planes only if its work exceeds W/P);
+4. at most ``itb_iters`` balancing sweeps: every processor above (1 + tol) W/P
+   hands an adjacent processor below W/P its boundary box of largest gain
+   (edge weight to the receiver minus edge weight kept) whose work is at most
+   half the load difference; stop when nothing moves or every load is within
+   (1 + tol) W/P;
+5. the previous distribution: chunk k goes to the processor that held most of
+   its cells at the previous step (largest overlaps first, one chunk a
+   processor), so unchanged subtrees stay where they were: "all the
+   constraints" include §2's "(4) enable dynamic load redistribution with
+   minimum overheads".
 """
 from __future__ import annotations
 
 import numpy as np
 
-from harness import Boxes, as_form, breadth_first, lex_order, row_prod
+from harness import Boxes, as_form, breadth_first, lex_order, overlap_join, row_prod
 
 from .split import linear_pieces
 
 I64 = np.int64
 
 
-def _overlap_cells(boxes: Boxes, coarse, fine):
-    """Fine cells of box ``fine`` lying over box ``coarse`` (one level coarser)."""
-    r = boxes.ratio
-    lo = np.maximum(boxes.lo[fine], boxes.lo[coarse] * r)
-    hi = np.minimum(boxes.hi[fine], (boxes.hi[coarse] + 1) * r - 1)
-    return row_prod(np.clip(hi - lo + 1, 0, None))
-
-
-def bfs_order(boxes: Boxes, g) -> np.ndarray:
-    """Step 2: the breadth-first order of the boxes over neighbours, then children."""
+def tree_order(boxes: Boxes, g) -> np.ndarray:
+    """Step 2: the pre-order of the parent tree, siblings (and the roots) in breadth-first order over their
+    same-level neighbours."""
     src, dst, w = g.src, g.adjncy, g.cwgt
+    same = boxes.level[src] == boxes.level[dst]
+    src, dst, w = src[same], dst[same], w[same]
+    o = lex_order(src, -w, dst)
+    start = np.searchsorted(src[o], np.arange(boxes.n + 1))
+    rank = np.empty(boxes.n, I64)
+    rank[breadth_first(start, dst[o], np.arange(boxes.n))] = np.arange(boxes.n)
+    # row k: the breadth-first rank of the box's level-k ancestor (-1 below the box's level: a parent
+    # sorts before its children)
     lev = boxes.level
-    same = lev[src] == lev[dst]
-    child = lev[dst] == lev[src] + 1
-    keep = same | child
-    src, dst, w, child = src[keep], dst[keep], w[keep], child[keep]
-    key = w.copy()
-    key[child] = _overlap_cells(boxes, src[child], dst[child])
-    order = lex_order(src, child, -key, dst)
-    start = np.searchsorted(src[order], np.arange(boxes.n + 1))
-    level0 = np.flatnonzero(lev == lev.min()) if boxes.n else np.zeros(0, I64)
-    return breadth_first(start, dst[order], np.concatenate([level0, np.arange(boxes.n)]))
+    depth = int(lev.max()) + 1 if boxes.n else 0
+    cols = np.full((depth, boxes.n), -1, I64)
+    anc = np.arange(boxes.n, dtype=I64)  # the ancestor ``up`` levels above each box
+    for up in range(depth):
+        ok = lev >= up
+        cols[lev[ok] - up, np.nonzero(ok)[0]] = rank[anc[ok]]
+        anc = np.where(ok & (boxes.parent[anc] >= 0), boxes.parent[anc], anc)
+    return np.lexsort(cols[::-1]) if depth else np.zeros(0, I64)
 
 
-def itb(boxes: Boxes, P: int, itb_iters: int = 10, tol: float = 0.01):
-    """Pieces (box, lo, hi, owner) of the ITB distribution (module docstring)."""
+def keep_places(boxes: Boxes, box, lo, hi, chunk, P: int, previous) -> np.ndarray:
+    """Step 5: each chunk's processor, the previous step's owner of most of its cells (greedy on the
+    overlaps, largest first, ties lowest chunk then processor; chunks without one to the processors left,
+    in order)."""
+    m = np.zeros((P, P))
+    if previous is not None and previous.n:
+        lev = boxes.level[box]
+        for l in np.unique(lev):
+            a, p = np.nonzero(lev == l)[0], np.nonzero(previous.level == l)[0]
+            i, j, v = overlap_join(lo[a], hi[a], previous.lo[p], previous.hi[p])
+            np.add.at(m, (chunk[a[i]], previous.owner[p[j]]), v)
+    to = np.full(P, -1, I64)
+    taken = np.zeros(P, bool)
+    c, q = np.nonzero(m)
+    for k in np.lexsort((q, c, -m[c, q])).tolist():
+        if to[c[k]] < 0 and not taken[q[k]]:
+            to[c[k]], taken[q[k]] = q[k], True
+    to[to < 0] = np.nonzero(~taken)[0]
+    return to[chunk]
+
+
+def itb(boxes: Boxes, P: int, itb_iters: int = 10, tol: float = 0.01, previous=None):
+    """Pieces (box, lo, hi, owner) of the ITB distribution (module docstring); ``previous``: the previous
+    step's pieces (``BoxPieces``) or None."""
     if itb_iters < 0 or tol < 0:
         raise ValueError("amr-itb: itb_iters and tol must be >= 0")
     g = as_form(boxes, "graph")  # the level's box graph (cached: the runner's metrics use it too)
-    order = bfs_order(boxes, g)
+    order = tree_order(boxes, g)
     work = boxes.work.astype(float)
     T = work.sum() / P
     wpc = float(boxes.ratio) ** boxes.level[order]
@@ -105,6 +139,5 @@ def itb(boxes: Boxes, P: int, itb_iters: int = 10, tol: float = 0.01):
                 break
         if not moved:
             break
-    whole = ~split[box]
-    chunk = np.where(whole, owner[box], chunk)
-    return box, lo, hi, chunk
+    chunk = np.where(~split[box], owner[box], chunk)
+    return box, lo, hi, keep_places(boxes, box, lo, hi, chunk, P, previous)

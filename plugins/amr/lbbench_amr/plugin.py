@@ -80,7 +80,7 @@ def distribute(name: str, boxes, P: int, params: dict, previous: BoxPieces | Non
     if name == "amr-ild":
         return ild(boxes, P, p["ild_split"])
     if name == "amr-itb":
-        return pieces_of(boxes, *itb(boxes, P, int(p["itb_iters"]), float(p["tol"])))
+        return pieces_of(boxes, *itb(boxes, P, int(p["itb_iters"]), float(p["tol"]), previous))
     if name == "amr-wd":
         return pieces_of(boxes, *wd(boxes, P, previous, float(p["w_inter"]), float(p["w_intra"]),
                                     float(p["w_move"]), float(p["tol"]), float(p["size_threshold"]),
@@ -101,7 +101,7 @@ def previous_pieces(ctx) -> BoxPieces | None:
 
 @implements(*SCHEMES)
 def partition(ctx):
-    prev = previous_pieces(ctx) if ctx.algorithm == "amr-wd" else None
+    prev = previous_pieces(ctx) if ctx.algorithm in ("amr-itb", "amr-wd") else None
     return distribute(ctx.algorithm, ctx.original, ctx.P, ctx.params, prev)
 
 

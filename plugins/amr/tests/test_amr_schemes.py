@@ -336,3 +336,37 @@ def test_placement_loops_give_the_python_loops_pieces(small, method, P):
             h.update(np.ascontiguousarray(a, np.int64).tobytes())
         prev = pc
     assert h.hexdigest()[:16] == PYTHON_LOOPS[(method, P)]
+
+
+def test_itb_tree_order_keeps_every_subtree_contiguous(small):
+    """§4.5 "for every grid, immediate neighbors and children are also considered": in ITB's order every grid
+    is followed at once by its whole subtree (its descendants through the parent pointers), parents first."""
+    from harness import as_form
+    from lbbench_amr.itb import tree_order
+
+    for levels in small:
+        for lv in levels:
+            b = lv.data
+            order = tree_order(b, as_form(b, "graph"))
+            assert np.array_equal(np.sort(order), np.arange(b.n))
+            pos = np.empty(b.n, int)
+            pos[order] = np.arange(b.n)
+            size = np.ones(b.n, int)  # subtree sizes, finest level first
+            for lev in range(int(b.level.max()), 0, -1):
+                at = np.nonzero(b.level == lev)[0]
+                np.add.at(size, b.parent[at], size[at])
+            kids = b.level > 0
+            assert np.all(pos[kids] > pos[b.parent[kids]])
+            assert np.all(pos[kids] + size[kids] <= pos[b.parent[kids]] + size[b.parent[kids]])
+
+
+def test_itb_keeps_the_previous_places(small):
+    """ITB's chunks go to the processors that held their cells (§2's "(4) enable dynamic load redistribution
+    with minimum overheads"): the same boxes after any relabelling of the processors come back on the
+    relabelled owners, so nothing moves."""
+    b = small[1][2].data
+    first = distribute("amr-itb", b, 16, {})
+    perm = np.random.default_rng(5).permutation(16)
+    relabelled = BoxPieces(first.box, first.lo, first.hi, perm[first.owner], first.level)
+    again = distribute("amr-itb", b, 16, {}, relabelled)
+    assert np.array_equal(again.owner, perm[first.owner])
