@@ -83,3 +83,20 @@ def test_boundary_node_edge_weight(grid):
         processor_graph(grid, own, 2, "bytes")
     new, _, _ = run("cbtlb", grid, np.minimum(own * 3, 2), 3, edge_weight="boundary_nodes")
     assert np.abs(np.bincount(new, minlength=3) - grid.n / 3).max() <= 1
+
+
+def test_cbtlb_case2_tops_up_adj_then_sends_m_from_adj():
+    """§3.3 Phase 4 Case 2: if ADJ (the members of C_i adjacent to C_j) holds less than m, members of C_i first
+    send to ADJ "such that the weights of processors in ADJ is greater than or equal to m"; then m nodes go from
+    ADJ to C_j's processors adjacent to them. Two 2-cubes {0,1,2,3}, {4,5,6,7} joined by the edge 3-4."""
+    from lbbench_treelb.balancers import expand_meta_step
+    from lbbench_treelb.condense import condense
+    from lbbench_treelb.procgraph import ProcGraph
+
+    edges = [(0, 1, 1), (1, 3, 1), (3, 2, 1), (2, 0, 1), (4, 5, 1), (5, 7, 1), (7, 6, 1), (6, 4, 1), (3, 4, 1)]
+    load = np.array([10, 10, 10, 2, 5, 5, 5, 5])
+    pg = ProcGraph.from_edges(8, edges, load)
+    cd = condense(pg)
+    assert [sorted(m) for m in cd.members] == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    assert expand_meta_step([(0, 1, 8)], cd, pg, load) == [[(0, 3, 6)], [(3, 4, 8)]]  # top up 6, then send m = 8
+    assert expand_meta_step([(0, 1, 2)], cd, pg, load) == [[(3, 4, 2)]]  # ADJ holds m: it sends alone
