@@ -23,7 +23,7 @@ def _rows(selection, balance, migration, processing=1e6):
                          for P in claims.PS])
 
 
-@pytest.mark.parametrize("check", [claims.selection_most, claims.overhead_small])
+@pytest.mark.parametrize("check", [claims.selection_most, claims.overhead_small])  # overhead_small: on the paper
 def test_table9_claims_are_judged_on_counts_not_wall_seconds(check):
     """Their inputs are the count columns: any wall column mutated leaves the verdict; the counts move it."""
     base = _rows(5e4, 1e4, 1e4)
@@ -42,6 +42,30 @@ def test_table9_claims_on_the_papers_printed_shares():
     assert claims.selection_most(df)[0] is True
     holds, text = claims.overhead_small(df)
     assert holds is True and "P=8 3.07" in text
+
+
+def test_the_total_against_the_processing_is_na_without_a_price():
+    """§5.4's "relatively small compared to the time spent processing the mesh" needs a price of an operation the
+    paper does not print, and every Table 9 cell is read by a claim: n/a on ours, with the reason, on no cells."""
+    claim = next(c for c in claims.CLAIMS if c.name == "sbn-overhead-small")
+    assert claim.cells == () and claim.check(pd.DataFrame())[0] is None
+    assert "prints no price of an operation" in claim.check(pd.DataFrame())[1]
+    assert claim.on_paper()[0] is True
+    read = {k for c in claims.CLAIMS if c.name != claim.name for cells in c.reads if cells.table == "9"
+            for k in cells.keys()}
+    assert read == {k for cells in claim.reads for k in cells.keys()}
+
+
+def test_pre_exec_cut_is_the_cut_with_the_data_where_it_is():
+    """Table 4's Pre-Exec Cut% (report column and claims) is §5.2's Cut% over §3.1's Comm_p^v with the data not
+    yet moved (§3.7); the projected cut is the other reading. On the paper's Table 4 the cut falls during
+    execution in 37 of 45 levels and Pre-Exec is above Pre-Part at every P."""
+    from lbbench_sbn import reports
+    assert reports.T4["Pre-Exec Cut%"] == claims.PRE_EXEC == "sbn_pre_exec_data_cut_pct"
+    assert reports.T4["Pre-Exec Cut%, projected"] == claims.PROJECTED
+    holds, text = claims.cut_decreases_sbn(claims.paper_rows())
+    assert holds is True and "37/45" in text
+    assert claims.prepart_degrades(claims.paper_rows())[0] is True
 
 
 def test_counts_and_locate_broadcasts_of_a_level(tmp_path):
