@@ -290,7 +290,7 @@ smaller_slowdown_more_gain, SMALL_SLOWDOWN_PAPER = on_tables(_smaller_slowdown_m
 smaller_slowdown_most = on_tables(_smaller_slowdown_more_gain_most, _table2, paper_table2)[0]
 relative_speedup, RELATIVE_SPEEDUP_PAPER = on_tables(_relative_speedup, _table2, paper_table2)
 
-SHOCK = minex_shock()  # the MinEX cells' shock: the fitted cost of a leaf face (fits.py)
+SHOCK = minex_shock()  # the MinEX cells' shock: the fitted cost of a leaf face and spread (fits.py)
 T1 = tuple({"methods": ",".join(_method(t, "max") for t in THROTTLES), "P": 32, "machine": f"grid:{C}:3",
             "workload": SHOCK} for C in CLUSTERS)
 
@@ -333,8 +333,8 @@ def _unit_variants(methods) -> tuple:
                  for u in neighbours("minex-throttle-unit", throttle_unit()))
 
 
-CWGT_VARIANTS = tuple((f"cwgt_unit {k}", {"workload": f"shock[cwgt_unit={k}]"})
-                      for k in neighbours("minex-cwgt-unit", cwgt_unit()))  # 4 and 6; the fit: 5
+CWGT_VARIANTS = tuple((f"cwgt_unit {k}", {"workload": minex_shock(cwgt=k)})
+                      for k in neighbours("minex-cwgt-unit", cwgt_unit()))  # the fit's neighbouring candidates
 T2_VARIANTS = (*CWGT_VARIANTS, *_unit_variants(T2_METHODS))
 
 

@@ -36,8 +36,8 @@ CASES = {"None": "none", "Max": "max"}  # the paper's row label -> latency model
 
 NOTE = ("MaxQwgt: thousands, summed over the adaptation levels (Σ_levels max_p Qwgt_p / 1000); "
         "LoadImb = Σ MaxQwgt / ceil(Σ QwgtTot / P) (the one LoadImb); Qwgt = Wgt + Comm + Remap (None) or max(Wgt, Comm + Remap) "
-        "(Max, harness.measure.latency). The MinEX cells run on shock[cwgt_unit=N], the fitted cost of a leaf face, "
-        "and minex's default ThroTtle unit is fitted too (lbbench calibrate --paper minex). Our shock mesh is "
+        "(Max, harness.measure.latency). The MinEX cells run on shock[cwgt_unit=N,core=c,...], the fitted cost of "
+        "a leaf face and spread of the refined region, and minex's default ThroTtle unit is fitted too (lbbench calibrate --paper minex). Our shock mesh is "
         "calibrated to the paper's but is not the paper's: compare ratios. "
         "'(paper)' columns are the MinEX paper's.")
 
@@ -52,13 +52,19 @@ def _method(throttle, latency: str, unit: float | None = None) -> str:
 
 
 def workload_params(opts) -> dict:
-    """The MinEX cells' shock: the fitted cost of a leaf face (``shock[cwgt_unit]``, :mod:`lbbench_minex.fits`)
-    unless the command names one; another workload as given."""
-    from .fits import cwgt_unit
+    """The MinEX cells' shock: the fitted cost of a leaf face and spread of the refined region (``shock[cwgt_unit]``,
+    ``shock[core]`` and its radius, :func:`lbbench_minex.fits.shock_params`) where the command names none of
+    them; another workload as given."""
+    from .fits import shock_params
 
-    if opts.workload != "shock" or "cwgt_unit" in opts.workload_params:
+    if opts.workload != "shock":
         return dict(opts.workload_params)
-    return {**opts.workload_params, "cwgt_unit": cwgt_unit()}
+    from .fits import RADIUS
+
+    given = opts.workload_params
+    core = given.get("core")  # a core of the fit's grid brings its radius unless the command names the cylinder
+    own = {"radius", "speed", "start"} & set(given) or (core is not None and float(core) not in RADIUS)
+    return {**shock_params(1.0 if own else core, given.get("cwgt_unit")), **given}
 
 
 def _label(opts) -> str:
@@ -67,11 +73,12 @@ def _label(opts) -> str:
     return opts.workload + (f"[{','.join(f'{k}={v}' for k, v in params.items())}]" if params else "")
 
 
-def minex_shock() -> str:
-    """The MinEX cells' workload as a claim's cell names it (``shock[cwgt_unit=N]``)."""
-    from .fits import cwgt_unit
+def minex_shock(core: float | None = None, cwgt: int | None = None) -> str:
+    """The MinEX cells' workload as a claim's cell names it (``shock[cwgt_unit=N,core=c,radius=...]``); None: the
+    fitted value."""
+    from .fits import shock_params
 
-    return f"shock[cwgt_unit={cwgt_unit()}]"
+    return "shock[" + ",".join(f"{k}={v}" for k, v in shock_params(core, cwgt).items()) + "]"
 
 
 def accumulated(rows: pd.DataFrame, model: str, P: int) -> tuple[float, float]:

@@ -46,3 +46,40 @@ def test_cwgt_unit_scales_cwgt_only():
         assert np.array_equal(a.data.adjncy, b.data.adjncy)
         assert np.array_equal(a.data.pwgt, b.data.pwgt) and np.array_equal(a.data.rwgt, b.data.rwgt)
         assert np.array_equal(3 * a.data.cwgt, b.data.cwgt)
+
+
+def test_core_spreads_the_refinement_only_when_below_one():
+    """shock[core=c] caps the depth at 2 outside the inner c x radius of the cylinder: never more weight per
+    vertex than shock's own cylinder, less in all; core = 1 (the default) is shock's mesh, bit for bit."""
+    small = {"scale": 0.05, "levels": 4, "radius": 0.4}
+    wl, _, base = load_workload("shock", small)
+    assert wl.params["core"] == 1.0
+    one = load_workload("shock", {**small, "core": 1.0})[2]
+    half = load_workload("shock", {**small, "core": 0.5})[2]
+    for a, b, c in zip(base, one, half):
+        assert np.array_equal(a.data.pwgt, b.data.pwgt) and np.array_equal(a.data.cwgt, b.data.cwgt)
+        assert (c.data.pwgt <= a.data.pwgt).all() and (c.data.rwgt <= a.data.rwgt).all()
+    assert half[-1].data.pwgt.sum() < base[-1].data.pwgt.sum()
+
+
+def test_minex_shock_keeps_the_papers_mesh_size():
+    """The MinEX cells' shock (the fitted core, its radius from fits.RADIUS) still grows from about 50,000
+    elements to the paper's 1,833,730 (§2.1) over nine levels, gradually (no level before 5 above 60% of level 9),
+    and its nine levels sum to within 20% of the 7.5 M that Tables 3-4 at P = 2 imply."""
+    levels = load_workload("shock", fits.shock_params())[2]
+    sizes = [int(lv.data.pwgt.sum()) for lv in levels]
+    assert len(sizes) == 9 and abs(levels[0].data.n - 50_000) < 100
+    assert abs(sizes[-1] / fits.LEVEL9 - 1) < 0.01
+    assert sizes == sorted(sizes) and max(sizes[:4]) < 0.6 * sizes[-1]
+    assert abs(sum(sizes) / 7.5e6 - 1) < 0.2
+
+
+def test_minex_cells_name_the_fitted_shock():
+    """Reports and claims run on the same shock: the fitted cost, core and radius (fits.shock_params)."""
+    from harness import ReportOptions
+    from lbbench_minex.reports import minex_shock, workload_params
+
+    assert workload_params(ReportOptions()) == fits.shock_params()
+    assert minex_shock().startswith(f"shock[cwgt_unit={fits.cwgt_unit()}")
+    assert workload_params(ReportOptions(workload_params={"radius": 0.3})) == {"cwgt_unit": fits.cwgt_unit(),
+                                                                             "radius": 0.3}
