@@ -8,9 +8,10 @@
   LoadImb is the core ``loadimb``: max / WSysLL of the QWgt each processor
   actually processed (Wgt + Comm + Remap at processing time, §3.1, declared
   through ``ctx.executed``); ``settled_loadimb`` stays in the results. Table 4's
-  Pre-Exec Cut% is §5.2's Cut% with the data where it is before processing
-  (§3.7: not migrated by the pre-partitioner; README "Choices"); beside it,
-  without a paper value, the cut projected as if the data were on the owners.
+  Pre-Exec Cut% has two fair readings (README "Choices"): the column is the
+  stricter one for ``sbn-cut-decreases``, projected (data on the owners, as
+  Pre-Part's); beside it, without a paper value, the cut with the data where it
+  is before processing.
 * ``sbn-table8``: bytes of balancing and migration messages over all levels and
   their share of the Machine's bandwidth over the modelled execution time. The
   migration messages are §3.5's: the data, and the requests and locate
@@ -34,9 +35,9 @@ from harness import (Engine, Machine, Report, State, Table, costs_if_on, delta_c
 PS = [2, 4, 8, 16, 32]
 PHASES = (("Balancing Activity", "balance"), ("Migration Activity", "migration"), ("Vertex Selection", "selection"))
 
-T4 = {"Pre-Part Cut%": "pre_part_cut_pct", "Pre-Exec Cut%": "sbn_pre_exec_data_cut_pct",
+T4 = {"Pre-Part Cut%": "pre_part_cut_pct", "Pre-Exec Cut%": "sbn_pre_exec_cut_pct",
       "Post-Exec Cut%": "post_exec_cut_pct", "MaxSR": "maxsr", "LoadImb": "loadimb",
-      "Pre-Exec Cut%, projected": "sbn_pre_exec_cut_pct"}
+      "Pre-Exec Cut%, data in place": "sbn_pre_exec_data_cut_pct"}
 T5 = {"Pre-Exec Cut%": "pre_exec_cut_pct", "Post-Exec Cut%": "post_exec_cut_pct", "MaxSR": "maxsr",
       "LoadImb": "loadimb"}
 
