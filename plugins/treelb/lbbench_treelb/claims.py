@@ -240,8 +240,8 @@ FRESH = ("the paper's Table 4 implies each fresh mapping's solver 3-54% slower p
          "ufactor 30: Σ T_comp 14.68 ms) lets its balanced variants win (the 12 MLkP pairs of 36); the in-sample fit, "
          "which prices a byte 146x higher (4.05 µs against the SP2's 0.028 µs, a set-up at 0 against 40 µs), gives "
          "0/36")
-FRESH_CAUSE = ("the paper's own numbers", FRESH)
-CBTLB_CAUSE = ("the paper's own numbers",
+FRESH_CAUSE = ("the source's own text", FRESH)
+CBTLB_CAUSE = ("the source's own text",
                "the paper's Table 4 implies CBTLB's solver the fastest for every mapper and P (e.g. MLkP/CBTLB 23.83 ms "
                "against MLkP/BTLB 26.15 ms at P = 70) without saying why (§4.2 explains only CBTLB's own T_exec). "
                "CBTLB as §3.3 describes it moves load twice, along the condensed tree and then by the DEM inside each "
@@ -251,7 +251,7 @@ CBTLB_CAUSE = ("the paper's own numbers",
                "within 0.3%. Phase 5 follows the text (README \"CBTLB's Phase 5\"): no Case 2 transfer empties its "
                "sender, and 1-4% of the moved nodes move twice. At P = 10 the three balancers are within 0.1% of each "
                "other for each mapper (no strict win)")
-BEST_CAUSE = ("the paper's own numbers", "under the in-sample fit the fresh MLkP is best at every P, for the reason "
+BEST_CAUSE = ("the source's own text", "under the in-sample fit the fresh MLkP is best at every P, for the reason "
               "of tree-solver-lb-faster: " + FRESH + ". Under the SP2 constants MLkP/CBTLB is best at P = 50 and 70; "
               "at P = 10 AE/ORB/CBTLB is 0.6% ahead (9.89 against 9.83: refinement 0 runs on the initial mapping, "
               "where METIS's T_comp is 1% above AE/ORB's, and that is the whole gap) and at P = 30 MLkP/BTLB 0.5% "
