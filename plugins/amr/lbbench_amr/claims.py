@@ -78,28 +78,34 @@ WD_CAP = (("WD load cap 1%", {"methods": {"amr-wd": "amr-wd[tol=0.01]"}}),)
 VARIANTS = {cid: BY_P + (GRAIN if cid in ("A6", "A9", "A10", "A11") else ())
             + (WD_CAP if cid in ("A10", "A11") else ()) for cid in QUOTES}
 
-SOURCE_TEXT, WORKLOAD, IMPLEMENTATION = "the source's own text", "our workload", "our implementation"
+SOURCE_TEXT = "the source's own text"
 # why a claim still does not hold: the figures of the full run (README "Results", 2026-11-27)
 CAUSES = {
     "A2": (SOURCE_TEXT, "the paper's own §4.3 (Fig. 5) puts CGD's levels on different processors, G21 and G22 "
            "updating G11 \"requiring P2 and P3 to communicate with P1 for every restriction\": 94-99% of CGD's "
            "inter-level traffic crosses processors, 91-106 GB at P = 16-64 under each restriction weighting (every "
-           "coarse step, once per regrid, over the surface), against ILD's 25-72 GB and WD's 39-58 GB"),
+           "coarse step, once per regrid, over the surface), against ITB's 9-20 GB (its grids' subtrees kept "
+           "together), ILD's 25-72 GB and WD's 39-58 GB; SFC, whose composite blocks keep the levels together, is "
+           "below them all"),
     "A6": (SOURCE_TEXT, "by the paper's own §4.3-4.4 ILD redistributes the changed levels, CGD the whole "
            "hierarchy, and ILD keeps grids whole, so ILD's count is at most CGD's on any trace: operations x 1000 at "
            "P = 16 ILD 1,648, CGD 1,723, WD and ITB 10,212, SFC 18,270, IGD 179,170 (IGD cuts every new grid into "
            "P pieces); Fig. 12 times the paper's unpublished implementation"),
-    "A9": (WORKLOAD, "SFC is not comparable to ITB at P = 32 and 64 (1,096-1,220 thousand boxes against 826; "
-           "2.9-6.0% mean imbalance against 0.8-1.2%): its indivisible unit, one base cell with the hierarchy "
-           "above it, weighs 4-29% of W/P at P = 64 on bl, whose front refines such columns to the finest level"),
-    "A10": (WORKLOAD, "ILD with whole grids 1.3/2.6/5.3% at P = 16/32/64; WD 5.2-6.8% (its load cap of 5%; with a "
-            "1% cap, a variant, 1.3-2.8%) and at P = 32-64 SFC 2.9-6.0% (its indivisible composite unit, 4-29% of "
-            "W/P at P = 64 on bl) are more imbalanced"),
-    "A11": (IMPLEMENTATION, "our ITB (a reconstruction of §4.5's paragraph) ranks 13 at every P behind ILD (9-11), "
-            "WD (11 at P = 32-64) and CGD (12-13): bl's base level is one grid, so the breadth-first search reaches "
-            "every level-l grid at distance l and the cut of its order splits the levels as CGD does (communication "
-            "106-118 GB against ILD's 39-102 GB), and it ignores the previous distribution (701-899 MB moved, 5th "
-            "of 6), where §4.5 says ITB addresses \"inter level communication\""),
+    "A9": (SOURCE_TEXT, "ITB is best at every P, but SFC is not comparable to it at P = 32 and 64 (1,096-1,220 "
+           "thousand boxes against 826; 2.9-6.0% mean imbalance against 0.8-1.3%): §4.1's indivisible unit, a "
+           "composite block with \"the entire grid hierarchy\" above it, is at finest one base cell, which on §5's "
+           "hierarchy (\"5 levels of factor 2 refinement\") weighs up to 1 + 16 + ... + 16^4 = 69,905 work units, "
+           "4-31% of W/P at P = 64 on bl (the paper's 33^3 base and 5 levels; the refined volume, which the paper "
+           "does not give, ours), and every chunk boundary of the composite list cuts the grids it crosses"),
+    "A10": (SOURCE_TEXT, "ILD with whole grids 1.3/2.6/5.3% at P = 16/32/64; at P = 32-64 SFC is above it "
+            "(2.9-6.0%: §4.1's indivisible composite unit, a base cell's column of §5's 5 levels, up to 69,905 "
+            "work units, 4-31% of W/P at P = 64 on bl), and WD (5.2-6.8%, its load cap of 5%, a threshold §4.6 "
+            "does not give; with a 1% cap, a variant, 1.3-2.8%) at every P"),
+    "A11": (SOURCE_TEXT, "ITB is now best (rank sums of traffic, movement, boxes, imbalance: ITB 10/10/8 at "
+            "P = 16/32/64, tied with ILD at 16), but SFC and WD are not among the best three (SFC 15-18, WD "
+            "12-15; CGD and ILD 10-13): SFC has the most pieces after IGD (1,010-1,220 thousand boxes against "
+            "826, §4.1's composite chunks cut every grid they cross) and 1.2-6.0% imbalance (its indivisible "
+            "unit, A9), WD 5.2-6.8% imbalance (its 5% load cap; with 1% SFC still fails)"),
 }
 
 CLAIMS = [Claim(f"amr-{cid.lower()}", "amr", f"{where} ({CHECKS[cid][0]}: {CHECKS[cid][1]})", text,
