@@ -353,9 +353,11 @@ CLAIMS = [
           variants=(("P = 2, 4, 8", {"P": (2, 4, 8)}), ("P = 16, 32", {"P": (16, 32)})),
           cause=("the reading", "the text leaves Pre-Exec Cut% open (README \"Choices\"). Projected, as Pre-Part "
                  "Cut% \"projects\" it, the cut falls during execution in 8, 5, 4, 1 and 0 of the 9 levels at P = 2 "
-                 "... 32 (18 of 45; the paper's 37): at P >= 16 SBN's migrations during a level add cut to the "
-                 "pre-partitioned assignment (P = 32: +0.02 to +1.85 points a level). With the data where it is "
-                 "(§3.1's Comm_p^v, §3.7: \"not migrated\"), the other reading, it falls in 45 of 45")),
+                 "... 32 (18 of 45; the paper's 9, 9, 9, 7 and 3, 37): the same fall with P, a step lower, as at "
+                 "P >= 16 SBN's migrations during a level add more cut to the pre-partitioned assignment than the "
+                 "paper's (P = 32: +0.02 to +1.85 points a level, the paper's mean +0.87), for a cause not found. "
+                 "With the data where it is (§3.1's Comm_p^v, §3.7: \"not migrated\"), the other reading, it falls "
+                 "in 45 of 45")),
     Claim("sbn-cut-plum-never-decreases", "sbn", "§5.3, Tables 6-7 (the P the paper printed)",
           "This phenomenon did not occur while experimenting with PMeTiS or DMeTiS under PLUM.",
           (PLUM16, PLUM32), cut_never_decreases_plum, on_paper=on_paper(cut_never_decreases_plum),
