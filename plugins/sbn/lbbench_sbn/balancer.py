@@ -107,6 +107,7 @@ class Params:
     minth: str = "const"       # "const" (Fig. 4) or "analysis" (§5.4 bound)
     maxth: str = "exp"         # "exp" (2 ** floor(W/Const)) or "linear" (2 floor(W/Const))
     subset: int = 8            # |R|, the random subset of §3.4
+    subset_from: str = "queue"  # R drawn from p's whole queue (§3.4) or "receiver": next to q's data (ours)
     fetch_adjacent: bool = True  # §3.5: move adjacent vertices' data together
     max_steps: int = 0         # safety bound (0: automatic)
 
@@ -121,6 +122,8 @@ class Params:
             raise ValueError(f"sbn: maxth must be 'exp' or 'linear', got {self.maxth!r}")
         if self.subset < 1:
             raise ValueError("sbn: subset must be >= 1")
+        if self.subset_from not in ("queue", "receiver"):
+            raise ValueError(f"sbn: subset_from must be 'queue' or 'receiver', got {self.subset_from!r}")
 
 
 @dataclass
@@ -777,7 +780,7 @@ class LevelRun:
         try:
             verts, _, _ = select(self.g, self.m, v.view, Q, self.avail, Costs(self.cw, self.cc, self.cr), q,
                                  amount, L, base, v.rng, self.prm.subset, cap_p=cap, slot=self.slot,
-                                 evaluated=evaluated)
+                                 near_q=self.prm.subset_from == "receiver", evaluated=evaluated)
         finally:
             self.avail[Q] = False
         # §5.4's job migration: ΔCut of each r in R (δ_r), the breadth-first search (|V_mig| + Σ δ_v) and the

@@ -27,6 +27,7 @@ DEFAULTS = {
     "minth": "const",
     "maxth": "exp",
     "subset": 8,
+    "subset_from": "queue",  # §3.4: R from the whole local queue; "receiver": our variant (README)
     "fetch_adjacent": True,
     "carry_thresholds": True,
     "itnum": 4,
@@ -63,7 +64,8 @@ def trees(P: int) -> Trees:
 
 def _params(p: dict) -> Params:
     return Params(checks=int(p["checks"]), f=float(p["f"]), const_s=float(p["const_s"]), minth=str(p["minth"]),
-                  maxth=str(p["maxth"]), subset=int(p["subset"]), fetch_adjacent=bool(p["fetch_adjacent"]))
+                  maxth=str(p["maxth"]), subset=int(p["subset"]), subset_from=str(p["subset_from"]),
+                  fetch_adjacent=bool(p["fetch_adjacent"]))
 
 
 def projected_cut(g, owner, m) -> float:

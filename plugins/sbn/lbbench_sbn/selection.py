@@ -8,12 +8,10 @@ adjacent to MinV that are still queued at p, adding them until enough load has
 been found or no adjacent queued vertex remains; if more load is still needed
 a new random subset is drawn and the procedure repeats.
 
-The random subset is drawn from the queued vertices adjacent to data held by q
-when there are any (``near_q``, our reading: the paper draws from all queued
-vertices, but a subset of |R| = 8 out of thousands almost never contains one of
-the vertices with the negative ΔCut that §3.4 wants to favour, and every
-transfer then lands as an island inside q's neighbour's region), otherwise
-from all of them.
+The random subset R is drawn, as §3.4 says, from all the vertices queued at
+p that are still available. ``near_q`` is our variant, not the paper's
+(``sbn[subset_from=receiver]``): R is drawn from the queued vertices adjacent
+to data held by q when there are any, otherwise from all of them.
 
 The search goes by BFS layer (in C, ``_queue.search``): a layer is every
 still-available neighbour of the previous layer, in vertex order; the prefix of
@@ -34,7 +32,7 @@ from . import _queue
 
 def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, q: int, amount: float,
            load_p: float, base_q: float, rng: np.random.Generator, subset: int = 8, max_rounds: int = 64,
-           cap_p: float = np.inf, near_q: bool = True, slot: np.ndarray | None = None,
+           cap_p: float = np.inf, near_q: bool = False, slot: np.ndarray | None = None,
            evaluated: list | None = None):
     """Choose vertices of ``queue`` (those with ``avail``; only queued vertices have it) to move from p to q.
 
@@ -43,6 +41,8 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
     ``load_p`` is QWgt(p) now, ``base_q`` what q is believed to hold.
     ``slot``: an int64 scratch array of one zero per vertex (left as it was; None: one is made).
     ``evaluated``: a list to which each round appends Σ δ_r over its subset R (§5.4's cost of the ΔCuts).
+    ``near_q``: draw R from the queued vertices next to data q holds, when there are any (our variant; False:
+    from the whole local queue, §3.4).
     Returns (vertices in selection order, their total cost on p, their total cost on q).
     ``avail`` is updated in place (selected vertices become unavailable).
     MinV and the search from it are C (``_queue.search``, ΔCut as :func:`harness.delta_cut` computes it).
@@ -65,7 +65,7 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
             on_q = costs_if_on(g, view, machine, queue, q)
             cq = on_q.total
         if near_q:
-            # prefer vertices next to data held by q (our reading of §3.4, see module doc)
+            # our variant (module doc): vertices next to data held by q, when there are any
             if near is None:
                 deg = g.xadj[queue + 1] - g.xadj[queue]
                 hit = view.home[g.neighbours_of(queue)] == q

@@ -224,7 +224,7 @@ def test_simultaneous_operations_combine(mini):
     assert eng.totals()["balance"]["messages"] < 2 * 3 * (P - 1) + sum(len(x) for x in [starts]) * 3 * run.trees.d
 
 
-def _select_python(g, machine, view, queue, avail, cost, q, amount, load_p, base_q, rng, subset, cap_p):
+def _select_python(g, machine, view, queue, avail, cost, q, amount, load_p, base_q, rng, subset, cap_p, near_q):
     """selection.select as it was in Python and numpy (layer by layer, costs on q per layer): the reference for
     its search in C."""
     chosen, sent_p, sent_q, near = [], 0.0, 0.0, None
@@ -235,11 +235,11 @@ def _select_python(g, machine, view, queue, avail, cost, q, amount, load_p, base
         pool = queue[free]
         if pool.size == 0:
             break
-        if near is None:
+        if near_q and near is None:
             deg = g.xadj[queue + 1] - g.xadj[queue]
             hit = view.home[g.neighbours_of(queue)] == q
             near = np.bincount(np.repeat(np.arange(queue.size), deg), weights=hit, minlength=queue.size) > 0
-        if near[free].any():
+        if near_q and near[free].any():
             pool = pool[near[free]]
         R = pool if pool.size <= subset else rng.choice(pool, size=subset, replace=False)
         on_q = costs_if_on(g, view, machine, R, q)
@@ -268,8 +268,9 @@ def _select_python(g, machine, view, queue, avail, cost, q, amount, load_p, base
     return (np.concatenate(chosen) if chosen else queue[:0]), sent_p, sent_q
 
 
+@pytest.mark.parametrize("near_q", [False, True])
 @pytest.mark.parametrize("machine", ["uniform", "grid:2:3"])
-def test_selection_search_in_c_is_the_layer_by_layer_search(mini, machine):
+def test_selection_search_in_c_is_the_layer_by_layer_search(mini, machine, near_q):
     """§3.4's selection (its search in C, _queue.search) chooses the same vertices and sums, to the bit, as the
     Python search layer by layer, on one random stream, with data moved in p's view."""
     g = mini[1].data
@@ -291,9 +292,9 @@ def test_selection_search_in_c_is_the_layer_by_layer_search(mini, machine):
         seed = int(rng.integers(1 << 30))
         want_avail, got_avail = s.owner == p, s.owner == p
         want = _select_python(g, m, view, queue, want_avail, cost, q, amount, total, base,
-                              np.random.default_rng(seed), 8, cap)
+                              np.random.default_rng(seed), 8, cap, near_q)
         got = select(g, m, view, queue, got_avail, cost, q, amount, total, base, np.random.default_rng(seed), 8,
-                     cap_p=cap)
+                     cap_p=cap, near_q=near_q)
         assert np.array_equal(got[0], want[0]) and got[1:] == want[1:]
         assert np.array_equal(got_avail, want_avail)
 
@@ -373,3 +374,29 @@ def test_outbox_sends_list_and_array_fields_alike():
     assert got["mixed"] == got["lists"]
     rows_back, nbd_back = msg.read_up(np.array(up[4:]))
     assert np.array_equal(rows_back, rows) and [a.tolist() for a in nbd_back] == [[3], [2], [0, 1]]
+
+
+def test_selection_draws_r_from_the_whole_local_queue(mini):
+    """§3.4: p "randomly picks a subset of vertices from those queued locally": by default MinV can be a vertex
+    with no neighbour whose data q holds; ``near_q`` (``subset_from=receiver``, our variant) never draws one."""
+    g = mini[1].data
+    P = 4
+    m = Machine.parse("uniform", P)
+    s = initial_state(mini[1], P, 0)
+    p, q = 0, 1
+    queue = np.flatnonzero(s.owner == p)
+    near = np.array([(s.home[g.neighbours_of(np.array([v]))] == q).any() for v in queue])
+    assert near.any() and not near.all()
+    cost = costs_if_on(g, s, m, np.arange(g.n), s.owner)
+    total = float(cost.total[queue].sum())
+    first = {}
+    for near_q in (False, True):
+        firsts = set()
+        for seed in range(40):  # one vertex: the search stops at MinV (amount reached)
+            got, _, _ = select(g, m, s, queue, s.owner == p, cost, q, 1e-9, total, 0.0, np.random.default_rng(seed),
+                               1, near_q=near_q)
+            firsts.add(int(got[0]))
+        first[near_q] = firsts
+    far = set(queue[~near].tolist())
+    assert first[False] & far
+    assert not first[True] & far
