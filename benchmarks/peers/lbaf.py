@@ -28,11 +28,11 @@ traces with shared memory blocks with LBAF's own configuration of each
 rounds, fanout 4, ``max_objects_per_transfer=100``;
 ``config/challenging-toy-hundreds-tasks.yaml``: random, 4 iterations, 3
 rounds, fanout 4, ``max_subclusters=0``, ``cluster_swap_rtol=0.05``, 500;
-``vt-synthetic[blocks=4]`` traces (``--clustering-synthetic``) with the first)
-except the work model: LBAF's files use ``AffineCombination`` with a memory
-bound (``max_memory_usage``), lbaf-iat models load only, so LBAF runs
-``LoadOnly`` here too; ours is ``lbaf-iat[transfer=clustering,...]`` with the
-same parameters. LBAF's random streams are not ours, so single runs differ;
+``vt-synthetic[blocks=4]`` traces (``--clustering-synthetic``) with the first),
+their work model included: ``AffineCombination`` with beta = gamma = delta = 0
+and the bound ``max_memory_usage`` 8e9 bytes; ours is
+``lbaf-iat[transfer=clustering,...,work_model=affine,max_memory_usage=8000000000]``
+with the same parameters. LBAF's random streams are not ours, so single runs differ;
 the medians are what is compared.
 
 LBAF is not a dependency of lbbench. Install it from its public source into a
@@ -152,16 +152,22 @@ OURS = {"n_iterations": "iterations", "n_rounds": "rounds", "fanout": "fanout", 
         "cluster_swap_rtol": "cluster_swap_rtol"}
 
 
-def lbaf_iat(params: dict) -> str:
-    """``lbaf-iat`` with the configuration LBAF runs (its parameter names and values translated)."""
-    return "lbaf-iat[" + ",".join(f"{OURS[k]}={str(v).lower()}" for k, v in params.items()) + "]"
+def lbaf_iat(params: dict, work: dict = LOAD_ONLY) -> str:
+    """``lbaf-iat`` with the configuration LBAF runs (its parameter names and values translated), its work model
+    included (AffineCombination: ``work_model=affine``, beta, gamma, delta and the memory bound)."""
+    ours = [f"{OURS[k]}={str(v).lower()}" for k, v in params.items()]
+    if work["name"] == "AffineCombination":
+        wp = work["parameters"]
+        ours += ["work_model=affine", *(f"{k}={wp[k]:g}" for k in ("beta", "gamma", "delta") if wp.get(k)),
+                 *(f"{k}={v:.12g}" for k, v in wp.get("upper_bounds", {}).items())]
+    return "lbaf-iat[" + ",".join(ours) + "]"
 
 
-def run_ours(path: str, phase: int, params: dict, seed: int, out: str) -> dict:
+def run_ours(path: str, phase: int, params: dict, seed: int, out: str, work: dict = LOAD_ONLY) -> dict:
     """{method: {before, after, wall_s}} for lbaf-iat and grapevine at one seed."""
     from harness import compare
 
-    methods = {"lbaf-iat": lbaf_iat(params), "grapevine": "grapevine"}
+    methods = {"lbaf-iat": lbaf_iat(params, work), "grapevine": "grapevine"}
     df = compare(",".join(["none", *methods.values()]), workload="vt", workload_params={"path": path}, P=None,
                  levels=[phase + 1], out=out, progress=False, cache=False, seed=seed)
     rows = {r["algorithm"]: r for _, r in df.iterrows()}
@@ -175,8 +181,8 @@ def run_ours(path: str, phase: int, params: dict, seed: int, out: str) -> dict:
     return res
 
 
-def traces(args) -> list[tuple[str, str, str, dict]]:
-    """(label, directory for vt[path=...], stem for LBAF, LBAF's parameters) of every run."""
+def traces(args) -> list[tuple[str, str, str, dict, dict]]:
+    """(label, directory for vt[path=...], stem for LBAF, LBAF's parameters, its work model) of every run."""
     from workloads.vt_synthetic import write_trace
 
     out = []
@@ -184,23 +190,23 @@ def traces(args) -> list[tuple[str, str, str, dict]]:
     for name in [] if args.no_recursive or not args.lbaf_data else args.recursive:
         d = Path(args.lbaf_data) / name
         stem = next(d.glob("*.0.json")).name[:-len(".0.json")]
-        out.append((f"LBAF {name}", str(d), str(d / stem), rec))
+        out.append((f"LBAF {name}", str(d), str(d / stem), rec, LOAD_ONLY))
     for ranks, tasks in [] if args.no_recursive else args.synthetic:
         d = Path(args.out) / f"vt-synthetic-{ranks}x{tasks}"
         if not d.is_dir():
             write_trace(d, ranks=ranks, phases=max(args.phases) + 1, tasks=tasks, seed=1)
-        out.append((f"vt-synthetic ({ranks} ranks x {tasks} tasks)", str(d), str(d / "data"), rec))
+        out.append((f"vt-synthetic ({ranks} ranks x {tasks} tasks)", str(d), str(d / "data"), rec, LOAD_ONLY))
     for name in args.clustering:
         if name not in CLUSTERING or not args.lbaf_data:
             raise SystemExit(f"--clustering {name}: one of {', '.join(CLUSTERING)}, with --lbaf-data")
         d = Path(args.lbaf_data) / name
-        out.append((f"LBAF {name}, clustering", str(d), str(d / "toy"), CLUSTERING[name]))
+        out.append((f"LBAF {name}, clustering", str(d), str(d / "toy"), CLUSTERING[name], AFFINE_8GB))
     for ranks, tasks in args.clustering_synthetic:
         d = Path(args.out) / f"vt-synthetic-{ranks}x{tasks}-blocks4"
         if not d.is_dir():
             write_trace(d, ranks=ranks, phases=max(args.phases) + 1, tasks=tasks, blocks=4, seed=1)
         out.append((f"vt-synthetic ({ranks}x{tasks}, 4 blocks per rank), clustering", str(d), str(d / "data"),
-                    CLUSTERING["challenging_toy_fewer_tasks"]))
+                    CLUSTERING["challenging_toy_fewer_tasks"], AFFINE_8GB))
     return out
 
 
@@ -238,12 +244,13 @@ def main(argv=None) -> int:
     print(f"recursive: rounds={args.rounds} fanout={args.fanout} iterations={args.iterations}; seeds={args.seeds}; "
           "imbalance = max/mean - 1; medians over the seeds (min-max)")
     names = ("LBAF",) if args.lbaf_only else ("LBAF", "lbaf-iat", "grapevine")
-    for label, path, stem, params in traces(args):
+    for label, path, stem, params, work in traces(args):
         for ph in args.phases:
             runs = []
             for seed in range(args.seeds):
-                ours = {} if args.lbaf_only else run_ours(path, ph, params, seed, str(Path(args.out) / "results"))
-                ours["LBAF"] = run_lbaf(args.lbaf_python, stem, ph, params, seed, cache)
+                ours = {} if args.lbaf_only else run_ours(path, ph, params, seed, str(Path(args.out) / "results"),
+                                                          work)
+                ours["LBAF"] = run_lbaf(args.lbaf_python, stem, ph, params, seed, cache, work)
                 if not args.lbaf_only:
                     with log.open("a") as f:
                         f.write(json.dumps({"trace": label, "phase": ph, "seed": seed, **ours}) + "\n")

@@ -58,8 +58,9 @@ class Affine(LoadOnly):
     def __init__(self, load, owner, P, *, alpha, beta, gamma, delta, max_memory, footprint, overhead,
                  rank_bytes, block, block_size, block_home, comm):
         super().__init__(load, owner, P)
-        self.alpha, self.beta, self.gamma, self.delta = alpha, beta, gamma, delta
-        self.max_memory = max_memory if max_memory > 0 else np.inf
+        self.alpha, self.beta, self.gamma, self.delta, self.max_memory = alpha, beta, gamma, delta, max_memory
+        self.bounded = max_memory > 0
+        self.blocky = block_size.size > 0 and (self.bounded or delta != 0)  # the block terms matter
         self.footprint, self.overhead, self.rank_bytes, self.block = footprint, overhead, rank_bytes, block
         self.block_size, self.block_home, self.comm = block_size, block_home, comm
         self.fp = np.bincount(owner, weights=footprint, minlength=P)
@@ -68,6 +69,12 @@ class Affine(LoadOnly):
         np.add.at(self.held, (owner[has], block[has]), 1)
         self.ov = np.zeros(P)
         np.maximum.at(self.ov, owner, overhead)
+        f, t, _ = comm
+        ends = np.concatenate([f, t])  # each object's communications (as sender or receiver)
+        self.inc = np.concatenate([np.arange(f.size), np.arange(t.size)])[np.argsort(ends, kind="stable")]
+        self.xinc = np.concatenate([[0], np.cumsum(np.bincount(ends, minlength=load.size))])
+        self.recv, self.sent = self._volumes(owner) if beta else (np.zeros(P), np.zeros(P))
+        self.now = self._now()
 
     def _blocks(self, objs) -> np.ndarray:
         b = self.block[list(objs)]
@@ -75,57 +82,84 @@ class Affine(LoadOnly):
 
     def _max_overhead(self, rank: int, objs, back) -> float:
         """The largest working bytes on ``rank`` without ``objs`` and with ``back``."""
+        gone = self.overhead[list(objs)].max(initial=0.0)
+        come = self.overhead[list(back)].max(initial=0.0)
+        if gone < self.ov[rank]:  # an object that stays holds the maximum
+            return max(float(self.ov[rank]), float(come))
         on = self.owner == rank
         on[list(objs)] = False
         on[list(back)] = True
         return float(self.overhead[on].max(initial=0.0))
 
-    def _volume(self, ranks: np.ndarray, owner: np.ndarray) -> np.ndarray:
-        """max(received, sent) of each of ``ranks`` under ``owner``."""
-        if not self.beta:
-            return np.zeros(ranks.size)
-        src, dst, b = self.comm
-        out = []
-        for r in ranks.tolist():
-            on_from, on_to = owner[src] == r, owner[dst] == r
-            out.append(max(float(b[on_to & ~on_from].sum()), float(b[on_from & ~on_to].sum())))
-        return np.array(out)
+    def _volumes(self, owner) -> tuple[np.ndarray, np.ndarray]:
+        """(received, sent) bytes of every rank under ``owner``: the communications across ranks."""
+        f, t, b = self.comm
+        cross = owner[f] != owner[t]
+        return (np.bincount(owner[t][cross], weights=b[cross], minlength=self.loads.size),
+                np.bincount(owner[f][cross], weights=b[cross], minlength=self.loads.size))
 
-    def _work(self, ranks, load, fp, held, ov, vol) -> np.ndarray:
-        ranks = np.atleast_1d(ranks)
-        present = held > 0
-        memory = self.rank_bytes[ranks] + present @ self.block_size + fp + ov
-        homing = (present & (self.block_home[None, :] != ranks[:, None])) @ self.block_size
+    def _volume_after(self, src: int, objs, back, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """max(received, sent) of ``src`` and of each ``dst`` once ``objs`` went there and ``back`` came to
+        ``src``: the current volumes, with the communications of the moved objects recounted."""
+        moved = list(objs) + list(back)
+        e = np.unique(np.concatenate([self.inc[self.xinc[v]:self.xinc[v + 1]] for v in moved]))
+        f, t, b = (a[e] for a in self.comm)
+        to = np.zeros(self.owner.size, np.int64)  # 0: stays, 1: to dst, 2: to src
+        to[list(objs)], to[list(back)] = 1, 2
+        T = dst[:, None]
+        of, ot = self.owner[f][None, :], self.owner[t][None, :]
+        nf = np.where(to[f] == 1, T, np.where(to[f] == 2, src, of))
+        nt = np.where(to[t] == 1, T, np.where(to[t] == 2, src, ot))
+
+        def part(r, a, z):  # bytes into (received) and out of (sent) rank r over these communications
+            return ((((z == r) & (a != r)) * b).sum(axis=1), (((a == r) & (z != r)) * b).sum(axis=1))
+        out = []
+        for r in (np.full((dst.size, 1), src), T):
+            old, new = part(r, of, ot), part(r, nf, nt)
+            now = self.recv[r[:, 0]], self.sent[r[:, 0]]
+            out.append(np.maximum(now[0] - old[0] + new[0], now[1] - old[1] + new[1]))
+        return out[0], out[1]
+
+    def _state(self, ranks: np.ndarray, fp, held: np.ndarray, ov) -> tuple:
+        """(max_memory_usage, homing) of ``ranks`` holding footprints ``fp``, blocks ``held`` (counts per block)
+        and largest working bytes ``ov``; 0 where the model does not use them."""
+        shared = homing = 0.0
+        if self.blocky:
+            present = held > 0
+            shared = present @ self.block_size
+            homing = (present & (self.block_home[None, :] != ranks[:, None])) @ self.block_size
+        return (self.rank_bytes[ranks] + shared + fp + ov if self.bounded else 0.0), homing
+
+    def _work(self, ranks: np.ndarray, load, state: tuple, vol) -> np.ndarray:
+        memory, homing = state
         w = self.alpha[ranks] * load + self.beta * vol + self.gamma + self.delta * homing
-        return np.where(memory > self.max_memory, np.inf, w)
+        return np.where(memory > self.max_memory, np.inf, w) if self.bounded else w
+
+    def _now(self) -> np.ndarray:
+        ranks = np.arange(self.loads.size)
+        return self._work(ranks, self.loads, self._state(ranks, self.fp, self.held, self.ov),
+                          np.maximum(self.recv, self.sent))
 
     def work(self, ranks):
-        ranks = np.atleast_1d(ranks)
-        return self._work(ranks, self.loads[ranks], self.fp[ranks], self.held[ranks], self.ov[ranks],
-                          self._volume(ranks, self.owner))
+        return self.now[ranks]
 
     def after(self, src, objs, dst, back=()):
         ls, ld = super().after(src, objs, dst, back)
-        df = total(self.footprint, objs) - total(self.footprint, back)
-        db = self._blocks(objs) - self._blocks(back)
         dst = np.atleast_1d(dst)
-        ov_src = self._max_overhead(src, objs, back)
-        if len(back):  # a swap: one target
-            ov_dst = np.array([self._max_overhead(int(dst[0]), back, objs)])
-        else:
-            ov_dst = np.maximum(self.ov[dst], self.overhead[list(objs)].max(initial=0.0))
-        vol_src = vol_dst = np.zeros(dst.size)
-        if self.beta:
-            vol_dst = np.empty(dst.size)
-            for i, d in enumerate(dst.tolist()):
-                owner = self.owner.copy()
-                owner[list(objs)], owner[list(back)] = d, src
-                vol_dst[i] = self._volume(np.array([d]), owner)[0]
-                vol_src = self._volume(np.array([src]), owner)
-        ws = self._work(np.array([src]), np.array([ls]), self.fp[src] - df, (self.held[src] - db)[None, :],
-                        ov_src, vol_src[:1])[0]
-        wd = self._work(dst, ld, self.fp[dst] + df, self.held[dst] + db, ov_dst, vol_dst)
-        return ws, wd
+        s, d = np.array([src]), dst
+        held_s, held_d, fp_s, fp_d, ov_s, ov_d = self.held[s], self.held[d], 0.0, 0.0, 0.0, 0.0
+        if self.blocky:
+            db = self._blocks(objs) - self._blocks(back)
+            held_s, held_d = held_s - db, held_d + db
+        if self.bounded:
+            df = total(self.footprint, objs) - total(self.footprint, back)
+            fp_s, fp_d = self.fp[src] - df, self.fp[dst] + df
+            ov_s = self._max_overhead(src, objs, back)
+            ov_d = (np.array([self._max_overhead(int(dst[0]), back, objs)]) if len(back)  # a swap: one target
+                    else np.maximum(self.ov[dst], self.overhead[list(objs)].max(initial=0.0)))
+        vol_s, vol_d = self._volume_after(src, objs, back, dst) if self.beta else (0.0, 0.0)
+        ws = self._work(s, ls, self._state(s, fp_s, held_s, ov_s), np.ravel(vol_s)[:1])
+        return ws[0], self._work(d, ld, self._state(d, fp_d, held_d, ov_d), vol_d)
 
     def move(self, objs, src, dst, back=()):
         df = total(self.footprint, objs) - total(self.footprint, back)
@@ -137,6 +171,9 @@ class Affine(LoadOnly):
         self.held[dst] += db
         for r in (src, dst):
             self.ov[r] = float(self.overhead[self.owner == r].max(initial=0.0))
+        if self.beta:
+            self.recv, self.sent = self._volumes(self.owner)
+        self.now = self._now()
 
 
 def affine(load, P: int, meta: dict, shared, node, *, alpha, beta, gamma, delta, max_memory):
