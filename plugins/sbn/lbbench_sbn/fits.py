@@ -1,4 +1,4 @@
-"""The SBN paper's free parameter ``checks`` fitted to its printed figures (``lbbench calibrate --paper sbn``).
+"""The SBN paper's free parameters fitted to its printed figures (``lbbench calibrate --paper sbn``).
 
 ``checks`` is the length of an adaptation level in checks for load balancing
 activity (§5.4; it sets the processing speed J_avg, plugin README): the paper
@@ -8,6 +8,14 @@ Pre-Exec Cut%, Post-Exec Cut% and MaxSR of the nine levels. No claim reads these
 cells (the claims on Table 5 read LoadImb, and MaxSR and Cut% at P >= 8), and
 they are what the level's length moves besides LoadImb: how much the balancer
 migrates (MaxSR) and how the cut drifts over the levels (Cut%).
+
+``subset`` is |R|, the size of §3.4's random subset (and of §3.7's), which the
+paper leaves open ("considering that |R| is a constant", §5.4). It is fitted on
+Table 4 (SBN with the pre-partitioner) at cells no claim reads: MaxSR at P = 2
+and 4 and LoadImb at P = 16, what the choice of the vertices to move sets (how
+much moves, how evenly). Each is fitted with the other at its committed value:
+``checks`` first (at ``subset`` = 8), then ``subset``, then ``checks`` again,
+until neither moves (README "Calibration").
 """
 from __future__ import annotations
 
@@ -15,23 +23,42 @@ from pathlib import Path
 
 from harness import Calibration, Cells, fitted
 
-PATH = Path(__file__).parent / "calibration" / "sbn-checks.csv"
+HERE = Path(__file__).parent / "calibration"
+PATH = HERE / "sbn-checks.csv"
+SUBSET_PATH = HERE / "sbn-subset.csv"
 PS = (2, 4)
 LEVELS = tuple(range(1, 10))
-COLUMNS = {"Pre-Exec Cut%": "pre_exec_cut_pct", "Post-Exec Cut%": "post_exec_cut_pct", "MaxSR": "maxsr"}
-CELLS = (Cells("sbn", "5", P=PS, rows=LEVELS, columns=tuple(COLUMNS)),)
+COLUMNS = {"Pre-Exec Cut%": "pre_exec_cut_pct", "Post-Exec Cut%": "post_exec_cut_pct", "MaxSR": "maxsr",
+           "LoadImb": "loadimb"}
+CELLS = (Cells("sbn", "5", P=PS, rows=LEVELS, columns=("Pre-Exec Cut%", "Post-Exec Cut%", "MaxSR")),)
 CANDIDATES = (200, 400, 800, 1600, 3200, 6400)
+SUBSET_CELLS = (Cells("sbn", "4", P=PS, rows=LEVELS, columns=("MaxSR",)),
+                Cells("sbn", "4", P=(16,), rows=LEVELS, columns=("LoadImb",)))
+SUBSET_CANDIDATES = (2, 4, 8, 16, 32, 64)
+
+
+def _figures(opts, method: str, table: str, cells: tuple) -> dict:
+    """Our figures of ``method`` at every level of the P of ``cells``, keyed like the cells (those only)."""
+    want = set().union(*(c.keys() for c in cells))
+    out = {}
+    for P in sorted({int(float(k[2])) for k in want}):
+        df = opts.compare(method, P=P)
+        for _, row in df[df["status"] == "ok"].iterrows():
+            for title, col in COLUMNS.items():
+                key = ("sbn", table, str(P), str(int(row["level"])), title)
+                if key in want:
+                    out[key] = float(row[col])
+    return out
 
 
 def measure(value, opts) -> dict:
     """Our Table 5 figures at P = 2 and 4 with ``sbn[checks=value]``, keyed like the calibration cells."""
-    out = {}
-    for P in PS:
-        df = opts.compare(f"sbn[checks={value}]", P=P)
-        for _, row in df[df["status"] == "ok"].iterrows():
-            for title, col in COLUMNS.items():
-                out[("sbn", "5", str(P), str(int(row["level"])), title)] = float(row[col])
-    return out
+    return _figures(opts, f"sbn[checks={value}]", "5", CELLS)
+
+
+def measure_subset(value, opts) -> dict:
+    """Our Table 4 MaxSR at P = 2 and 4 and LoadImb at P = 16 with ``sbn[prepartition=true,subset=value]``."""
+    return _figures(opts, f"sbn[prepartition=true,subset={value}]", "4", SUBSET_CELLS)
 
 
 CALIBRATIONS = [
@@ -39,6 +66,10 @@ CALIBRATIONS = [
                 why="Table 5 at P = 2 and 4 (Pre-Exec and Post-Exec Cut%, MaxSR per level): what a level's "
                     "length moves besides LoadImb, on cells no claim reads; the claims judge LoadImb at every P and "
                     "MaxSR and Cut% at P >= 8."),
+    Calibration("sbn-subset", "sbn", "sbn[subset]", SUBSET_CELLS, SUBSET_CANDIDATES, measure_subset, SUBSET_PATH,
+                why="Table 4 MaxSR at P = 2 and 4 and LoadImb at P = 16 per level: how much the choice of the "
+                    "vertices to move (|R| of §3.4 and §3.7) migrates and how evenly, on cells no claim reads; the "
+                    "claims judge Table 4's MaxSR at P >= 8 and its LoadImb at P = 2, 4, 8 and 32."),
 ]
 
 
@@ -47,7 +78,12 @@ def fitted_checks() -> int:
     return fitted(PATH, int)
 
 
+def fitted_subset() -> int:
+    """The fitted ``subset`` (the plugin's default), from the committed fit."""
+    return fitted(SUBSET_PATH, int)
+
+
 def neighbours() -> tuple:
-    """The candidates beside the fitted one (the claims' variants)."""
+    """The candidates beside the fitted ``checks`` (the claims' variants)."""
     i = CANDIDATES.index(fitted_checks())
     return tuple(CANDIDATES[j] for j in (i - 1, i + 1) if 0 <= j < len(CANDIDATES))

@@ -15,7 +15,7 @@ import numpy as np
 from harness import Algorithm, State, check_params, cut_pct, hookimpl, implements, registers, vertex_costs
 
 from .balancer import LevelRun, Params
-from .fits import fitted_checks
+from .fits import fitted_checks, fitted_subset
 from .prepartition import prepartition
 from .topology import Trees
 
@@ -26,7 +26,7 @@ DEFAULTS = {
     "const_s": 0.1,
     "minth": "const",
     "maxth": "exp",
-    "subset": 8,
+    "subset": fitted_subset(),  # |R| of §3.4, fitted to Table 4 at cells no claim reads (fits.py, README)
     "subset_from": "queue",  # §3.4: R from the whole local queue; "receiver": our variant (README)
     "fetch_adjacent": True,
     "carry_thresholds": True,
