@@ -101,8 +101,10 @@ def test_paper_claims_are_registered_quoted_and_well_formed():
         mine = [c for c in got.values() if c.paper == paper]
         assert len(mine) >= least, paper
         for c in mine:
-            # cells may be none: a claim on a worked example replays it (tree Examples 1-3)
-            assert c.text and c.where and callable(c.check) and (cl.cell_specs(c) or c.name.startswith("tree-example"))
+            # cells may be none: a claim on a worked example replays it (tree Examples 1-3), and a claim the
+            # paper gives no way to judge is n/a by design (its check says why, on no cells)
+            assert c.text and c.where and callable(c.check)
+            assert cl.cell_specs(c) or c.name.startswith("tree-example") or c.check(pd.DataFrame())[0] is None
             assert "report only" not in c.where
     assert any("28,031" in c.text for c in got.values())
 
