@@ -58,8 +58,11 @@ class Affine(LoadOnly):
     def __init__(self, load, owner, P, *, alpha, beta, gamma, delta, max_memory, footprint, overhead,
                  rank_bytes, block, block_size, block_home, comm):
         super().__init__(load, owner, P)
-        self.alpha, self.beta, self.gamma, self.delta, self.max_memory = alpha, beta, gamma, delta, max_memory
-        self.bounded = max_memory > 0
+        # the terms that can change a value: beta with communications; a bound some rank could exceed
+        self.alpha, self.beta = alpha, (beta if comm[0].size else 0.0)
+        self.gamma, self.delta, self.max_memory = gamma, delta, max_memory
+        most = rank_bytes.max(initial=0.0) + block_size.sum() + footprint.sum() + overhead.max(initial=0.0)
+        self.bounded = 0 < max_memory < most
         self.blocky = block_size.size > 0 and (self.bounded or delta != 0)  # the block terms matter
         self.footprint, self.overhead, self.rank_bytes, self.block = footprint, overhead, rank_bytes, block
         self.block_size, self.block_home, self.comm = block_size, block_home, comm
