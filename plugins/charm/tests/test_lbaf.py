@@ -216,7 +216,7 @@ def test_clustering_is_the_same_under_mpiexec(tmp_path):
 
     methods = ("lbaf-iat[transfer=clustering,max_objects_per_transfer=4],"
                "lbaf-iat[transfer=clustering,deterministic=false,iterations=3],"
-               "lbaf-iat[transfer=clustering,max_objects_per_transfer=4,work_model=affine,delta=1e-7,"
+               "lbaf-iat[transfer=clustering,max_objects_per_transfer=4,work_model=affine,delta=1e-9,"
                "max_memory_usage=5500000]")  # 1 MiB blocks: at most 5 on a rank
     wl = "vt-synthetic[ranks=8,phases=2,tasks=24,pinned=0.1,blocks=4,amp=8]"
     res = mpirun(2, "-m", "harness.present.cli", "compare", "--plugins", methods, "-w", wl, "--format", "csv",
