@@ -198,7 +198,7 @@ def path_of(params: dict, seed: int) -> str:
 
 
 WORKLOAD = Workload(
-    "vt-synthetic", generate, version="2", params=dict(PARAMS), initial="trace", validate=validate,
+    "vt-synthetic", generate, version="3", params=dict(PARAMS), initial="trace", validate=validate,
     procs=lambda p: -(-p["ranks"] // max(p["ranks_per_proc"], 1)),
     export=lambda params, seed, owners, directory: vt.write_assignment(path_of(params, seed), owners, directory,
                                                                         params["ranks_per_proc"]),
