@@ -83,7 +83,16 @@ def fitted_subset() -> int:
     return fitted(SUBSET_PATH, int)
 
 
+def _beside(candidates: tuple, value) -> tuple:
+    i = candidates.index(value)
+    return tuple(candidates[j] for j in (i - 1, i + 1) if 0 <= j < len(candidates))
+
+
 def neighbours() -> tuple:
     """The candidates beside the fitted ``checks`` (the claims' variants)."""
-    i = CANDIDATES.index(fitted_checks())
-    return tuple(CANDIDATES[j] for j in (i - 1, i + 1) if 0 <= j < len(CANDIDATES))
+    return _beside(CANDIDATES, fitted_checks())
+
+
+def subset_neighbours() -> tuple:
+    """The candidates beside the fitted ``subset`` (the claims' variants)."""
+    return _beside(SUBSET_CANDIDATES, fitted_subset())
