@@ -4,7 +4,7 @@ Three numbers the paper leaves open (README.md, "Calibration"), fitted in this o
 
 * ``shock[core]``, how far the refined region spreads (§2.1 says the elements
   inside a moving cylinder are refined, §2.2 that refinement splits them into
-  "two, four, or eight subelements" and "subsequent refinements can further
+  "two, four, or eight subelements" and "Subsequent refinements can further
   split the child elements", but not how deep, where): only the inner ``core``
   of the cylinder's radius is refined to depth 3, the rest to depth 2. For
   each candidate the radius is set so that level 9 has the paper's 1,833,730
