@@ -39,7 +39,7 @@ def same(a, b) -> bool:
     if isinstance(a, (np.ndarray, np.generic)):
         return type(a) is type(b) and a.dtype == b.dtype and np.array_equal(a, b)
     if isinstance(a, (list, tuple)):
-        return isinstance(b, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return isinstance(b, (list, type(a))) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     if isinstance(a, dict):
         return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
     if isinstance(a, float) and math.isnan(a):
