@@ -51,7 +51,7 @@ then, in lbbench's environment:
 
     python benchmarks/peers/lbaf.py --lbaf-python lbaf-venv/bin/python [--lbaf-data lbaf-src/data]
         [--rounds 5 --fanout 2 --iterations 4 --phases 0 --seeds 9 --synthetic 32x16,64x32 --out DIR]
-        [--recursive nolb-8color-16nodes-11firstphases,challenging_toy_hundreds_tasks] [--lbaf-only]
+        [--recursive nolb-8color-16nodes-11firstphases,challenging_toy_hundreds_tasks] [--lbaf-only] [--lbaf-timeout 14400]
         [--clustering challenging_toy_fewer_tasks,challenging_toy_hundreds_tasks --clustering-synthetic 32x16
          --no-recursive]
 
@@ -109,9 +109,12 @@ def lbaf_available(python: str) -> bool:
         return False
 
 
-def run_lbaf(python: str, stem: str, phase: int, params: dict, seed: int, cache: Path, work: dict = LOAD_ONLY) -> dict:
+def run_lbaf(python: str, stem: str, phase: int, params: dict, seed: int, cache: Path, work: dict = LOAD_ONLY,
+             timeout: float = 4 * 3600) -> dict:
     """LBAF's run with work model ``work``, taken from ``cache`` (one JSON line per run) when it ran before with
-    the same inputs (the work model is in the key unless LoadOnly, so earlier LoadOnly runs count)."""
+    the same inputs (the work model is in the key unless LoadOnly, so earlier LoadOnly runs count); stopped after
+    ``timeout`` wall seconds (one seed on LBAF's 64-rank toy trace is 45-50 CPU minutes, more wall time on a
+    shared machine)."""
     key = json.dumps([str(Path(stem).resolve()), phase, params, seed] + ([] if work == LOAD_ONLY else [work]),
                      sort_keys=True)
     if cache.is_file():
@@ -120,7 +123,7 @@ def run_lbaf(python: str, stem: str, phase: int, params: dict, seed: int, cache:
             if got["key"] == key:
                 return got["result"]
     res = subprocess.run([python, "-c", DRIVER, stem, str(phase), str(seed), json.dumps(params), json.dumps(work)],
-                         capture_output=True, text=True, timeout=3600)
+                         capture_output=True, text=True, timeout=timeout)
     lines = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
     if res.returncode != 0 or not lines:
         raise RuntimeError(f"LBAF failed on {stem} phase {phase}: {(res.stderr.strip().splitlines() or ['?'])[-1]}")
@@ -221,6 +224,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=9, help="runs per trace and phase (seeds 0 .. N-1); medians")
     ap.add_argument("--recursive", default="nolb-8color-16nodes-11firstphases,challenging_toy_hundreds_tasks",
                     help="LBAF traces (under --lbaf-data) run with the recursive transfer")
+    ap.add_argument("--lbaf-timeout", type=float, default=4 * 3600, help="wall seconds one LBAF run may take")
     ap.add_argument("--lbaf-only", action="store_true", help="run LBAF only (fills OUT/lbaf-runs.jsonl, which "
                     "later runs read instead of running LBAF again)")
     ap.add_argument("--synthetic", default="32x16,64x32", help="RANKSxTASKS of the vt-synthetic traces ('' for none)")
@@ -250,7 +254,7 @@ def main(argv=None) -> int:
             for seed in range(args.seeds):
                 ours = {} if args.lbaf_only else run_ours(path, ph, params, seed, str(Path(args.out) / "results"),
                                                           work)
-                ours["LBAF"] = run_lbaf(args.lbaf_python, stem, ph, params, seed, cache, work)
+                ours["LBAF"] = run_lbaf(args.lbaf_python, stem, ph, params, seed, cache, work, args.lbaf_timeout)
                 if not args.lbaf_only:
                     with log.open("a") as f:
                         f.write(json.dumps({"trace": label, "phase": ph, "seed": seed, **ours}) + "\n")
