@@ -1,6 +1,6 @@
 """LBAF's InformAndTransfer (DARMA-tasking/LB-analysis-framework, src/lbaf/Execution/lbsInformAndTransferAlgorithm.py,
 lbsRecursiveTransferStrategy.py, lbsTransferStrategyBase.py, lbsTemperedCriterion.py, lbsStrictLocalizingCriterion.py)
-with its ``LoadOnly`` work model (a rank's work is its load).
+with its ``LoadOnly`` work model (a rank's work is its load) or its ``AffineCombination`` (:mod:`.work`).
 
 A centralised simulation of a distributed algorithm, as LBAF is: the inform
 stage runs on the engine (its messages are counted), but the transfer stage
