@@ -290,31 +290,18 @@ CLAIMS = [
           "the SBN-based approach achieves excellent load balance whether the pre-partitioner is active or not. "
           "As shown in Tables 4 and 5, LoadImb = 1.02 for P = 32.",
           ({"methods": f"{T4},{T5}", "P": (32,)},), loadimb_p32, on_paper=on_paper(loadimb_p32),
-          reads=(cells("4", (32,), ("LoadImb",)), cells("5", (32,), ("LoadImb",))), variants=CHECKS + SUBSETS,
-          cause=("our implementation", "not found: shock's level 3 (its weight grows 3x in one level) ends at LoadImb "
-                 "1.07 (Table 5) and 1.10 (Table 4) at P = 32, the highest of the nine levels, but without it the "
-                 "averages are 1.03 (Table 5) and 1.04 (Table 4), still above 1.02, and Table 5 at checks = 200 and "
-                 "800 averages 1.07 and 1.04: what holds the other levels at 1.02-1.06 is not found, so it is not "
-                 "shown to be the workload (lbbench report sbn-table5 -P 32)")),
+          reads=(cells("4", (32,), ("LoadImb",)), cells("5", (32,), ("LoadImb",))), variants=CHECKS + SUBSETS),
     Claim("sbn-loadimb-ideal", "sbn", "§5.3, Tables 4-5 (most = more than half the levels)",
           "When P ≤ 8, an ideal load imbalance factor of 1.00 is achieved for most of the adaptation levels.",
           ({"methods": f"{T4},{T5}", "P": (2, 4, 8)},), loadimb_small, on_paper=on_paper(loadimb_small),
           reads=(cells("4", (2, 4, 8), ("LoadImb",)), cells("5", (2, 4, 8), ("LoadImb",))),
-          variants=(("P = 2, 4", {"P": (2, 4)}), ("P = 8", {"P": (8,)})) + CHECKS + SUBSETS,
-          cause=("our implementation", "not found: 16 of 54 levels at 1.00: P = 2 has 16 of 18, P = 4 and P = 8 none (1.01-1.05; "
-                 "the paper's 17 of 18 and 12 of 18). The tail of a level, where balancing stops once WSysLL < Const, "
-                 "is a share of its length in checks, which the paper does not give (fitted: 400, on cells no claim "
-                 "reads): with Table 5 at checks = 800, 23 of 54 (the robustness column)")),
+          variants=(("P = 2, 4", {"P": (2, 4)}), ("P = 8", {"P": (8,)})) + CHECKS + SUBSETS),
     Claim("sbn-loadimb-vs-plum", "sbn", "§5.3, Tables 4-7 (strictly below at the printed 2 decimals)",
           "In contrast, this factor is respectively 1.04 and 1.59 using PMeTiS and DMeTiS under the PLUM "
           "environment (cf. Tables 6 and 7).",
           ({"methods": f"{T4},{T5}", "P": (32,)}, PLUM32), loadimb_vs_plum, on_paper=on_paper(loadimb_vs_plum),
           reads=(cells("4", (32,), ("LoadImb",)), cells("5", (32,), ("LoadImb",)), cells("6", (32,), ("LoadImb",)),
-                 cells("7", (32,), ("LoadImb",))), variants=CHECKS + SUBSETS,
-          cause=("our implementation", "not found (as sbn-loadimb-p32): SBN's worse LoadImb at P = 32 is Table 4's 1.047, which ties PMeTiS's 1.049 at the "
-                 "printed two decimals (Table 5's 1.035 is below it): Table 4's level 3 ends at 1.10 and its other "
-                 "levels at 1.03-1.06 (see sbn-loadimb-p32), which PMeTiS, partitioning each level afresh, does not "
-                 "feel")),
+                 cells("7", (32,), ("LoadImb",))), variants=CHECKS + SUBSETS),
     Claim("sbn-maxsr-vs-plum", "sbn", "§5.3, Tables 5-7 (significantly lower = at most half of each PLUM "
           "MaxSR at P=32: the paper's own figures are 0.44x and 0.45x, its abstract “approximately half”)",
           "The SBN “lazy” approach to migration of vertex data sets produces significantly lower values than those "
@@ -359,10 +346,10 @@ CLAIMS = [
                  _cut_decreases(IN_PLACE, " (data in place)")),
           variants=(("P = 2, 4, 8", {"P": (2, 4, 8)}), ("P = 16, 32", {"P": (16, 32)})),
           cause=("the reading", "the text leaves Pre-Exec Cut% open (README \"Choices\"). Projected, as Pre-Part "
-                 "Cut% \"projects\" it, the cut falls during execution in 6, 4, 1, 0 and 0 of the 9 levels at P = 2 "
-                 "... 32 (11 of 45; the paper's 9, 9, 9, 7 and 3, 37): the same fall with P, a step lower. At P = 32 "
-                 "SBN's migrations add as much cut over a level as the paper's on average (+0.88 points, the "
-                 "paper's +0.87) but in every level (+0.01 to +2.52), where the paper's falls in 3 (-0.47 to +2.68), "
+                 "Cut% \"projects\" it, the cut falls during execution in 7, 5, 0, 0 and 0 of the 9 levels at P = 2 "
+                 "... 32 (12 of 45; the paper's 9, 9, 9, 7 and 3, 37): the same fall with P, a step lower. At P = 32 "
+                 "SBN's migrations add about as much cut over a level as the paper's on average (+0.96 points, the "
+                 "paper's +0.87) but in every level (+0.08 to +2.67), where the paper's falls in 3 (-0.47 to +2.68), "
                  "for a cause not found. "
                  "With the data where it is (§3.1's Comm_p^v, §3.7: \"not migrated\"), the other reading, it falls "
                  "in 45 of 45")),
@@ -388,10 +375,10 @@ CLAIMS = [
           other=("significantly greater = greater", migration_greater),
           variants=(("P = 2, 4, 8", {"P": (2, 4, 8)}), ("P = 16, 32", {"P": (16, 32)})) + CHECKS + SUBSETS,
           cause=("the reading", "our test of \"significantly greater\" is at least 10x, the least of the paper's own "
-                 "Table 8 (11.4x): ours is 9.9x at P = 2 (4,518,704 vs 456,208 bytes; the paper's 3,918,912 vs "
-                 "342,456) and 10.1-14.2x at P = 4 ... 32; Table 5 at checks = 200 and 800 gives 9.4-14.6x and "
-                 "9.4-12.4x (P = 32 below 10x), at subset = 4 and 16 10.3-14.4x (it holds) and 6.4-12.7x. The "
-                 "other reading, greater, holds at every P")),
+                 "Table 8 (11.4x): ours is 9.9x at P = 32 (28,121,616 vs 2,842,688 bytes; the paper's 38,244,384 vs "
+                 "1,550,292) and 11.3-14.2x at P = 2 ... 16; Table 5 at checks = 1200 and 2000 gives 8.7-12.5x and "
+                 "9.2-13.3x (below 10x at P = 16 and 32, and at P = 2 for 2000), at subset = 4 and 16 10.9-13.0x "
+                 "(it holds) and 5.8-15.4x. The other reading, greater, holds at every P")),
     Claim("sbn-selection-most", "sbn", "§5.4, Table 9 (every P; operations of §5.4's cost model per phase, "
           "summed over the levels)",
           "processing related to the selection of vertices is the most expensive phase of the SBN load balancer.",

@@ -21,7 +21,7 @@ from .topology import Trees
 
 DEFAULTS = {
     "prepartition": False,
-    "checks": fitted_checks(),  # fitted to Table 5 at P = 2 and 4 (fits.py, README "Calibration")
+    "checks": fitted_checks(),  # fitted to Tables 4 and 5 LoadImb at P = 16 (fits.py, README "Calibration")
     "f": 60.0,
     "const_s": 0.1,
     "minth": "const",
