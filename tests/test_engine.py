@@ -12,8 +12,8 @@ from harness.testing import mpirun
 SCRIPT = str(Path(__file__).parent / "scripts" / "engine_check.py")
 
 
-def run(ranks, P, cores=None, crowded=None):
-    res = mpirun(ranks, SCRIPT, str(P), timeout=120, cores=cores)
+def run(ranks, P, cores=None, crowded=None, layout="blocks"):
+    res = mpirun(ranks, SCRIPT, str(P), timeout=120, cores=cores, env={"LBBENCH_LAYOUT": layout})
     assert res.returncode == 0, res.stderr
     if crowded is not None:
         assert f"crowded={crowded}" in res.stderr
@@ -190,6 +190,8 @@ def test_engine_identical_on_1_2_3_4_ranks():
     assert rows[:2] == [[0, 1, [[1.0, 0.0]]], [0, 4, [[4.0, 0.0]]]]  # to vproc 0: (5 src + 1 or 2) % 7 = 0
     for ranks in (2, 3, 4):
         assert run(ranks, P) == ref
+    # any layout moves vprocs between ranks, never a figure: round robin (vproc v on rank v mod R)
+    assert run(3, P, layout="interleave") == ref
     # more ranks than cores: every collective first waits in a nonblocking barrier, yielding the core
     assert run(3, P, cores=1, crowded=True) == ref
 
@@ -289,3 +291,19 @@ def test_an_empty_thread_variable_counts_as_unset(monkeypatch):
     monkeypatch.setenv("MKL_NUM_THREADS", "3")
     monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
     assert share(2, on=8) == {"OMP_NUM_THREADS": "4", "OPENBLAS_NUM_THREADS": "4"}
+
+
+def test_layouts_place_every_vproc_on_one_rank():
+    """blocks (contiguous, cut by work), interleave (v mod R) and profile (greedy on the busiest rank of each
+    superstep): every vproc on exactly one rank, every rank at least one; an unknown layout is one line."""
+    from harness.engine.vprocs import profile_layout
+
+    W = np.zeros((4, 8))
+    W[0, :2] = 1.0  # superstep 0: vprocs 0 and 1 busy; superstep 1: vprocs 2 and 3
+    W[1, 2:4] = 1.0
+    rank = profile_layout(W, 2)
+    assert rank[0] != rank[1] and rank[2] != rank[3] and set(rank.tolist()) == {0, 1}
+    eng = Engine(8, comm=None, layout="interleave")
+    assert list(eng.local) == list(range(8)) and eng.local_index.tolist() == list(range(8))
+    with pytest.raises(ValueError, match="unknown vproc layout 'spiral'"):
+        Engine(8, comm=None, layout="spiral")

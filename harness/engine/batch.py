@@ -17,6 +17,8 @@ from functools import cached_property
 
 import numpy as np
 
+from ..kernels import _engine
+
 KINDS = ("balance", "migration", "application")
 _I64 = np.dtype(np.int64)
 
@@ -119,62 +121,57 @@ class Batch:
 
 
 # ------------------------------------------------------------------ the wire form of a superstep
-_PAD = [bytes(i) for i in range(8)]
+def descriptor(streams: list, cache: dict) -> bytes:
+    """The streams' descriptor (tags, value dtypes and row shapes), pickled once per distinct set."""
+    key = tuple((tag, None if v is None else (v.dtype.str, v.shape[1:])) for tag, v in streams)
+    got = cache.get(key)
+    if got is None:
+        got = cache[key] = pickle.dumps(list(key), protocol=5) if key else b""
+    return got
+
+
+def row_bytes(values: np.ndarray | None) -> int:
+    """The bytes of one row of ``values`` (0 without values)."""
+    return 0 if values is None else values.itemsize * math.prod(values.shape[1:])
+
+
+def wire(streams: list, rank: np.ndarray, objects: list, descs: dict) -> tuple:
+    """Every rank's chunk of one superstep in one buffer, and each chunk's size (``_engine.pack``).
+
+    ``streams`` [(tag, (src, dst, kind, nbytes, counts), values), ...] in any order of destinations (each
+    rank's messages keep their order), ``rank[v]`` the rank of vproc v, ``objects[r]`` the object-path
+    messages for rank r (a list, pickled). A rank's chunk is an int64 header (the tag count, the descriptor's
+    and the objects' bytes, then each tag's message count and value bytes), the descriptor (the same for
+    every rank), the objects, then each tag's columns (src, dst, kind, nbytes, counts) and values, all as
+    raw bytes on 8-byte boundaries. A rank that gets nothing gets no bytes."""
+    desc = descriptor([(tag, v) for tag, _, v in streams], descs)
+    blobs = [pickle.dumps(objs, protocol=5) if objs else b"" for objs in objects]
+    return _engine.pack([(*cols, _raw(v), row_bytes(v)) for _, cols, v in streams], rank, len(objects), desc,
+                        blobs)
 
 
 def pack(batches: list, cuts: list, objects: list) -> list:
-    """Every rank's chunks (lists of bytes-like) of one superstep, built in one pass whatever the rank count.
-
-    ``batches`` [(tag, Batch), ...] are each ordered by destination rank, ``cuts[i]`` where each rank's
-    messages of batch i start (R + 1 entries), ``objects[r]`` the object-path messages for rank r (a list,
-    pickled). A rank's chunk is an int64 header (the tag count, the descriptor's and the objects' bytes, then
-    each tag's message count and value bytes), the descriptor (tags, value dtypes and row shapes: the same
-    for every rank), the objects, then each tag's columns (src, dst, kind, nbytes, counts) and values, all
-    as raw bytes on 8-byte boundaries. A rank that gets nothing gets no chunk."""
-    k = len(batches)
-    desc = pickle.dumps([(tag, None if b.values is None else (b.values.dtype.str, b.values.shape[1:]))
-                         for tag, b in batches], protocol=5) if k else b""
-    dpad, head = _PAD[-len(desc) % 8], struct.Struct(f"<{3 + 2 * k}q").pack
-    streams = []  # per tag: its columns' bytes, its values' bytes, rank r's messages, rank r's value bytes
-    for (_, b), cut in zip(batches, cuts):
-        cut = cut.tolist() if isinstance(cut, np.ndarray) else list(cut)
-        cols = [_bytes(c) for c in (b.src, b.dst, b.kind, b.nbytes, b.counts)]
-        if b.values is None:
-            streams.append((cols, None, cut, None))
-        else:
-            row = b.values.itemsize * math.prod(b.values.shape[1:])
-            streams.append((cols, _bytes(b.values), cut, (b.offsets[cut] * row).tolist()))
-    chunks = []
-    for r, objs in enumerate(objects):
-        ns = [cut[r + 1] - cut[r] for _, _, cut, _ in streams]
-        if not objs and not any(ns):
-            chunks.append([])
-            continue
-        vs = [0 if at is None else at[r + 1] - at[r] for _, _, _, at in streams]
-        blob = pickle.dumps(objs, protocol=5) if objs else b""
-        chunk = [head(k, len(desc), len(blob), *ns, *vs), desc, dpad, blob, _PAD[-len(blob) % 8]]
-        for (cols, values, cut, at), v in zip(streams, vs):
-            a, z = cut[r] * 8, cut[r + 1] * 8
-            chunk += [c[a:z] for c in cols]
-            if values is not None:
-                chunk += [values[at[r]:at[r + 1]], _PAD[-v % 8]]
-        chunks.append(chunk)
-    return chunks
+    """Every rank's chunk (a list of bytes-like, empty for a rank that gets nothing) of one superstep:
+    ``batches`` [(tag, Batch), ...] each ordered by destination rank, ``cuts[i]`` where each rank's messages
+    of batch i start (R + 1 entries), ``objects[r]`` the object-path messages for rank r (:func:`wire`)."""
+    R = len(objects)
+    streams = [(tag, tuple(_i64(getattr(b, f)) for f in _COLS), b.values) for tag, b in batches]
+    rank = np.zeros(1 + max((int(b.dst.max()) for _, b in batches if len(b)), default=0), np.int64)
+    for (_, b), cut in zip(batches, cuts):  # a destination's rank, from where its messages lie
+        rank[b.dst] = np.repeat(np.arange(R, dtype=np.int64), np.diff(np.asarray(cut, np.int64)))
+    buf, sizes = wire(streams, rank, objects, {})
+    view, at, out = memoryview(buf), 0, []
+    for n in sizes:
+        out.append([view[at:at + n]] if n else [])
+        at += n
+    return out
 
 
-def _bytes(a: np.ndarray):
-    """``a``'s bytes (a view when ``a`` is C-contiguous, as a batch's columns and values are)."""
-    if not a.size:
-        return b""
-    return memoryview(a if a.flags.c_contiguous else np.ascontiguousarray(a)).cast("B")
-
-
-def unpack(parts: list, descs: dict | None = None) -> tuple[list, dict]:
-    """The object-path messages and ``{tag: Batch}`` of the chunks :func:`pack` wrote, one per sending rank in
-    rank order (each tag's messages joined in that order). ``descs`` caches decoded descriptors by their
-    bytes (a stream's descriptor repeats every superstep)."""
-    descs = {} if descs is None else descs
-    objects, rows, vals, types = [], {}, {}, {}
+def segments(parts: list, descs: dict) -> tuple[list, dict, dict]:
+    """The object-path messages, ``{tag: [(src, dst, kind, nbytes, counts, values), ...]}`` (raw bytes, one
+    entry per sender that sent the tag, in sender order) and ``{tag: (dtype str, row shape) or None}`` of the
+    chunks the senders wrote, one per sending rank in rank order. ``descs`` caches decoded descriptors."""
+    objects, segs, types = [], {}, {}
     for buf in parts:
         if not len(buf):
             continue
@@ -191,19 +188,43 @@ def unpack(parts: list, descs: dict | None = None) -> tuple[list, dict]:
             pos += olen + -olen % 8
         for i, (tag, vtype) in enumerate(desc):
             n, nv = 8 * sizes[i], sizes[k + i]
-            rows.setdefault(tag, []).append([buf[pos + j * n:pos + (j + 1) * n] for j in range(5)])
+            cols = [buf[pos + j * n:pos + (j + 1) * n] for j in range(5)]
             pos += 5 * n
             if vtype is not None:
-                vals.setdefault(tag, []).append(buf[pos:pos + nv])
+                cols.append(buf[pos:pos + nv])
                 pos += nv + -nv % 8
+            else:
+                cols.append(None)
+            segs.setdefault(tag, []).append(tuple(cols))
             if types.setdefault(tag, vtype) != vtype:
                 raise ValueError(f"tag {tag!r}: a tag's messages either all carry values of one type or none do")
+    return objects, segs, types
+
+
+def unpack(parts: list, descs: dict | None = None) -> tuple[list, dict]:
+    """The object-path messages and ``{tag: Batch}`` of the chunks :func:`pack` wrote, one per sending rank in
+    rank order (each tag's messages joined in that order, not sorted)."""
+    objects, segs, types = segments(parts, {} if descs is None else descs)
     got = {}
-    for tag, parts_ in rows.items():
-        cols = [np.frombuffer(b"".join(p[i] for p in parts_), np.int64) for i in range(5)]
+    for tag, ps in segs.items():
+        cols = [np.frombuffer(b"".join(p[i] for p in ps), np.int64) for i in range(5)]
         values = None
         if types[tag] is not None:
-            dtype, shape = np.dtype(types[tag][0]), tuple(types[tag][1])
-            values = np.frombuffer(b"".join(vals[tag]), dtype).reshape((int(cols[4].sum()),) + shape)
+            values = np.frombuffer(b"".join(p[5] for p in ps), np.dtype(types[tag][0])).reshape(
+                (int(cols[4].sum()),) + tuple(types[tag][1]))
         got[tag] = Batch(*cols, values)
     return objects, got
+
+
+_COLS = ("src", "dst", "kind", "nbytes", "counts")
+
+
+def _i64(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, np.int64)
+
+
+def _raw(v: np.ndarray | None):
+    """``v``'s bytes (a view when C-contiguous), or None."""
+    if v is None:
+        return None
+    return memoryview(np.ascontiguousarray(v)).cast("B") if v.size else b""

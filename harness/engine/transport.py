@@ -69,14 +69,15 @@ class Transport:
         self.timed = False  # the cell runs under a deadline (SIGALRM): collectives wait inside MPI
         self._crowded = None  # known at the first collective (:func:`crowded` is one)
 
-    def exchange(self, chunks: list, what: str, tally: int = 0) -> list:
-        """Send ``chunks[r]`` (a list of bytes-like) to rank r; the bytes every rank sent here, in rank order.
-        ``tally`` (an int64) rides in the header: ``self.tally`` is the sum over ranks afterwards. Raises
-        CellAborted if a rank aborted, Diverged (on every rank) if the ranks are in different collectives."""
+    def exchange(self, buf, sizes: list, what: str, tally: int = 0) -> list:
+        """Send ``sizes[r]`` bytes of ``buf`` (every rank's chunk, one after another) to rank r; the bytes every
+        rank sent here, in rank order. ``tally`` (an int64) rides in the header: ``self.tally`` is the sum over
+        ranks afterwards. Raises CellAborted if a rank aborted, Diverged (on every rank) if the ranks are in
+        different collectives."""
         t = time.process_time()
         self._arrive()
-        send = np.frombuffer(b"".join(c for part in chunks for c in part), np.uint8)
-        recv, got, rdis = self._both(code(what), [sum(len(c) for c in part) for part in chunks], send, tally)
+        send = np.frombuffer(buf, np.uint8)
+        recv, got, rdis = self._both(code(what), sizes, send, tally)
         self.tally = int(got[:, 2].sum())
         self.cpu += time.process_time() - t
         view = memoryview(recv)
@@ -120,7 +121,8 @@ class Transport:
 
     def objects(self, send: list, what: str) -> list:
         """One Python object to each rank; the objects every rank sent here, in rank order."""
-        got = self.exchange([[pickle.dumps(x, protocol=5)] for x in send], what)
+        blobs = [pickle.dumps(x, protocol=5) for x in send]
+        got = self.exchange(b"".join(blobs), [len(b) for b in blobs], what)
         return [pickle.loads(b) for b in got]
 
     def abort(self, reason: str) -> None:

@@ -1,7 +1,9 @@
 """Virtual processors on MPI in bulk-synchronous supersteps (docs/architecture.md, "Engine").
 
-P vprocs are spread over the R ranks of a communicator in contiguous blocks. A local vproc sends
-messages two ways, both delivered by one :meth:`Engine.exchange` (one superstep):
+P vprocs are spread over the R ranks of a communicator by a layout (:data:`LAYOUTS`: contiguous blocks by
+default, a round-robin interleave, or one fitted to the previous level's profile of work per superstep); the
+layout only moves vprocs between ranks, never a figure. A local vproc sends messages two ways, both delivered
+by one :meth:`Engine.exchange` (one superstep):
 
 * **batches** (the fast path): :meth:`Engine.send` takes numpy columns (source and destination vprocs,
   declared bytes, payload rows) for many messages at once; :meth:`Engine.received` gives a tag's messages as
@@ -10,7 +12,8 @@ messages two ways, both delivered by one :meth:`Engine.exchange` (one superstep)
   (arrays, bytes) or its pickle's.
 
 Under MPI a superstep is one ``Alltoall`` of a fixed header and one ``Alltoallv`` of buffers
-(:mod:`harness.engine.transport`). Every message is counted per superstep, per vproc pair and per kind
+(:mod:`harness.engine.transport`). A superstep's checks, counting, cut by destination rank, packing and
+delivery order run in C (``harness.kernels._engine``): a fixed number of calls per superstep and tag. Every message is counted per superstep, per vproc pair and per kind
 (``balance``, ``migration``, ``application``; :mod:`harness.engine.counters`), and modelled time follows the
 Machine: ``latency + bytes / bandwidth`` per message, scaled by Conn between the two processors' clusters.
 
@@ -27,13 +30,28 @@ import time
 import numpy as np
 
 from ..contract.model import Machine
-from .batch import KINDS, Batch, pack, unpack
+from ..kernels import _engine
+from .batch import KINDS, Batch, row_bytes, segments, wire
 from .counters import MAX_BYTES, Counters
 from .transport import CellAborted, Diverged, Transport, crowded
 
-__all__ = ["KINDS", "Batch", "CellAborted", "Diverged", "Engine", "crowded", "payload_bytes", "world"]
+__all__ = ["KINDS", "LAYOUTS", "Batch", "CellAborted", "Diverged", "Engine", "Local", "crowded", "payload_bytes",
+           "world"]
 
 _KIND = {k: i for i, k in enumerate(KINDS)}
+_KIND_COL = [np.array([i], np.int64) for i in range(len(KINDS))]
+_I64 = np.dtype(np.int64)
+LAYOUTS = ("blocks", "interleave", "profile")
+_REFUSED = {  # _engine.columns's codes: Engine.send's one-line errors
+    1: lambda e, tag, v, rows: f"tag {tag!r}: a message kind is not an index of {KINDS}",
+    2: lambda e, tag, v, rows: f"tag {tag!r}: source vproc {v} is not local to rank {e.rank}",
+    3: lambda e, tag, v, rows: f"tag {tag!r}: destination vproc {v} is out of range for P = {e.P}",
+    4: lambda e, tag, v, rows: f"tag {tag!r}: counts sum to {v}, values have {rows} rows",
+    5: lambda e, tag, v, rows: (f"tag {tag!r}: a message declares {float(v):.4g} bytes; the engine counts at most "
+                                "2^53 bytes in a level"),
+    6: lambda e, tag, v, rows: f"tag {tag!r}: a message declares negative bytes",
+    7: lambda e, tag, v, rows: f"tag {tag!r}: the columns of a send differ in length (one entry, or one per message)",
+}
 _MPI_ENV = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK")
 
 
@@ -58,6 +76,13 @@ def _whole(a: np.ndarray, what: str, tag) -> np.ndarray:
     raise ValueError(f"tag {tag!r}: {what}s must be integers, not {a.dtype}")
 
 
+def _ints(a, what: str, tag) -> np.ndarray:
+    """``a`` as a flat int64 array (:func:`_whole`'s checks when it is not int64 already)."""
+    if type(a) is np.ndarray and a.dtype == _I64:
+        return a.ravel()
+    return _whole(np.asarray(a).ravel(), what, tag)
+
+
 def payload_bytes(payload) -> int:
     """The bytes an object-path message counts: an array's or bytes' size, else its pickle's."""
     if isinstance(payload, np.ndarray):
@@ -67,12 +92,66 @@ def payload_bytes(payload) -> int:
     return len(pickle.dumps(payload, protocol=5))
 
 
+def _raw(v: np.ndarray | None):
+    """The bytes of a send's values (a view), or None."""
+    return None if v is None else memoryview(np.ascontiguousarray(v)).cast("B") if v.size else b""
+
+
+def _shape(v: np.ndarray | None) -> tuple:
+    return () if v is None else v.shape[1:]
+
+
+def profile_layout(W: np.ndarray, R: int) -> np.ndarray:
+    """The rank of each vproc, from a profile ``W`` (supersteps x P: each vproc's work in each superstep):
+    greedily, heaviest vproc first, each to the rank that adds least to the sum over supersteps of the
+    busiest rank's work (the time of a superstep with a free exchange); the R heaviest open one rank each,
+    ties go to the rank with fewest vprocs. O(P x supersteps x R) in numpy."""
+    W = np.asarray(W, float)
+    order = np.argsort(-W.sum(axis=0), kind="stable")
+    rank = np.empty(W.shape[1], np.int64)
+    loads, count = np.zeros((W.shape[0], R)), np.zeros(R, np.int64)
+    for i, v in enumerate(order.tolist()):
+        w = W[:, v]
+        if i < R:
+            r = i
+        else:
+            cost = np.maximum(loads.max(axis=1)[:, None], loads + w[:, None]).sum(axis=0)
+            best = np.flatnonzero(cost == cost.min())
+            r = int(best[np.argmin(count[best])])
+        rank[v] = r
+        loads[:, r] += w
+        count[r] += 1
+    return rank
+
+
 class Inbox(dict):
     """``{local dst: [(src, kind, payload), ...]}`` of the object path: only vprocs that received a message
     are keys (in vproc order); any other local vproc reads as an empty list."""
 
     def __missing__(self, key):
         return []
+
+
+class Local(tuple):
+    """The local vprocs under a layout other than contiguous blocks (there ``Engine.local`` is a ``range``):
+    a sorted tuple with a constant-time ``in``. It has no ``start`` or ``stop``: a plugin that indexes its
+    arrays by ``p - local.start`` runs under blocks only (``Engine.local_index[p]`` is the same index under
+    any layout)."""
+
+    def __new__(cls, vps, index: np.ndarray, layout: str):
+        got = super().__new__(cls, vps)
+        got._index, got._layout = index, layout
+        return got
+
+    def __contains__(self, vp) -> bool:
+        return 0 <= vp < self._index.size and self._index[vp] >= 0
+
+    @property
+    def start(self):
+        raise AttributeError(f"the vprocs are laid out by {self._layout!r}: a rank's vprocs are not a range "
+                             "(use Engine.local_index)")
+
+    stop = start
 
 
 class _Charge:
@@ -92,9 +171,10 @@ class _Charge:
 
 
 class Engine:
-    """P virtual processors on the ranks of ``comm`` (None: one process)."""
+    """P virtual processors on the ranks of ``comm`` (None: one process), laid out by ``layout`` (one of
+    :data:`LAYOUTS`; None: ``$LBBENCH_LAYOUT``, else ``blocks``)."""
 
-    def __init__(self, P: int, machine: Machine | None = None, comm="world"):
+    def __init__(self, P: int, machine: Machine | None = None, comm="world", layout: str | None = None):
         self.comm = world() if comm == "world" else comm
         self.R = 1 if self.comm is None else self.comm.Get_size()
         self.rank = 0 if self.comm is None else self.comm.Get_rank()
@@ -106,6 +186,9 @@ class Engine:
         self.machine = machine or Machine.uniform(P)
         if self.machine.P != P:
             raise ValueError(f"machine has P = {self.machine.P}, engine P = {P}")
+        self.layout = layout or os.environ.get("LBBENCH_LAYOUT") or "blocks"
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"unknown vproc layout {self.layout!r} (one of: {', '.join(LAYOUTS)})")
         self._net = None if self.R == 1 else Transport(self.comm)
         self.superstep = 0
         self.tally = None
@@ -174,11 +257,20 @@ class Engine:
         busy time.
         """
         busy = self.busy_s() if busy is None else busy
-        mine = self._vp_cpu[self.local.start:self.local.stop]
+        mine = self._vp_cpu[self.mine]
         rest = max(busy - float(mine.sum()), 0.0)
         steps = np.diff([0.0, *[b for b in self._step_busy if b < busy], busy])  # up to ``busy``, then the rest
-        parts = self.gather_ranks((busy, mine + rest / max(len(self.local), 1), steps))
-        self.last_work = np.concatenate([w for _, w, _ in parts])
+        profile = np.array(self._vp_steps) if self.layout == "profile" else None
+        parts = self.gather_ranks((busy, mine + rest / max(len(self.local), 1), steps, profile))
+        self.last_work = np.empty(self.P)
+        self.last_work[self._by_rank] = np.concatenate([w for _, w, _, _ in parts])
+        n = min(len(f) for _, _, _, f in parts) if profile is not None else 0
+        if n:  # under ``profile``: the vprocs' CPU per superstep, then the rest in one more row
+            cum = np.zeros((n + 1, self.P))
+            cum[1:, self._by_rank] = np.concatenate([f[:n].reshape(n, -1) for _, _, _, f in parts], axis=1)
+            W = np.diff(cum, axis=0)
+            self.last_work = np.vstack([W, np.maximum(self.last_work - W.sum(axis=0), 0.0)])
+        parts = [p[:3] for p in parts]
         times = [b for b, _, _ in parts]
         hi, mean = max(times), sum(times) / len(times)
         n = min(len(s) for _, _, s in parts)  # the same supersteps on every rank: a clock tie may hide the last
@@ -189,12 +281,21 @@ class Engine:
                 "rank_step_balance": float(per_step.mean(axis=0).sum()) / critical if critical > 0 else 1.0}
 
     def balance_ranks(self, work: np.ndarray | None) -> None:
-        """Lay the vprocs out over the ranks as contiguous blocks of about equal ``work`` (one number per
-        vproc, the same on every rank; None: equal counts). Which rank hosts a vproc never changes a figure."""
+        """Lay the vprocs out over the ranks by the engine's layout and ``work`` (the same on every rank: one
+        number per vproc, or under ``profile`` the rows of :meth:`rank_busy`'s per-superstep profile; None:
+        equal counts). ``blocks``: contiguous blocks of about equal work; ``interleave``: vproc v on rank
+        v mod R; ``profile``: :func:`profile_layout`. Which rank hosts a vproc never changes a figure."""
+        work = None if work is None else np.asarray(work, float)
+        if self.R > 1 and self.layout == "interleave":
+            return self._lay(np.arange(self.P) % self.R, None)
+        if self.R > 1 and self.layout == "profile" and work is not None and work.ndim == 2:
+            return self._lay(profile_layout(work, self.R), None)
+        if work is not None and work.ndim == 2:
+            work = work.sum(axis=0)
         if work is None or self.R == 1:
             starts = (np.arange(self.R + 1) * self.P) // self.R
         else:
-            w = np.maximum(np.asarray(work, float), 0.0) + 1e-9
+            w = np.maximum(work, 0.0) + 1e-9
             cum = np.concatenate([[0.0], np.cumsum(w)])
             cuts = np.searchsorted(cum, cum[-1] * np.arange(1, self.R) / self.R)
             # the boundary nearer the ideal share; every rank keeps at least one vproc
@@ -204,17 +305,26 @@ class Engine:
             for r, c in enumerate(cuts, start=1):
                 starts.append(min(max(c, starts[-1] + 1), self.P - (self.R - r)))
             starts = np.array(starts + [self.P])
+        self._lay(np.repeat(np.arange(self.R), np.diff(starts)), starts)
+
+    def _lay(self, rank: np.ndarray, starts) -> None:
+        """Host vproc v on rank ``rank[v]`` (contiguous blocks: ``starts``, R + 1 entries; else None)."""
+        self._rank = np.ascontiguousarray(rank, np.int64)
         self.starts = starts
-        self.local = range(int(starts[self.rank]), int(starts[self.rank + 1]))
-        self._rank_list = self.rank_of(np.arange(self.P)).tolist()  # vproc -> rank, for the object path
-        self._rank_ids = np.arange(self.R + 1)
-        self._descs: dict = {}  # the wire's stream descriptors, decoded (:func:`unpack`)
+        self.mine = np.flatnonzero(self._rank == self.rank)  # this rank's vprocs, in order
+        self.local_index = np.full(self.P, -1, np.int64)  # a local vproc's index among them, else -1
+        self.local_index[self.mine] = np.arange(self.mine.size)
+        self.local = range(int(starts[self.rank]), int(starts[self.rank + 1])) if starts is not None else \
+            Local(self.mine.tolist(), self.local_index, self.layout)
+        self._by_rank = np.argsort(self._rank, kind="stable")  # the vprocs of rank 0, then of rank 1, ...
+        self._rank_list = self._rank.tolist()  # vproc -> rank, for the object path
+        self._descs: dict = {}  # the wire's stream descriptors: pickled by set of streams, decoded by bytes
         self._reset_messages()
 
     # ----------------------------------------------------------------- layout
     def rank_of(self, vp) -> np.ndarray:
         """The MPI rank that runs each vproc of ``vp``."""
-        return np.searchsorted(self.starts, vp, side="right") - 1
+        return self._rank[vp]
 
     @property
     def is_root(self) -> bool:
@@ -224,10 +334,10 @@ class Engine:
     # --------------------------------------------------------------- messages
     def _reset_messages(self) -> None:
         self._outbox: list = []  # object path: (src, dst, kind, payload)
-        self._batches: dict = {}  # tag -> [Batch, ...] sent this superstep (fast path)
-        self._order: list = []  # (tag or None for the object path, its count) per send, in the order sent
+        self._sends: list = []  # in the order sent: (tag, its five columns, values, row bytes) or [None, posts]
         self._got: dict = {}  # tag -> Batch delivered by the last exchange
-        self._counters = Counters(self.P, self.machine, self.local.start)
+        self._vp_steps: list = []  # under ``profile``: the local vprocs' CPU at each exchange
+        self._counters = Counters(self.P, self.machine, self.local_index, len(self.mine))
 
     def post(self, src: int, dst: int, payload, kind: str = "balance") -> None:
         """Queue one message from local vproc ``src`` to vproc ``dst`` for the next exchange (the slow path:
@@ -252,10 +362,10 @@ class Engine:
         if kind not in _KIND:
             raise ValueError(f"unknown message kind {kind!r}")
         self._outbox.append((src, dst, kind, payload))
-        if self._order and self._order[-1][0] is None:
-            self._order[-1][1] += 1
+        if self._sends and self._sends[-1][0] is None:
+            self._sends[-1][1] += 1
         else:
-            self._order.append([None, 1])
+            self._sends.append([None, 1])
 
     def send(self, tag: str, src, dst, values: np.ndarray | None = None, counts=None, nbytes=None,
              kind="balance") -> None:
@@ -278,50 +388,35 @@ class Engine:
             >>> eng.exchange()
             >>> got = eng.received("load")  # got.dst, got.src, got.values
         """
-        if isinstance(kind, str) and kind not in _KIND:
-            raise ValueError(f"unknown message kind {kind!r}")
-        src, dst = np.broadcast_arrays(_whole(np.asarray(src).ravel(), "source", tag),
-                                       _whole(np.asarray(dst).ravel(), "destination", tag))
-        n = src.size
-        if n == 0:
-            return
         if isinstance(kind, str):
-            kinds = np.full(n, _KIND[kind], np.int64)
+            if kind not in _KIND:
+                raise ValueError(f"unknown message kind {kind!r}")
+            kind = _KIND_COL[_KIND[kind]]
         else:
-            kinds = np.array(np.broadcast_to(np.asarray(kind, np.int64), (n,)))
-            if int(kinds.min()) < 0 or int(kinds.max()) >= len(KINDS):
-                raise ValueError(f"tag {tag!r}: a message kind is not an index of {KINDS}")
-        if int(src.min()) < self.local.start or int(src.max()) >= self.local.stop:
-            bad = src[(src < self.local.start) | (src >= self.local.stop)][0]
-            raise ValueError(f"tag {tag!r}: source vproc {bad} is not local to rank {self.rank}")
-        if int(dst.min()) < 0 or int(dst.max()) >= self.P:
-            raise ValueError(f"tag {tag!r}: destination vproc {dst[(dst < 0) | (dst >= self.P)][0]} is out of "
-                             f"range for P = {self.P}")
-        if values is None:
-            counts = np.zeros(n, np.int64)
-        else:
+            kind = np.asarray(kind, np.int64).ravel()
+        src, dst = _ints(src, "source", tag), _ints(dst, "destination", tag)
+        rows, row = -1, 0
+        if values is not None:
             values = np.asarray(values)
             if values.dtype.hasobject or values.ndim == 0:
                 raise ValueError(f"tag {tag!r}: values must be a numeric array with one row per item, "
                                  f"not {values.dtype} of shape {values.shape}")
-            counts = np.ones(n, np.int64) if counts is None else np.broadcast_to(
-                np.asarray(counts, np.int64), (n,))
-            if counts.size and int(counts.min()) < 0 or int(counts.sum()) != len(values):
-                raise ValueError(f"tag {tag!r}: counts sum to {int(counts.sum())}, values have {len(values)} rows")
-        if nbytes is None:
-            row = 0 if values is None else values.itemsize * int(np.prod(values.shape[1:], dtype=np.int64))
-            nbytes = counts * row
-        nbytes = np.asarray(nbytes)
-        if nbytes.size and (not np.isfinite(nbytes).all() or np.abs(nbytes).max() > MAX_BYTES):
-            raise ValueError(f"tag {tag!r}: a message declares {np.abs(nbytes).max():.4g} bytes; the engine counts "
-                             "at most 2^53 bytes in a level")
-        nbytes = np.broadcast_to(_whole(nbytes, "byte count", tag), (n,))
-        if int(nbytes.min()) < 0:
-            raise ValueError(f"tag {tag!r}: a message declares negative bytes")
-        self._batches.setdefault(tag, []).append(
-            Batch(src.copy(), dst.copy(), kinds, nbytes.copy(),
-                  np.array(counts, np.int64), values))
-        self._order.append([tag, n])
+            rows, row = len(values), row_bytes(values)
+            counts = None if counts is None else np.asarray(counts, np.int64).ravel()
+        else:
+            counts = None
+        if nbytes is not None:
+            nbytes = np.asarray(nbytes)
+            if nbytes.dtype.kind not in "iu" and nbytes.size and (
+                    not np.isfinite(nbytes).all() or np.abs(nbytes).max() > MAX_BYTES):
+                raise ValueError(f"tag {tag!r}: a message declares {np.abs(nbytes).max():.4g} bytes; the engine "
+                                 "counts at most 2^53 bytes in a level")
+            nbytes = _ints(nbytes, "byte count", tag)
+        cols = _engine.columns(src, dst, kind, nbytes, counts, rows, row, self.local_index, len(KINDS))
+        if len(cols) == 2:
+            raise ValueError(_REFUSED[cols[0]](self, tag, cols[1], rows))
+        if cols:
+            self._sends.append((tag, cols, values, row))
 
     def received(self, tag: str) -> Batch:
         """The messages of ``tag`` the last exchange delivered to this rank's vprocs, sorted by destination,
@@ -330,13 +425,14 @@ class Engine:
 
     def pending(self) -> int:
         """Messages posted or sent on this rank and not yet delivered."""
-        return len(self._outbox) + sum(len(b) for parts in self._batches.values() for b in parts)
+        return len(self._outbox) + sum(len(e[1][0]) // 8 for e in self._sends if e[0] is not None)
 
     def drained(self) -> None:
         """ValueError (one line) when messages posted or sent on this rank were never exchanged: the runner calls
         it when a level's hooks return (such messages would vanish uncounted)."""
         if self.pending():
-            tags = sorted(self._batches) + (["the object path (post)"] if self._outbox else [])
+            tags = sorted({e[0] for e in self._sends if e[0] is not None}) + (
+                ["the object path (post)"] if self._outbox else [])
             raise ValueError(f"{self.pending()} messages sent and never exchanged (tags: {', '.join(map(str, tags))});"
                              " call ctx.engine.exchange() before the hook returns")
 
@@ -361,26 +457,30 @@ class Engine:
         self.superstep += 1
         if self._net is not None:
             self._step_busy.append(self.busy_s())
+        if self.layout == "profile":
+            self._vp_steps.append(self._vp_cpu[self.mine])
         out, self._outbox = self._outbox, []
-        sent, self._batches = self._batches, {}
-        order, self._order = self._order, []
-        if not out and not sent and self.R == 1:  # an empty superstep: nothing to count or move
+        sends, self._sends = self._sends, []
+        if not sends and self.R == 1:  # an empty superstep: nothing to count or move
             self._got, self.tally = {}, tally
             return Inbox()
-        tags = sorted(sent)
-        batches = [(tag, Batch.concat(sent[tag])) for tag in tags]
-        self._count_sent(step, out, batches, order)
+        streams = self._count_sent(step, out, sends)
         if self.R == 1:
-            received, got, self.tally = out, batches, tally
+            received, self.tally = out, tally
+            got = [(tag, [(*cols, _raw(v))], v.dtype if v is not None else None, _shape(v)) for tag, cols, v in streams]
         else:
-            received, got = self._move(out, batches, tally)
+            received, got = self._move(out, streams, tally)
         self._got = {}
         kinds, dsts = [], []
-        for tag, b in got:
-            order = np.lexsort((b.src, b.dst))  # stable: a sender's messages keep their order
-            self._got[tag] = b = b.select(order)
-            kinds.append(b.kind)
-            dsts.append(b.dst)
+        for tag, parts, dtype, shape in got:
+            row = 0 if dtype is None else dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+            c = _engine.deliver(parts, row, self.P)
+            src, dst, kind, nbytes, counts, offsets = (np.frombuffer(x, np.int64) for x in c[:6])
+            values = None if c[6] is None else np.frombuffer(c[6], dtype).reshape((int(offsets[-1]),) + shape)
+            self._got[tag] = b = Batch(src, dst, kind, nbytes, counts, values)
+            b.__dict__["offsets"] = offsets
+            kinds.append(kind)
+            dsts.append(dst)
         inbox = Inbox()
         if received:
             received.sort(key=lambda x: x[0])  # stable sort by src keeps each sender's post order
@@ -390,50 +490,55 @@ class Engine:
             dsts.append(np.array([m[1] for m in received], np.int64))
             inbox = Inbox(sorted(inbox.items()))
         if kinds:
-            self._counters.count_received(step, np.concatenate(kinds), np.concatenate(dsts))
+            self._counters.count_received(step, _engine.most(kinds, dsts, self.local_index, len(self.mine)))
         return inbox
 
-    def _count_sent(self, step: int, out: list, batches: list, order: list) -> None:
+    def _count_sent(self, step: int, out: list, sends: list) -> list:
         """Count this superstep's sends in the order they were made (a sender's modelled time is summed in
-        that order, whichever path each message took)."""
-        cols = {None: (np.array([_KIND[m[2]] for m in out], np.int64), np.array([m[0] for m in out], np.int64),
-                       np.array([m[1] for m in out], np.int64),
-                       np.array([payload_bytes(m[3]) for m in out], np.int64))} if out else {}
-        cols.update((tag, (b.kind, b.src, b.dst, b.nbytes)) for tag, b in batches)
-        if not cols:
-            return
-        if len(cols) == 1:
-            kind, src, dst, nbytes = next(iter(cols.values()))
-        else:  # the messages of each send, taken from their stream in the order the sends were made
-            sizes = [len(c[0]) for c in cols.values()]
-            at = dict(zip(cols, np.cumsum([0] + sizes[:-1]).tolist()))  # where each stream starts, then its next
-            pick = []
-            for tag, n in order:
-                pick.append(np.arange(at[tag], at[tag] + n))
-                at[tag] += n
-            kind, src, dst, nbytes = (np.concatenate(c)[np.concatenate(pick)] for c in zip(*cols.values()))
-        self._counters.count_sent(step, kind, src, dst, nbytes)
+        that order, whichever path each message took); each tag's sends joined: [(tag, columns, values)]."""
+        parts, at, by = [], 0, {}
+        for e in sends:
+            if e[0] is None:  # a run of posts
+                msgs, at = out[at:at + e[1]], at + e[1]
+                parts.append((np.array([_KIND[m[2]] for m in msgs], np.int64), np.array([m[0] for m in msgs], np.int64),
+                              np.array([m[1] for m in msgs], np.int64),
+                              np.array([payload_bytes(m[3]) for m in msgs], np.int64)))
+            else:
+                cols = e[1]
+                parts.append((cols[2], cols[0], cols[1], cols[3]))
+                by.setdefault(e[0], []).append(e)
+        self._counters.count_sent(step, parts)
+        streams = []
+        for tag in sorted(by):
+            es = by[tag]
+            if len(es) == 1:
+                streams.append((tag, es[0][1], es[0][2]))
+                continue
+            with_values = [e[2] is not None for e in es]
+            if any(with_values) and not all(with_values):
+                raise ValueError(f"tag {tag!r}: a tag's messages either all carry values or none do")
+            streams.append((tag, tuple(b"".join(e[1][j] for e in es) for j in range(5)),
+                            np.concatenate([e[2] for e in es]) if with_values[0] else None))
+        return streams
 
-    def _move(self, out: list, batches: list, tally) -> tuple[list, list]:
-        """The superstep's messages to the ranks that host their destinations (one :func:`pack` for all
-        ranks, the tally in the header); what came to this rank."""
+    def _move(self, out: list, streams: list, tally) -> tuple[list, list]:
+        """The superstep's messages to the ranks that host their destinations (one pack for all ranks, the
+        tally in the header); what came to this rank: its object-path messages, and per tag its parts (one
+        per sending rank), dtype and row shape."""
         objects = [[] for _ in range(self.R)]
         rank = self._rank_list
         for msg in out:
             objects[rank[msg[1]]].append(msg)
-        ordered, cuts = [], []  # per tag: the batch ordered by destination rank, and where each rank's part starts
-        for tag, b in batches:
-            r = self.rank_of(b.dst)
-            if r.size > 1 and np.any(r[1:] < r[:-1]):
-                order = np.argsort(r, kind="stable")
-                b, r = b.select(order), r[order]
-            ordered.append((tag, b))
-            cuts.append(np.searchsorted(r, self._rank_ids))
-        parts = self._net.exchange(pack(ordered, cuts, objects), "exchange", 0 if tally is None else tally)
+        buf, sizes = wire(streams, self._rank, objects, self._descs)
+        parts = self._net.exchange(buf, sizes, "exchange", 0 if tally is None else tally)
         if tally is not None:
             self.tally = self._net.tally
-        received, got = unpack(parts, self._descs)
-        return received, sorted(got.items())
+        received, segs, types = segments(parts, self._descs)
+        got = []
+        for tag in sorted(segs):
+            t = types[tag]
+            got.append((tag, segs[tag], None if t is None else np.dtype(t[0]), () if t is None else tuple(t[1])))
+        return received, got
 
     def migrate(self, home_before: np.ndarray, home_after: np.ndarray, weight: np.ndarray,
                 bytes_per_unit: int = 8) -> None:
@@ -444,7 +549,7 @@ class Engine:
         pairs, inv = np.unique(src * self.P + dst, return_inverse=True)
         units = np.bincount(inv, weights=w, minlength=pairs.size).astype(np.int64)
         s, d = pairs // self.P, pairs % self.P
-        mine = (s >= self.local.start) & (s < self.local.stop)
+        mine = self.local_index[s] >= 0
         self.send("migrate", s[mine], d[mine], nbytes=units[mine] * bytes_per_unit // 8 * 8, kind="migration")
         self.exchange()
 
@@ -457,7 +562,13 @@ class Engine:
         mine = [local[v] for v in self.local]
         if self.R == 1:
             return mine
-        return [x for part in self._gather(mine, what) for x in part]
+        got = [x for part in self._gather(mine, what) for x in part]  # rank 0's vprocs, then rank 1's, ...
+        if self.starts is not None:
+            return got
+        out = [None] * self.P
+        for v, x in zip(self._by_rank.tolist(), got):
+            out[v] = x
+        return out
 
     def reduce(self, local: dict, op: str = "sum"):
         """Combine one value per vproc (numbers or arrays) with ``sum``, ``max`` or ``min``."""
@@ -490,7 +601,7 @@ class Engine:
 
     def abort(self, reason: str) -> None:
         """Release the other ranks from the collective they wait in (this rank's cell failed)."""
-        self._outbox, self._batches, self._order = [], {}, []
+        self._outbox, self._sends = [], []
         if self.R > 1:
             self._net.abort(reason)
 

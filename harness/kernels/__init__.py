@@ -4,6 +4,8 @@
 (``LocationView``), and ``costs_if_on``'s pricing of vertices on other processors (SBN §3.1).
 ``_cells`` (``_cells.c``): the per-cell passes over AMR box pieces (painting, data moved between two
 steps' pieces, the ghost-face and coarse-fine counts of the AMR figures) and the bucketed box pair search.
+``_engine`` (``_engine.c``): the engine's per-superstep path (a send's checks and columns, the counters, the
+cut by destination rank and the wire form, the delivery order by destination, source and arrival).
 Every kernel does what a numpy expression beside it in the caller documents, in the same order of
 operations, so a figure is the same to the bit whichever runs.
 

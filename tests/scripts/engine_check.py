@@ -14,7 +14,7 @@ for step in range(3):
         eng.post(v, (v + 1) % P, np.arange(v + step, dtype=np.int64), kind="balance")
         eng.post(v, (v % 3 + step) % P, {"from": v, "step": step}, kind="application")  # senders on several ranks
     # the batch path: a ragged float payload (v + step rows of 2) to two vprocs, and a declared-bytes stream
-    src = np.repeat(np.arange(eng.local.start, eng.local.stop), 2)
+    src = np.repeat(eng.mine, 2)
     dst = (src * 5 + np.tile([1, 2], src.size // 2) + step) % P
     counts = (src + step) % 3
     rows = np.stack([src.repeat(counts), dst.repeat(counts)], axis=1) + step / 2  # the same at every R
@@ -29,7 +29,7 @@ for step in range(3):
     assert bulk.values is None and (bulk.nbytes == 100 + bulk.src).all()
     log[step] = {str(v): x for v, x in sorted(
         (v, x) for part in eng.gather_ranks(got) for v, x in part.items())}
-    rows_log[step] = [m for part in eng.gather_ranks(got_rows) for m in part]
+    rows_log[step] = sorted((m for part in eng.gather_ranks(got_rows) for m in part), key=lambda m: m[:2])
 home_before = np.arange(4 * P) % P
 home_after = (home_before + 1) % P
 eng.migrate(home_before, home_after, np.full(4 * P, 3))

@@ -1,0 +1,587 @@
+/* The engine's per-superstep path (harness.engine: Engine.send, the counters, the cut by destination rank,
+ * the wire form and the delivery order): a fixed number of calls per superstep whatever the rank count, so
+ * that a superstep's cost per rank is its messages' and not numpy's per-call overhead times the ranks.
+ *
+ * Arrays are C-contiguous int64 ('q'/'l') or float64 ('d') buffers, checked here; results are bytearrays
+ * (numpy.frombuffer makes them arrays without a copy). Sums run in the order numpy's bincount adds them,
+ * so every count and modelled time is the same bit for bit as the numpy expressions they replace
+ * (docs/architecture.md, "Engine"). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int64_t i64;
+#define NKINDS 3
+#define MAX_BYTES 9007199254740992LL /* 2^53 */
+
+typedef struct {
+    Py_buffer b;
+    int held;
+} arg;
+
+/* obj as a contiguous buffer of 8-byte items of kind 'i' (int64) or 'f' (float64); kind 'b': any bytes */
+static int get(PyObject *obj, arg *a, char kind, const char *name) {
+    a->held = 0;
+    if (PyObject_GetBuffer(obj, &a->b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return 0;
+    a->held = 1;
+    if (kind == 'b') return 1;
+    const char *f = a->b.format ? a->b.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') ++f;
+    if (kind == 'i' && a->b.itemsize == 1 && a->b.len % 8 == 0 && (*f == 'B' || *f == 'c') && f[1] == '\0')
+        return 1; /* raw bytes of int64s: a column this module returned */
+    if (a->b.itemsize == 8 && f[1] == '\0' && (kind == 'f' ? *f == 'd' : (*f == 'q' || *f == 'l'))) return 1;
+    PyErr_Format(PyExc_TypeError, "engine: %s must be a contiguous %s array", name,
+                 kind == 'f' ? "float64" : "int64");
+    return 0;
+}
+
+static void release(arg *as, int n) {
+    for (int i = 0; i < n; ++i)
+        if (as[i].held) PyBuffer_Release(&as[i].b);
+}
+
+#define LEN(a) ((i64)((a).b.len / 8))
+#define I64(a) ((const i64 *)(a).b.buf)
+#define F64(a) ((const double *)(a).b.buf)
+
+static PyObject *bytes_of(i64 n, char **into) {
+    PyObject *r = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)n);
+    if (r) *into = PyByteArray_AS_STRING(r);
+    return r;
+}
+
+/* an int64 column of n entries from a buffer of n or 1 (broadcast) */
+static inline i64 at(const i64 *x, i64 len, i64 i) { return len == 1 ? x[0] : x[i]; }
+
+/* columns(src, dst, kind, nbytes, counts, nrows, row, loc, nkinds): the five int64 columns of one send
+ * (src, dst, kind, nbytes, counts), each argument of one entry or n (broadcast); kind, nbytes and counts may
+ * be None (kind None: every message is kind 0; nbytes None: counts * row; counts None: one row each, none
+ * without values, nrows < 0). loc[v] >= 0 marks the local vprocs (P = len(loc)). On bad input a pair
+ * (code, value) in Engine.send's order of checks: 1 a kind not an index, 2 a source not local, 3 a
+ * destination out of range, 4 counts not summing to nrows (value: their sum), 5 declared bytes above 2^53
+ * (value: the largest), 6 negative bytes, 7 columns of different lengths. */
+static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *o[5], *loco;
+    Py_ssize_t nrows, row, nkinds;
+    if (!PyArg_ParseTuple(args, "OOOOOnnOn", &o[0], &o[1], &o[2], &o[3], &o[4], &nrows, &row, &loco, &nkinds))
+        return NULL;
+    static const char *names[] = {"src", "dst", "kind", "nbytes", "counts"};
+    arg a[6];
+    memset(a, 0, sizeof a);
+    PyObject *ret = NULL, *cols[5] = {NULL, NULL, NULL, NULL, NULL};
+    i64 len[5] = {0, 0, 0, 0, 0}, n = -1, code = 0, value = 0;
+    for (int j = 0; j < 5; ++j) {
+        if (o[j] == Py_None) continue;
+        if (!get(o[j], &a[j], 'i', names[j])) goto done;
+        len[j] = LEN(a[j]);
+        if (len[j] != 1) {
+            if (n >= 0 && n != len[j]) code = 7;
+            n = len[j];
+        }
+    }
+    if (!get(loco, &a[5], 'i', "loc")) goto done;
+    if (n < 0) n = 1;
+    if (code) goto fail;
+    const i64 *src = I64(a[0]), *dst = I64(a[1]), *kind = o[2] == Py_None ? NULL : I64(a[2]),
+              *nb = o[3] == Py_None ? NULL : I64(a[3]), *cnt = o[4] == Py_None ? NULL : I64(a[4]), *loc = I64(a[5]);
+    i64 P = LEN(a[5]);
+    if (n == 0) {
+        ret = PyTuple_New(0);
+        goto done;
+    }
+    if (kind)
+        for (i64 i = 0; i < len[2]; ++i)
+            if (kind[i] < 0 || kind[i] >= nkinds) { code = 1; goto fail; }
+    for (i64 i = 0; i < len[0]; ++i)
+        if (src[i] < 0 || src[i] >= P || loc[src[i]] < 0) { code = 2, value = src[i]; goto fail; }
+    for (i64 i = 0; i < len[1]; ++i)
+        if (dst[i] < 0 || dst[i] >= P) { code = 3, value = dst[i]; goto fail; }
+    if (nrows >= 0) {
+        i64 sum = 0, neg = 0;
+        for (i64 i = 0; i < n; ++i) {
+            i64 c = cnt ? at(cnt, len[4], i) : 1;
+            neg |= c < 0;
+            sum += c;
+        }
+        if (neg || sum != nrows) { code = 4, value = sum; goto fail; }
+    }
+    if (nb) {
+        i64 most = 0, neg = 0;
+        for (i64 i = 0; i < len[3]; ++i) {
+            i64 x = nb[i] < 0 ? -nb[i] : nb[i];
+            if (x > most) most = x;
+            neg |= nb[i] < 0;
+        }
+        if (most > MAX_BYTES) { code = 5, value = most; goto fail; }
+        if (neg) { code = 6; goto fail; }
+    }
+    i64 *c[5];
+    for (int j = 0; j < 5; ++j)
+        if (!(cols[j] = bytes_of(n * 8, (char **)&c[j]))) goto done;
+    for (i64 i = 0; i < n; ++i) {
+        i64 k = nrows < 0 ? 0 : (cnt ? at(cnt, len[4], i) : 1);
+        c[0][i] = at(src, len[0], i);
+        c[1][i] = at(dst, len[1], i);
+        c[2][i] = kind ? at(kind, len[2], i) : 0;
+        c[3][i] = nb ? at(nb, len[3], i) : k * (i64)row;
+        c[4][i] = k;
+    }
+    ret = PyTuple_Pack(5, cols[0], cols[1], cols[2], cols[3], cols[4]);
+    goto done;
+fail:
+    ret = Py_BuildValue("(LL)", (long long)code, (long long)value);
+done:
+    for (int j = 0; j < 5; ++j) Py_XDECREF(cols[j]);
+    release(a, 6);
+    return ret;
+}
+
+/* the int64 buffers of a list's items, held in as[] (at most cap) */
+static int list_of(PyObject *list, arg *as, Py_ssize_t cap, const char *name) {
+    Py_ssize_t m = PyList_GET_SIZE(list);
+    if (m > cap) {
+        PyErr_Format(PyExc_ValueError, "engine: too many %s parts", name);
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < m; ++i)
+        if (!get(PyList_GET_ITEM(list, i), &as[i], 'i', name)) return 0;
+    return 1;
+}
+
+/* counted(parts, loc, L, lat, bw, one, conn, cluster): one superstep's sends of a rank, counted in the order
+ * they were made. parts: a list of (kind, src, dst, nbytes) int64 columns, one per send in order; loc[v]: the
+ * local index of vproc v (L local vprocs); one >= 0: Conn of a one-cluster machine, else conn (C x C float64)
+ * and cluster (per vproc). Returns (stats, keys, kinds, nbytes, declared): stats per kind, None when no
+ * message had it, else (messages, bytes, most one local vproc sent, the longest local sender's modelled
+ * seconds or None when every message stayed on its vproc); keys src * P + dst, kinds and nbytes of every
+ * message in send order; declared, their bytes as a float. A sender's modelled time is (latency + bytes /
+ * bandwidth) * Conn summed in send order (Counters.count_sent's bincount). */
+static PyObject *counted(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *parts, *loco, *conno, *clo;
+    Py_ssize_t L;
+    double lat, bw, one;
+    if (!PyArg_ParseTuple(args, "O!OndddOO", &PyList_Type, &parts, &loco, &L, &lat, &bw, &one, &conno, &clo))
+        return NULL;
+    Py_ssize_t m = PyList_GET_SIZE(parts);
+    arg *a = calloc((size_t)(4 * m + 3), sizeof(arg));
+    i64 *msgs = calloc((size_t)(NKINDS * L) + 1, sizeof(i64));
+    double *secs = calloc((size_t)(NKINDS * L) + 1, sizeof(double));
+    PyObject *ret = NULL, *keys = NULL, *kinds = NULL, *bytes = NULL, *stats = NULL;
+    if (!a || !msgs || !secs) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (!get(loco, &a[4 * m], 'i', "loc") || !get(conno, &a[4 * m + 1], 'f', "conn") ||
+        !get(clo, &a[4 * m + 2], 'i', "cluster"))
+        goto done;
+    const i64 *loc = I64(a[4 * m]), *cl = I64(a[4 * m + 2]);
+    const double *conn = F64(a[4 * m + 1]);
+    i64 P = LEN(a[4 * m]), C = 1, n = 0;
+    while (C * C < LEN(a[4 * m + 1])) ++C;
+    for (Py_ssize_t s = 0; s < m; ++s) {
+        PyObject *t = PyList_GET_ITEM(parts, s);
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 4) {
+            PyErr_SetString(PyExc_TypeError, "engine: a part is (kind, src, dst, nbytes)");
+            goto done;
+        }
+        for (int j = 0; j < 4; ++j)
+            if (!get(PyTuple_GET_ITEM(t, j), &a[4 * s + j], 'i', "column")) goto done;
+        i64 k = LEN(a[4 * s]);
+        if (LEN(a[4 * s + 1]) != k || LEN(a[4 * s + 2]) != k || LEN(a[4 * s + 3]) != k) {
+            PyErr_SetString(PyExc_ValueError, "engine: a part's columns differ in length");
+            goto done;
+        }
+        n += k;
+    }
+    i64 *K, *Kd, *B;
+    if (!(keys = bytes_of(n * 8, (char **)&K)) || !(kinds = bytes_of(n * 8, (char **)&Kd)) ||
+        !(bytes = bytes_of(n * 8, (char **)&B)))
+        goto done;
+    i64 cnt[NKINDS] = {0}, sum[NKINDS] = {0}, off[NKINDS] = {0};
+    double declared = 0.0;
+    i64 w = 0;
+    for (Py_ssize_t s = 0; s < m; ++s) {
+        const i64 *kd = I64(a[4 * s]), *src = I64(a[4 * s + 1]), *dst = I64(a[4 * s + 2]), *nb = I64(a[4 * s + 3]);
+        for (i64 i = 0, k = LEN(a[4 * s]); i < k; ++i, ++w) {
+            i64 q = kd[i], p = src[i], d = dst[i];
+            if (q < 0 || q >= NKINDS || p < 0 || p >= P || d < 0 || d >= P || loc[p] < 0 || loc[p] >= L) {
+                PyErr_SetString(PyExc_ValueError, "engine: a counted message is out of range");
+                goto done;
+            }
+            K[w] = p * P + d, Kd[w] = q, B[w] = nb[i];
+            declared += (double)nb[i];
+            cnt[q] += 1, sum[q] += nb[i];
+            msgs[q * L + loc[p]] += 1;
+            if (p != d) {
+                double c = one;
+                if (one < 0) {
+                    if (cl[p] < 0 || cl[p] >= C || cl[d] < 0 || cl[d] >= C) {
+                        PyErr_SetString(PyExc_ValueError, "engine: a vproc's cluster is out of range");
+                        goto done;
+                    }
+                    c = conn[cl[p] * C + cl[d]];
+                }
+                secs[q * L + loc[p]] += (lat + (double)nb[i] / bw) * c;
+                off[q] = 1;
+            }
+        }
+    }
+    if (!(stats = PyTuple_New(NKINDS))) goto done;
+    for (int q = 0; q < NKINDS; ++q) {
+        PyObject *e;
+        if (!cnt[q]) {
+            Py_INCREF(Py_None);
+            e = Py_None;
+        } else {
+            i64 most = 0;
+            double longest = 0.0;
+            for (i64 i = 0; i < L; ++i) {
+                if (msgs[q * L + i] > most) most = msgs[q * L + i];
+                if (secs[q * L + i] > longest) longest = secs[q * L + i];
+            }
+            e = off[q] ? Py_BuildValue("(LLLd)", (long long)cnt[q], (long long)sum[q], (long long)most, longest)
+                       : Py_BuildValue("(LLLO)", (long long)cnt[q], (long long)sum[q], (long long)most, Py_None);
+            if (!e) goto done;
+        }
+        PyTuple_SET_ITEM(stats, q, e);
+    }
+    ret = Py_BuildValue("(OOOOd)", stats, keys, kinds, bytes, declared);
+done:
+    Py_XDECREF(stats);
+    Py_XDECREF(keys);
+    Py_XDECREF(kinds);
+    Py_XDECREF(bytes);
+    if (a) release(a, (int)(4 * m + 3));
+    free(a);
+    free(msgs);
+    free(secs);
+    return ret;
+}
+
+/* most(kinds, dsts, loc, L): per kind, the most messages one local vproc received (-1: none of the kind),
+ * from lists of int64 columns (Counters.count_received). */
+static PyObject *most(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *ks, *ds, *loco;
+    Py_ssize_t L;
+    if (!PyArg_ParseTuple(args, "O!O!On", &PyList_Type, &ks, &PyList_Type, &ds, &loco, &L)) return NULL;
+    Py_ssize_t m = PyList_GET_SIZE(ks);
+    arg *a = calloc((size_t)(2 * m + 1), sizeof(arg));
+    i64 *got = calloc((size_t)(NKINDS * L) + 1, sizeof(i64));
+    PyObject *ret = NULL;
+    if (!a || !got) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (PyList_GET_SIZE(ds) != m || !list_of(ks, a, m, "kind") || !list_of(ds, a + m, m, "dst") ||
+        !get(loco, &a[2 * m], 'i', "loc"))
+        goto done;
+    const i64 *loc = I64(a[2 * m]);
+    i64 P = LEN(a[2 * m]), seen[NKINDS] = {0};
+    for (Py_ssize_t s = 0; s < m; ++s) {
+        const i64 *k = I64(a[s]), *d = I64(a[m + s]);
+        if (LEN(a[s]) != LEN(a[m + s])) {
+            PyErr_SetString(PyExc_ValueError, "engine: kinds and destinations differ in length");
+            goto done;
+        }
+        for (i64 i = 0; i < LEN(a[s]); ++i) {
+            if (k[i] < 0 || k[i] >= NKINDS || d[i] < 0 || d[i] >= P || loc[d[i]] < 0 || loc[d[i]] >= L) {
+                PyErr_SetString(PyExc_ValueError, "engine: a delivered message is out of range");
+                goto done;
+            }
+            got[k[i] * L + loc[d[i]]] += 1;
+            seen[k[i]] = 1;
+        }
+    }
+    if (!(ret = PyTuple_New(NKINDS))) goto done;
+    for (int q = 0; q < NKINDS; ++q) {
+        i64 best = seen[q] ? 0 : -1;
+        for (i64 i = 0; seen[q] && i < L; ++i)
+            if (got[q * L + i] > best) best = got[q * L + i];
+        PyTuple_SET_ITEM(ret, q, PyLong_FromLongLong(best));
+    }
+done:
+    if (a) release(a, (int)(2 * m + 1));
+    free(a);
+    free(got);
+    return ret;
+}
+
+/* pack(streams, rank, R, desc, blobs): every rank's chunk of one superstep, one after another in one
+ * bytearray, and each chunk's size (batch.pack's wire form). streams: per tag (src, dst, kind, nbytes, counts,
+ * values or None, row bytes), in any order of destinations (each rank's messages keep their order); rank[v]:
+ * the rank of vproc v; desc: the streams' descriptor; blobs: per rank the pickled object-path messages (b""
+ * for none). A chunk: int64 header (tags, descriptor bytes, blob bytes, per tag its messages, per tag its
+ * value bytes), descriptor, blob, per tag its five columns and values, each padded to 8 bytes. */
+static PyObject *pack(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *streams, *ranko, *desco, *blobs;
+    Py_ssize_t R;
+    if (!PyArg_ParseTuple(args, "O!OnOO!", &PyList_Type, &streams, &ranko, &R, &desco, &PyList_Type, &blobs))
+        return NULL;
+    Py_ssize_t k = PyList_GET_SIZE(streams);
+    arg *a = calloc((size_t)(6 * k + 2 + R), sizeof(arg));
+    i64 *nm = calloc((size_t)((k + 1) * R), sizeof(i64)), *nv = calloc((size_t)((k + 1) * R), sizeof(i64));
+    i64 *size = calloc((size_t)R + 1, sizeof(i64)), *rowb = calloc((size_t)k + 1, sizeof(i64));
+    char **base = calloc((size_t)((k + 1) * R), sizeof(char *));
+    char **vbase = calloc((size_t)((k + 1) * R), sizeof(char *));
+    PyObject *buf = NULL, *sizes = NULL, *ret = NULL;
+    if (!a || !nm || !nv || !size || !rowb || !base || !vbase) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (PyList_GET_SIZE(blobs) != R) {
+        PyErr_SetString(PyExc_ValueError, "engine: one blob per rank");
+        goto done;
+    }
+    if (!get(ranko, &a[6 * k], 'i', "rank") || !get(desco, &a[6 * k + 1], 'b', "desc")) goto done;
+    for (Py_ssize_t r = 0; r < R; ++r)
+        if (!get(PyList_GET_ITEM(blobs, r), &a[6 * k + 2 + r], 'b', "blob")) goto done;
+    const i64 *rank = I64(a[6 * k]);
+    i64 P = LEN(a[6 * k]), dlen = a[6 * k + 1].b.len;
+    for (Py_ssize_t t = 0; t < k; ++t) {
+        PyObject *s = PyList_GET_ITEM(streams, t);
+        if (!PyTuple_Check(s) || PyTuple_GET_SIZE(s) != 7) {
+            PyErr_SetString(PyExc_TypeError, "engine: a stream is (src, dst, kind, nbytes, counts, values, row)");
+            goto done;
+        }
+        for (int j = 0; j < 5; ++j)
+            if (!get(PyTuple_GET_ITEM(s, j), &a[6 * t + j], 'i', "column")) goto done;
+        PyObject *v = PyTuple_GET_ITEM(s, 5);
+        rowb[t] = PyLong_AsLongLong(PyTuple_GET_ITEM(s, 6));
+        if (rowb[t] < 0 && PyErr_Occurred()) goto done;
+        if (v != Py_None && !get(v, &a[6 * t + 5], 'b', "values")) goto done;
+        i64 n = LEN(a[6 * t]);
+        const i64 *dst = I64(a[6 * t + 1]), *cnt = I64(a[6 * t + 4]);
+        i64 rows = 0;
+        for (int j = 1; j < 5; ++j)
+            if (LEN(a[6 * t + j]) != n) {
+                PyErr_SetString(PyExc_ValueError, "engine: a stream's columns differ in length");
+                goto done;
+            }
+        for (i64 i = 0; i < n; ++i) {
+            if (dst[i] < 0 || dst[i] >= P || rank[dst[i]] < 0 || rank[dst[i]] >= R || cnt[i] < 0) {
+                PyErr_SetString(PyExc_ValueError, "engine: a packed message is out of range");
+                goto done;
+            }
+            nm[t * R + rank[dst[i]]] += 1;
+            nv[t * R + rank[dst[i]]] += cnt[i] * rowb[t];
+            rows += cnt[i];
+        }
+        if (v != Py_None && rows * rowb[t] != a[6 * t + 5].b.len) {
+            PyErr_SetString(PyExc_ValueError, "engine: a stream's values do not match its counts");
+            goto done;
+        }
+    }
+#define PAD(x) (((x) + 7) & ~(i64)7)
+    i64 total = 0;
+    for (Py_ssize_t r = 0; r < R; ++r) {
+        i64 olen = a[6 * k + 2 + r].b.len, any = olen > 0;
+        for (Py_ssize_t t = 0; t < k; ++t) any |= nm[t * R + r] > 0;
+        if (!any) continue;
+        size[r] = 8 * (3 + 2 * k) + PAD(dlen) + PAD(olen);
+        for (Py_ssize_t t = 0; t < k; ++t)
+            size[r] += 40 * nm[t * R + r] + (a[6 * t + 5].held ? PAD(nv[t * R + r]) : 0);
+        total += size[r];
+    }
+    char *out;
+    if (!(buf = bytes_of(total, &out))) goto done;
+    memset(out, 0, (size_t)total);
+    char *pos = out;
+    for (Py_ssize_t r = 0; r < R; ++r) {
+        if (!size[r]) continue;
+        i64 *h = (i64 *)pos, olen = a[6 * k + 2 + r].b.len;
+        h[0] = k, h[1] = dlen, h[2] = olen;
+        for (Py_ssize_t t = 0; t < k; ++t) h[3 + t] = nm[t * R + r], h[3 + k + t] = nv[t * R + r];
+        char *p = pos + 8 * (3 + 2 * k);
+        memcpy(p, a[6 * k + 1].b.buf, (size_t)dlen);
+        p += PAD(dlen);
+        memcpy(p, a[6 * k + 2 + r].b.buf, (size_t)olen);
+        p += PAD(olen);
+        for (Py_ssize_t t = 0; t < k; ++t) {
+            base[t * R + r] = p;
+            p += 40 * nm[t * R + r];
+            vbase[t * R + r] = p;
+            if (a[6 * t + 5].held) p += PAD(nv[t * R + r]);
+        }
+        pos += size[r];
+    }
+    for (Py_ssize_t t = 0; t < k; ++t) {  /* each message to its rank's section, in order */
+        const i64 *c[5];
+        for (int j = 0; j < 5; ++j) c[j] = I64(a[6 * t + j]);
+        const char *vals = a[6 * t + 5].held ? (const char *)a[6 * t + 5].b.buf : NULL;
+        i64 n = LEN(a[6 * t]), voff = 0;
+        i64 *fill = nv + k * R;  /* scratch: messages written per rank so far (the spare row of nv) */
+        i64 *vfill = nm + k * R;
+        memset(fill, 0, (size_t)R * 8);
+        memset(vfill, 0, (size_t)R * 8);
+        for (i64 i = 0; i < n; ++i) {
+            i64 r = rank[c[1][i]], m = nm[t * R + r], j = fill[r]++;
+            i64 *col = (i64 *)base[t * R + r];
+            for (int q = 0; q < 5; ++q) col[q * m + j] = c[q][i];
+            i64 vb = c[4][i] * rowb[t];
+            if (vals) {
+                memcpy(vbase[t * R + r] + vfill[r], vals + voff, (size_t)vb);
+                vfill[r] += vb;
+            }
+            voff += vb;
+        }
+    }
+#undef PAD
+    if (!(sizes = PyList_New(R))) goto done;
+    for (Py_ssize_t r = 0; r < R; ++r) PyList_SET_ITEM(sizes, r, PyLong_FromLongLong(size[r]));
+    ret = PyTuple_Pack(2, buf, sizes);
+done:
+    Py_XDECREF(buf);
+    Py_XDECREF(sizes);
+    if (a) release(a, (int)(6 * k + 2 + R));
+    free(a);
+    free(nm);
+    free(nv);
+    free(size);
+    free(rowb);
+    free(base);
+    free(vbase);
+    return ret;
+}
+
+/* a stable merge sort of idx[0:n] by key[idx] (ties keep their order) */
+static void merge_sort(i64 *idx, i64 *tmp, const i64 *key, i64 n) {
+    if (n < 2) return;
+    if (n <= 16) {
+        for (i64 i = 1; i < n; ++i) {
+            i64 x = idx[i], j = i;
+            while (j > 0 && key[idx[j - 1]] > key[x]) idx[j] = idx[j - 1], --j;
+            idx[j] = x;
+        }
+        return;
+    }
+    i64 h = n / 2;
+    merge_sort(idx, tmp, key, h);
+    merge_sort(idx + h, tmp, key, n - h);
+    if (key[idx[h - 1]] <= key[idx[h]]) return;
+    memcpy(tmp, idx, (size_t)h * 8);
+    i64 i = 0, j = h, o = 0;
+    while (i < h && j < n) idx[o++] = key[idx[j]] < key[tmp[i]] ? idx[j++] : tmp[i++];
+    while (i < h) idx[o++] = tmp[i++];
+}
+
+/* deliver(parts, row, P): one tag's messages from its parts (per sending rank in rank order, or the sends of
+ * one rank in order: (src, dst, kind, nbytes, counts, values or None)), joined and sorted by destination, then
+ * source, then arrival (Engine.received's order). Returns (src, dst, kind, nbytes, counts, offsets, values
+ * or None): offsets (n + 1) where each message's rows start in values. */
+static PyObject *deliver(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *parts;
+    Py_ssize_t row, P;
+    if (!PyArg_ParseTuple(args, "O!nn", &PyList_Type, &parts, &row, &P)) return NULL;
+    Py_ssize_t m = PyList_GET_SIZE(parts);
+    arg *a = calloc((size_t)(6 * m + 1), sizeof(arg));
+    PyObject *cols[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL}, *ret = NULL;
+    i64 *idx = NULL, *tmp = NULL, *key = NULL, *from = NULL, *roff = NULL;
+    const char **vat = NULL;
+    if (!a) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    i64 n = 0, nvals = 0, with = -1;
+    for (Py_ssize_t s = 0; s < m; ++s) {
+        PyObject *t = PyList_GET_ITEM(parts, s);
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 6) {
+            PyErr_SetString(PyExc_TypeError, "engine: a part is (src, dst, kind, nbytes, counts, values)");
+            goto done;
+        }
+        for (int j = 0; j < 5; ++j)
+            if (!get(PyTuple_GET_ITEM(t, j), &a[6 * s + j], 'i', "column")) goto done;
+        PyObject *v = PyTuple_GET_ITEM(t, 5);
+        int has = v != Py_None;
+        if (has && !get(v, &a[6 * s + 5], 'b', "values")) goto done;
+        if (with >= 0 && with != has) {
+            PyErr_SetString(PyExc_ValueError, "a tag's messages either all carry values or none do");
+            goto done;
+        }
+        with = has;
+        i64 k = LEN(a[6 * s]), rows = 0;
+        for (int j = 1; j < 5; ++j)
+            if (LEN(a[6 * s + j]) != k) {
+                PyErr_SetString(PyExc_ValueError, "engine: a part's columns differ in length");
+                goto done;
+            }
+        for (i64 i = 0; i < k; ++i) {
+            const i64 *d = I64(a[6 * s + 1]), *sr = I64(a[6 * s]), *c = I64(a[6 * s + 4]);
+            if (d[i] < 0 || d[i] >= P || sr[i] < 0 || sr[i] >= P || c[i] < 0) {
+                PyErr_SetString(PyExc_ValueError, "engine: a delivered message is out of range");
+                goto done;
+            }
+            rows += c[i];
+        }
+        if (has && rows * row != a[6 * s + 5].b.len) {
+            PyErr_SetString(PyExc_ValueError, "engine: a part's values do not match its counts");
+            goto done;
+        }
+        n += k, nvals += rows;
+    }
+    idx = malloc((size_t)n * 8 + 8), tmp = malloc((size_t)n * 8 + 8), key = malloc((size_t)n * 8 + 8);
+    from = malloc((size_t)n * 8 + 8), roff = malloc((size_t)n * 8 + 8);
+    vat = malloc((size_t)n * sizeof(char *) + 8);
+    if (!idx || !tmp || !key || !from || !roff || !vat) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int sorted = 1;
+    for (Py_ssize_t s = 0, w = 0; s < m; ++s) {
+        const i64 *sr = I64(a[6 * s]), *d = I64(a[6 * s + 1]), *c = I64(a[6 * s + 4]);
+        const char *v = a[6 * s + 5].held ? (const char *)a[6 * s + 5].b.buf : NULL;
+        for (i64 i = 0, off = 0; i < LEN(a[6 * s]); ++i, ++w) {
+            key[w] = d[i] * P + sr[i];
+            idx[w] = w, from[w] = i, roff[w] = s;
+            vat[w] = v ? v + off : NULL;
+            off += c[i] * row;
+            if (w && key[w] < key[w - 1]) sorted = 0;
+        }
+    }
+    if (!sorted) merge_sort(idx, tmp, key, n);
+    i64 *c[6];
+    char *vals = NULL;
+    for (int j = 0; j < 5; ++j)
+        if (!(cols[j] = bytes_of(n * 8, (char **)&c[j]))) goto done;
+    if (!(cols[5] = bytes_of((n + 1) * 8, (char **)&c[5]))) goto done;
+    if (with == 1) {
+        if (!(cols[6] = bytes_of(nvals * row, &vals))) goto done;
+    } else {
+        Py_INCREF(Py_None);
+        cols[6] = Py_None;
+    }
+    c[5][0] = 0;
+    for (i64 o = 0; o < n; ++o) {
+        i64 w = idx[o], s = roff[w], i = from[w];
+        for (int j = 0; j < 5; ++j) c[j][o] = I64(a[6 * s + j])[i];
+        c[5][o + 1] = c[5][o] + c[4][o];
+        if (vals) memcpy(vals + c[5][o] * row, vat[w], (size_t)(c[4][o] * row));
+    }
+    ret = PyTuple_Pack(7, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6]);
+done:
+    for (int j = 0; j < 7; ++j) Py_XDECREF(cols[j]);
+    if (a) release(a, (int)(6 * m + 1));
+    free(a);
+    free(idx);
+    free(tmp);
+    free(key);
+    free(from);
+    free(roff);
+    free(vat);
+    return ret;
+}
+
+static PyMethodDef methods[] = {
+    {"columns", columns, METH_VARARGS, "the five int64 columns of one send, checked (or an error code)"},
+    {"counted", counted, METH_VARARGS, "one superstep's sends counted per kind, in send order"},
+    {"most", most, METH_VARARGS, "per kind, the most messages one local vproc received"},
+    {"pack", pack, METH_VARARGS, "every rank's chunk of a superstep in one buffer, and their sizes"},
+    {"deliver", deliver, METH_VARARGS, "one tag's messages joined and sorted by (dst, src, arrival)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_engine", "The engine's per-superstep kernels.", -1,
+                                    methods};
+
+PyMODINIT_FUNC PyInit__engine(void) { return PyModule_Create(&module); }
