@@ -659,75 +659,54 @@ fail:
     return -1;
 }
 
-/* spread(xadj, adjncy, ids, tot, deficit, kstart, kid, size, xor, node, slot): GetDistribute's split of a
- * distribution message's jobs at node (SBN §3; balancer.LevelRun._get_distribute), carves (grow()) in
- * sequence. The node's successors in the broadcast tree are kid[kstart[node ^ xor] ..] ^ xor, in processor
- * order, with their subtree sizes (size, by the same index). A node without successors keeps every job;
- * otherwise it keeps carve(ids, tot, deficit), and of the rest, r with total load ``tot[r].sum()`` (numpy's
- * pairwise sum), successor j but the last takes carve(rest, share_j) in turn, share_j = size_j /
- * sizes.sum() * that total, and the last successor the rest. Returns int64 in a bytearray: the number of
- * successors s, the successors, then s + 1 counts (kept, then each successor's), then the positions in ids
- * of each part in that order (a carved part in the order taken, the last part in ids order). */
-static PyObject *spread(PyObject *Py_UNUSED(self), PyObject *args) {
-    enum { XADJ, ADJNCY, IDS, TOT, KSTART, KID, SIZE, SLOT, NB };
-    static const char *const name[NB] = {"xadj", "adjncy", "ids", "tot", "kstart", "kid", "size", "slot"};
-    PyObject *o[NB];
-    Py_buffer b[NB];
-    int have[NB] = {0};
-    double deficit;
-    i64 xr, node;
-    PyObject *ret = NULL;
-    i64 *work = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOdOOOLLO", &o[XADJ], &o[ADJNCY], &o[IDS], &o[TOT], &deficit, &o[KSTART], &o[KID],
-                          &o[SIZE], &xr, &node, &o[SLOT]))
-        return NULL;
-    if (!get_all(o, b, have, "iiifiiii", name, NB)) goto done;
-    i64 m = b[IDS].len / 8, n = b[SLOT].len / 8, nadj = b[ADJNCY].len / 8, P = b[KSTART].len / 8 - 1;
-    const i64 *kstart = b[KSTART].buf, *kid = b[KID].buf, *size = b[SIZE].buf, *ids = b[IDS].buf;
-    const double *tot = b[TOT].buf;
-    if (b[TOT].len / 8 != m || b[XADJ].len / 8 != n + 1 || P < 1 || b[SIZE].len / 8 != P) {
-        PyErr_SetString(PyExc_ValueError, "queue: spread got arrays of inconsistent lengths");
-        goto done;
-    }
-    i64 t = node ^ xr;
-    if (t < 0 || t >= P || kstart[t] < 0 || kstart[t] > kstart[t + 1] || kstart[t + 1] > b[KID].len / 8 ||
-        !all_in(kid + kstart[t], kstart[t + 1] - kstart[t], P, "a successor is")) {
+/* The graph and broadcast tree of a split: the node's successors are kid[kstart[node ^ xr] ..] ^ xr, with their
+ * subtree sizes (size, by the same index); P nodes, nkid kid entries. */
+typedef struct {
+    const i64 *xadj, *adj, *kstart, *kid, *size;
+    i64 n, nadj, P, nkid, xr;
+} split_in;
+
+/* The split of spread() (below) of m jobs ids (distinct, with their loads tot) at node: writes spread()'s
+ * int64 result (2 + 2s + m entries; out has room for 130 + m) and returns 0, or -1 with an exception set. */
+static int split(const split_in *g, const i64 *ids, const double *tot, i64 m, double deficit, i64 node, i64 *slot,
+                 i64 *out) {
+    int ok = -1;
+    i64 t = node ^ g->xr, *work = NULL;
+    const i64 *kstart = g->kstart, *kid = g->kid, *size = g->size;
+    if (t < 0 || t >= g->P || kstart[t] < 0 || kstart[t] > kstart[t + 1] || kstart[t + 1] > g->nkid ||
+        !all_in(kid + kstart[t], kstart[t + 1] - kstart[t], g->P, "a successor is")) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "queue: spread got a node outside the tree");
-        goto done;
+        return -1;
     }
     i64 s = kstart[t + 1] - kstart[t];
     if (s > 64) {  /* a node has at most log2 P successors */
         PyErr_SetString(PyExc_ValueError, "queue: spread got a node with more than 64 successors");
-        goto done;
+        return -1;
     }
-    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((2 + 2 * s + m) * 8));
     /* the successors' sizes (s), the rest's positions and a carve's (2m), the rest's ids, layer and next
      * (3m + 3), the rest's costs and a carve's scratch (2m + 2) */
     work = malloc((size_t)(s + 7 * m + 5) * 8);
-    if (!ret || !work) {
-        Py_CLEAR(ret);
-        if (!PyErr_Occurred()) PyErr_NoMemory();
-        goto done;
+    if (!work) {
+        PyErr_NoMemory();
+        return -1;
     }
-    i64 *out = (i64 *)PyByteArray_AS_STRING(ret), *kids = out + 1, *cnt = kids + s, *pos = cnt + s + 1;
+    i64 *kids = out + 1, *cnt = kids + s, *pos = cnt + s + 1;
     i64 *ksz = work, *rest = ksz + s, *got = rest + m, *sub = got + m, *layer = sub + m + 1, *next = layer + m + 1;
     double *subc = (double *)(next + m + 1), *c = subc + m + 1, sizes[64] = {0};
     out[0] = s;
     for (i64 j = 0; j < s; ++j) {  /* the successors in processor order (insertion sort: a few) */
-        i64 q = kid[kstart[t] + j] ^ xr, z = size[kid[kstart[t] + j]], i = j;
+        i64 q = kid[kstart[t] + j] ^ g->xr, z = size[kid[kstart[t] + j]], i = j;
         for (; i > 0 && kids[i - 1] > q; --i) kids[i] = kids[i - 1], ksz[i] = ksz[i - 1];
         kids[i] = q, ksz[i] = z;
     }
     if (!s) {
         cnt[0] = m;
         for (i64 i = 0; i < m; ++i) pos[i] = i;
+        ok = 0;
         goto done;
     }
-    i64 k = grow(b[XADJ].buf, b[ADJNCY].buf, n, nadj, ids, tot, m, deficit, b[SLOT].buf, got, layer, next, c);
-    if (k < 0) {
-        Py_CLEAR(ret);
-        goto done;
-    }
+    i64 k = grow(g->xadj, g->adj, g->n, g->nadj, ids, tot, m, deficit, slot, got, layer, next, c);
+    if (k < 0) goto done;
     cnt[0] = k;
     memcpy(pos, got, (size_t)k * 8);
     i64 at = k, r = m - k;
@@ -742,12 +721,9 @@ static PyObject *spread(PyObject *Py_UNUSED(self), PyObject *args) {
             memcpy(pos + at, rest, (size_t)r * 8);
         } else {
             for (i64 i = 0; i < r; ++i) sub[i] = ids[rest[i]], subc[i] = tot[rest[i]];
-            mine = grow(b[XADJ].buf, b[ADJNCY].buf, n, nadj, sub, subc, r, (sizes[j] / zsum) * total, b[SLOT].buf,
-                        got, layer, next, c);
-            if (mine < 0) {
-                Py_CLEAR(ret);
-                goto done;
-            }
+            mine = grow(g->xadj, g->adj, g->n, g->nadj, sub, subc, r, (sizes[j] / zsum) * total, slot, got, layer,
+                        next, c);
+            if (mine < 0) goto done;
             for (i64 i = 0; i < mine; ++i) pos[at + i] = rest[got[i]];
             for (i64 i = mine; i < r; ++i) rest[i - mine] = rest[got[i]];
         }
@@ -755,8 +731,164 @@ static PyObject *spread(PyObject *Py_UNUSED(self), PyObject *args) {
         at += mine;
         r -= mine;
     }
+    ok = 0;
 done:
     free(work);
+    return ok;
+}
+
+/* The split's buffers after xadj, adjncy: kstart, kid, size (int64); 1, or 0 with an exception set. */
+static int split_of(split_in *g, const Py_buffer *b, i64 n_slot) {
+    g->xadj = b[0].buf, g->adj = b[1].buf, g->kstart = b[2].buf, g->kid = b[3].buf, g->size = b[4].buf;
+    g->n = n_slot, g->nadj = b[1].len / 8, g->P = b[2].len / 8 - 1, g->nkid = b[3].len / 8;
+    if (b[0].len / 8 != g->n + 1 || g->P < 1 || b[4].len / 8 != g->P) {
+        PyErr_SetString(PyExc_ValueError, "queue: spread got arrays of inconsistent lengths");
+        return 0;
+    }
+    return 1;
+}
+
+/* spread(xadj, adjncy, ids, tot, deficit, kstart, kid, size, xor, node, slot): GetDistribute's split of a
+ * distribution message's jobs at node (SBN §3; balancer.LevelRun._get_distribute), carves (grow()) in
+ * sequence. The node's successors in the broadcast tree are kid[kstart[node ^ xor] ..] ^ xor, in processor
+ * order, with their subtree sizes (size, by the same index). A node without successors keeps every job;
+ * otherwise it keeps carve(ids, tot, deficit), and of the rest, r with total load ``tot[r].sum()`` (numpy's
+ * pairwise sum), successor j but the last takes carve(rest, share_j) in turn, share_j = size_j /
+ * sizes.sum() * that total, and the last successor the rest. Returns int64 in a bytearray: the number of
+ * successors s, the successors, then s + 1 counts (kept, then each successor's), then the positions in ids
+ * of each part in that order (a carved part in the order taken, the last part in ids order). */
+static PyObject *spread(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { XADJ, ADJNCY, KSTART, KID, SIZE, IDS, TOT, SLOT, NB };
+    static const char *const name[NB] = {"xadj", "adjncy", "kstart", "kid", "size", "ids", "tot", "slot"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    double deficit;
+    i64 node, *out = NULL;
+    split_in g;
+    PyObject *ret = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOdOOOLLO", &o[XADJ], &o[ADJNCY], &o[IDS], &o[TOT], &deficit, &o[KSTART], &o[KID],
+                          &o[SIZE], &g.xr, &node, &o[SLOT]))
+        return NULL;
+    if (!get_all(o, b, have, "iiiiiifi", name, NB) || !split_of(&g, b, b[SLOT].len / 8)) goto done;
+    i64 m = b[IDS].len / 8;
+    if (b[TOT].len / 8 != m) {
+        PyErr_SetString(PyExc_ValueError, "queue: spread got arrays of inconsistent lengths");
+        goto done;
+    }
+    out = malloc((size_t)(130 + m) * 8);
+    if (!out) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (split(&g, b[IDS].buf, b[TOT].buf, m, deficit, node, b[SLOT].buf, out) < 0) goto done;
+    ret = PyByteArray_FromStringAndSize((const char *)out, (Py_ssize_t)((2 + 2 * out[0] + m) * 8));
+done:
+    free(out);
+    release_all(b, have, NB);
+    return ret;
+}
+
+/* distribute(xadj, adjncy, kstart, kid, size, xor, node, origin, ids, wgt, comm, remap, deficit, slot, Q, holder,
+ * queued, pinned, cw, cc, cr, stale, deg, log2, ops, i): GetDistribute at node (SBN §3;
+ * balancer.LevelRun._get_distribute) for one DJOB message, after the jobs ids were priced on node (wgt, comm,
+ * remap): ops[BAL, i] += m + deg[ids].sum(), the split of spread() (loads (wgt + comm) + remap), and the jobs
+ * node keeps queued at it as _accept_jobs() queues them (holder, queued, pinned, their prices in cw, cc, cr,
+ * stale; ops[SEL, i] += kept * log2[len(Q) + kept] + deg[kept].sum()), numpy's steps in numpy's order. ops is
+ * the (3, L) table of §5.4's counts, log2 the table of _log2. Returns (s, [(successor, [origin, its jobs...]),
+ * ...] for the non-empty parts, the new queue Q + kept (a bytearray of int64) or None when none is kept, how
+ * many kept, how many handed on). */
+static PyObject *distribute(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { XADJ, ADJNCY, KSTART, KID, SIZE, IDS, WGT, COMM, REMAP, SLOT, QQ, HOLDER, QUEUED, PINNED, CW, CC, CR,
+           STALE, DEG, LOG2, OPS, NB };
+    static const char *const name[NB] = {"xadj", "adjncy", "kstart", "kid", "size", "ids", "wgt", "comm", "remap",
+                                         "slot", "Q", "holder", "queued", "pinned", "cw", "cc", "cr", "stale", "deg",
+                                         "log2", "ops"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    double deficit;
+    i64 node, origin, i, *out = NULL;
+    double *tot = NULL;
+    split_in g;
+    PyObject *ret = NULL, *sends = NULL, *q = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOLLLOOOOdOOOOOOOOOOOOL", &o[XADJ], &o[ADJNCY], &o[KSTART], &o[KID], &o[SIZE],
+                          &g.xr, &node, &origin, &o[IDS], &o[WGT], &o[COMM], &o[REMAP], &deficit, &o[SLOT], &o[QQ],
+                          &o[HOLDER], &o[QUEUED], &o[PINNED], &o[CW], &o[CC], &o[CR], &o[STALE], &o[DEG], &o[LOG2],
+                          &o[OPS], &i))
+        return NULL;
+    if (!get_all(o, b, have, "iiiiiifffiiibbfffbiff", name, NB) || !split_of(&g, b, b[SLOT].len / 8)) goto done;
+    i64 m = b[IDS].len / 8, n = g.n, k = b[QQ].len / 8, L = b[OPS].len / 24;
+    if (b[WGT].len / 8 != m || b[COMM].len / 8 != m || b[REMAP].len / 8 != m || b[HOLDER].len / 8 != n ||
+        b[QUEUED].len != n || b[PINNED].len != n || b[CW].len / 8 != n || b[CC].len / 8 != n || b[CR].len / 8 != n ||
+        b[STALE].len != n || b[DEG].len / 8 != n || b[LOG2].len / 8 < k + m + 1 || b[OPS].len != 24 * L || i < 0 ||
+        i >= L) {
+        PyErr_SetString(PyExc_ValueError, "queue: distribute got arrays of inconsistent lengths");
+        goto done;
+    }
+    const i64 *ids = b[IDS].buf, *deg = b[DEG].buf;
+    const double *wgt = b[WGT].buf, *comm = b[COMM].buf, *remap = b[REMAP].buf, *lg = b[LOG2].buf;
+    double *ops = b[OPS].buf;
+    if (!all_in(ids, m, n, "a job is")) goto done;
+    out = malloc((size_t)(130 + m) * 8);
+    tot = malloc((size_t)(m + 1) * 8);
+    if (!out || !tot) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    i64 d = 0;
+    for (i64 j = 0; j < m; ++j) tot[j] = (wgt[j] + comm[j]) + remap[j], d += deg[ids[j]];
+    ops[L + i] += (double)(m + d);  /* BAL: the split by carves, a search over the jobs */
+    if (split(&g, ids, tot, m, deficit, node, b[SLOT].buf, out) < 0) goto done;
+    i64 s = out[0], *cnt = out + 1 + s, *pos = cnt + s + 1, kept = cnt[0], at = kept, sent = 0;
+    sends = PyList_New(0);
+    if (!sends) goto done;
+    for (i64 j = 0; j < s; ++j) {
+        i64 c = cnt[j + 1];
+        if (c) {
+            PyObject *f = PyList_New(c + 1), *e = NULL;
+            if (f) {
+                PyList_SET_ITEM(f, 0, PyLong_FromLongLong(origin));
+                for (i64 x = 0; x < c; ++x) PyList_SET_ITEM(f, x + 1, PyLong_FromLongLong(ids[pos[at + x]]));
+                e = Py_BuildValue("(LN)", out[1 + j], f);
+            }
+            if (!e || PyList_Append(sends, e) < 0) {
+                Py_XDECREF(e);
+                goto done;
+            }
+            Py_DECREF(e);
+            if (PyErr_Occurred()) goto done;
+        }
+        at += c;
+        sent += c;
+    }
+    if (kept) {  /* _accept_jobs */
+        q = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((k + kept) * 8));
+        if (!q) goto done;
+        i64 *nq = (i64 *)PyByteArray_AS_STRING(q), *holder = b[HOLDER].buf;
+        uint8_t *queued = b[QUEUED].buf, *pinned = b[PINNED].buf, *stale = b[STALE].buf;
+        double *cw = b[CW].buf, *cc = b[CC].buf, *cr = b[CR].buf;
+        memcpy(nq, b[QQ].buf, (size_t)k * 8);
+        i64 dk = 0;
+        for (i64 x = 0; x < kept; ++x) {
+            i64 v = ids[pos[x]];
+            nq[k + x] = v;
+            holder[v] = node, queued[v] = 1, pinned[v] = 0;
+            cw[v] = wgt[pos[x]], cc[v] = comm[pos[x]], cr[v] = remap[pos[x]], stale[v] = 1;
+            dk += deg[v];
+        }
+        ops[i] += (double)kept * lg[k + kept] + (double)dk;  /* SEL: the heap insertions */
+    } else {
+        q = Py_None;
+        Py_INCREF(q);
+    }
+    ret = Py_BuildValue("LNNLL", s, sends, q, kept, sent);
+    sends = q = NULL;
+done:
+    Py_XDECREF(sends);
+    Py_XDECREF(q);
+    free(out);
+    free(tot);
     release_all(b, have, NB);
     return ret;
 }
@@ -873,6 +1005,7 @@ static PyMethodDef methods[] = {
     {"done", done, METH_VARARGS, "the bookkeeping of the processed chunks"},
     {"search", search, METH_VARARGS, "the breadth-first search of the §3.4 selection"},
     {"spread", spread, METH_VARARGS, "GetDistribute's split of a distribution message's jobs at a node"},
+    {"distribute", distribute, METH_VARARGS, "GetDistribute at a node: the split and the jobs it keeps queued"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
     {NULL, NULL, 0, NULL},
 };

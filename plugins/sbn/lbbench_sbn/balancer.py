@@ -89,6 +89,8 @@ BYTES_PER_UNIT = 8
 _NONE = np.empty(0, np.int64)
 # the operation counts of §5.4's cost model, per processor (rows of LevelRun.ops; README "Table 9 on counts")
 SEL, BAL, MIG = range(3)
+# the message handlers in C (README "Handlers in C"); False: the Python reference path, which tests compare with
+NATIVE = True
 OPS = ("selection", "balance", "migration")
 # §3.5: "broadcasting a job migration message" (a request) and "A locate-message is then broadcast": the bytes of
 # those we send (targeted), and the messages and bytes of the broadcasts (P - 1 each), per processor
@@ -221,6 +223,9 @@ class LevelRun:
         self.maxth = np.zeros(L)
         self.proc_cost = np.zeros(L)
         self.deg = np.diff(g.xadj)
+        self.native = NATIVE
+        if NATIVE:
+            self.log2 = _log2(np.arange(n + 1))  # _log2 of every queue length, for the handlers in C
         self.ops = np.zeros((3, L))         # §5.4's operations per Table 9 phase (SEL, BAL, MIG)
         # §3.5's migration messages as we send them (targeted) and as the paper broadcasts them: per row of BCAST
         self.bcast = np.zeros((len(BCAST), L))
@@ -816,9 +821,28 @@ class LevelRun:
             self.out.add(p, kids[0], msg.DJOB, [p, *verts.tolist()])
 
     def _get_distribute(self, v: VProc, origin: int, ids: np.ndarray) -> None:
-        """GetDistribute: keep what brings p to WSysLL, pass the rest on; thrashing guard at the last stage."""
+        """GetDistribute: keep what brings p to WSysLL, pass the rest on; thrashing guard at the last stage.
+        The split and the jobs kept in C (``_queue.distribute``); the reference path below without ``native``."""
         p = v.p
         c = costs_if_on(self.g, v.view, self.m, ids, p)  # the jobs priced on p (each on its own)
+        if self.native:
+            W = self._wsysll(v.i) or 0.0
+            g = self.g
+            s, sends, q, kept, sent = _queue.distribute(
+                g.xadj, g.adjncy, *self.trees.csr(origin), p, origin, ids, c.wgt, c.comm, c.remap, W - self.qwgt(v),
+                self.slot, v.Q, self.holder, self.queued, self.pinned, self.cw, self.cc, self.cr, self.stale,
+                self.deg, self.log2, self.ops, v.i)
+            for k, fields in sends:
+                self.out.add(p, k, msg.DJOB, fields)
+            self.in_transit += sent
+            if kept:
+                v.Q = np.frombuffer(q, np.int64)
+                self.nheld += kept
+                self._touch(v)
+            if not s and self.qwgt(v) > self.maxth[v.i]:
+                self.want[v.i] = True  # thrashing guard: balance instead of distributing further
+                v.n_guard += 1
+            return
         self.ops[BAL, v.i] += ids.size + self.deg[ids].sum()  # the split by carves: a search over the jobs
         W = self._wsysll(v.i) or 0.0
         kids, parts = spread(self.g, ids, c.total, W - self.qwgt(v), self.trees.csr(origin), p, self.slot)

@@ -1,0 +1,40 @@
+"""SBN's message handlers in C against the Python reference path (README "Handlers in C"): every figure of a
+level and the owners after it are the same bit for bit."""
+import math
+
+import numpy as np
+import pytest
+
+from harness.run.api import compare
+from lbbench_sbn import balancer
+
+# what a run measures on the clock, not what it computes: wall and CPU times, and the shares of them
+_CLOCK = ("time_", "rank_", "texec_s", "git_commit")
+
+
+def _figures(row: dict) -> dict:
+    return {k: v for k, v in row.items() if not k.startswith(_CLOCK) and not k.endswith("_overhead_pct")}
+
+
+def _same(a, b) -> bool:
+    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+
+
+@pytest.mark.parametrize("P", [16, 64])
+def test_handlers_in_c_give_the_reference_figures_and_owners(monkeypatch, tmp_path, P):
+    rows, owners = {}, {}
+    for native in (False, True):
+        monkeypatch.setattr(balancer, "NATIVE", native)
+        states: dict = {}
+        df = compare("sbn", workload="shock", P=P, levels=[1, 2], cache=False, out=str(tmp_path / str(native)),
+                     states=states)
+        rows[native] = [_figures(r) for r in df.to_dict("records")]
+        owners[native] = states
+    assert len(rows[True]) == len(rows[False]) == 2
+    for ref, got in zip(rows[False], rows[True]):
+        assert ref.keys() == got.keys()
+        diff = [k for k in ref if not _same(ref[k], got[k])]
+        assert not diff, f"level {ref['level']}: {diff}"
+    for method, levels in owners[False].items():
+        for level, owner in levels.items():
+            assert np.array_equal(owner, owners[True][method][level])
