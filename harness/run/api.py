@@ -318,6 +318,7 @@ class _Run:
     show_traceback: bool
     retime: bool  # a timed group (repeats > 1) not stored whole from one session: every cell's timed part again
     graphs: dict = field(default_factory=dict)  # level position -> its graph, built when a cell needs it
+    changes: dict = field(default_factory=dict)  # level position -> its ``changed_weight`` column, once per level
 
     @cached_property
     def start(self) -> State:
@@ -394,10 +395,13 @@ class _Walk:
 
 
 def _change(run: _Run, i: int) -> dict:
-    """``changed_weight`` of the run's level ``i`` against the level before it (graph levels; none at the first)."""
-    if i == 0 or not isinstance(run.levels[i].data, Graph) or not isinstance(run.levels[i - 1].data, Graph):
-        return {}
-    return {"changed_weight": changed_weight(run.levels[i - 1].data, run.levels[i].data, run.levels[i].parent)}
+    """``changed_weight`` of the run's level ``i`` against the level before it (graph levels; none at the first),
+    computed for the first method that needs it and shared by the others (it depends on the levels only)."""
+    if i not in run.changes:
+        lv, prev = run.levels[i], run.levels[i - 1] if i else None
+        run.changes[i] = {} if prev is None or not isinstance(lv.data, Graph) or not isinstance(prev.data, Graph) \
+            else {"changed_weight": changed_weight(prev.data, lv.data, lv.parent)}
+    return run.changes[i]
 
 
 def _level(run: _Run, pl, base: dict, i: int, lv, g, key: str, state, memory, previous) -> tuple:
