@@ -104,21 +104,6 @@ class Batch:
         z = np.empty(0, np.int64)
         return Batch(z, z, z, z, z, None)
 
-    @staticmethod
-    def concat(parts: list) -> "Batch":
-        """One batch of ``parts``' messages, in order (their values share a dtype and row shape, or none has any)."""
-        parts = [p for p in parts if len(p)]
-        if not parts:
-            return Batch.empty()
-        if len(parts) == 1:
-            return parts[0]
-        with_values = [p.values is not None for p in parts]
-        if any(with_values) and not all(with_values):
-            raise ValueError("a tag's messages either all carry values or none do")
-        values = np.concatenate([p.values for p in parts]) if all(with_values) else None
-        cols = [np.concatenate([getattr(p, f) for p in parts]) for f in ("src", "dst", "kind", "nbytes", "counts")]
-        return Batch(*cols, values)
-
 
 # ------------------------------------------------------------------ the wire form of a superstep
 def descriptor(streams: list, cache: dict) -> bytes:
@@ -146,7 +131,7 @@ def wire(streams: list, rank: np.ndarray, objects: list, descs: dict) -> tuple:
     raw bytes on 8-byte boundaries. A rank that gets nothing gets no bytes."""
     desc = descriptor([(tag, v) for tag, _, v in streams], descs)
     blobs = [pickle.dumps(objs, protocol=5) if objs else b"" for objs in objects]
-    return _engine.pack([(*cols, _raw(v), row_bytes(v)) for _, cols, v in streams], rank, len(objects), desc,
+    return _engine.pack([(*cols, raw(v), row_bytes(v)) for _, cols, v in streams], rank, len(objects), desc,
                         blobs)
 
 
@@ -223,7 +208,7 @@ def _i64(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a, np.int64)
 
 
-def _raw(v: np.ndarray | None):
+def raw(v: np.ndarray | None):
     """``v``'s bytes (a view when C-contiguous), or None."""
     if v is None:
         return None

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..contract.model import Machine
 from ..kernels import _engine
-from .batch import KINDS, Batch, row_bytes, segments, wire
+from .batch import KINDS, Batch, raw, row_bytes, segments, wire
 from .counters import MAX_BYTES, Counters
 from .transport import CellAborted, Diverged, Transport, crowded
 
@@ -90,11 +90,6 @@ def payload_bytes(payload) -> int:
     if isinstance(payload, (bytes, bytearray, memoryview)):
         return len(payload)
     return len(pickle.dumps(payload, protocol=5))
-
-
-def _raw(v: np.ndarray | None):
-    """The bytes of a send's values (a view), or None."""
-    return None if v is None else memoryview(np.ascontiguousarray(v)).cast("B") if v.size else b""
 
 
 def _shape(v: np.ndarray | None) -> tuple:
@@ -467,7 +462,7 @@ class Engine:
         streams = self._count_sent(step, out, sends)
         if self.R == 1:
             received, self.tally = out, tally
-            got = [(tag, [(*cols, _raw(v))], v.dtype if v is not None else None, _shape(v)) for tag, cols, v in streams]
+            got = [(tag, [(*cols, raw(v))], v.dtype if v is not None else None, _shape(v)) for tag, cols, v in streams]
         else:
             received, got = self._move(out, streams, tally)
         self._got = {}
