@@ -27,6 +27,14 @@ T_TASK = 4.7226e-6
 ITERATIONS = 1000
 
 
+def distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_counts=True)`` by a stable sort (timsort: the keys come in runs, CSR rows and
+    blocks of owners), several times faster on millions of keys than numpy 2's hash-based ``unique``."""
+    s = np.sort(keys, kind="stable")
+    first = np.flatnonzero(np.concatenate([s[:1] == s[:1], s[1:] != s[:-1]]))
+    return s[first], np.diff(np.append(first, s.size))
+
+
 def app_terms(g, owner: np.ndarray, P: int, value_bytes: int = 8) -> dict:
     """Per-processor pieces of Eqs. 2-3: ``load``, ``delta``, ``phi_bytes`` and the (j, q, bytes) pairs."""
     owner = np.asarray(owner, np.int64)
@@ -34,10 +42,10 @@ def app_terms(g, owner: np.ndarray, P: int, value_bytes: int = 8) -> dict:
     po, qo = owner[src], owner[dst]
     cut = po != qo
     # (v, q) pairs: node v has a neighbour on processor q != owner[v]
-    vq = np.unique(src[cut].astype(np.int64) * P + qo[cut])
+    vq, _ = distinct(src[cut].astype(np.int64) * P + qo[cut])
     v, q = vq // P, vq % P
     j = owner[v]
-    jq, cnt = np.unique(j * P + q, return_counts=True)
+    jq, cnt = distinct(j * P + q)
     pj, pq = jq // P, jq % P
     load = np.bincount(owner, weights=g.pwgt, minlength=P)
     return {"load": load, "delta": np.bincount(pj, minlength=P),

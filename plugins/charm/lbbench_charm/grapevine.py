@@ -94,22 +94,29 @@ class _PE:
 
 # ------------------------------------------------------------------ messages (engine batches only)
 class _Out:
-    """One superstep's messages of a stream, sent as one batch (``flush``) in the order they were made."""
+    """One superstep's messages of a stream, sent as one batch (``flush``) in the order they were made: each
+    message's rows an array (``add``) or one row as a tuple (``one``), not both in a stream."""
 
     def __init__(self, tag: str):
         self.tag, self.src, self.dst, self.rows, self.counts = tag, [], [], [], []
 
     def add(self, p: int, q, rows: np.ndarray) -> None:
-        q = np.atleast_1d(q)
-        self.src.append(np.full(q.size, p, np.int64))
-        self.dst.append(q.astype(np.int64))
-        self.rows.extend([rows] * q.size)
-        self.counts.append(np.full(q.size, len(rows), np.int64))
+        for d in np.atleast_1d(q).tolist():
+            self.src.append(p)
+            self.dst.append(d)
+            self.rows.append(rows)
+            self.counts.append(len(rows))
+
+    def one(self, p: int, q: int, row: tuple) -> None:
+        self.src.append(p)
+        self.dst.append(q)
+        self.rows.append(row)
 
     def flush(self, eng) -> None:
         if self.src:
-            eng.send(self.tag, np.concatenate(self.src), np.concatenate(self.dst), np.concatenate(self.rows),
-                     counts=np.concatenate(self.counts))
+            rows = np.concatenate(self.rows) if self.counts else np.array(self.rows, float)
+            eng.send(self.tag, np.array(self.src, np.int64), np.array(self.dst, np.int64), rows,
+                     counts=np.array(self.counts, np.int64) if self.counts else np.ones(len(self.src), np.int64))
         self.src, self.dst, self.rows, self.counts = [], [], [], []
 
 
@@ -125,23 +132,23 @@ def _gossip_send(out: _Out, P: int, p: int, pe: _PE, fanout: int, rounds: int) -
 
 def _offer(out: _Out, p: int, q: int, v: int, w: float) -> None:
     """InformMigration(obj, from_pe, load)."""
-    out.add(p, q, np.array([[OFFER, v, w]]))
+    out.one(p, q, (OFFER, v, w))
 
 
 def _answer(out: _Out, q: int, p: int, v: int, accept: bool) -> None:
     """RecvAck(obj, assigned_pe, can_accept)."""
-    out.add(q, p, np.array([[ACCEPT if accept else REFUSE, v, 0.0]]))
+    out.one(q, p, (ACCEPT if accept else REFUSE, v, 0.0))
 
 
 def _supersteps(eng, out: _Out):
     """Send ``out``'s messages and exchange until none is in flight (quiescence detection); yields each
-    superstep's deliveries, ``{PE: [(sender, rows), ...]}`` in PE order."""
+    superstep's deliveries (a batch: by PE, then sender, then post order)."""
     while True:
         out.flush(eng)
         eng.exchange(tally=eng.pending())
         if not eng.tally:
             return
-        yield eng.received(out.tag).by_dst()
+        yield eng.received(out.tag)
 
 
 # ------------------------------------------------------------------ stages
@@ -155,7 +162,7 @@ def gossip(eng, pes: dict, fanout: int, rounds: int) -> int:
     steps = 0
     for got in _supersteps(eng, out):
         steps += 1
-        for p, msgs in got.items():
+        for p, msgs in got.by_dst().items():
             pe = pes[p]
             left = max(0, rounds + 1 - pe.sent)  # receipts that still make this PE send
             for _, m in msgs[:left]:
@@ -210,23 +217,24 @@ def phase(eng, pes: dict, load: np.ndarray, T: float) -> int:
     steps = 0
     for got in _supersteps(eng, out):
         steps += 1
-        for p, msgs in got.items():
+        if not len(got):  # under MPI a rank may receive none of a superstep's messages
+            continue
+        for p, src, (what, v, w) in zip(got.dst.tolist(), got.src.tolist(), got.values.tolist()):  # one row each
             pe = pes[p]
-            for src, ((what, v, w),) in msgs:
-                v = int(v)
-                if what == OFFER:  # InformMigration, no forced acceptance
-                    ok = pe.load + w <= T
-                    pe.load += w if ok else 0.0
-                    _answer(out, p, src, v, ok)
-                elif what == ACCEPT:
-                    pe.moves[v] = src
-                else:  # RecvAck, negative: take the load back, retry once or keep the object
-                    retry = pe.negacks <= NACK_SHARE * pe.pe_no.size
-                    pe.negacks += 1
-                    pe.objs_count += 1
-                    pe.load += float(load[v])
-                    if retry:
-                        map_objs_to_pe(out, p, pe, load, T, np.array([v]), 0)
+            v = int(v)
+            if what == OFFER:  # InformMigration, no forced acceptance
+                ok = pe.load + w <= T
+                pe.load += w if ok else 0.0
+                _answer(out, p, src, v, ok)
+            elif what == ACCEPT:
+                pe.moves[v] = src
+            else:  # RecvAck, negative: take the load back, retry once or keep the object
+                retry = pe.negacks <= NACK_SHARE * pe.pe_no.size
+                pe.negacks += 1
+                pe.objs_count += 1
+                pe.load += float(load[v])
+                if retry:
+                    map_objs_to_pe(out, p, pe, load, T, np.array([v]), 0)
     for pe in senders:  # DoneWithLBPhase after its last answer
         pe.reported = pe.load
     return steps

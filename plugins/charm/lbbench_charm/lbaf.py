@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _walk
 from .work import LoadOnly
 
 CRITERIA = ("tempered", "strict")
@@ -47,10 +48,11 @@ def inform(eng, rounds: int, fanout: int, rng_of) -> list:
     per (round, rank)); each vproc's messages, with the ids its receiver reads, go as one engine batch per round."""
     P = eng.P
     known = [{p} for p in range(P)]
+    everyone = np.arange(P)
     for r in range(max(rounds, 1)):
         sends = []  # (source, target): senders by id, each one's targets in draw order
         for p in range(P):
-            peers = np.setdiff1d(np.arange(P), [p]) if r == 0 else np.array(sorted(known[p] - {p}), np.int64)
+            peers = np.delete(everyone, p) if r == 0 else np.array(sorted(known[p] - {p}), np.int64)
             to = rng_of(f"{r}/{p}").choice(peers, size=min(fanout, peers.size), replace=False)
             sends.extend((p, int(d)) for d in to)
         first: dict = {}
@@ -149,64 +151,91 @@ def sources(known: list, owner: np.ndarray, movable: np.ndarray, deterministic: 
 
 def transfer(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, known: list, on, entity: np.ndarray, *,
              crit: str, order: str, deterministic: bool, max_objects: int, rng: np.random.Generator,
-             model_of=None) -> tuple[int, int]:
+             model_of=None, fast: bool = True) -> tuple[int, int]:
     """RecursiveTransferStrategy.execute on live loads; updates ``owner``; returns (transfers, rejects).
-    ``model_of(owner)``: the work model (:mod:`.work`; LoadOnly when None)."""
+    ``model_of(owner)``: the work model (:mod:`.work`; LoadOnly when None). ``fast``: LoadOnly's deterministic
+    tempered transfers walk a rank's objects in C (``_walk.walk``, the same decisions and floats), the
+    extended search's objects in Python; False: every object through :func:`criterion` and :func:`select`
+    (the reference the tests compare it with)."""
     P = len(known)
     model = LoadOnly(load, owner, P) if model_of is None else model_of(owner)
     loads = model.loads
     avg = float(loads.mean())
     srcs = sources(known, owner, movable, deterministic, rng)
-    n_transfers = n_rejects = 0
+    in_c = fast and model.fast and crit == "tempered" and deterministic
+    counts = [0, 0]  # transfers, rejects
+    # each rank's migratable objects, kept up to date: a rank's objects leave only at its own turn
+    mov = np.flatnonzero(movable)
+    by_rank = mov[np.argsort(owner[mov], kind="stable")]
+    bounds = np.searchsorted(owner[by_rank], np.arange(P + 1))
+    received: list = [[] for _ in range(P)]
 
-    def partners_home(objs) -> bool:  # strict: a communication partner of the objects on the source rank
-        return crit == "strict" and on(owner, objs, src)
+    def visit(src: int, targets: np.ndarray, rest: list) -> None:
+        """One object popped from ``rest`` (an extended search takes more of ``rest``)."""
+        objs = [rest.pop()]
+        w = float(load[objs[0]])
+        if crit == "tempered" and model.fast and w > 0.0 and w > loads[src] - float(loads[targets].min()):
+            # LoadOnly: for w > 0 tempered is >= 0 iff w <= L_src - L_dst: negative for every target, and
+            # adding objects (the extended search) only lowers it: LBAF's outcome is a reject, without
+            # computing it (a zero-load object has tempered 0 everywhere and moves)
+            counts[1] += 1
+            return
+        partner = crit == "strict" and on(owner, objs, src)  # a communication partner on the source rank
+        c = criterion(crit, model, src, targets, objs, partner)
+        k = select(c, deterministic, rng)
+        if k < 0:
+            counts[1] += 1
+            return
+        dst, c_dst = int(targets[k]), float(c[k])
+        if c_dst < 0:
+            if not rest:
+                counts[1] += 1
+                return
+            pick = rest[:]
+            while c_dst < 0 and pick and len(objs) < max_objects:  # __recursive_extended_search
+                objs.append(pick.pop(int(rng.integers(len(pick)))))
+                partner = crit == "strict" and on(owner, objs, src)
+                c_dst = float(criterion(crit, model, src, np.array([dst]), objs, partner)[0])
+            if c_dst < 0:
+                counts[1] += 1
+                return
+            rest[:] = pick
+        model.move(objs, src, dst)
+        counts[0] += len(objs)
 
     for src in srcs:
         targets = known[src][known[src] != src]
         # get_migratable_objects() at the rank's turn: with what earlier sources sent it
-        rest = ordered(order, np.flatnonzero(movable & (owner == src)), load, avg, entity).tolist()
-        lo = float(loads[targets].min())  # changes only when src sends
-        while rest:
-            objs = [rest.pop()]
-            w = float(load[objs[0]])
-            if crit == "tempered" and model.fast and w > 0.0 and w > loads[src] - lo:
-                # LoadOnly: for w > 0 tempered is >= 0 iff w <= L_src - L_dst: negative for every target, and
-                # adding objects (the extended search) only lowers it: LBAF's outcome is a reject, without
-                # computing it (a zero-load object has tempered 0 everywhere and moves)
-                n_rejects += 1
-                continue
-            c = criterion(crit, model, src, targets, objs, partners_home(objs))
-            k = select(c, deterministic, rng)
-            if k < 0:
-                n_rejects += 1
-                continue
-            dst, c_dst = int(targets[k]), float(c[k])
-            if c_dst < 0:
-                if not rest:
-                    n_rejects += 1
-                    continue
-                pick = rest[:]
-                while c_dst < 0 and pick and len(objs) < max_objects:  # __recursive_extended_search
-                    objs.append(pick.pop(int(rng.integers(len(pick)))))
-                    c_dst = float(criterion(crit, model, src, np.array([dst]), objs, partners_home(objs))[0])
-                if c_dst < 0:
-                    n_rejects += 1
-                    continue
-                rest = pick
-            model.move(objs, src, dst)
-            lo = float(loads[targets].min())
-            n_transfers += len(objs)
-    return n_transfers, n_rejects
+        mine = by_rank[bounds[src]:bounds[src + 1]]
+        if received[src]:
+            mine = np.sort(np.concatenate([mine, received[src]]))
+        rest = ordered(order, mine, load, avg, entity)
+        n = rest.size
+        while n:
+            if in_c:
+                n, t, r = _walk.walk(rest, n, load, loads, owner, targets, src)
+                counts[0] += t
+                counts[1] += r
+                if not n:
+                    break
+            left = rest[:n].tolist()
+            visit(src, targets, left)  # in C: the object that needs the extended search
+            while left and not in_c:
+                visit(src, targets, left)
+            rest, n = np.array(left, np.int64), len(left)
+        gone = mine[owner[mine] != src]
+        for v, d in zip(gone.tolist(), owner[gone].tolist()):
+            received[d].append(v)
+    return counts[0], counts[1]
 
 
 def balance(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, on, entity: np.ndarray, *, criterion: str,
             order: str, iterations: int, rounds: int, fanout: int, max_objects: int, deterministic: bool, rng_of,
-            stage=None, model_of=None) -> dict:
+            stage=None, model_of=None, fast: bool = True) -> dict:
     """InformAndTransferAlgorithm.execute: ``iterations`` of inform then transfer (``stage(known, owner, rng)``
     when given, else the recursive strategy), ending early at imbalance max/avg - 1 <= 0 (LBAF's default
     ``target_imbalance``); the new owners and counts. ``on``: the strict criterion's test (:func:`partners`);
-    ``entity``: each object's place in vt entity id order (``element_id``)."""
+    ``entity``: each object's place in vt entity id order (``element_id``); ``fast``: :func:`transfer`'s."""
     owner = owner.copy()
     n_t = n_r = 0
     for it in range(iterations):
@@ -214,7 +243,7 @@ def balance(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, on, e
         if stage is None:
             t, r = transfer(load, owner, movable, known, on, entity, crit=criterion, order=order,
                             deterministic=deterministic, max_objects=max_objects, rng=rng_of(f"{it}/transfer"),
-                            model_of=model_of)
+                            model_of=model_of, fast=fast)
         else:
             t, r = stage(known, owner, rng_of(f"{it}/transfer"))
         n_t, n_r = n_t + t, n_r + r

@@ -23,6 +23,14 @@ def _order(load: np.ndarray, movable: np.ndarray) -> np.ndarray:
     return ids[np.lexsort((ids, -load[ids]))]
 
 
+def _by_proc(ids: np.ndarray, owner: np.ndarray, P: int) -> list:
+    """Per processor, the objects ``ids`` it owns as lists, in their order in ``ids`` (one stable sort)."""
+    ids = ids[np.argsort(owner[ids], kind="stable")]
+    bounds = np.searchsorted(owner[ids], np.arange(P + 1)).tolist()
+    ids = ids.tolist()
+    return [ids[bounds[p]:bounds[p + 1]] for p in range(P)]
+
+
 def _slow(slow, P: int) -> np.ndarray:
     return np.ones(P) if slow is None else np.asarray(slow, float)
 
@@ -165,7 +173,7 @@ def refine_treelb(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: i
     upper = 1.5 * lower
     start = times(load, owner, P, sl)
     ids = _order(load, movable)
-    mine0 = [ids[owner[ids] == p].tolist() for p in range(P)]  # per processor, heaviest first
+    mine0 = _by_proc(ids, owner, P)  # per processor, heaviest first
     best, out = np.inf, owner.copy()
     while lower > 0 and max(lower, upper) / min(lower, upper) > 1.01:  # reldiff
         M = (lower + upper) / 2
@@ -216,7 +224,7 @@ class Refiner:
         self.key = load * self.slow[owner]  # c->load: what the object measured on its old processor
         self.avg = float(times(load, owner, P, self.slow).sum()) / P
         ids = np.flatnonzero(movable)
-        self.start = [ids[owner[ids] == p][::-1].tolist() for p in range(P)]  # assigned in index order, prepended
+        self.start = [x[::-1] for x in _by_proc(ids, owner, P)]  # assigned in index order, prepended
 
     def reset(self):
         """Every object back on its old processor (``multirefine``'s reset)."""

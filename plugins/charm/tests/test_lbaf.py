@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from harness import Engine, Graph
-from lbbench_charm import clustering, lbaf
+from lbbench_charm import _walk, clustering, lbaf, work
 
 
 def rngs(seed=0):
@@ -333,3 +333,39 @@ def test_vt_reader_keeps_what_lbaf_reads(tmp_path):
     assert lv.meta["footprint_bytes"].tolist() == [64.0] * 3 and np.isnan(lv.meta["rank_alpha"]).tolist() == [False, True]
     on = lbaf.partners(lv.data, lv.meta["self_comm"], lv.meta["comm"])
     assert on(np.array([0, 0, 1]), [1], 0) and not lbaf.partners(lv.data, np.zeros(3, bool))(np.array([0, 0, 1]), [1], 0)
+
+
+@pytest.mark.parametrize("order", ["element_id", "decreasing_loads", "fewest_migrations"])
+def test_the_c_walk_decides_as_the_python_reference(order):
+    """LoadOnly's deterministic tempered transfers walk each rank's objects in C (``fast``); every object
+    through criterion and select in Python is the reference: the same owners and counts, zero loads included."""
+    load, owner = problem(P=64, n_per=40, seed=7)
+    load[::9] = 0.0
+    entity = np.random.default_rng(3).permutation(load.size)
+    movable = np.arange(load.size) % 11 != 0
+    runs = [run(load, owner, movable=movable, entity=entity, order=order, deterministic=True, iterations=6,
+                rounds=2, max_objects=8, fast=fast)[1] for fast in (True, False)]
+    assert runs[0]["transfers"] > 100 and runs[0]["rejects"] > 100
+    assert np.array_equal(runs[0]["owner"], runs[1]["owner"])
+    assert (runs[0]["transfers"], runs[0]["rejects"]) == (runs[1]["transfers"], runs[1]["rejects"])
+
+
+def test_the_c_walk_leaves_a_rounding_negative_to_the_extended_search():
+    """w <= L_src - L_dst, yet L_dst + w rounds above L_src: tempered is -2.2e-16, so the walk stops before the
+    object and Python's extended search draws (and rejects); the other object then moves, on both paths."""
+    ls, lo, w = 1.093859586774235, 0.02834747652200631, 1.0655121102522287
+    load, owner = np.array([0.5, w]), np.array([0, 0])
+    loads = np.array([ls, lo])
+    assert _walk.walk(np.array([0, 1]), 2, load, loads.copy(), owner.copy(), np.array([1]), 0) == (2, 0, 0)
+    out = []
+    for fast in (True, False):
+        own = owner.copy()
+
+        def model_of(o):
+            m = work.LoadOnly(load, o, 2)
+            m.loads[:] = loads
+            return m
+        out.append((lbaf.transfer(load, own, np.ones(2, bool), [np.array([0, 1])] * 2, None, np.arange(2),
+                                  crit="tempered", order="arbitrary", deterministic=True, max_objects=8,
+                                  rng=np.random.default_rng(0), model_of=model_of, fast=fast), own.tolist()))
+    assert out[0] == out[1] == ((1, 1), [1, 0])
