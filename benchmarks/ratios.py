@@ -240,8 +240,11 @@ class SuperstepBound:
     handlers take in each superstep (``Engine.working`` and ``Engine.each``, read at every exchange). A
     superstep lasts as long as its busiest rank, so with no exchange cost and no per-rank overhead R ranks
     take the sum over supersteps of the busiest rank's share: one rank's total over that sum bounds the
-    speed-up, under the engine's contiguous blocks of vprocs (cut by total work) and, for any layout at all,
-    with the busiest single vproc of each superstep."""
+    speed-up under each of the engine's layouts (``Engine(layout=...)``: contiguous blocks cut by total work;
+    interleave, vproc v on rank v mod R; profile, fitted to level 1's supersteps by
+    ``harness.engine.vprocs.profile_layout``) and, for any layout at all, with the busiest single vproc of
+    each superstep. The measured speed-up needs a plugin that runs under every layout (``Engine.local_index``
+    rather than ``local.start``)."""
 
     params = [2, 4, 8, 16]
     param_names = ["ranks"]
@@ -254,10 +257,12 @@ class SuperstepBound:
         from harness.engine.vprocs import Engine
         from harness.run.api import compare
 
-        steps, exchange = [], Engine.exchange
+        steps, cells, exchange = [], [], Engine.exchange
 
         def recording(eng, *args, **kwargs):  # the vprocs' CPU since the last exchange (or the cell's start)
             now, (src, last) = eng._vp_cpu.copy(), getattr(eng, "_bound", (None, None))
+            if src is not eng._vp_cpu:
+                cells.append(len(steps))
             steps.append(now if src is not eng._vp_cpu else now - last)
             eng._bound = (eng._vp_cpu, now)
             return exchange(eng, *args, **kwargs)
@@ -267,25 +272,46 @@ class SuperstepBound:
             compare("sbn", workload="shock", P=self.P, levels=[1, 2], out=tempfile.mkdtemp(), cache=False)
         finally:
             Engine.exchange = exchange
-        return np.array([w for w in steps if w.size == self.P])
+        level2 = cells[1] if len(cells) > 1 else len(steps)  # level 1's supersteps: the profile layout's fit
+        return {"W": np.array([w for w in steps if w.size == self.P]),
+                "level1": np.array([w for w in steps[:level2] if w.size == self.P])}
 
     @staticmethod
-    def _bound(W, R: int, blocks: bool) -> float:
+    def _bound(got, R: int, layout: str) -> float:
         import numpy as np
 
-        if not blocks:  # any layout: the busiest vproc of a superstep, or an even share of its work
+        from harness.engine.vprocs import profile_layout
+
+        W = got["W"]
+        if layout == "any":  # any layout: the busiest vproc of a superstep, or an even share of its work
             return float(W.sum() / np.maximum(W.max(axis=1), W.sum(axis=1) / R).sum())
-        cum = np.concatenate([[0.0], np.cumsum(W.sum(axis=0))])
-        starts = np.concatenate([[0], np.searchsorted(cum, cum[-1] * np.arange(1, R) / R)])
-        return float(W.sum() / np.add.reduceat(W, starts, axis=1).max(axis=1).sum())
+        if layout == "blocks":
+            cum = np.concatenate([[0.0], np.cumsum(W.sum(axis=0))])
+            starts = np.concatenate([[0], np.searchsorted(cum, cum[-1] * np.arange(1, R) / R)])
+            rank = np.searchsorted(starts, np.arange(W.shape[1]), side="right") - 1
+        elif layout == "interleave":
+            rank = np.arange(W.shape[1]) % R
+        else:
+            rank = profile_layout(got["level1"], R)
+        per_rank = np.zeros((W.shape[0], R))
+        np.add.at(per_rank.T, rank, W.T)
+        return float(W.sum() / per_rank.max(axis=1).sum())
 
-    def track_speedup_bound_blocks_P2048(self, W, ranks):
-        return self._bound(W, ranks, True)
+    def track_speedup_bound_blocks_P2048(self, got, ranks):
+        return self._bound(got, ranks, "blocks")
 
-    def track_speedup_bound_any_layout_P2048(self, W, ranks):
-        return self._bound(W, ranks, False)
+    def track_speedup_bound_interleave_P2048(self, got, ranks):
+        return self._bound(got, ranks, "interleave")
+
+    def track_speedup_bound_profile_P2048(self, got, ranks):
+        return self._bound(got, ranks, "profile")
+
+    def track_speedup_bound_any_layout_P2048(self, got, ranks):
+        return self._bound(got, ranks, "any")
 
     track_speedup_bound_blocks_P2048.unit = "x (at most, contiguous blocks)"
+    track_speedup_bound_interleave_P2048.unit = "x (at most, round robin)"
+    track_speedup_bound_profile_P2048.unit = "x (at most, fitted to level 1's profile)"
     track_speedup_bound_any_layout_P2048.unit = "x (at most, any layout)"
 
 
@@ -345,11 +371,11 @@ def main(argv: list[str]) -> None:
                   + ("" if R == 1 else f": {ls.track_speedup_over_one_rank_P2048(got, R):.2f}x one rank"))
     elif what == "bound":
         sb = SuperstepBound()
-        W = sb.setup_cache()
-        print(f"{len(W)} supersteps, {W.sum():.1f} s of the vprocs' CPU")
+        got = sb.setup_cache()
+        print(f"{len(got['W'])} supersteps ({len(got['level1'])} at level 1), {got['W'].sum():.1f} s of the vprocs' CPU")
         for R in sb.params:
-            print(f"R = {R}: speed-up at most {sb._bound(W, R, True):.2f}x (contiguous blocks), "
-                  f"{sb._bound(W, R, False):.2f}x (any layout)")
+            print(f"R = {R}: speed-up at most " + ", ".join(f"{sb._bound(got, R, lay):.2f}x ({lay})" for lay in
+                                                              ("blocks", "interleave", "profile", "any")))
     else:
         bench = HeadlineRatio()
         bench.setup()

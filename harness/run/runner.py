@@ -399,7 +399,7 @@ def account(ctx: Context, before: State, after: State) -> dict:
     # every rank reaches both collectives whatever its own movement (ranks whose owners differ are caught later)
     if eng.step_stats("migration")["messages"] == 0 and eng.rank_max(float(src.size)) > 0:
         with ctx.timer("migration"):  # one message per pair, declaring its bytes (nothing is allocated)
-            mine = (src >= eng.local.start) & (src < eng.local.stop)
+            mine = eng.local_index[src] >= 0  # this rank's vprocs, under any layout
             eng.send("data", src[mine], dst[mine], nbytes=nbytes[mine], kind="migration")
             eng.exchange()
     return {"migration_bytes": int(nbytes.sum()), "migration_messages": int(src.size)}
