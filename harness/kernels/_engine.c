@@ -76,21 +76,22 @@ static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
         if (o[j] == Py_None) continue;
         if (!get(o[j], &a[j], 'i', names[j])) goto done;
         len[j] = LEN(a[j]);
-        if (len[j] != 1) {
-            if (n >= 0 && n != len[j]) code = 7;
-            n = len[j];
-        }
     }
     if (!get(loco, &a[5], 'i', "loc")) goto done;
-    if (n < 0) n = 1;
+    /* src and dst broadcast together to the n messages; kind, nbytes and counts are one entry or n */
+    n = len[0] == 1 ? len[1] : len[0];
+    if (len[0] != 1 && len[1] != 1 && len[0] != len[1]) code = 7;
     if (code) goto fail;
-    const i64 *src = I64(a[0]), *dst = I64(a[1]), *kind = o[2] == Py_None ? NULL : I64(a[2]),
-              *nb = o[3] == Py_None ? NULL : I64(a[3]), *cnt = o[4] == Py_None ? NULL : I64(a[4]), *loc = I64(a[5]);
-    i64 P = LEN(a[5]);
     if (n == 0) {
         ret = PyTuple_New(0);
         goto done;
     }
+    for (int j = 2; j < 5; ++j)
+        if (o[j] != Py_None && len[j] != 1 && len[j] != n) code = 7;
+    if (code) goto fail;
+    const i64 *src = I64(a[0]), *dst = I64(a[1]), *kind = o[2] == Py_None ? NULL : I64(a[2]),
+              *nb = o[3] == Py_None ? NULL : I64(a[3]), *cnt = o[4] == Py_None ? NULL : I64(a[4]), *loc = I64(a[5]);
+    i64 P = LEN(a[5]);
     if (kind)
         for (i64 i = 0; i < len[2]; ++i)
             if (kind[i] < 0 || kind[i] >= nkinds) { code = 1; goto fail; }
