@@ -160,25 +160,32 @@ def gossip(eng, pes: dict, fanout: int, rounds: int) -> int:
             pe.pe_no, pe.loads = np.array([p]), np.array([pe.load])
             _gossip_send(out, eng.P, p, pe, fanout, rounds)
     steps = 0
+    seen, value = np.zeros(eng.P, bool), np.zeros(eng.P)
     for got in _supersteps(eng, out):
         steps += 1
         for p, msgs in got.by_dst().items():
             pe = pes[p]
             left = max(0, rounds + 1 - pe.sent)  # receipts that still make this PE send
             for _, m in msgs[:left]:
-                _merge(pe, [m])
+                _merge(pe, [m], seen, value)
                 _gossip_send(out, eng.P, p, pe, fanout, rounds)
             if len(msgs) > left:  # the rest only update what it knows: one merge
-                _merge(pe, [m for _, m in msgs[left:]])
+                _merge(pe, [m for _, m in msgs[left:]], seen, value)
     return steps
 
 
-def _merge(pe: _PE, msgs: list) -> None:
-    """GossipLoadInfo's merge of received (pe, load) lists, in order; a received entry replaces a known one."""
-    ids = np.concatenate([pe.pe_no] + [m[:, 0].astype(np.int64) for m in msgs])
-    lds = np.concatenate([pe.loads] + [m[:, 1] for m in msgs])
-    u, last = np.unique(ids[::-1], return_index=True)
-    pe.pe_no, pe.loads = u, lds[::-1][last]
+def _merge(pe: _PE, msgs: list, seen: np.ndarray, value: np.ndarray) -> None:
+    """GossipLoadInfo's merge of received (pe, load) lists, in order; a received entry replaces a known one.
+    ``seen`` (all False) and ``value``: scratch arrays of P entries (a list holds each PE once)."""
+    seen[pe.pe_no] = True
+    value[pe.pe_no] = pe.loads
+    for m in msgs:
+        ids = m[:, 0].astype(np.int64)
+        seen[ids] = True
+        value[ids] = m[:, 1]
+    pe.pe_no = np.flatnonzero(seen)
+    pe.loads = value[pe.pe_no]
+    seen[pe.pe_no] = False
 
 
 def map_objs_to_pe(out: _Out, p: int, pe: _PE, load: np.ndarray, T: float, heap: np.ndarray, top: int) -> int:
