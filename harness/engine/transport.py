@@ -36,6 +36,7 @@ def code(what: str) -> int:
     return zlib.crc32(what.encode())
 
 
+_ABORT = code(ABORT)
 _CROWDED: dict = {}  # communicator handle -> more ranks on some host than that host's cores
 
 
@@ -78,13 +79,13 @@ class Transport:
         self._arrive()
         send = np.frombuffer(buf, np.uint8)
         recv, got, rdis = self._both(code(what), sizes, send, tally)
-        self.tally = int(got[:, 2].sum())
+        codes, n, tallies = zip(*got.tolist())
+        self.tally = sum(tallies)
         self.cpu += time.process_time() - t
         view = memoryview(recv)
-        parts = [view[a:a + n] for a, n in zip(rdis, got[:, 1].tolist())]
-        codes = got[:, 0].tolist()
-        if code(ABORT) in codes:
-            raise CellAborted(pickle.loads(parts[codes.index(code(ABORT))]))
+        parts = [view[a:a + k] for a, k in zip(rdis, n)]
+        if _ABORT in codes:
+            raise CellAborted(pickle.loads(parts[codes.index(_ABORT)]))
         if len(set(codes)) > 1:  # every rank sees it: all learn each other's names, then leave together
             names = self.objects([what] * self.R, "diverged")
             raise Diverged("failed: ranks took different paths through the cell (rank collectives: "

@@ -23,6 +23,7 @@ whatever collective they wait in (:meth:`Engine.abort`; they raise :class:`CellA
 """
 from __future__ import annotations
 
+import math
 import os
 import pickle
 import time
@@ -468,7 +469,7 @@ class Engine:
         self._got = {}
         kinds, dsts = [], []
         for tag, parts, dtype, shape in got:
-            row = 0 if dtype is None else dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+            row = 0 if dtype is None else dtype.itemsize * math.prod(shape)
             c = _engine.deliver(parts, row, self.P)
             src, dst, kind, nbytes, counts, offsets = (np.frombuffer(x, np.int64) for x in c[:6])
             values = None if c[6] is None else np.frombuffer(c[6], dtype).reshape((int(offsets[-1]),) + shape)
