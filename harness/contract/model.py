@@ -5,6 +5,7 @@ All arrays are numpy; every class validates on construction and raises
 """
 from __future__ import annotations
 
+import mmap
 from dataclasses import InitVar, dataclass, field
 from typing import Any
 
@@ -33,6 +34,19 @@ def row_prod(a) -> np.ndarray:
     return out
 
 
+def unwritable(arr: np.ndarray) -> bool:
+    """Nothing can write ``arr``: frozen and owning its memory (another Graph's array), or an aligned view of
+    bytes or of a file mapped read-only (a workload cache file's, ``harness.store.wlcache``): taken as it is."""
+    if arr.flags.writeable or not arr.flags.aligned:
+        return False
+    root = arr
+    while isinstance(root, np.ndarray) and root.base is not None:
+        root = root.base
+    if isinstance(root, memoryview):
+        root = root.obj if root.readonly else None
+    return root is arr or isinstance(root, bytes) or (isinstance(root, mmap.mmap) and memoryview(root).readonly)
+
+
 def _as_int_array(name: str, values, length: int | None = None, *, nonneg: bool = True) -> np.ndarray:
     arr = np.ascontiguousarray(np.asarray(values))
     if arr.ndim != 1:
@@ -40,7 +54,7 @@ def _as_int_array(name: str, values, length: int | None = None, *, nonneg: bool 
     if arr.size and not np.issubdtype(arr.dtype, np.integer):
         if not np.all(np.equal(np.mod(arr, 1), 0)):
             raise ValueError(f"{name} must hold integers")
-    if arr.dtype != IDX or arr.flags.writeable or not arr.flags.owndata:
+    if arr.dtype != IDX or not unwritable(arr):
         arr = arr.astype(IDX, copy=True)  # never freeze the caller's array; a frozen one (another Graph's) is shared
     if length is not None and arr.size != length:
         raise ValueError(f"{name} has length {arr.size}, expected {length}")

@@ -177,9 +177,11 @@ def initial_state(level: Level, P: int, seed: int, how: str = "metis", engine: E
             raise ValueError(f"--initial trace: level {level.index} carries no application placement "
                              "(only trace workloads such as vt do)")
         owner = np.asarray(level.meta["node"], np.int64)
-    elif how == "metis":
+    elif how == "metis":  # on one rank, its owners sent to the others (METIS's memory is not taken R times)
         ones = np.ones(g.n, np.int64)
-        owner = metis_kway(g, P, seed=seed, vweights=ones, eweights=np.ones_like(g.cwgt))
+        here = engine is None or engine.rank == int(engine.rank_of(0))  # vproc 0's rank: bcast's source
+        owner = metis_kway(g, P, seed=seed, vweights=ones, eweights=np.ones_like(g.cwgt)) if here else None
+        owner = owner if engine is None else engine.bcast(owner)
     elif how == "block":
         owner = block_owner(level, P)
     elif how == "root":

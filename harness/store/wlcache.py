@@ -15,6 +15,15 @@ planted pickle cannot run. A missing file is ``None``; a corrupt one is
 ``None`` with one warning line on stderr (and is removed), so the workload is
 regenerated.
 
+Ranks on one host share one copy of the level (issue 52): ``write`` places every array of at least
+``SHARED_BYTES`` at a 64-byte aligned offset of the file (uncompressed, as ``np.savez`` stores them; small
+``-1.pad<k>`` members before them, which every reader of format 2 skips), and ``read`` maps such an array
+straight from the file, read-only (``mmap``): its pages are the page cache's, one copy per host however many
+processes read the file. A smaller or unaligned array (a file written before) is copied, as it always was, and
+frozen too: whatever its size, an array of a cached level is read-only (writing into it raises ``ValueError``).
+A writer replaces a cache file (``os.replace``), never writes into it, so a mapped array does not change under a
+run; a file another program edits in place while a run maps it is outside this contract.
+
 Nothing in the file is trusted (:mod:`harness.store.validate`): it is read only if
 it is a regular file (not a symlink, not a FIFO) of at most ``MAX_BYTES``,
 unpacking to at most that; every numeric array it holds (whatever a level
@@ -27,8 +36,12 @@ one processor below ``meta["P"]`` per vertex, and the list is equal to the workl
 """
 from __future__ import annotations
 
+import io
 import json
+import mmap
 import os
+import struct
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +52,9 @@ from .validate import MAX_WEIGHT, open_regular
 
 FORMAT = 2  # 2: shared graph arrays written once (``refs``); 1 (no refs) is still read
 MAX_BYTES = 1 << 34  # the largest generated workloads cache a few hundred MB
+SHARED_BYTES = 1 << 16  # arrays of at least this many bytes are aligned in the file and mapped when read
+ALIGN = 64
+_LOCAL = 30 + 20  # a zip member's local header and the zip64 extra field np.savez writes with it
 _GRAPH = ("xadj", "adjncy", "pwgt", "rwgt", "cwgt")
 _BOXES = ("level", "lo", "hi", "parent")
 
@@ -102,7 +118,7 @@ def write(path: str | os.PathLike, levels: list[Level]) -> bool:
         path.parent.mkdir(parents=True, exist_ok=True)
         remove_stale(path.parent, f".{path.name}.*.tmp")
         with open(tmp, "wb") as fh:
-            np.savez(fh, **arrays)
+            np.savez(fh, **aligned(arrays))
         os.replace(tmp, path)
     except BaseException as exc:
         try:
@@ -114,6 +130,31 @@ def write(path: str | os.PathLike, levels: list[Level]) -> bool:
         warn(f"workload cache {path}: cannot write ({exc.strerror or exc}); levels are not cached")
         return False
     return True
+
+
+def _npy_header(a: np.ndarray) -> int:
+    """The bytes of the ``.npy`` header ``np.save`` writes before ``a``'s data (version 1.0)."""
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, np.lib.format.header_data_from_array_1_0(a))
+    return buf.tell()
+
+
+def aligned(arrays: dict) -> dict:
+    """``arrays`` in order, with a ``-1.pad<k>`` array (uint8 zeros) before each one of at least ``SHARED_BYTES``
+    whose data would not start at a multiple of ``ALIGN`` bytes of the file ``np.savez`` writes."""
+    out, at = {}, 0
+    for k, a in arrays.items():
+        a = np.asanyarray(a)
+        member = _LOCAL + len(f"{k}.npy".encode()) + _npy_header(a)
+        if a.nbytes >= SHARED_BYTES and (at + member) % ALIGN:
+            name = f"-1.pad{len(out)}"
+            size = next(s for s in range(ALIGN) if (at + _LOCAL + len(f"{name}.npy") + s +
+                                                     _npy_header(np.zeros(s, np.uint8)) + member) % ALIGN == 0)
+            out[name] = np.zeros(size, np.uint8)
+            at += _LOCAL + len(f"{name}.npy") + _npy_header(out[name]) + size
+        out[k] = a
+        at += member + a.nbytes
+    return out
 
 
 def read(path: str | os.PathLike, expect: list[int] | None = None, wanted: list[int] | None = None
@@ -208,10 +249,35 @@ def _header(npz) -> dict:
     return head
 
 
+def _mapped(mm: mmap.mmap, info: zipfile.ZipInfo) -> np.ndarray | None:
+    """The array a stored (uncompressed) ``.npy`` member of at least ``SHARED_BYTES`` holds, as a read-only view
+    of the mapped file, when its data is aligned in the file (``write`` places it so); None otherwise (it is
+    read and copied)."""
+    if info.compress_type != zipfile.ZIP_STORED or info.file_size < SHARED_BYTES:
+        return None
+    head = mm[info.header_offset:info.header_offset + 30]
+    if len(head) < 30 or head[:4] != b"PK\x03\x04":
+        return None
+    start = info.header_offset + 30 + sum(struct.unpack("<HH", head[26:30]))
+    fp = io.BytesIO(mm[start:start + min(info.file_size, 1 << 16)])
+    try:
+        version = np.lib.format.read_magic(fp)
+        shape, fortran, dtype = (np.lib.format.read_array_header_1_0 if version == (1, 0) else
+                                 np.lib.format.read_array_header_2_0)(fp)
+    except ValueError:
+        return None
+    offset, count = start + fp.tell(), int(np.prod(shape, dtype=np.int64))
+    if version not in ((1, 0), (2, 0)) or fortran or dtype.hasobject or offset % max(dtype.alignment, 1) or \
+            offset % ALIGN or fp.tell() + count * dtype.itemsize != info.file_size:
+        return None
+    return np.frombuffer(mm, dtype, count, offset).reshape(shape)
+
+
 def _levels(path: Path, wanted: list[int] | None = None) -> tuple[list[Level], list[int]]:
     """The levels :func:`read` reads for ``wanted`` and the indices of all the file holds."""
     # a .npy file is no context manager: TypeError
     with open_regular(path, MAX_BYTES, "cache file") as fh, np.load(fh, allow_pickle=False) as npz:
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)  # open while an array maps it (no close)
         if sum(i.file_size for i in npz.zip.infolist()) > MAX_BYTES:
             raise ValueError(f"cache file unpacks to more than {MAX_BYTES} bytes")
         head = _header(npz)
@@ -227,18 +293,17 @@ def _levels(path: Path, wanted: list[int] | None = None) -> tuple[list[Level], l
         if pick and pick[0] > 0 and entries[pick[0] - 1].get("form") == "graph":
             want.add(f"{pick[0] - 1}.xadj")
         arrays = {}
-        for k in sorted(want):  # owned arrays (a view of np.load's buffer is copied here, one at a time)
+        for k in sorted(want):  # mapped, or owned (a view of np.load's buffer is copied here, one at a time)
             name = refs.get(k, k)
             if name not in arrays:
-                a = npz[name]
-                arrays[name] = a if a.flags.owndata else a.copy()
-                check_array(name, arrays[name])
+                a = _mapped(mm, npz.zip.getinfo(f"{name}.npy"))
+                if a is None:
+                    a = npz[name]
+                    a = a if a.flags.owndata else a.copy()
+                a.setflags(write=False)
+                arrays[name] = a
+                check_array(name, a)
             arrays[k] = arrays[name]
-
-    def frozen(a: np.ndarray) -> np.ndarray:
-        """The stored array frozen: the Graphs take it as it is, however many levels share it."""
-        a.setflags(write=False)
-        return a
 
     out = []
     for i in pick:
@@ -250,8 +315,8 @@ def _levels(path: Path, wanted: list[int] | None = None) -> tuple[list[Level], l
             name = e["name"]
             if not isinstance(name, str):
                 raise ValueError("graph name is not a string")
-            data = Graph(*(frozen(arrays[p + k]) for k in _GRAPH), coords=None if coords is None else frozen(coords),
-                         name=name)
+            # frozen (mapped or owned): the Graphs take them as they are, however many levels share them
+            data = Graph(*(arrays[p + k] for k in _GRAPH), coords=coords, name=name)
         elif form == "boxes":
             data = Boxes(*(arrays[p + k] for k in _BOXES), ratio=int(e["ratio"]))
         elif form == "array":
