@@ -106,12 +106,25 @@ class Batch:
 
 
 # ------------------------------------------------------------------ the wire form of a superstep
+_PAD = [bytes(i) for i in range(8)]
+
+
 def descriptor(streams: list, cache: dict) -> bytes:
-    """The streams' descriptor (tags, value dtypes and row shapes), pickled once per distinct set."""
+    """The streams' descriptor, built once per distinct set: per tag, int64 fields and strings padded to 8
+    bytes: the tag's UTF-8 length and bytes, then 0 (no values) or 1, the values' dtype string (length and
+    bytes), row bytes, row dimensions and shape (``_engine.receive`` reads it)."""
     key = tuple((tag, None if v is None else (v.dtype.str, v.shape[1:])) for tag, v in streams)
     got = cache.get(key)
     if got is None:
-        got = cache[key] = pickle.dumps(list(key), protocol=5) if key else b""
+        out = []
+        for tag, t in key:
+            name = str(tag).encode()
+            out += [struct.pack("<q", len(name)), name, _PAD[-len(name) % 8], struct.pack("<q", t is not None)]
+            if t is not None:
+                dt = t[0].encode()
+                out += [struct.pack("<q", len(dt)), dt, _PAD[-len(dt) % 8],
+                        struct.pack(f"<{2 + len(t[1])}q", np.dtype(t[0]).itemsize * math.prod(t[1]), len(t[1]), *t[1])]
+        got = cache[key] = b"".join(out)
     return got
 
 
@@ -152,53 +165,28 @@ def pack(batches: list, cuts: list, objects: list) -> list:
     return out
 
 
-def segments(parts: list, descs: dict) -> tuple[list, dict, dict]:
-    """The object-path messages, ``{tag: [(src, dst, kind, nbytes, counts, values), ...]}`` (raw bytes, one
-    entry per sender that sent the tag, in sender order) and ``{tag: (dtype str, row shape) or None}`` of the
-    chunks the senders wrote, one per sending rank in rank order. ``descs`` caches decoded descriptors."""
-    objects, segs, types = [], {}, {}
-    for buf in parts:
-        if not len(buf):
-            continue
-        k, dlen, olen = struct.unpack_from("<3q", buf, 0)
-        sizes = struct.unpack_from(f"<{2 * k}q", buf, 24)
-        pos = 24 + 16 * k
-        key = bytes(buf[pos:pos + dlen])
-        desc = descs.get(key)
-        if desc is None:
-            desc = descs[key] = pickle.loads(key) if dlen else []
-        pos += dlen + -dlen % 8
-        if olen:
-            objects.extend(pickle.loads(buf[pos:pos + olen]))
-            pos += olen + -olen % 8
-        for i, (tag, vtype) in enumerate(desc):
-            n, nv = 8 * sizes[i], sizes[k + i]
-            cols = [buf[pos + j * n:pos + (j + 1) * n] for j in range(5)]
-            pos += 5 * n
-            if vtype is not None:
-                cols.append(buf[pos:pos + nv])
-                pos += nv + -nv % 8
-            else:
-                cols.append(None)
-            segs.setdefault(tag, []).append(tuple(cols))
-            if types.setdefault(tag, vtype) != vtype:
-                raise ValueError(f"tag {tag!r}: a tag's messages either all carry values of one type or none do")
-    return objects, segs, types
+def receive(parts: list, P: int, sort: bool = True) -> tuple[list, dict]:
+    """The object-path messages and ``{tag: Batch}`` of the chunks :func:`wire` wrote, one per sending rank in
+    rank order (``_engine.receive``): each tag's messages joined in that order, then with ``sort`` ordered by
+    destination, source and arrival (what :meth:`Engine.received` gives)."""
+    blobs, streams = _engine.receive(parts, P, sort)
+    got = {tag: joined(cols, None if dt is None else np.dtype(dt), shape) for tag, dt, shape, *cols in streams}
+    return [m for blob in blobs for m in pickle.loads(blob)], got
 
 
-def unpack(parts: list, descs: dict | None = None) -> tuple[list, dict]:
+def joined(cols: tuple, dtype: np.dtype | None, shape: tuple) -> Batch:
+    """The Batch of a C kernel's (src, dst, kind, nbytes, counts, offsets, values or None) bytes."""
+    src, dst, kind, nbytes, counts, offsets = (np.frombuffer(c, np.int64) for c in cols[:6])
+    values = None if cols[6] is None else np.frombuffer(cols[6], dtype).reshape((int(offsets[-1]),) + shape)
+    b = Batch(src, dst, kind, nbytes, counts, values)
+    b.__dict__["offsets"] = offsets  # the cached property, known already
+    return b
+
+
+def unpack(parts: list) -> tuple[list, dict]:
     """The object-path messages and ``{tag: Batch}`` of the chunks :func:`pack` wrote, one per sending rank in
     rank order (each tag's messages joined in that order, not sorted)."""
-    objects, segs, types = segments(parts, {} if descs is None else descs)
-    got = {}
-    for tag, ps in segs.items():
-        cols = [np.frombuffer(b"".join(p[i] for p in ps), np.int64) for i in range(5)]
-        values = None
-        if types[tag] is not None:
-            values = np.frombuffer(b"".join(p[5] for p in ps), np.dtype(types[tag][0])).reshape(
-                (int(cols[4].sum()),) + tuple(types[tag][1]))
-        got[tag] = Batch(*cols, values)
-    return objects, got
+    return receive(parts, 2 ** 62, sort=False)
 
 
 _COLS = ("src", "dst", "kind", "nbytes", "counts")

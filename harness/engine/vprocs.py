@@ -32,7 +32,7 @@ import numpy as np
 
 from ..contract.model import Machine
 from ..kernels import _engine
-from .batch import KINDS, Batch, raw, row_bytes, segments, wire
+from .batch import KINDS, Batch, joined, raw, receive, row_bytes, wire
 from .counters import MAX_BYTES, Counters
 from .transport import CellAborted, Diverged, Transport, crowded
 
@@ -91,10 +91,6 @@ def payload_bytes(payload) -> int:
     if isinstance(payload, (bytes, bytearray, memoryview)):
         return len(payload)
     return len(pickle.dumps(payload, protocol=5))
-
-
-def _shape(v: np.ndarray | None) -> tuple:
-    return () if v is None else v.shape[1:]
 
 
 def profile_layout(W: np.ndarray, R: int) -> np.ndarray:
@@ -462,21 +458,14 @@ class Engine:
             return Inbox()
         streams = self._count_sent(step, out, sends)
         if self.R == 1:
-            received, self.tally = out, tally
-            got = [(tag, [(*cols, raw(v))], v.dtype if v is not None else None, _shape(v)) for tag, cols, v in streams]
+            received, self.tally, self._got = out, tally, {}
+            for tag, cols, v in streams:
+                self._got[tag] = joined(_engine.deliver(*cols, raw(v), row_bytes(v), self.P),
+                                        None if v is None else v.dtype, () if v is None else v.shape[1:])
         else:
-            received, got = self._move(out, streams, tally)
-        self._got = {}
-        kinds, dsts = [], []
-        for tag, parts, dtype, shape in got:
-            row = 0 if dtype is None else dtype.itemsize * math.prod(shape)
-            c = _engine.deliver(parts, row, self.P)
-            src, dst, kind, nbytes, counts, offsets = (np.frombuffer(x, np.int64) for x in c[:6])
-            values = None if c[6] is None else np.frombuffer(c[6], dtype).reshape((int(offsets[-1]),) + shape)
-            self._got[tag] = b = Batch(src, dst, kind, nbytes, counts, values)
-            b.__dict__["offsets"] = offsets
-            kinds.append(kind)
-            dsts.append(dst)
+            received, self._got = self._move(out, streams, tally)
+        kinds = [b.kind for b in self._got.values()]
+        dsts = [b.dst for b in self._got.values()]
         inbox = Inbox()
         if received:
             received.sort(key=lambda x: x[0])  # stable sort by src keeps each sender's post order
@@ -517,10 +506,9 @@ class Engine:
                             np.concatenate([e[2] for e in es]) if with_values[0] else None))
         return streams
 
-    def _move(self, out: list, streams: list, tally) -> tuple[list, list]:
+    def _move(self, out: list, streams: list, tally) -> tuple[list, dict]:
         """The superstep's messages to the ranks that host their destinations (one pack for all ranks, the
-        tally in the header); what came to this rank: its object-path messages, and per tag its parts (one
-        per sending rank), dtype and row shape."""
+        tally in the header); what came to this rank: its object-path messages and ``{tag: Batch}``."""
         objects = [[] for _ in range(self.R)]
         rank = self._rank_list
         for msg in out:
@@ -529,12 +517,7 @@ class Engine:
         parts = self._net.exchange(buf, sizes, "exchange", 0 if tally is None else tally)
         if tally is not None:
             self.tally = self._net.tally
-        received, segs, types = segments(parts, self._descs)
-        got = []
-        for tag in sorted(segs):
-            t = types[tag]
-            got.append((tag, segs[tag], None if t is None else np.dtype(t[0]), () if t is None else tuple(t[1])))
-        return received, got
+        return receive(parts, self.P)
 
     def migrate(self, home_before: np.ndarray, home_after: np.ndarray, weight: np.ndarray,
                 bytes_per_unit: int = 8) -> None:

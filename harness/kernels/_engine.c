@@ -467,86 +467,62 @@ static void merge_sort(i64 *idx, i64 *tmp, const i64 *key, i64 n) {
     while (i < h) idx[o++] = tmp[i++];
 }
 
-/* deliver(parts, row, P): one tag's messages from its parts (per sending rank in rank order, or the sends of
- * one rank in order: (src, dst, kind, nbytes, counts, values or None)), joined and sorted by destination, then
- * source, then arrival (Engine.received's order). Returns (src, dst, kind, nbytes, counts, offsets, values
- * or None): offsets (n + 1) where each message's rows start in values. */
-static PyObject *deliver(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *parts;
-    Py_ssize_t row, P;
-    if (!PyArg_ParseTuple(args, "O!nn", &PyList_Type, &parts, &row, &P)) return NULL;
-    Py_ssize_t m = PyList_GET_SIZE(parts);
-    arg *a = calloc((size_t)(6 * m + 1), sizeof(arg));
+/* one sender's messages of a tag: n messages' five columns (each n int64, `stride` apart), their values */
+typedef struct {
+    const i64 *col;
+    i64 n, stride;
+    const char *vals;
+    i64 nv;
+} seg_t;
+
+/* the messages of segs joined (in order), sorted by destination, then source, then arrival when `sort`,
+ * as (src, dst, kind, nbytes, counts, offsets, values or None): offsets (n + 1) where each message's rows
+ * start in values (`row` bytes a row; has: the messages carry values). NULL with an exception on bad input. */
+static PyObject *join(const seg_t *segs, Py_ssize_t m, i64 row, int has, i64 P, int sort) {
     PyObject *cols[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL}, *ret = NULL;
-    i64 *idx = NULL, *tmp = NULL, *key = NULL, *from = NULL, *roff = NULL;
-    const char **vat = NULL;
-    if (!a) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    i64 n = 0, nvals = 0, with = -1;
+    i64 n = 0, nvals = 0;
     for (Py_ssize_t s = 0; s < m; ++s) {
-        PyObject *t = PyList_GET_ITEM(parts, s);
-        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 6) {
-            PyErr_SetString(PyExc_TypeError, "engine: a part is (src, dst, kind, nbytes, counts, values)");
-            goto done;
-        }
-        for (int j = 0; j < 5; ++j)
-            if (!get(PyTuple_GET_ITEM(t, j), &a[6 * s + j], 'i', "column")) goto done;
-        PyObject *v = PyTuple_GET_ITEM(t, 5);
-        int has = v != Py_None;
-        if (has && !get(v, &a[6 * s + 5], 'b', "values")) goto done;
-        if (with >= 0 && with != has) {
-            PyErr_SetString(PyExc_ValueError, "a tag's messages either all carry values or none do");
-            goto done;
-        }
-        with = has;
-        i64 k = LEN(a[6 * s]), rows = 0;
-        for (int j = 1; j < 5; ++j)
-            if (LEN(a[6 * s + j]) != k) {
-                PyErr_SetString(PyExc_ValueError, "engine: a part's columns differ in length");
-                goto done;
-            }
-        for (i64 i = 0; i < k; ++i) {
-            const i64 *d = I64(a[6 * s + 1]), *sr = I64(a[6 * s]), *c = I64(a[6 * s + 4]);
-            if (d[i] < 0 || d[i] >= P || sr[i] < 0 || sr[i] >= P || c[i] < 0) {
+        const seg_t *g = &segs[s];
+        i64 rows = 0;
+        for (i64 i = 0; i < g->n; ++i) {
+            i64 sr = g->col[i], d = g->col[g->stride + i], c = g->col[4 * g->stride + i];
+            if (d < 0 || d >= P || sr < 0 || sr >= P || c < 0) {
                 PyErr_SetString(PyExc_ValueError, "engine: a delivered message is out of range");
-                goto done;
+                return NULL;
             }
-            rows += c[i];
+            rows += c;
         }
-        if (has && rows * row != a[6 * s + 5].b.len) {
+        if (has && rows * row != g->nv) {
             PyErr_SetString(PyExc_ValueError, "engine: a part's values do not match its counts");
-            goto done;
+            return NULL;
         }
-        n += k, nvals += rows;
+        n += g->n, nvals += rows;
     }
-    idx = malloc((size_t)n * 8 + 8), tmp = malloc((size_t)n * 8 + 8), key = malloc((size_t)n * 8 + 8);
-    from = malloc((size_t)n * 8 + 8), roff = malloc((size_t)n * 8 + 8);
-    vat = malloc((size_t)n * sizeof(char *) + 8);
+    i64 *idx = malloc((size_t)n * 8 + 8), *tmp = malloc((size_t)n * 8 + 8), *key = malloc((size_t)n * 8 + 8);
+    i64 *from = malloc((size_t)n * 8 + 8), *roff = malloc((size_t)n * 8 + 8);
+    const char **vat = malloc((size_t)n * sizeof(char *) + 8);
     if (!idx || !tmp || !key || !from || !roff || !vat) {
         PyErr_NoMemory();
         goto done;
     }
     int sorted = 1;
     for (Py_ssize_t s = 0, w = 0; s < m; ++s) {
-        const i64 *sr = I64(a[6 * s]), *d = I64(a[6 * s + 1]), *c = I64(a[6 * s + 4]);
-        const char *v = a[6 * s + 5].held ? (const char *)a[6 * s + 5].b.buf : NULL;
-        for (i64 i = 0, off = 0; i < LEN(a[6 * s]); ++i, ++w) {
-            key[w] = d[i] * P + sr[i];
+        const seg_t *g = &segs[s];
+        for (i64 i = 0, off = 0; i < g->n; ++i, ++w) {
+            key[w] = g->col[g->stride + i] * P + g->col[i];
             idx[w] = w, from[w] = i, roff[w] = s;
-            vat[w] = v ? v + off : NULL;
-            off += c[i] * row;
+            vat[w] = has ? g->vals + off : NULL;
+            off += g->col[4 * g->stride + i] * row;
             if (w && key[w] < key[w - 1]) sorted = 0;
         }
     }
-    if (!sorted) merge_sort(idx, tmp, key, n);
+    if (sort && !sorted) merge_sort(idx, tmp, key, n);
     i64 *c[6];
     char *vals = NULL;
     for (int j = 0; j < 5; ++j)
         if (!(cols[j] = bytes_of(n * 8, (char **)&c[j]))) goto done;
     if (!(cols[5] = bytes_of((n + 1) * 8, (char **)&c[5]))) goto done;
-    if (with == 1) {
+    if (has) {
         if (!(cols[6] = bytes_of(nvals * row, &vals))) goto done;
     } else {
         Py_INCREF(Py_None);
@@ -554,16 +530,15 @@ static PyObject *deliver(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     c[5][0] = 0;
     for (i64 o = 0; o < n; ++o) {
-        i64 w = idx[o], s = roff[w], i = from[w];
-        for (int j = 0; j < 5; ++j) c[j][o] = I64(a[6 * s + j])[i];
+        i64 w = idx[o], i = from[w];
+        const seg_t *g = &segs[roff[w]];
+        for (int j = 0; j < 5; ++j) c[j][o] = g->col[j * g->stride + i];
         c[5][o + 1] = c[5][o] + c[4][o];
         if (vals) memcpy(vals + c[5][o] * row, vat[w], (size_t)(c[4][o] * row));
     }
     ret = PyTuple_Pack(7, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6]);
 done:
     for (int j = 0; j < 7; ++j) Py_XDECREF(cols[j]);
-    if (a) release(a, (int)(6 * m + 1));
-    free(a);
     free(idx);
     free(tmp);
     free(key);
@@ -573,12 +548,238 @@ done:
     return ret;
 }
 
+/* deliver(src, dst, kind, nbytes, counts, values, row, P): one rank's own messages of a tag (the sends in
+ * order), sorted by destination, then source, then send order (Engine.received's order); as join(). */
+static PyObject *deliver(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *o[6];
+    Py_ssize_t row, P;
+    if (!PyArg_ParseTuple(args, "OOOOOOnn", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &row, &P)) return NULL;
+    static const char *names[] = {"src", "dst", "kind", "nbytes", "counts"};
+    arg a[6];
+    memset(a, 0, sizeof a);
+    PyObject *ret = NULL;
+    i64 *cols = NULL;
+    for (int j = 0; j < 5; ++j)
+        if (!get(o[j], &a[j], 'i', names[j])) goto done;
+    if (o[5] != Py_None && !get(o[5], &a[5], 'b', "values")) goto done;
+    i64 n = LEN(a[0]);
+    for (int j = 1; j < 5; ++j)
+        if (LEN(a[j]) != n) {
+            PyErr_SetString(PyExc_ValueError, "engine: a stream's columns differ in length");
+            goto done;
+        }
+    if (!(cols = malloc((size_t)(5 * n) * 8 + 8))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int j = 0; j < 5; ++j) memcpy(cols + j * n, a[j].b.buf, (size_t)n * 8);
+    seg_t g = {cols, n, n, a[5].held ? (const char *)a[5].b.buf : NULL, a[5].held ? (i64)a[5].b.len : 0};
+    ret = join(&g, 1, row, a[5].held, P, 1);
+done:
+    free(cols);
+    release(a, 6);
+    return ret;
+}
+
+/* a descriptor's stream: its tag (UTF-8), then whether it has values and their dtype string, row bytes
+ * and row shape (batch.descriptor writes it: int64 fields, strings padded to 8 bytes) */
+typedef struct {
+    const char *name, *dt;
+    i64 nlen, dtlen, has, row, ndim;
+    const i64 *dims;
+} stream_t;
+
+static int same_type(const stream_t *x, const stream_t *y) {
+    return x->has == y->has && (!x->has || (x->dtlen == y->dtlen && !memcmp(x->dt, y->dt, (size_t)x->dtlen) &&
+                                            x->row == y->row && x->ndim == y->ndim &&
+                                            !memcmp(x->dims, y->dims, (size_t)x->ndim * 8)));
+}
+
+static int by_name(const stream_t *x, const stream_t *y) {
+    i64 k = x->nlen < y->nlen ? x->nlen : y->nlen;
+    int c = memcmp(x->name, y->name, (size_t)k);
+    return c ? c : (x->nlen > y->nlen) - (x->nlen < y->nlen);
+}
+
+#define PAD8(x) (((x) + 7) & ~(i64)7)
+#define NEED(k)                                 \
+    do {                                        \
+        if ((k) < 0 || pos + (k) > len) goto malformed; \
+    } while (0)
+
+/* receive(parts, P, sort): what every sending rank's chunk (pack's wire form; parts in rank order, empty
+ * for none) brought: (blobs, streams). blobs: the pickled object-path messages of each sender that sent some;
+ * streams: per tag in tag order (tag, dtype str or None, row shape, src, dst, kind, nbytes, counts, offsets,
+ * values or None), its senders' messages joined in rank order and, with sort, ordered as join() does. */
+static PyObject *receive(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *parts;
+    Py_ssize_t P;
+    int sort;
+    if (!PyArg_ParseTuple(args, "O!np", &PyList_Type, &parts, &P, &sort)) return NULL;
+    Py_ssize_t R = PyList_GET_SIZE(parts), nseg = 0, nstream = 0, cap = 16;
+    arg *a = calloc((size_t)R + 1, sizeof(arg));
+    seg_t *segs = malloc((size_t)cap * sizeof(seg_t)), *pick = NULL;
+    stream_t *uniq = malloc((size_t)cap * sizeof(stream_t));
+    Py_ssize_t *which = malloc((size_t)cap * sizeof(Py_ssize_t));
+    PyObject *blobs = PyList_New(0), *streams = NULL, *ret = NULL;
+    if (!a || !segs || !uniq || !which || !blobs) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t r = 0; r < R; ++r) {
+        if (!get(PyList_GET_ITEM(parts, r), &a[r], 'b', "part")) goto done;
+        const char *buf = a[r].b.buf;
+        i64 len = a[r].b.len, pos = 0;
+        if (!len) continue;
+        NEED(24);
+        const i64 *h = (const i64 *)buf;
+        i64 k = h[0], dlen = h[1], olen = h[2];
+        if (k < 0 || k > (1 << 20) || dlen < 0 || olen < 0) goto malformed;
+        NEED(24 + 16 * k);
+        const i64 *sizes = h + 3;
+        pos = 24 + 16 * k;
+        NEED(PAD8(dlen));
+        const char *desc = buf + pos, *dend = buf + pos + dlen;
+        pos += PAD8(dlen);
+        NEED(PAD8(olen));
+        if (olen) {
+            PyObject *blob = PyBytes_FromStringAndSize(buf + pos, (Py_ssize_t)olen);
+            if (!blob || PyList_Append(blobs, blob) < 0) {
+                Py_XDECREF(blob);
+                goto done;
+            }
+            Py_DECREF(blob);
+        }
+        pos += PAD8(olen);
+        for (i64 t = 0; t < k; ++t) {
+            stream_t x;
+            memset(&x, 0, sizeof x);
+#define FIELD(into)                                            \
+    do {                                                       \
+        if (desc + 8 > dend) goto malformed;                   \
+        memcpy(&(into), desc, 8);                              \
+        desc += 8;                                             \
+    } while (0)
+            FIELD(x.nlen);
+            if (x.nlen < 0 || desc + PAD8(x.nlen) > dend) goto malformed;
+            x.name = desc, desc += PAD8(x.nlen);
+            FIELD(x.has);
+            if (x.has) {
+                FIELD(x.dtlen);
+                if (x.dtlen < 0 || desc + PAD8(x.dtlen) > dend) goto malformed;
+                x.dt = desc, desc += PAD8(x.dtlen);
+                FIELD(x.row);
+                FIELD(x.ndim);
+                if (x.row < 0 || x.ndim < 0 || desc + 8 * x.ndim > dend) goto malformed;
+                x.dims = (const i64 *)desc, desc += 8 * x.ndim;
+            }
+#undef FIELD
+            i64 n = sizes[t], nv = sizes[k + t];
+            if (n < 0 || nv < 0) goto malformed;
+            NEED(40 * n);
+            seg_t g = {(const i64 *)(buf + pos), n, n, NULL, nv};
+            pos += 40 * n;
+            if (x.has) {
+                NEED(PAD8(nv));
+                g.vals = buf + pos;
+                pos += PAD8(nv);
+            }
+            if (nseg == cap) {
+                cap *= 2;
+                seg_t *s2 = realloc(segs, (size_t)cap * sizeof(seg_t));
+                if (s2) segs = s2;
+                stream_t *u2 = s2 ? realloc(uniq, (size_t)cap * sizeof(stream_t)) : NULL;
+                if (u2) uniq = u2;
+                Py_ssize_t *w2 = u2 ? realloc(which, (size_t)cap * sizeof(Py_ssize_t)) : NULL;
+                if (!w2) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                which = w2;
+            }
+            Py_ssize_t u = 0;
+            while (u < nstream && by_name(&uniq[u], &x)) ++u;
+            if (u == nstream) uniq[nstream++] = x;
+            else if (!same_type(&uniq[u], &x)) {
+                PyErr_Format(PyExc_ValueError, "tag '%.*s': a tag's messages either all carry values of one type "
+                             "or none do", (int)x.nlen, x.name);
+                goto done;
+            }
+            segs[nseg] = g, which[nseg] = u, ++nseg;
+        }
+    }
+    /* the tags in order (insertion sort: a superstep has a few) */
+    Py_ssize_t *order = malloc((size_t)nstream * sizeof(Py_ssize_t) + 8);
+    if (!order || !(pick = malloc((size_t)nseg * sizeof(seg_t) + 8))) {
+        free(order);
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < nstream; ++i) {
+        Py_ssize_t j = i;
+        while (j > 0 && by_name(&uniq[order[j - 1]], &uniq[i]) > 0) order[j] = order[j - 1], --j;
+        order[j] = i;
+    }
+    if (!(streams = PyList_New(nstream))) {
+        free(order);
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < nstream; ++i) {
+        const stream_t *x = &uniq[order[i]];
+        Py_ssize_t m = 0;
+        for (Py_ssize_t s = 0; s < nseg; ++s)
+            if (which[s] == order[i]) pick[m++] = segs[s];
+        PyObject *cols = join(pick, m, x->row, (int)x->has, P, sort), *shape = NULL, *name = NULL, *dt = NULL,
+                 *item = NULL;
+        if (cols && (shape = PyTuple_New(x->ndim))) {
+            for (i64 d = 0; d < x->ndim; ++d) PyTuple_SET_ITEM(shape, d, PyLong_FromLongLong(x->dims[d]));
+            name = PyUnicode_DecodeUTF8(x->name, (Py_ssize_t)x->nlen, NULL);
+            dt = x->has ? PyUnicode_DecodeUTF8(x->dt, (Py_ssize_t)x->dtlen, NULL) : (Py_INCREF(Py_None), Py_None);
+            if (name && dt) {
+                item = PyTuple_Pack(3, name, dt, shape);
+                if (item) {
+                    PyObject *all = PySequence_Concat(item, cols);
+                    Py_DECREF(item);
+                    item = all;
+                }
+            }
+        }
+        Py_XDECREF(cols);
+        Py_XDECREF(shape);
+        Py_XDECREF(name);
+        Py_XDECREF(dt);
+        if (!item) {
+            free(order);
+            goto done;
+        }
+        PyList_SET_ITEM(streams, i, item);
+    }
+    free(order);
+    ret = PyTuple_Pack(2, blobs, streams);
+    goto done;
+malformed:
+    PyErr_SetString(PyExc_ValueError, "engine: a received chunk is malformed");
+done:
+    Py_XDECREF(blobs);
+    Py_XDECREF(streams);
+    release(a, (int)R);
+    free(a);
+    free(segs);
+    free(uniq);
+    free(which);
+    free(pick);
+    return ret;
+}
+#undef NEED
+#undef PAD8
+
 static PyMethodDef methods[] = {
     {"columns", columns, METH_VARARGS, "the five int64 columns of one send, checked (or an error code)"},
     {"counted", counted, METH_VARARGS, "one superstep's sends counted per kind, in send order"},
     {"most", most, METH_VARARGS, "per kind, the most messages one local vproc received"},
     {"pack", pack, METH_VARARGS, "every rank's chunk of a superstep in one buffer, and their sizes"},
-    {"deliver", deliver, METH_VARARGS, "one tag's messages joined and sorted by (dst, src, arrival)"},
+    {"deliver", deliver, METH_VARARGS, "a rank's own messages of a tag sorted by (dst, src, send order)"},
+    {"receive", receive, METH_VARARGS, "every sender's chunk parsed, each tag joined (and sorted)"},
     {NULL, NULL, 0, NULL},
 };
 
