@@ -54,9 +54,9 @@ def greedy(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int, slo
     heapq.heapify(heap)
     order = _order(load, movable)
     for v, w in zip(order.tolist(), load[order].tolist()):
-        lp, p = heapq.heappop(heap)
+        lp, p = heap[0]  # the least loaded (processors are distinct: one order of pops whatever the layout)
         new[v] = p
-        heapq.heappush(heap, (lp + w * slow[p], p))
+        heapq.heapreplace(heap, (lp + w * slow[p], p))
     return new
 
 
@@ -222,6 +222,7 @@ class Refiner:
         self.load, self.owner, self.P, self.overload = load, owner, P, overload
         self.slow = _slow(slow, P)
         self.key = load * self.slow[owner]  # c->load: what the object measured on its old processor
+        self.uniform = bool(np.all(self.slow == 1.0))  # (then key == load and a time is w + L: :meth:`best`)
         self.avg = float(times(load, owner, P, self.slow).sum()) / P
         ids = np.flatnonzero(movable)
         self.start = [x[::-1] for x in _by_proc(ids, owner, P)]  # assigned in index order, prepended
@@ -243,15 +244,8 @@ class Refiner:
         while heavy:
             donor = heapq.heappop(heavy)[1]
             objs = np.asarray(self.objs[donor], np.int64)
-            best, to, k = 0.0, -1, -1
-            if objs.size and light:
-                lp = np.asarray(light)
-                fits = (self.load[objs][None, :] * self.slow[lp][:, None] + loads[lp][:, None]) < bound
-                size = np.where(fits, self.key[objs][None, :], 0.0)
-                top = size.max(axis=1)
-                if top.max() > 0.0:
-                    i = int(np.argmax(top))  # the first light processor reaching the largest size
-                    best, to, k = float(top[i]), int(lp[i]), int(np.argmax(size[i]))
+            best, to, k = (self.best if self.uniform else self.best_any)(objs, light, bound) \
+                if objs.size and light else (0.0, -1, -1)
             if best <= 0.0:
                 return False
             v = self.objs[donor].pop(k)
@@ -266,6 +260,32 @@ class Refiner:
             elif loads[donor] < avg and donor not in light:
                 light.insert(0, donor)
         return True
+
+    def best_any(self, objs: np.ndarray, light: list, bound: float) -> tuple[float, int, int]:
+        """(size, light processor, index in ``objs``) of the move: of the objects whose time on a light processor
+        stays below ``bound``, the largest measured load; the first light processor where it reaches the largest,
+        the first such object there (size 0: none fits)."""
+        lp = np.asarray(light)
+        fits = (self.load[objs][None, :] * self.slow[lp][:, None] + self.loads[lp][:, None]) < bound
+        size = np.where(fits, self.key[objs][None, :], 0.0)
+        top = size.max(axis=1)
+        if top.max() > 0.0:
+            i = int(np.argmax(top))  # the first light processor reaching the largest size
+            return float(top[i]), int(lp[i]), int(np.argmax(size[i]))
+        return 0.0, -1, -1
+
+    def best(self, objs: np.ndarray, light: list, bound: float) -> tuple[float, int, int]:
+        """:meth:`best_any` on a uniform machine without its matrix: time = measured load = w, and w + L < bound
+        rounds monotonically in w and L, so the largest object that fits on the lightest light processor is the
+        largest anywhere, and it fits on exactly the light processors that reach it."""
+        w = self.load[objs]
+        lp = np.asarray(light)
+        ll = self.loads[lp]
+        fits = w + float(ll.min()) < bound
+        top = float(w[fits].max(initial=0.0))
+        if top <= 0.0:
+            return 0.0, -1, -1
+        return top, int(lp[np.argmax(top + ll < bound)]), int(np.argmax(w == top))
 
     def multirefine(self) -> np.ndarray:
         """``Refiner::multirefine(true)``: a pass at the start overload; if it fails, a pass at the largest

@@ -1,7 +1,7 @@
 """The centralized strategies on small instances whose answers are known."""
 import numpy as np
 
-from lbbench_charm.strategies import greedy, greedy_refine, refine, refine_treelb
+from lbbench_charm.strategies import Refiner, greedy, greedy_refine, refine, refine_treelb
 
 
 def loads(n=400, P=8, seed=1):
@@ -128,3 +128,19 @@ def test_refine_treelb_searches_the_bound_between_greedys_maximum_and_half_again
     new = refine_treelb(load, owner, mov, P)
     assert (new != owner).sum() < (greedy(load, owner, mov, P) != owner).sum()
     assert per_proc(new, load, P).max() <= 1.5 * per_proc(greedy(load, owner, mov, P), load, P).max()
+
+
+def test_refiners_uniform_search_is_its_matrix():
+    """On a uniform machine the move (largest object that fits, first light processor reaching it, first such
+    object) comes without the light x objects matrix: the same placement as the matrix, ties and pins included."""
+    for seed in range(6):
+        load, owner, mov, P = loads(n=600, P=16, seed=seed)
+        load = np.floor(load / 10) + (seed % 2) * 0.1  # many equal loads
+        mov[::13] = False
+        out = []
+        for uniform in (True, False):
+            r = Refiner(load, owner, mov, P, None, 1.05)
+            assert r.uniform
+            r.uniform = uniform
+            out.append(r.multirefine())
+        assert np.array_equal(out[0], out[1]) and (out[0] != owner).sum() > 20
