@@ -16,31 +16,8 @@ typedef int64_t i64;
 #define NKINDS 3
 #define MAX_BYTES 9007199254740992LL /* 2^53 */
 
-typedef struct {
-    Py_buffer b;
-    int held;
-} arg;
-
-/* obj as a contiguous buffer of 8-byte items of kind 'i' (int64) or 'f' (float64); kind 'b': any bytes */
-static int get(PyObject *obj, arg *a, char kind, const char *name) {
-    a->held = 0;
-    if (PyObject_GetBuffer(obj, &a->b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return 0;
-    a->held = 1;
-    if (kind == 'b') return 1;
-    const char *f = a->b.format ? a->b.format : "B";
-    if (*f == '<' || *f == '=' || *f == '@') ++f;
-    if (kind == 'i' && a->b.itemsize == 1 && a->b.len % 8 == 0 && (*f == 'B' || *f == 'c') && f[1] == '\0')
-        return 1; /* raw bytes of int64s: a column this module returned */
-    if (a->b.itemsize == 8 && f[1] == '\0' && (kind == 'f' ? *f == 'd' : (*f == 'q' || *f == 'l'))) return 1;
-    PyErr_Format(PyExc_TypeError, "engine: %s must be a contiguous %s array", name,
-                 kind == 'f' ? "float64" : "int64");
-    return 0;
-}
-
-static void release(arg *as, int n) {
-    for (int i = 0; i < n; ++i)
-        if (as[i].held) PyBuffer_Release(&as[i].b);
-}
+#define KERNEL "engine"
+#include "_args.h"
 
 #define LEN(a) ((i64)((a).b.len / 8))
 #define I64(a) ((const i64 *)(a).b.buf)
@@ -54,6 +31,23 @@ static PyObject *bytes_of(i64 n, char **into) {
 
 /* an int64 column of n entries from a buffer of n or 1 (broadcast) */
 static inline i64 at(const i64 *x, i64 len, i64 i) { return len == 1 ? x[0] : x[i]; }
+
+/* the first `ncols` items of tuple t (of `size` items) as int64 columns of one length into a[]; that length,
+ * or -1 with an exception */
+static i64 columns_of(PyObject *t, Py_ssize_t size, int ncols, arg *a, const char *what) {
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != size) {
+        PyErr_Format(PyExc_TypeError, "engine: a %s is a tuple of %zd", what, size);
+        return -1;
+    }
+    for (int j = 0; j < ncols; ++j)
+        if (!get(PyTuple_GET_ITEM(t, j), &a[j], 'i', "column")) return -1;
+    for (int j = 1; j < ncols; ++j)
+        if (LEN(a[j]) != LEN(a[0])) {
+            PyErr_Format(PyExc_ValueError, "engine: a %s's columns differ in length", what);
+            return -1;
+        }
+    return LEN(a[0]);
+}
 
 /* columns(src, dst, kind, nbytes, counts, nrows, row, loc, nkinds): the five int64 columns of one send
  * (src, dst, kind, nbytes, counts), each argument of one entry or n (broadcast); kind, nbytes and counts may
@@ -182,18 +176,8 @@ static PyObject *counted(PyObject *Py_UNUSED(self), PyObject *args) {
     i64 P = LEN(a[4 * m]), C = 1, n = 0;
     while (C * C < LEN(a[4 * m + 1])) ++C;
     for (Py_ssize_t s = 0; s < m; ++s) {
-        PyObject *t = PyList_GET_ITEM(parts, s);
-        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 4) {
-            PyErr_SetString(PyExc_TypeError, "engine: a part is (kind, src, dst, nbytes)");
-            goto done;
-        }
-        for (int j = 0; j < 4; ++j)
-            if (!get(PyTuple_GET_ITEM(t, j), &a[4 * s + j], 'i', "column")) goto done;
-        i64 k = LEN(a[4 * s]);
-        if (LEN(a[4 * s + 1]) != k || LEN(a[4 * s + 2]) != k || LEN(a[4 * s + 3]) != k) {
-            PyErr_SetString(PyExc_ValueError, "engine: a part's columns differ in length");
-            goto done;
-        }
+        i64 k = columns_of(PyList_GET_ITEM(parts, s), 4, 4, &a[4 * s], "part (kind, src, dst, nbytes)");
+        if (k < 0) goto done;
         n += k;
     }
     i64 *K, *Kd, *B;
@@ -342,24 +326,14 @@ static PyObject *pack(PyObject *Py_UNUSED(self), PyObject *args) {
     i64 P = LEN(a[6 * k]), dlen = a[6 * k + 1].b.len;
     for (Py_ssize_t t = 0; t < k; ++t) {
         PyObject *s = PyList_GET_ITEM(streams, t);
-        if (!PyTuple_Check(s) || PyTuple_GET_SIZE(s) != 7) {
-            PyErr_SetString(PyExc_TypeError, "engine: a stream is (src, dst, kind, nbytes, counts, values, row)");
-            goto done;
-        }
-        for (int j = 0; j < 5; ++j)
-            if (!get(PyTuple_GET_ITEM(s, j), &a[6 * t + j], 'i', "column")) goto done;
+        i64 n = columns_of(s, 7, 5, &a[6 * t], "stream (src, dst, kind, nbytes, counts, values, row)");
+        if (n < 0) goto done;
         PyObject *v = PyTuple_GET_ITEM(s, 5);
         rowb[t] = PyLong_AsLongLong(PyTuple_GET_ITEM(s, 6));
         if (rowb[t] < 0 && PyErr_Occurred()) goto done;
         if (v != Py_None && !get(v, &a[6 * t + 5], 'b', "values")) goto done;
-        i64 n = LEN(a[6 * t]);
         const i64 *dst = I64(a[6 * t + 1]), *cnt = I64(a[6 * t + 4]);
         i64 rows = 0;
-        for (int j = 1; j < 5; ++j)
-            if (LEN(a[6 * t + j]) != n) {
-                PyErr_SetString(PyExc_ValueError, "engine: a stream's columns differ in length");
-                goto done;
-            }
         for (i64 i = 0; i < n; ++i) {
             if (dst[i] < 0 || dst[i] >= P || rank[dst[i]] < 0 || rank[dst[i]] >= R || cnt[i] < 0) {
                 PyErr_SetString(PyExc_ValueError, "engine: a packed message is out of range");

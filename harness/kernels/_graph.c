@@ -14,32 +14,8 @@
 
 typedef int64_t i64;
 
-typedef struct {
-    Py_buffer b;
-    int held;
-} arg;
-
-/* obj as a contiguous buffer of 8-byte items of kind 'i' (int64) or 'f' (float64) */
-static int get(PyObject *obj, arg *a, char kind, const char *name) {
-    a->held = 0;
-    if (PyObject_GetBuffer(obj, &a->b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return 0;
-    a->held = 1;
-    const char *f = a->b.format ? a->b.format : "B";
-    if (*f == '<' || *f == '=' || *f == '@') ++f;
-    int ok = a->b.itemsize == 8 && f[1] == '\0' &&
-             (kind == 'f' ? *f == 'd' : (*f == 'q' || *f == 'l'));
-    if (!ok) {
-        PyErr_Format(PyExc_TypeError, "graph: %s must be a contiguous %s array", name,
-                     kind == 'f' ? "float64" : "int64");
-        return 0;
-    }
-    return 1;
-}
-
-static void release(arg *as, int n) {
-    for (int i = 0; i < n; ++i)
-        if (as[i].held) PyBuffer_Release(&as[i].b);
-}
+#define KERNEL "graph"
+#include "_args.h"
 
 /* the arguments: n arrays of the given kinds (named for the errors), then `extra` integers into ints */
 static int arrays(PyObject *args, arg *a, int n, const char *kinds, const char *const *names, int extra,
