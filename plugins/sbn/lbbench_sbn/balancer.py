@@ -388,8 +388,7 @@ class LevelRun:
             keep = self.data_at[ids] != p
             self._learn(v, ids[keep], at[keep])  # of a vertex in several messages, the last entry wins
             self.ops[MIG, v.i] += ids.size + len(locs)  # §5.4: a message handled costs its words
-        t0 = self._tick("migration", t0)
-        cat = "migration"  # the category of the messages handled since t0 (Table 9)
+        cat = "migration"  # the category of the work since t0 (Table 9)
         codes, srcs, ops = got.code, got.src, got.ops
         count, size = self.ops[:, v.i], got.size
         for m in got.at.get(p, ()):
@@ -425,7 +424,8 @@ class LevelRun:
                 self._get_up(v, srcs[m], ops[m], got.words(m)[4:])
             else:
                 self._get_dist(v, ops[m], *msg.read_dist(got.words(m)[4:]))
-        t0 = self._tick(cat, t0)
+        if cat != "migration":
+            t0 = self._tick(cat, t0)
         if v.arrived:
             self._locate(v, np.concatenate(v.arrived))
             v.arrived = []
@@ -922,12 +922,11 @@ class _Received:
         self.code, self.src = b.values[off[:-1]].tolist(), b.src.tolist()
         # the op (the first four fields of the messages that carry one; overloaded as 0/1) and NAK's flag
         at = np.minimum(off[:-1, None] + np.arange(1, 6), b.values.size - 1)
-        self.ops = list(map(tuple, b.values[at[:, :4]].tolist()))
+        self.ops = list(zip(*b.values[at[:, :4]].T.tolist()))
         self.flag = b.values[at[:, 4]].tolist()
         dst = b.dst
-        cuts = np.flatnonzero(dst[1:] != dst[:-1]) + 1
-        for a, z in zip([0, *cuts.tolist()], [*cuts.tolist(), n]):
-            self.at[int(dst[a])] = range(a, z)
+        cuts = (np.flatnonzero(dst[1:] != dst[:-1]) + 1).tolist()
+        self.at = dict(zip(dst[[0, *cuts]].tolist(), map(range, [0, *cuts], [*cuts, n])))
 
     def words(self, m: int) -> np.ndarray:
         """Message m's fields (after its code)."""

@@ -19,7 +19,9 @@ itself is not allocated). Operations are ``(start superstep, root, seq, overload
 """
 from __future__ import annotations
 
-from itertools import chain
+import operator
+import struct
+from itertools import chain, compress
 
 import numpy as np
 
@@ -31,9 +33,9 @@ WORD = 8
 _BALANCE, _MIGRATION = KINDS.index("balance"), KINDS.index("migration")
 
 
-def bits(x) -> list:
-    """Floats as the int64 words of their bits."""
-    return np.asarray(x, np.float64).reshape(-1).view(np.int64).tolist()
+def _as(k: int, frm: str, to: str, x) -> tuple:
+    """k numbers ``x`` of struct format ``frm`` read back as ``to`` (float64 <-> int64 bits, little-endian)."""
+    return struct.unpack(f"<{k}{to}", struct.pack(f"<{k}{frm}", *x))
 
 
 def floats(words: np.ndarray) -> np.ndarray:
@@ -76,16 +78,20 @@ class Outbox:
         src, dst, code, fields, data = zip(*self.msgs)
         self.msgs = []
         counts = np.fromiter(map(len, fields), np.int64, len(fields)) + 1
-        if self.arrays:  # runs of list fields as one array each, between the array fields
-            self.arrays, chunks, run = False, [], []
-            for c, f in zip(code, fields):
-                run.append(c)
-                if type(f) is np.ndarray:
-                    chunks += [np.array(run, np.int64), f]
-                    run = []
-                else:
-                    run += f
-            words = np.concatenate(chunks + [np.array(run, np.int64)])
+        if self.arrays:  # the codes and the array fields in place, then the list fields in the words left
+            self.arrays = False
+            at = np.cumsum(counts) - counts  # where each message starts
+            words = np.empty(int(counts.sum()), np.int64)
+            words[at] = code
+            lists = np.ones(words.size, bool)
+            lists[at] = False
+            arr = [type(f) is np.ndarray for f in fields]
+            for k in compress(range(len(fields)), arr):
+                a = at[k] + 1
+                words[a:a + counts[k] - 1] = fields[k]
+                lists[a:a + counts[k] - 1] = False
+            words[lists] = np.fromiter(chain.from_iterable(compress(fields, map(operator.not_, arr))), np.int64,
+                                       int(np.count_nonzero(lists)))
         else:
             words = np.fromiter(chain.from_iterable(chain.from_iterable(zip(zip(code), fields))), np.int64,
                                 int(counts.sum()))
@@ -117,16 +123,18 @@ def dist_fields(op: tuple, gw: float, plan: list, arrive: list) -> list:
     depth) of a subtree."""
     s, j, a, b = zip(*plan) if plan else ((),) * 4
     k, d = zip(*arrive) if arrive else ((), ())
-    return [*op, *bits(gw), len(s), *s, *j, *bits(a), *bits(b), len(k), *k, *d]
+    e = len(s)
+    f = _as(1 + 2 * e, "d", "q", (gw, *a, *b))  # the floats' bits
+    return [*op, f[0], e, *s, *j, *f[1:], len(k), *k, *d]
 
 
 def read_dist(words: np.ndarray) -> tuple:
     """(GWLen, plan columns, arrive columns) of a ``DIST`` message's fields after the op, as lists."""
-    gw = float(floats(words[:1])[0])
-    e = int(words[1])
     ints = words.tolist()
+    e = ints[1]
     s, j = ints[2:2 + e], ints[2 + e:2 + 2 * e]
-    a, b = floats(words[2 + 2 * e:2 + 3 * e]).tolist(), floats(words[2 + 3 * e:2 + 4 * e]).tolist()
+    f = _as(1 + 2 * e, "q", "d", (ints[0], *ints[2 + 2 * e:2 + 4 * e]))  # the floats of the bits
+    gw, a, b = f[0], list(f[1:1 + e]), list(f[1 + e:])
     at = 2 + 4 * e
     n = ints[at]
     return gw, (s, j, a, b), (ints[at + 1:at + 1 + n], ints[at + 1 + n:at + 1 + 2 * n])
