@@ -1,4 +1,4 @@
-"""asv benchmarks of the vt trace reader (issue 24's target).
+"""asv benchmarks of the vt trace reader (issue 24's target) and of the baselines on a 1M-task trace (issue 52).
 
 Targets: reading a 256-rank LBDatafile trace of 100,000 tasks with 300,000
 communications (the project's own generator: one phase, 391 tasks per rank,
@@ -10,11 +10,13 @@ and 4 GB (issue 37).
 import shutil
 import tempfile
 
+from harness import compare
 from workloads import vt
 from workloads.vt_synthetic import write_trace
 
 BIG = dict(ranks=256, phases=1, tasks=391, pinned=0.1)
 MILLION = dict(ranks=4096, phases=1, tasks=256, pinned=0.1)
+MILLION_CACHED = dict(ranks=4096, tasks=256, phases=1)  # the workload's own parameters (its pinned default)
 
 
 def big_trace(folder, compress: str = "none", size: dict = BIG):
@@ -66,3 +68,26 @@ class VtReadMillion:
 
     def peakmem_read(self):
         vt.generate(path=self.dir)
+
+
+BASELINES = "greedy,refine,greedy-refine,grapevine,lbaf-iat"
+
+
+class VtBaselinesMillion:
+    """The five built-in baselines on the cached 1,048,576-task trace at P = 4,096 (issue 52: ``lbbench compare
+    -w "vt-synthetic[ranks=4096,tasks=256,phases=1]" --plugins greedy,refine,greedy-refine,grapevine,lbaf-iat
+    -P 4096``, its workload cached, nothing taken from the result store). Target at most 30 s and 2 GB; each
+    cell's ``time_metrics_s`` at most 0.5 s."""
+
+    timeout = 1800
+    number = 1
+    repeat = 1
+
+    def setup_cache(self):
+        compare("none", workload="vt-synthetic", P=4096, workload_params=MILLION_CACHED, cache=False)
+
+    def time_compare(self):
+        compare(BASELINES, workload="vt-synthetic", P=4096, workload_params=MILLION_CACHED, cache=False)
+
+    def peakmem_compare(self):
+        compare(BASELINES, workload="vt-synthetic", P=4096, workload_params=MILLION_CACHED, cache=False)
