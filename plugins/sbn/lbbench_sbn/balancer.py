@@ -703,8 +703,9 @@ class LevelRun:
         row, nb = self._entry(v, op)
         if nb is not None:
             st["nbd"].append(nb)
-        nbd = tuple(np.concatenate(c) for c in zip(*st["nbd"])) if st["nbd"] else (_NONE,) * 3
-        return np.concatenate(st["rows"] + [row]), nbd
+        nbd, rows = st["nbd"], st["rows"]
+        nbd = nbd[0] if len(nbd) == 1 else tuple(np.concatenate(c) for c in zip(*nbd)) if nbd else (_NONE,) * 3
+        return (np.concatenate(rows + [row]) if rows else row), nbd
 
     def _leave(self, v: VProc, op) -> tuple:
         kids = v.active.pop(op)
