@@ -241,8 +241,9 @@ class SuperstepBound:
     superstep lasts as long as its busiest rank, so with no exchange cost and no per-rank overhead R ranks
     take the sum over supersteps of the busiest rank's share: one rank's total over that sum bounds the
     speed-up under each of the engine's layouts (``Engine(layout=...)``: contiguous blocks cut by total work;
-    interleave, vproc v on rank v mod R; profile, fitted to level 1's supersteps by
-    ``harness.engine.vprocs.profile_layout``) and, for any layout at all, with the busiest single vproc of
+    interleave, ``harness.engine.vprocs.interleave``: hypercube neighbours on different ranks; round robin,
+    vproc v on rank v mod R; profile, fitted to level 1's supersteps by ``vprocs.profile_layout``) and, for
+    any layout at all, with the busiest single vproc of
     each superstep. The measured speed-up needs a plugin that runs under every layout (``Engine.local_index``
     rather than ``local.start``)."""
 
@@ -280,7 +281,7 @@ class SuperstepBound:
     def _bound(got, R: int, layout: str) -> float:
         import numpy as np
 
-        from harness.engine.vprocs import profile_layout
+        from harness.engine.vprocs import interleave, profile_layout
 
         W = got["W"]
         if layout == "any":  # any layout: the busiest vproc of a superstep, or an even share of its work
@@ -290,6 +291,8 @@ class SuperstepBound:
             starts = np.concatenate([[0], np.searchsorted(cum, cum[-1] * np.arange(1, R) / R)])
             rank = np.searchsorted(starts, np.arange(W.shape[1]), side="right") - 1
         elif layout == "interleave":
+            rank = interleave(W.shape[1], R)
+        elif layout == "roundrobin":
             rank = np.arange(W.shape[1]) % R
         else:
             rank = profile_layout(got["level1"], R)
@@ -303,6 +306,9 @@ class SuperstepBound:
     def track_speedup_bound_interleave_P2048(self, got, ranks):
         return self._bound(got, ranks, "interleave")
 
+    def track_speedup_bound_roundrobin_P2048(self, got, ranks):
+        return self._bound(got, ranks, "roundrobin")
+
     def track_speedup_bound_profile_P2048(self, got, ranks):
         return self._bound(got, ranks, "profile")
 
@@ -310,7 +316,8 @@ class SuperstepBound:
         return self._bound(got, ranks, "any")
 
     track_speedup_bound_blocks_P2048.unit = "x (at most, contiguous blocks)"
-    track_speedup_bound_interleave_P2048.unit = "x (at most, round robin)"
+    track_speedup_bound_interleave_P2048.unit = "x (at most, hypercube neighbours apart)"
+    track_speedup_bound_roundrobin_P2048.unit = "x (at most, round robin)"
     track_speedup_bound_profile_P2048.unit = "x (at most, fitted to level 1's profile)"
     track_speedup_bound_any_layout_P2048.unit = "x (at most, any layout)"
 
@@ -375,7 +382,8 @@ def main(argv: list[str]) -> None:
         print(f"{len(got['W'])} supersteps ({len(got['level1'])} at level 1), {got['W'].sum():.1f} s of the vprocs' CPU")
         for R in sb.params:
             print(f"R = {R}: speed-up at most " + ", ".join(f"{sb._bound(got, R, lay):.2f}x ({lay})" for lay in
-                                                              ("blocks", "interleave", "profile", "any")))
+                                                              ("blocks", "interleave", "roundrobin", "profile",
+                                                               "any")))
     else:
         bench = HeadlineRatio()
         bench.setup()

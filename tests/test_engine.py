@@ -189,8 +189,9 @@ def test_engine_identical_on_1_2_3_4_ranks():
     assert rows[:2] == [[0, 1, [[1.0, 0.0]]], [0, 4, [[4.0, 0.0]]]]  # to vproc 0: (5 src + 1 or 2) % 7 = 0
     for ranks in (2, 3, 4):
         assert run(ranks, P) == ref
-    # any layout moves vprocs between ranks, never a figure: round robin (vproc v on rank v mod R)
+    # any layout moves vprocs between ranks, never a figure: hypercube neighbours apart, round robin
     assert run(3, P, layout="interleave") == ref
+    assert run(2, P, layout="roundrobin") == ref
     # more ranks than cores: every collective first waits in a nonblocking barrier, yielding the core
     assert run(3, P, cores=1, crowded=True) == ref
 
@@ -293,15 +294,18 @@ def test_an_empty_thread_variable_counts_as_unset(monkeypatch):
 
 
 def test_layouts_place_every_vproc_on_one_rank():
-    """blocks (contiguous, cut by work), interleave (v mod R) and profile (greedy on the busiest rank of each
-    superstep): every vproc on exactly one rank, every rank at least one; an unknown layout is one line."""
-    from harness.engine.vprocs import profile_layout
+    """profile (greedy on the busiest rank of each superstep) parts vprocs busy in one superstep; interleave
+    parts hypercube neighbours; every rank gets a vproc; an unknown layout is one line."""
+    from harness.engine.vprocs import interleave, profile_layout
 
     W = np.zeros((4, 8))
     W[0, :2] = 1.0  # superstep 0: vprocs 0 and 1 busy; superstep 1: vprocs 2 and 3
     W[1, 2:4] = 1.0
     rank = profile_layout(W, 2)
     assert rank[0] != rank[1] and rank[2] != rank[3] and set(rank.tolist()) == {0, 1}
+    rank = interleave(16, 4)  # neighbours one bit apart on different ranks, 4 vprocs a rank
+    assert all(rank[v] != rank[v ^ (1 << b)] for v in range(16) for b in range(4))
+    assert np.bincount(rank).tolist() == [4, 4, 4, 4] and sorted(set(interleave(3, 3).tolist())) == [0, 1, 2]
     eng = Engine(8, comm=None, layout="interleave")
     assert list(eng.local) == list(range(8)) and eng.local_index.tolist() == list(range(8))
     with pytest.raises(ValueError, match="unknown vproc layout 'spiral'"):

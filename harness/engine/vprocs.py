@@ -1,7 +1,8 @@
 """Virtual processors on MPI in bulk-synchronous supersteps (docs/architecture.md, "Engine").
 
 P vprocs are spread over the R ranks of a communicator by a layout (:data:`LAYOUTS`: contiguous blocks by
-default, a round-robin interleave, or one fitted to the previous level's profile of work per superstep); the
+default, an interleave that parts hypercube neighbours, round robin, or one fitted to the previous level's
+profile of work per superstep); the
 layout only moves vprocs between ranks, never a figure. A local vproc sends messages two ways, both delivered
 by one :meth:`Engine.exchange` (one superstep):
 
@@ -42,7 +43,7 @@ __all__ = ["KINDS", "LAYOUTS", "Batch", "CellAborted", "Diverged", "Engine", "Lo
 _KIND = {k: i for i, k in enumerate(KINDS)}
 _KIND_COL = [np.array([i], np.int64) for i in range(len(KINDS))]
 _I64 = np.dtype(np.int64)
-LAYOUTS = ("blocks", "interleave", "profile")
+LAYOUTS = ("blocks", "interleave", "roundrobin", "profile")
 _REFUSED = {  # _engine.columns's codes: Engine.send's one-line errors
     1: lambda e, tag, v, rows: f"tag {tag!r}: a message kind is not an index of {KINDS}",
     2: lambda e, tag, v, rows: f"tag {tag!r}: source vproc {v} is not local to rank {e.rank}",
@@ -91,6 +92,19 @@ def payload_bytes(payload) -> int:
     if isinstance(payload, (bytes, bytearray, memoryview)):
         return len(payload)
     return len(pickle.dumps(payload, protocol=5))
+
+
+def interleave(P: int, R: int) -> np.ndarray:
+    """The rank of each vproc: the XOR of its number's groups of ceil(log2 R) bits, mod R. Hypercube
+    neighbours (numbers one bit apart: a parent and its child in SBN's broadcast trees, SBN §2) are always on
+    different ranks, and for R a power of two every rank gets P / R vprocs (vprocs 0 .. R - 1 open one rank
+    each whatever R)."""
+    bits = max((R - 1).bit_length(), 1)
+    v, rank = np.arange(P), np.zeros(P, np.int64)
+    while v.any():
+        rank ^= v & ((1 << bits) - 1)
+        v >>= bits
+    return rank % R
 
 
 def profile_layout(W: np.ndarray, R: int) -> np.ndarray:
@@ -275,11 +289,13 @@ class Engine:
     def balance_ranks(self, work: np.ndarray | None) -> None:
         """Lay the vprocs out over the ranks by the engine's layout and ``work`` (the same on every rank: one
         number per vproc, or under ``profile`` the rows of :meth:`rank_busy`'s per-superstep profile; None:
-        equal counts). ``blocks``: contiguous blocks of about equal work; ``interleave``: vproc v on rank
-        v mod R; ``profile``: :func:`profile_layout`. Which rank hosts a vproc never changes a figure."""
+        equal counts). ``blocks``: contiguous blocks of about equal work; ``interleave``: :func:`interleave`;
+        ``roundrobin``: vproc v on rank v mod R; ``profile``: :func:`profile_layout`. Which rank hosts a vproc
+        never changes a figure."""
         work = None if work is None else np.asarray(work, float)
-        if self.R > 1 and self.layout == "interleave":
-            return self._lay(np.arange(self.P) % self.R, None)
+        if self.R > 1 and self.layout in ("interleave", "roundrobin"):
+            return self._lay(interleave(self.P, self.R) if self.layout == "interleave" else
+                             np.arange(self.P) % self.R, None)
         if self.R > 1 and self.layout == "profile" and work is not None and work.ndim == 2:
             return self._lay(profile_layout(work, self.R), None)
         if work is not None and work.ndim == 2:
