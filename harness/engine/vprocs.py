@@ -472,7 +472,7 @@ class Engine:
         if not sends and self.R == 1:  # an empty superstep: nothing to count or move
             self._got, self.tally = {}, tally
             return Inbox()
-        streams = self._count_sent(step, out, sends)
+        streams = self._count_sent(step, out, sends) if sends else []
         if self.R == 1:
             received, self.tally, self._got = out, tally, {}
             for tag, cols, v in streams:
@@ -525,11 +525,14 @@ class Engine:
     def _move(self, out: list, streams: list, tally) -> tuple[list, dict]:
         """The superstep's messages to the ranks that host their destinations (one pack for all ranks, the
         tally in the header); what came to this rank: its object-path messages and ``{tag: Batch}``."""
-        objects = [[] for _ in range(self.R)]
-        rank = self._rank_list
-        for msg in out:
-            objects[rank[msg[1]]].append(msg)
-        buf, sizes = wire(streams, self._rank, objects, self._descs)
+        if not streams and not out:  # nothing to send: the header alone
+            buf, sizes = b"", [0] * self.R
+        else:
+            objects = [[] for _ in range(self.R)]
+            rank = self._rank_list
+            for msg in out:
+                objects[rank[msg[1]]].append(msg)
+            buf, sizes = wire(streams, self._rank, objects, self._descs)
         parts = self._net.exchange(buf, sizes, "exchange", 0 if tally is None else tally)
         if tally is not None:
             self.tally = self._net.tally
