@@ -97,8 +97,9 @@ class _Out:
     """One superstep's messages of a stream, sent as one batch (``flush``) in the order they were made: each
     message's rows an array (``add``) or one row as a tuple (``one``), not both in a stream."""
 
-    def __init__(self, tag: str):
+    def __init__(self, tag: str, row_bytes: int | None = None):
         self.tag, self.src, self.dst, self.rows, self.counts = tag, [], [], [], []
+        self.row_bytes = row_bytes  # the bytes a row declares (None: its own size)
 
     def add(self, p: int, q, rows: np.ndarray) -> None:
         for d in np.atleast_1d(q).tolist():
@@ -115,18 +116,21 @@ class _Out:
     def flush(self, eng) -> None:
         if self.src:
             rows = np.concatenate(self.rows) if self.counts else np.array(self.rows, float)
-            eng.send(self.tag, np.array(self.src, np.int64), np.array(self.dst, np.int64), rows,
-                     counts=np.array(self.counts, np.int64) if self.counts else np.ones(len(self.src), np.int64))
+            counts = np.array(self.counts, np.int64) if self.counts else np.ones(len(self.src), np.int64)
+            eng.send(self.tag, np.array(self.src, np.int64), np.array(self.dst, np.int64), rows, counts=counts,
+                     nbytes=None if self.row_bytes is None else counts * self.row_bytes)
         self.src, self.dst, self.rows, self.counts = [], [], [], []
 
 
 def _gossip_send(out: _Out, P: int, p: int, pe: _PE, fanout: int, rounds: int) -> None:
-    """SendLoadInfo: the whole known list, rows (pe, load), to ``fanout`` distinct random PEs other than p."""
+    """SendLoadInfo: the whole known list, (pe, load) entries, to ``fanout`` distinct random PEs other than p.
+    The rows are the PEs' ids (int32), each declaring the 16 bytes of its (pe, load) pair: a listed PE's load is
+    the one it had when the step began (:func:`gossip`), which every rank knows."""
     if pe.sent > rounds:
         return
     k = min(fanout, P - 1)
     to = pe.rng.choice(P - 1, size=k, replace=False)
-    out.add(p, to + (to >= p), np.stack([pe.pe_no.astype(float), pe.loads], axis=1))
+    out.add(p, to + (to >= p), pe.pe_no.astype(np.int32))
     pe.sent += 1
 
 
@@ -152,39 +156,45 @@ def _supersteps(eng, out: _Out):
 
 
 # ------------------------------------------------------------------ stages
-def gossip(eng, pes: dict, fanout: int, rounds: int) -> int:
-    """GossipLoadInfo until quiescence; returns the supersteps it took."""
-    out = _Out("gossip")
+def gossip(eng, pes: dict, fanout: int, rounds: int, loads: np.ndarray) -> int:
+    """GossipLoadInfo until quiescence; returns the supersteps it took. ``loads``: every PE's load at the step's
+    start, the load its (pe, load) entry carries in every list (no PE's entry changes while the gossip runs)."""
+    out = _Out("gossip", row_bytes=16)
     for p, pe in pes.items():
         if pe.underloaded:
-            pe.pe_no, pe.loads = np.array([p]), np.array([pe.load])
+            pe.pe_no = np.array([p])
             _gossip_send(out, eng.P, p, pe, fanout, rounds)
     steps = 0
-    seen, value = np.zeros(eng.P, bool), np.zeros(eng.P)
+    seen = np.zeros(eng.P, bool)
     for got in _supersteps(eng, out):
         steps += 1
-        for p, msgs in got.by_dst().items():
-            pe = pes[p]
-            left = max(0, rounds + 1 - pe.sent)  # receipts that still make this PE send
-            for _, m in msgs[:left]:
-                _merge(pe, [m], seen, value)
-                _gossip_send(out, eng.P, p, pe, fanout, rounds)
-            if len(msgs) > left:  # the rest only update what it knows: one merge
-                _merge(pe, [m for _, m in msgs[left:]], seen, value)
+        _receipts(got, pes, out, eng.P, fanout, rounds, seen)
+        del got  # before the next superstep's batch is made: a superstep's lists reach hundreds of MB
+    for pe in pes.values():
+        pe.loads = loads[pe.pe_no]
     return steps
 
 
-def _merge(pe: _PE, msgs: list, seen: np.ndarray, value: np.ndarray) -> None:
-    """GossipLoadInfo's merge of received (pe, load) lists, in order; a received entry replaces a known one.
-    ``seen`` (all False) and ``value``: scratch arrays of P entries (a list holds each PE once)."""
+def _receipts(got, pes: dict, out: _Out, P: int, fanout: int, rounds: int, seen) -> None:
+    """One superstep's gossip at each PE: a receipt merges and sends while the PE may still send, the rest
+    are merged."""
+    for p, msgs in got.by_dst().items():
+        pe = pes[p]
+        left = max(0, rounds + 1 - pe.sent)  # receipts that still make this PE send
+        for _, m in msgs[:left]:
+            _merge(pe, [m], seen)
+            _gossip_send(out, P, p, pe, fanout, rounds)
+        if len(msgs) > left:  # the rest only update what it knows: one merge
+            _merge(pe, [m for _, m in msgs[left:]], seen)
+
+
+def _merge(pe: _PE, msgs: list, seen: np.ndarray) -> None:
+    """GossipLoadInfo's merge of received (pe, load) lists: the PEs known, in id order (a received entry
+    replaces a known one with the same load). ``seen``: a scratch array of P False."""
     seen[pe.pe_no] = True
-    value[pe.pe_no] = pe.loads
     for m in msgs:
-        ids = m[:, 0].astype(np.int64)
-        seen[ids] = True
-        value[ids] = m[:, 1]
+        seen[m] = True
     pe.pe_no = np.flatnonzero(seen)
-    pe.loads = value[pe.pe_no]
     seen[pe.pe_no] = False
 
 
@@ -254,14 +264,15 @@ def step(eng, load: np.ndarray, owner: np.ndarray, movable: np.ndarray, res: "Ou
     order = np.argsort(owner, kind="stable")
     starts = np.searchsorted(owner[order], np.arange(P + 1))
     mine = {p: order[starts[p]:starts[p + 1]] for p in eng.local}
-    my_load = {p: float(load[mine[p]].sum()) for p in eng.local}
+    loads = np.array([float(load[order[starts[p]:starts[p + 1]]].sum()) for p in range(P)])  # each PE's, as its own
+    my_load = {p: float(loads[p]) for p in eng.local}
     avg = float(eng.reduce(my_load, "sum")) / P
     ratio = float(eng.reduce(my_load, "max")) / avg if avg > 0 else 1.0
     if ratio <= target_ratio:
         return {p: np.empty((0, 2), np.int64) for p in eng.local}
     floor = target_ratio * avg
     pes = {p: _PE(my_load[p], my_load[p] < floor, rng_of(f"gossip/{p}")) for p in eng.local}
-    res.gossip_supersteps += gossip(eng, pes, fanout, rounds)
+    res.gossip_supersteps += gossip(eng, pes, fanout, rounds, loads)
     res.gossip_max_sends = max(res.gossip_max_sends, int(eng.reduce({p: pe.sent for p, pe in pes.items()}, "max")))
     informed = int(eng.reduce({p: int(pe.pe_no.size > 0) for p, pe in pes.items()}, "sum"))
     res.informed = informed if res.informed < 0 else min(res.informed, informed)
