@@ -16,6 +16,8 @@ import heapq
 
 import numpy as np
 
+from . import _greedy
+
 
 def _order(load: np.ndarray, movable: np.ndarray) -> np.ndarray:
     """The movable objects by load, heaviest first (ties: lower id first)."""
@@ -45,14 +47,29 @@ def background(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int,
     return times(load[~movable], owner[~movable], P, slow)
 
 
-def greedy(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int, slow=None) -> np.ndarray:
+def _placed(order, load, owner, slow, loads, bound: float, refine: bool) -> np.ndarray:
+    """The processor of each object of ``order`` from the C loop (``_greedy.place``; ``loads`` updated)."""
+    to = np.empty(order.size, np.int64)
+    _greedy.place(order, np.ascontiguousarray(load, float), np.ascontiguousarray(owner, np.int64),
+                  np.ascontiguousarray(slow, float), loads, float(bound), refine, to)
+    return to
+
+
+def greedy(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int, slow=None,
+           fast: bool = True) -> np.ndarray:
     """GreedyLB: objects by load descending, each onto the least-loaded processor (a heap), where it takes
-    load x that processor's slowdown; the current placement is ignored."""
-    slow = _slow(slow, P).tolist()
+    load x that processor's slowdown; the current placement is ignored. ``fast``: the loop in C (the same
+    pops and sums); False: heapq (the reference the tests compare it with)."""
+    sl = _slow(slow, P)
     new = owner.copy()
-    heap = [(float(b), p) for p, b in enumerate(background(load, owner, movable, P, slow))]
-    heapq.heapify(heap)
+    loads = background(load, owner, movable, P, sl)
     order = _order(load, movable)
+    if fast:
+        new[order] = _placed(order, load, owner, sl, loads, 0.0, False)
+        return new
+    slow = sl.tolist()
+    heap = [(float(b), p) for p, b in enumerate(loads)]
+    heapq.heapify(heap)
     for v, w in zip(order.tolist(), load[order].tolist()):
         lp, p = heap[0]  # the least loaded (processors are distinct: one order of pops whatever the layout)
         new[v] = p
@@ -60,28 +77,32 @@ def greedy(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int, slo
     return new
 
 
-def greedy_max(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int, slow) -> float:
+def greedy_max(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int, slow, fast: bool = True) -> float:
     """TreeLB's ``calcGreedyMaxload`` (greedy.h): greedy's maximum load over the processors it gave objects."""
-    new = greedy(load, owner, movable, P, slow)
+    new = greedy(load, owner, movable, P, slow, fast)
     got = np.zeros(P, bool)
     got[new[movable]] = True
     return float(times(load, new, P, slow)[got].max(initial=0.0))
 
 
 def greedy_refine(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int, slow=None,
-                  tolerance: float = 1.0) -> np.ndarray:
+                  tolerance: float = 1.0, fast: bool = True) -> np.ndarray:
     """GreedyRefine as today's TreeLB does it (src/ck-ldb/greedy.h, ``GreedyRefine::solve``): M = tolerance x
     greedy's maximum load over the processors that received an object (``calcGreedyMaxload``); objects in
     greedy's order stay on their processor when its load + the object's load <= M, else go to the least-loaded
-    processor; M rises to every load an assignment reaches (``M = std::max(M, p.getLoad())``)."""
+    processor; M rises to every load an assignment reaches (``M = std::max(M, p.getLoad())``). ``fast``:
+    :func:`greedy`'s."""
     sl = _slow(slow, P)
-    bound = tolerance * greedy_max(load, owner, movable, P, sl)
+    bound = tolerance * greedy_max(load, owner, movable, P, sl, fast)
     loads = background(load, owner, movable, P, sl)
+    new = owner.copy()
+    order = _order(load, movable)
+    if fast:
+        new[order] = _placed(order, load, owner, sl, loads, bound, True)
+        return new
     sl = sl.tolist()
     heap = [(float(b), p) for p, b in enumerate(loads)]
     heapq.heapify(heap)
-    new = owner.copy()
-    order = _order(load, movable)
     for v, w, c in zip(order.tolist(), load[order].tolist(), owner[order].tolist()):
         if loads[c] + w <= bound:  # the object's load as measured, as greedy.h's oldPe.getLoad() + o.getLoad()
             p = c

@@ -144,3 +144,18 @@ def test_refiners_uniform_search_is_its_matrix():
             r.uniform = uniform
             out.append(r.multirefine())
         assert np.array_equal(out[0], out[1]) and (out[0] != owner).sum() > 20
+
+
+def test_greedy_loops_in_c_are_heapqs():
+    """GreedyLB's and GreedyRefine's loops in C against heapq's (the reference): the same placement, ties
+    (equal loads), pins and processor speeds included."""
+    for seed in range(6):
+        load, owner, mov, P = loads(n=700, P=24, seed=seed)
+        load = np.floor(load / 7)  # equal loads, and zeros
+        mov[::11] = False
+        slow = None if seed % 2 else np.random.default_rng(seed).choice([1.0, 1.5, 2.0], P)
+        assert np.array_equal(greedy(load, owner, mov, P, slow), greedy(load, owner, mov, P, slow, fast=False))
+        for tol in (1.0, 1.2):
+            fast = greedy_refine(load, owner, mov, P, slow, tolerance=tol)
+            assert np.array_equal(fast, greedy_refine(load, owner, mov, P, slow, tolerance=tol, fast=False))
+            assert 0 < (fast != owner).sum() < mov.sum()
