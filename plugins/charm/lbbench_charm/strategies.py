@@ -261,52 +261,55 @@ class Refiner:
         loads, avg, bound = self.loads, self.avg, overload * self.avg
         heavy = [(-loads[p], p) for p in range(self.P) if loads[p] > bound]
         heapq.heapify(heavy)
-        light = [p for p in range(self.P) if loads[p] <= bound and loads[p] < avg][::-1]
+        light = np.array([p for p in range(self.P) if loads[p] <= bound and loads[p] < avg][::-1], np.int64)
+        is_light = np.zeros(self.P, bool)  # (the set as an array, in its order, and a mask of it)
+        is_light[light] = True
         while heavy:
             donor = heapq.heappop(heavy)[1]
             objs = np.asarray(self.objs[donor], np.int64)
-            best, to, k = (self.best if self.uniform else self.best_any)(objs, light, bound) \
-                if objs.size and light else (0.0, -1, -1)
+            best, i, k = (self.best if self.uniform else self.best_any)(objs, light, bound) \
+                if objs.size and light.size else (0.0, -1, -1)
             if best <= 0.0:
                 return False
+            to = int(light[i])
             v = self.objs[donor].pop(k)
             self.objs[to].insert(0, v)
             self.new[v] = to
             loads[donor] -= self.load[v] * self.slow[donor]
             loads[to] += self.load[v] * self.slow[to]
             if loads[to] > avg:
-                light.remove(to)
+                light = np.delete(light, i)
+                is_light[to] = False
             if loads[donor] > bound:
                 heapq.heappush(heavy, (-loads[donor], donor))
-            elif loads[donor] < avg and donor not in light:
-                light.insert(0, donor)
+            elif loads[donor] < avg and not is_light[donor]:
+                light = np.concatenate([[donor], light])
+                is_light[donor] = True
         return True
 
-    def best_any(self, objs: np.ndarray, light: list, bound: float) -> tuple[float, int, int]:
-        """(size, light processor, index in ``objs``) of the move: of the objects whose time on a light processor
-        stays below ``bound``, the largest measured load; the first light processor where it reaches the largest,
-        the first such object there (size 0: none fits)."""
-        lp = np.asarray(light)
+    def best_any(self, objs: np.ndarray, lp: np.ndarray, bound: float) -> tuple[float, int, int]:
+        """(size, index in ``lp``, index in ``objs``) of the move: of the objects whose time on a light processor
+        (``lp``, in the set's order) stays below ``bound``, the largest measured load; the first light processor
+        where it reaches the largest, the first such object there (size 0: none fits)."""
         fits = (self.load[objs][None, :] * self.slow[lp][:, None] + self.loads[lp][:, None]) < bound
         size = np.where(fits, self.key[objs][None, :], 0.0)
         top = size.max(axis=1)
         if top.max() > 0.0:
             i = int(np.argmax(top))  # the first light processor reaching the largest size
-            return float(top[i]), int(lp[i]), int(np.argmax(size[i]))
+            return float(top[i]), i, int(np.argmax(size[i]))
         return 0.0, -1, -1
 
-    def best(self, objs: np.ndarray, light: list, bound: float) -> tuple[float, int, int]:
+    def best(self, objs: np.ndarray, lp: np.ndarray, bound: float) -> tuple[float, int, int]:
         """:meth:`best_any` on a uniform machine without its matrix: time = measured load = w, and w + L < bound
         rounds monotonically in w and L, so the largest object that fits on the lightest light processor is the
         largest anywhere, and it fits on exactly the light processors that reach it."""
         w = self.load[objs]
-        lp = np.asarray(light)
         ll = self.loads[lp]
         fits = w + float(ll.min()) < bound
         top = float(w[fits].max(initial=0.0))
         if top <= 0.0:
             return 0.0, -1, -1
-        return top, int(lp[np.argmax(top + ll < bound)]), int(np.argmax(w == top))
+        return top, int(np.argmax(top + ll < bound)), int(np.argmax(w == top))
 
     def multirefine(self) -> np.ndarray:
         """``Refiner::multirefine(true)``: a pass at the start overload; if it fails, a pass at the largest
