@@ -76,12 +76,12 @@ def inform(eng, rounds: int, fanout: int, rng_of) -> list:
 def ordered(order: str, objs: np.ndarray, load: np.ndarray, avg: float, entity: np.ndarray) -> np.ndarray:
     """LBAF's order strategies over one rank's migratable objects (in the trace's task order); transfers pop from
     the end. ``element_id`` sorts by ``entity``, each object's place in vt entity id order (``Object.get_id``)."""
-    w = load[objs]
-    asc, desc = objs[np.argsort(w, kind="stable")], objs[np.argsort(-w, kind="stable")]
     if order == "arbitrary":
         return objs
     if order == "element_id":
         return objs[np.argsort(entity[objs], kind="stable")]
+    w = load[objs]
+    asc, desc = objs[np.argsort(w, kind="stable")], objs[np.argsort(-w, kind="stable")]
     if order == "increasing_loads":
         return asc
     if order == "decreasing_loads":
