@@ -62,7 +62,7 @@ def test_large_arrays_are_mapped_read_only_and_shared_as_they_are(tmp_path):
     assert g.adjncy is a.adjncy and g.pwgt is a.pwgt
 
 
-def test_a_cache_written_before_is_still_read_copied_and_frozen(tmp_path, capsys):
+def test_a_cache_written_before_is_still_read_and_rewritten_aligned_once(tmp_path, capsys):
     path = tmp_path / "old.npz"
     assert wlcache.write(path, big())
     with np.load(path) as z:  # the same arrays as np.savez wrote them before issue 52: no pads, unaligned
@@ -72,6 +72,14 @@ def test_a_cache_written_before_is_still_read_copied_and_frozen(tmp_path, capsys
     assert_same_levels(got, big())
     assert capsys.readouterr().err == ""
     assert all(not lv.data.pwgt.flags.writeable for lv in got) and not got[1].parent.flags.writeable
+    assert not isinstance(root(got[0].data.adjncy), mmap.mmap)  # copied, as before
+    with np.load(path) as z:  # rewritten: the same members, pads added
+        assert {k for k in z.files if not k.startswith("-1.")} == set(arrays)
+        assert all(np.array_equal(z[k], a) for k, a in arrays.items())
+    again = wlcache.read(path)
+    assert_same_levels(again, big())
+    assert isinstance(root(again[0].data.adjncy), mmap.mmap)
+    assert [f.name for f in tmp_path.iterdir()] == ["old.npz"] and capsys.readouterr().err == ""
     small = tmp_path / "small.npz"  # small arrays are copied, and frozen alike
     assert wlcache.write(small, [Level(1, LoadArray([1, 2])), Level(2, LoadArray([3, 4]), parent=np.array([0, 1]))])
     assert not wlcache.read(small)[1].parent.flags.writeable

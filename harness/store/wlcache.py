@@ -19,8 +19,10 @@ Ranks on one host share one copy of the level (issue 52): ``write`` places every
 ``SHARED_BYTES`` at a 64-byte aligned offset of the file (uncompressed, as ``np.savez`` stores them; small
 ``-1.pad<k>`` members before them, which every reader of format 2 skips), and ``read`` maps such an array
 straight from the file, read-only (``mmap``): its pages are the page cache's, one copy per host however many
-processes read the file. A smaller or unaligned array (a file written before) is copied, as it always was, and
-frozen too: whatever its size, an array of a cached level is read-only (writing into it raises ``ValueError``).
+processes read the file. A smaller array is copied, as it always was, and frozen too: whatever its size, an
+array of a cached level is read-only (writing into it raises ``ValueError``). A file written before (format 2,
+large arrays unaligned) is still read, its large arrays copied, and rewritten aligned once (the same members, so
+the next reader maps them).
 A writer replaces a cache file (``os.replace``), never writes into it, so a mapped array does not change under a
 run; a file another program edits in place while a run maps it is outside this contract.
 
@@ -113,6 +115,11 @@ def write(path: str | os.PathLike, levels: list[Level]) -> bool:
         head.append(entry)
     arrays["levels.json"] = np.frombuffer(json.dumps({"format": FORMAT, "levels": head, "refs": refs}).encode(),
                                           np.uint8)
+    return _save(path, arrays)
+
+
+def _save(path: Path, arrays: dict) -> bool:
+    """``arrays`` written :func:`aligned` at ``path`` atomically; False (one warning) on an error while writing."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -170,10 +177,9 @@ def read(path: str | os.PathLike, expect: list[int] | None = None, wanted: list[
     if not os.path.lexists(path):
         return None
     try:
-        levels, indices = _levels(path, wanted)
+        levels, indices, unaligned = _levels(path, wanted)
         if expect is not None and indices != list(expect):
             raise ValueError(f"levels {_span(indices)}, the workload declares {_span(list(expect))}")
-        return levels
     except Exception as exc:  # any failure to read means the cache is unusable: regenerate
         warn(f"workload cache {path} is unreadable ({why(exc)}); regenerating it")
         try:
@@ -181,6 +187,23 @@ def read(path: str | os.PathLike, expect: list[int] | None = None, wanted: list[
         except OSError:
             pass
         return None
+    if unaligned:  # written before issue 52: the same arrays again, aligned, for the next reader to map
+        try:
+            _realign(path)
+        except (OSError, ValueError):  # (gone or replaced meanwhile: the next reader sees what is there)
+            pass
+    return levels
+
+
+def _realign(path: Path) -> None:
+    """Rewrite the valid cache file ``path`` with every member as it is, large arrays aligned (:func:`aligned`)."""
+    with open_regular(path, MAX_BYTES, "cache file") as fh, np.load(fh, allow_pickle=False) as npz:
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        arrays = {}
+        for info in npz.zip.infolist():  # large ones as views of the file (written from there), the rest read
+            a = _mapped(mm, info, anywhere=True)
+            arrays[info.filename[:-4]] = npz[info.filename[:-4]] if a is None else a
+    _save(path, {k: a for k, a in arrays.items() if not k.startswith("-1.")})
 
 
 def _span(indices: list) -> str:
@@ -249,10 +272,10 @@ def _header(npz) -> dict:
     return head
 
 
-def _mapped(mm: mmap.mmap, info: zipfile.ZipInfo) -> np.ndarray | None:
+def _mapped(mm: mmap.mmap, info: zipfile.ZipInfo, anywhere: bool = False) -> np.ndarray | None:
     """The array a stored (uncompressed) ``.npy`` member of at least ``SHARED_BYTES`` holds, as a read-only view
-    of the mapped file, when its data is aligned in the file (``write`` places it so); None otherwise (it is
-    read and copied)."""
+    of the mapped file, when its data is aligned in the file (``write`` places it so; ``anywhere``: also when
+    not); None otherwise (it is read and copied)."""
     if info.compress_type != zipfile.ZIP_STORED or info.file_size < SHARED_BYTES:
         return None
     head = mm[info.header_offset:info.header_offset + 30]
@@ -267,14 +290,15 @@ def _mapped(mm: mmap.mmap, info: zipfile.ZipInfo) -> np.ndarray | None:
     except ValueError:
         return None
     offset, count = start + fp.tell(), int(np.prod(shape, dtype=np.int64))
-    if version not in ((1, 0), (2, 0)) or fortran or dtype.hasobject or offset % max(dtype.alignment, 1) or \
-            offset % ALIGN or fp.tell() + count * dtype.itemsize != info.file_size:
+    if version not in ((1, 0), (2, 0)) or fortran or dtype.hasobject or \
+            (offset % ALIGN and not anywhere) or fp.tell() + count * dtype.itemsize != info.file_size:
         return None
     return np.frombuffer(mm, dtype, count, offset).reshape(shape)
 
 
-def _levels(path: Path, wanted: list[int] | None = None) -> tuple[list[Level], list[int]]:
-    """The levels :func:`read` reads for ``wanted`` and the indices of all the file holds."""
+def _levels(path: Path, wanted: list[int] | None = None) -> tuple[list[Level], list[int], bool]:
+    """The levels :func:`read` reads for ``wanted``, the indices of all the file holds, and whether a large array
+    of them was copied because it is not aligned in the file (one written before issue 52)."""
     # a .npy file is no context manager: TypeError
     with open_regular(path, MAX_BYTES, "cache file") as fh, np.load(fh, allow_pickle=False) as npz:
         mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)  # open while an array maps it (no close)
@@ -292,12 +316,14 @@ def _levels(path: Path, wanted: list[int] | None = None) -> tuple[list[Level], l
         want |= {k for k in refs if int(k.split(".", 1)[0]) in pick}
         if pick and pick[0] > 0 and entries[pick[0] - 1].get("form") == "graph":
             want.add(f"{pick[0] - 1}.xadj")
-        arrays = {}
+        arrays, unaligned = {}, False
         for k in sorted(want):  # mapped, or owned (a view of np.load's buffer is copied here, one at a time)
             name = refs.get(k, k)
             if name not in arrays:
-                a = _mapped(mm, npz.zip.getinfo(f"{name}.npy"))
+                info = npz.zip.getinfo(f"{name}.npy")
+                a = _mapped(mm, info)
                 if a is None:
+                    unaligned |= _mapped(mm, info, anywhere=True) is not None
                     a = npz[name]
                     a = a if a.flags.owndata else a.copy()
                 a.setflags(write=False)
@@ -339,4 +365,4 @@ def _levels(path: Path, wanted: list[int] | None = None) -> tuple[list[Level], l
                 (np.asarray(lv.parent).size != lv.data.n or (lv.data.n and int(np.max(lv.parent)) >= prev_n)):
             raise ValueError(f"level {lv.index}: parent map does not fit the two levels")
         prev_n = lv.data.n if isinstance(lv.data, Graph) else None
-    return out, every
+    return out, every, unaligned
