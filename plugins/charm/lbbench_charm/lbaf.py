@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _walk
+from . import _loops
 from .work import LoadOnly
 
 CRITERIA = ("tempered", "strict")
@@ -154,7 +154,7 @@ def transfer(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, known: li
              model_of=None, fast: bool = True) -> tuple[int, int]:
     """RecursiveTransferStrategy.execute on live loads; updates ``owner``; returns (transfers, rejects).
     ``model_of(owner)``: the work model (:mod:`.work`; LoadOnly when None). ``fast``: LoadOnly's deterministic
-    tempered transfers walk a rank's objects in C (``_walk.walk``, the same decisions and floats), the
+    tempered transfers walk a rank's objects in C (``_loops.walk``, the same decisions and floats), the
     extended search's objects in Python; False: every object through :func:`criterion` and :func:`select`
     (the reference the tests compare it with)."""
     P = len(known)
@@ -213,7 +213,7 @@ def transfer(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, known: li
         n = rest.size
         while n:
             if in_c:
-                n, t, r = _walk.walk(rest, n, load, loads, owner, targets, src)
+                n, t, r = _loops.walk(rest, n, load, loads, owner, targets, src)
                 counts[0] += t
                 counts[1] += r
                 if not n:

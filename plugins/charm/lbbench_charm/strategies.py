@@ -16,7 +16,7 @@ import heapq
 
 import numpy as np
 
-from . import _greedy
+from . import _loops
 
 
 def _order(load: np.ndarray, movable: np.ndarray) -> np.ndarray:
@@ -48,9 +48,9 @@ def background(load: np.ndarray, owner: np.ndarray, movable: np.ndarray, P: int,
 
 
 def _placed(order, load, owner, slow, loads, bound: float, refine: bool) -> np.ndarray:
-    """The processor of each object of ``order`` from the C loop (``_greedy.place``; ``loads`` updated)."""
+    """The processor of each object of ``order`` from the C loop (``_loops.place``; ``loads`` updated)."""
     to = np.empty(order.size, np.int64)
-    _greedy.place(order, np.ascontiguousarray(load, float), np.ascontiguousarray(owner, np.int64),
+    _loops.place(order, np.ascontiguousarray(load, float), np.ascontiguousarray(owner, np.int64),
                   np.ascontiguousarray(slow, float), loads, float(bound), refine, to)
     return to
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from harness import Engine, Graph
-from lbbench_charm import _walk, clustering, lbaf, work
+from lbbench_charm import _loops, clustering, lbaf, work
 
 
 def rngs(seed=0):
@@ -356,7 +356,7 @@ def test_the_c_walk_leaves_a_rounding_negative_to_the_extended_search():
     ls, lo, w = 1.093859586774235, 0.02834747652200631, 1.0655121102522287
     load, owner = np.array([0.5, w]), np.array([0, 0])
     loads = np.array([ls, lo])
-    assert _walk.walk(np.array([0, 1]), 2, load, loads.copy(), owner.copy(), np.array([1]), 0) == (2, 0, 0)
+    assert _loops.walk(np.array([0, 1]), 2, load, loads.copy(), owner.copy(), np.array([1]), 0) == (2, 0, 0)
     out = []
     for fast in (True, False):
         own = owner.copy()
