@@ -24,7 +24,8 @@ message. In each superstep every processor, in the order of Fig. 4's main line:
 Steps 2 and 3 run for all local processors at once (one C call of ``_queue`` per
 step over the processors, numpy's arithmetic in numpy's order; a processor's
 queue stays sorted between changes); only processors with messages, or whose
-main line acts, are visited one by one.
+main line acts, are visited one by one. A ``DJOB`` message is one C call
+(``_queue.distribute``; ``NATIVE = False`` runs the Python reference path).
 
 Balancing operation rooted at x (receiver-initiated, the 3 log P stages of §5.4):
 the balance message goes down the broadcast tree T_x (topology.Trees), the
