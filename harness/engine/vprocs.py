@@ -44,6 +44,7 @@ _KIND = {k: i for i, k in enumerate(KINDS)}
 _KIND_COL = [np.array([i], np.int64) for i in range(len(KINDS))]
 _I64 = np.dtype(np.int64)
 LAYOUTS = ("blocks", "interleave", "roundrobin", "profile")
+_PROFILE_ROWS = 256  # under ``profile`` a cell keeps its vprocs' CPU at 256-512 points (pairs merged beyond)
 _REFUSED = {  # _engine.columns's codes: Engine.send's one-line errors
     1: lambda e, tag, v, rows: f"tag {tag!r}: a message kind is not an index of {KINDS}",
     2: lambda e, tag, v, rows: f"tag {tag!r}: source vproc {v} is not local to rank {e.rank}",
@@ -467,6 +468,8 @@ class Engine:
             self._step_busy.append(self.busy_s())
         if self.layout == "profile":
             self._vp_steps.append(self._vp_cpu[self.mine])
+            if len(self._vp_steps) > 2 * _PROFILE_ROWS:  # adjacent supersteps merged: the profile stays bounded
+                self._vp_steps = self._vp_steps[1::2]
         out, self._outbox = self._outbox, []
         sends, self._sends = self._sends, []
         if not sends and self.R == 1:  # an empty superstep: nothing to count or move
