@@ -20,7 +20,6 @@ import numpy as np
 from ..kernels import _engine
 
 KINDS = ("balance", "migration", "application")
-_I64 = np.dtype(np.int64)
 
 
 def take_rows(offsets: np.ndarray, counts: np.ndarray, order: np.ndarray) -> np.ndarray:

@@ -24,7 +24,6 @@ whatever collective they wait in (:meth:`Engine.abort`; they raise :class:`CellA
 """
 from __future__ import annotations
 
-import math
 import os
 import pickle
 import time

@@ -65,7 +65,7 @@ static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
     arg a[6];
     memset(a, 0, sizeof a);
     PyObject *ret = NULL, *cols[5] = {NULL, NULL, NULL, NULL, NULL};
-    i64 len[5] = {0, 0, 0, 0, 0}, n = -1, code = 0, value = 0;
+    i64 len[5] = {0, 0, 0, 0, 0}, n, code = 0, value = 0;
     for (int j = 0; j < 5; ++j) {
         if (o[j] == Py_None) continue;
         if (!get(o[j], &a[j], 'i', names[j])) goto done;
