@@ -266,7 +266,7 @@ class Engine:
         mine = self._vp_cpu[self.mine]
         rest = max(busy - float(mine.sum()), 0.0)
         steps = np.diff([0.0, *[b for b in self._step_busy if b < busy], busy])  # up to ``busy``, then the rest
-        profile = np.array(self._vp_steps) if self.layout == "profile" else None
+        profile = np.array(self._vp_steps) if self.layout == "profile" and self.R > 1 else None
         parts = self.gather_ranks((busy, mine + rest / max(len(self.local), 1), steps, profile))
         self.last_work = np.empty(self.P)
         self.last_work[self._by_rank] = np.concatenate([w for _, w, _, _ in parts])
@@ -465,7 +465,7 @@ class Engine:
         self.superstep += 1
         if self._net is not None:
             self._step_busy.append(self.busy_s())
-        if self.layout == "profile":
+        if self.layout == "profile" and self.R > 1:  # one rank has one layout
             self._vp_steps.append(self._vp_cpu[self.mine])
             if len(self._vp_steps) > 2 * _PROFILE_ROWS:  # adjacent supersteps merged: the profile stays bounded
                 self._vp_steps = self._vp_steps[1::2]
