@@ -196,7 +196,10 @@ def read(path: str | os.PathLike, expect: list[int] | None = None, wanted: list[
 
 
 def _realign(path: Path) -> None:
-    """Rewrite the valid cache file ``path`` with every member as it is, large arrays aligned (:func:`aligned`)."""
+    """Rewrite the valid cache file ``path`` with every member as it is, large arrays aligned (:func:`aligned`);
+    nothing (and no warning) in a directory this process cannot write (a cache shared read-only)."""
+    if not os.access(path.parent, os.W_OK):
+        return
     with open_regular(path, MAX_BYTES, "cache file") as fh, np.load(fh, allow_pickle=False) as npz:
         mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
         arrays = {}
