@@ -238,23 +238,33 @@ static void release_all(Py_buffer *b, const int *have, int nb) {
  * chunks chosen by chunks() (balancer.LevelRun._select_all), numpy's steps in numpy's order (who's entries
  * are distinct): cost = qs[who] - rest; qs[who] = rest; qlen[who] -= k; credit[who] -= cost;
  * stg[who] += cost; nstaged[who] += 1; procs = (who + p0)[seg]; queued[chosen] = False;
- * pinned[chosen] = True. Returns procs (int64 x len(chosen)) and cost (float64 x len(who)) in one bytearray. */
+ * pinned[chosen] = True. Returns procs (int64 x len(chosen)) and cost (float64 x len(who)) in one bytearray.
+ * With (sel, log2, deg) it also counts §5.4's delete-mins: sel[w] += the sum over w's chosen vertices v, in
+ * their order, of log2[qlen[w] before] + deg[v] (numpy's bincount, then +=; log2: _log2 of every length). */
 static PyObject *take(PyObject *Py_UNUSED(self), PyObject *args) {
-    enum { WHO, K, REST, CHOSEN, SEG, QS, QLEN, CREDIT, STG, NSTAGED, QUEUED, PINNED, NB };
+    enum { WHO, K, REST, CHOSEN, SEG, QS, QLEN, CREDIT, STG, NSTAGED, QUEUED, PINNED, SEL, LOG2, DEG, NB };
     static const char *const name[NB] = {"who", "k", "rest", "chosen", "seg", "qs", "qlen", "credit", "stg",
-                                         "nstaged", "queued", "pinned"};
-    PyObject *o[NB];
+                                         "nstaged", "queued", "pinned", "sel", "log2", "deg"};
+    PyObject *o[NB] = {NULL};
     Py_buffer b[NB];
     int have[NB] = {0};
     Py_ssize_t p0;
     PyObject *ret = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOOnOOOOOOO", &o[WHO], &o[K], &o[REST], &o[CHOSEN], &o[SEG], &p0, &o[QS],
-                          &o[QLEN], &o[CREDIT], &o[STG], &o[NSTAGED], &o[QUEUED], &o[PINNED]))
+    double *acc = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOnOOOOOOO|OOO", &o[WHO], &o[K], &o[REST], &o[CHOSEN], &o[SEG], &p0, &o[QS],
+                          &o[QLEN], &o[CREDIT], &o[STG], &o[NSTAGED], &o[QUEUED], &o[PINNED], &o[SEL], &o[LOG2],
+                          &o[DEG]))
         return NULL;
-    if (!get_all(o, b, have, "iifiififfibb", name, NB)) goto done;
+    int count = o[SEL] != NULL;
+    if (count && (!o[LOG2] || !o[DEG])) {
+        PyErr_SetString(PyExc_TypeError, "queue: take counts with sel, log2 and deg together");
+        return NULL;
+    }
+    if (!get_all(o, b, have, "iifiififfibbffi", name, count ? NB : SEL)) goto done;
     i64 A = b[WHO].len / 8, got = b[CHOSEN].len / 8, L = b[QS].len / 8, n = b[QUEUED].len;
     if (b[K].len / 8 != A || b[REST].len / 8 != A || b[SEG].len / 8 != got || b[QLEN].len / 8 != L ||
-        b[CREDIT].len / 8 != L || b[STG].len / 8 != L || b[NSTAGED].len / 8 != L || b[PINNED].len != n) {
+        b[CREDIT].len / 8 != L || b[STG].len / 8 != L || b[NSTAGED].len / 8 != L || b[PINNED].len != n ||
+        (count && (b[SEL].len / 8 != L || b[LOG2].len / 8 != n + 1 || b[DEG].len / 8 != n))) {
         PyErr_SetString(PyExc_ValueError, "queue: take got arrays of inconsistent lengths");
         goto done;
     }
@@ -270,6 +280,28 @@ static PyObject *take(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!ret) goto done;
     i64 *procs = (i64 *)PyByteArray_AS_STRING(ret);
     double *cost = (double *)(procs + got);
+    if (count) {
+        const double *log2 = b[LOG2].buf;
+        const i64 *deg = b[DEG].buf;
+        double *sel = b[SEL].buf;
+        acc = PyMem_Calloc((size_t)(A ? A : 1), 2 * sizeof(double));
+        if (!acc) {
+            Py_CLEAR(ret);
+            PyErr_NoMemory();
+            goto done;
+        }
+        double *lg = acc + A;
+        for (i64 j = 0; j < A; ++j) {
+            if (qlen[who[j]] < 0 || qlen[who[j]] > n) {
+                Py_CLEAR(ret);
+                PyErr_SetString(PyExc_ValueError, "queue: a queue length is out of range");
+                goto done;
+            }
+            lg[j] = log2[qlen[who[j]]];
+        }
+        for (i64 i = 0; i < got; ++i) acc[seg[i]] += lg[seg[i]] + (double)deg[chosen[i]];
+        for (i64 j = 0; j < A; ++j) sel[who[j]] += acc[j];
+    }
     for (i64 j = 0; j < A; ++j) {
         i64 w = who[j];
         double c = qs[w] - rest[j];
@@ -286,6 +318,7 @@ static PyObject *take(PyObject *Py_UNUSED(self), PyObject *args) {
         pinned[chosen[i]] = 1;
     }
 done:
+    PyMem_Free(acc);
     release_all(b, have, NB);
     return ret;
 }

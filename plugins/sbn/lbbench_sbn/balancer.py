@@ -309,10 +309,15 @@ class LevelRun:
         v.dirty = False
 
     def _clean(self) -> None:
+        """Sort the queues changed since the last sort; nothing (not even a clock read) when none changed."""
+        if not self.dirty:
+            return
         vl = self.vlist
-        for p in self.eng.each([vl[i].p for i in sorted(self.dirty) if vl[i].dirty]):
-            self._sort(self.vp[p])
+        dirty = [vl[i].p for i in sorted(self.dirty) if vl[i].dirty]
         self.dirty.clear()
+        if dirty:
+            for p in self.eng.each(dirty):
+                self._sort(self.vp[p])
 
     def costs(self, verts) -> Costs:
         return Costs(self.cw[verts], self.cc[verts], self.cr[verts])
@@ -339,8 +344,9 @@ class LevelRun:
             locate = eng.received("locate").by_dst()
             got = _Received(eng.received(msg.TAG))
             # per-vproc CPU (eng.each): the engine lays vprocs over ranks by it
-            for p in eng.each(sorted(set(got.at).union(locate)) if locate else got.at):
-                self._receive(self.vp[p], got, [rows for _, rows in locate.get(p, ())])
+            if got.at or locate:  # no clock read in a superstep with nothing delivered
+                for p in eng.each(sorted(set(got.at).union(locate)) if locate else got.at):
+                    self._receive(self.vp[p], got, [rows for _, rows in locate.get(p, ())])
             self._process_all()
             if self.process:
                 self._select_all()
@@ -549,16 +555,18 @@ class LevelRun:
         chosen, seg = np.frombuffer(buf, np.int64, got, 16 * A), np.frombuffer(buf, np.int64, got, 8 * (2 * A + got))
         for v, kj in zip(act, k.tolist()):
             v.Q, v.bef = v.Q[kj:], v.bef[kj:]
-        # the queues' sums, credit and staging; the chosen vertices leave their queues (numpy's steps in C)
+        # the queues' sums, credit and staging; the chosen vertices leave their queues (numpy's steps in C);
+        # §5.4: a delete-min costs O(log V_p + δ_v) (queue lengths before the chunks left), counted there too
+        count = (self.ops[SEL], self.log2, self.deg) if self.native else ()
         buf = _queue.take(who, k, rest, chosen, seg, self.p0, self.qs, self.qlen, self.credit, self.stg,
-                          self.nstaged, self.queued, self.pinned)
+                          self.nstaged, self.queued, self.pinned, *count)
         procs, cost = np.frombuffer(buf, np.int64, got), np.frombuffer(buf, np.float64, A, 8 * got)
         self.due[self.step + 2] = (chosen, procs, who, cost)
-        # §5.4: a delete-min costs O(log V_p + δ_v) (queue lengths before the chunks left)
-        ql = np.zeros(len(self.vlist))
-        ql[who] = self.qlen[who] + k
-        self.ops[SEL] += np.bincount(procs - self.p0, _log2(ql[procs - self.p0]) + self.deg[chosen],
-                                     minlength=ql.size)
+        if not self.native:  # the reference path: the same count in numpy
+            ql = np.zeros(len(self.vlist))
+            ql[who] = self.qlen[who] + k
+            self.ops[SEL] += np.bincount(procs - self.p0, _log2(ql[procs - self.p0]) + self.deg[chosen],
+                                         minlength=ql.size)
         t0 = self._tick("selection", t0)
         # §3.5: request the data of the chosen vertices and of the adjacent vertices queued at the same processor
         g = self.g
@@ -590,8 +598,9 @@ class LevelRun:
         # the thrashing guard: want, or QWgt above MaxTh (cooldown over), or below MinTh
         acts = _queue.acting(self.step, self.qs, self.stg, self.busy, self.hold, self.prom, self.cooldown, self.want,
                              self.minth, self.maxth)
-        for p in self.eng.each((np.frombuffer(acts, np.int64) + self.p0).tolist()):
-            self._mainline(self.vp[p])
+        if acts:
+            for p in self.eng.each((np.frombuffer(acts, np.int64) + self.p0).tolist()):
+                self._mainline(self.vp[p])
 
     def _mainline(self, v: VProc) -> None:
         i = v.i
