@@ -390,10 +390,14 @@ class LevelRun:
         # locate messages first (sent one superstep earlier, §3.5): int64 [processor, vertex, ...] each, by sender;
         # learned together, a later message's entry for a vertex winning over an earlier one's
         if locs:
-            ids = np.concatenate([pl[1:] for pl in locs])
-            at = np.repeat(np.array([pl[0] for pl in locs], np.int64), [pl.size - 1 for pl in locs])
-            keep = self.data_at[ids] != p
-            self._learn(v, ids[keep], at[keep])  # of a vertex in several messages, the last entry wins
+            if len(locs) == 1:  # one sender: its processor for every vertex
+                ids = locs[0][1:]
+                self._learn(v, ids[self.data_at[ids] != p], locs[0][0])
+            else:  # of a vertex in several messages, the last entry wins
+                ids = np.concatenate([pl[1:] for pl in locs])
+                at = np.repeat(np.array([pl[0] for pl in locs], np.int64), [pl.size - 1 for pl in locs])
+                keep = self.data_at[ids] != p
+                self._learn(v, ids[keep], at[keep])
             self.ops[MIG, v.i] += ids.size + len(locs)  # §5.4: a message handled costs its words
         cat = "migration"  # the category of the work since t0 (Table 9)
         codes, srcs, ops = got.code, got.src, got.ops
@@ -410,7 +414,8 @@ class LevelRun:
                 ids = got.words(m)
                 count[MIG] += self.g.rwgt[ids].sum()  # the data copied in: a word per rwgt unit (BYTES_PER_UNIT)
                 # §3.5: "A locate-message is then broadcast": P - 1 messages [p, vertices] per moved set
-                self.bcast[LOC_N:LOC_B + 1, v.i] += (self.P - 1) * np.array([1, msg.WORD * (1 + ids.size)])
+                self.bcast[LOC_N, v.i] += self.P - 1
+                self.bcast[LOC_B, v.i] += (self.P - 1) * msg.WORD * (1 + ids.size)
                 self.data_at[ids] = p
                 self.requested[ids] = False
                 self.pinned[ids[self.queued[ids]]] = False  # prefetched neighbours become movable again
@@ -583,10 +588,11 @@ class LevelRun:
             for p, part in _groups(rq, ids):
                 v = self.vp[p]
                 homes = v.view[part]
-                if np.any(homes == p):
+                if (homes == p).any():
                     raise RuntimeError("sbn: location view out of date")
                 # §3.5: the paper broadcasts the request, [requester, vertices] to the P - 1 others
-                self.bcast[REQ_N:REQ_B + 1, v.i] += (self.P - 1) * np.array([1, msg.WORD * (2 + part.size)])
+                self.bcast[REQ_N, v.i] += self.P - 1
+                self.bcast[REQ_B, v.i] += (self.P - 1) * msg.WORD * (2 + part.size)
                 self._fetch(p, part, homes, p)
         self._tick("migration", t0)
 
@@ -951,7 +957,7 @@ def _log2(k):
 
 def _groups(key: np.ndarray, ids: np.ndarray) -> list:
     """``ids`` grouped by ``key``: [(key, its ids in their order), ...] in increasing key."""
-    if key.size == 1:
+    if key.size == 1 or (key == key[0]).all():  # one group (most calls)
         return [(int(key[0]), ids)]
     order = np.argsort(key, kind="stable")
     key, ids = key[order], ids[order]
