@@ -225,8 +225,7 @@ class LevelRun:
         self.proc_cost = np.zeros(L)
         self.deg = np.diff(g.xadj)
         self.native = NATIVE
-        if NATIVE:
-            self.log2 = _log2(np.arange(n + 1))  # _log2 of every queue length, for the handlers in C
+        self.log2 = _log2(np.arange(n + 1))  # _log2 of every queue length (§5.4's heap steps), read from a table
         self.ops = np.zeros((3, L))         # §5.4's operations per Table 9 phase (SEL, BAL, MIG)
         # §3.5's migration messages as we send them (targeted) and as the paper broadcasts them: per row of BCAST
         self.bcast = np.zeros((len(BCAST), L))
@@ -285,7 +284,7 @@ class LevelRun:
         """Wgt, Comm, Remap of ``verts`` if computed on p, from p's location view (``c``, when already known)."""
         if verts.size:
             # §5.4: each heap insertion or removal of v costs O(log V_p + δ_v) (its price is recomputed)
-            self.ops[SEL, v.i] += verts.size * _log2(v.Q.size) + self.deg[verts].sum()
+            self.ops[SEL, v.i] += verts.size * self.log2[v.Q.size] + self.deg[verts].sum()
             c = costs_if_on(self.g, v.view, self.m, verts, v.p) if c is None else c
             self.cw[verts], self.cc[verts], self.cr[verts] = c.wgt, c.comm, c.remap
             self.stale[verts] = True
@@ -808,7 +807,7 @@ class LevelRun:
         # §5.4's job migration: ΔCut of each r in R (δ_r), the breadth-first search (|V_mig| + Σ δ_v) and the
         # |V_mig| + 1 removals from the heap ((log V_p + δ_v) each)
         d = self.deg[verts].sum()
-        self.ops[BAL, v.i] += sum(evaluated) + verts.size * (1 + _log2(Q.size)) + 2 * d
+        self.ops[BAL, v.i] += sum(evaluated) + verts.size * (1 + self.log2[Q.size]) + 2 * d
         return verts
 
     def _send_jobs(self, v: VProc, j: int, amount: float, base: float) -> None:
