@@ -443,7 +443,7 @@ class LevelRun:
             v.servers = set()
         if v.changed:
             # re-price the queued vertices whose own data or a neighbour's data moved in p's view
-            ch = np.concatenate(v.changed)
+            ch = v.changed[0] if len(v.changed) == 1 else np.concatenate(v.changed)
             v.changed = []
             aff = self.g.neighbourhood(ch)
             aff = aff[self.queued[aff] & (self.holder[aff] == p)]  # a chosen chunk keeps its price

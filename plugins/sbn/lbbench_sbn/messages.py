@@ -70,8 +70,8 @@ class Outbox:
             self.locs = []
             n = np.fromiter(map(len, to), np.int64, len(to))
             size = np.fromiter(map(len, words), np.int64, len(words))
-            eng.send("locate", np.repeat(src, n), np.concatenate(to),
-                     np.concatenate([np.tile(w, k) for w, k in zip(words, n.tolist())]), counts=np.repeat(size, n),
+            each = [w for w, k in zip(words, n.tolist()) for _ in range(k)]  # a message's words once per receiver
+            eng.send("locate", np.repeat(src, n), np.concatenate(to), np.concatenate(each), counts=np.repeat(size, n),
                      kind="migration")
         if not self.msgs:
             return
