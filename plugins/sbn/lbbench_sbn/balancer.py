@@ -479,9 +479,11 @@ class LevelRun:
         to the moved vertices (their queues hold the neighbours) and the vertices' home processors (the
         directory a stale request goes through); never to p itself or to the only processor that sent it."""
         p = v.p
-        to = sorted(set(v.view.holders(self.g.neighbours_of(ids)).tolist()).union(self.home0[ids].tolist()))
-        skip = {p} | (v.servers if len(v.servers) == 1 else set())
-        to = np.array([q for q in to if q not in skip], np.int64)
+        to = np.union1d(v.view.holders(self.g.neighbours_of(ids)), self.home0[ids])  # sorted, each once
+        keep = to != p
+        if len(v.servers) == 1:
+            keep &= to != next(iter(v.servers))
+        to = to[keep]
         self.bcast[LOCATED, v.i] += to.size * msg.WORD * (1 + ids.size)
         self.out.locate(p, to, np.concatenate(([p], ids)))
 
@@ -508,6 +510,8 @@ class LevelRun:
     # ------------------------------------------------------------------ processing (§3.3, §3.5)
     def _process_all(self) -> None:
         """Every processor computes the chunk it chose two supersteps ago (once its data is all there)."""
+        if not self.stalled and self.step not in self.due:  # nothing due this superstep
+            return
         t0 = time.perf_counter()
         for i in sorted(self.stalled):  # chunks waiting for forwarded data, in order
             v = self.vlist[i]
