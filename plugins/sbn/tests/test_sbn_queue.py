@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from lbbench_sbn import _queue
+from lbbench_sbn.balancer import _log2
 
 
 def _order_numpy(Q, cw, cc, cr, depth):
@@ -140,6 +141,7 @@ def test_a_superstep_bookkeeping_matches_numpy():
     rng = np.random.default_rng(9)
     n, L, p0 = 2000, 12, 40
     xadj, adj = _graph(rng, n, 6)
+    degs, table = np.diff(xadj), _log2(np.arange(n + 1))
     for trial in range(25):
         st = {
             "qs": rng.random(L) * 50, "qlen": rng.integers(0, 30, L), "credit": rng.random(L) * 4 - 1,
@@ -149,7 +151,7 @@ def test_a_superstep_bookkeeping_matches_numpy():
             "done_by": np.full(n, -1, np.int64), "proc_cost": rng.random(L), "busy_steps": rng.integers(0, 5, L),
             "last_busy": rng.integers(-1, 5, L), "busy": rng.integers(0, 2, L), "hold": rng.integers(-1, 8, L),
             "prom": rng.random(L) < 0.2, "cooldown": rng.integers(-1, 8, L), "want": rng.random(L) < 0.1,
-            "minth": rng.random(L) * 20, "maxth": 20 + rng.random(L) * 40,
+            "minth": rng.random(L) * 20, "maxth": 20 + rng.random(L) * 40, "sel": rng.random(L) * 100,
         }
         st["qs"][rng.random(L) < 0.2] = 0.0
         A = int(rng.integers(1, L + 1))
@@ -161,6 +163,10 @@ def test_a_superstep_bookkeeping_matches_numpy():
         want, got = {x: v.copy() for x, v in st.items()}, {x: v.copy() for x, v in st.items()}
         # numpy, as LevelRun had it
         w = want
+        ql = np.zeros(L)  # §5.4's delete-min count (queue lengths before the chunks left)
+        ql[who] = w["qlen"][who]
+        at = (who + p0)[seg] - p0
+        w["sel"] += np.bincount(at, _log2(ql[at]) + degs[chosen], minlength=L)
         cost = w["qs"][who] - rest
         w["qs"][who] = rest
         w["qlen"][who] -= k
@@ -181,7 +187,8 @@ def test_a_superstep_bookkeeping_matches_numpy():
         # C
         g = got
         buf = _queue.take(who, k, rest, chosen, seg, p0, g["qs"], g["qlen"], g["credit"], g["stg"], g["nstaged"],
-                          g["queued"], g["pinned"])
+                          g["queued"], g["pinned"], g["sel"], table, degs)
+        assert np.array_equal(g["sel"], w["sel"])
         got_procs = np.frombuffer(buf, np.int64, chosen.size)
         assert np.array_equal(got_procs, procs)
         assert np.array_equal(np.frombuffer(buf, np.float64, A, 8 * chosen.size), cost)
