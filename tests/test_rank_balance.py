@@ -70,8 +70,8 @@ def test_figures_identical_to_one_rank_whatever_the_layout(tmp_path, ranks):
 def test_figures_identical_under_every_layout(tmp_path):
     """A layout only moves vprocs between ranks (docs/architecture.md, "Engine"): blocks, interleave, round
     robin and profile (laid out from level 2 on by level 1's profile) give the same rows at R = 2."""
-    got = mpi_result(2, str(Path(__file__).parent / "scripts" / "layouts.py"), str(tmp_path), "plum,minex,metis,mcstlb",
-                     "8")
+    got = mpi_result(2, str(Path(__file__).parent / "scripts" / "layouts.py"), str(tmp_path),
+                     "plum,minex,metis,mcstlb,sbn", "8")
     assert all(s == "ok" for r in got.values() for s in r["status"])
     assert all(r["rows"] == got["blocks"]["rows"] for r in got.values())
     assert all(sum(r["local"]) == 8 and min(r["local"]) >= 1 for r in got.values())

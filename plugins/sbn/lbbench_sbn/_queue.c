@@ -234,24 +234,23 @@ static void release_all(Py_buffer *b, const int *have, int nb) {
         if (have[j]) PyBuffer_Release(&b[j]);
 }
 
-/* take(who, k, rest, chosen, seg, p0, qs, qlen, credit, stg, nstaged, queued, pinned): the bookkeeping of the
+/* take(who, k, rest, chosen, seg, mine, qs, qlen, credit, stg, nstaged, queued, pinned): the bookkeeping of the
  * chunks chosen by chunks() (balancer.LevelRun._select_all), numpy's steps in numpy's order (who's entries
  * are distinct): cost = qs[who] - rest; qs[who] = rest; qlen[who] -= k; credit[who] -= cost;
- * stg[who] += cost; nstaged[who] += 1; procs = (who + p0)[seg]; queued[chosen] = False;
+ * stg[who] += cost; nstaged[who] += 1; procs = mine[who][seg]; queued[chosen] = False;
  * pinned[chosen] = True. Returns procs (int64 x len(chosen)) and cost (float64 x len(who)) in one bytearray.
  * With (sel, log2, deg) it also counts §5.4's delete-mins: sel[w] += the sum over w's chosen vertices v, in
  * their order, of log2[qlen[w] before] + deg[v] (numpy's bincount, then +=; log2: _log2 of every length). */
 static PyObject *take(PyObject *Py_UNUSED(self), PyObject *args) {
-    enum { WHO, K, REST, CHOSEN, SEG, QS, QLEN, CREDIT, STG, NSTAGED, QUEUED, PINNED, SEL, LOG2, DEG, NB };
-    static const char *const name[NB] = {"who", "k", "rest", "chosen", "seg", "qs", "qlen", "credit", "stg",
+    enum { WHO, K, REST, CHOSEN, SEG, MINE, QS, QLEN, CREDIT, STG, NSTAGED, QUEUED, PINNED, SEL, LOG2, DEG, NB };
+    static const char *const name[NB] = {"who", "k", "rest", "chosen", "seg", "mine", "qs", "qlen", "credit", "stg",
                                          "nstaged", "queued", "pinned", "sel", "log2", "deg"};
     PyObject *o[NB] = {NULL};
     Py_buffer b[NB];
     int have[NB] = {0};
-    Py_ssize_t p0;
     PyObject *ret = NULL;
     double *acc = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOOnOOOOOOO|OOO", &o[WHO], &o[K], &o[REST], &o[CHOSEN], &o[SEG], &p0, &o[QS],
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOO|OOO", &o[WHO], &o[K], &o[REST], &o[CHOSEN], &o[SEG], &o[MINE], &o[QS],
                           &o[QLEN], &o[CREDIT], &o[STG], &o[NSTAGED], &o[QUEUED], &o[PINNED], &o[SEL], &o[LOG2],
                           &o[DEG]))
         return NULL;
@@ -260,15 +259,15 @@ static PyObject *take(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "queue: take counts with sel, log2 and deg together");
         return NULL;
     }
-    if (!get_all(o, b, have, "iifiififfibbffi", name, count ? NB : SEL)) goto done;
+    if (!get_all(o, b, have, "iifiiififfibbffi", name, count ? NB : SEL)) goto done;
     i64 A = b[WHO].len / 8, got = b[CHOSEN].len / 8, L = b[QS].len / 8, n = b[QUEUED].len;
-    if (b[K].len / 8 != A || b[REST].len / 8 != A || b[SEG].len / 8 != got || b[QLEN].len / 8 != L ||
+    if (b[K].len / 8 != A || b[REST].len / 8 != A || b[SEG].len / 8 != got || b[MINE].len / 8 != L || b[QLEN].len / 8 != L ||
         b[CREDIT].len / 8 != L || b[STG].len / 8 != L || b[NSTAGED].len / 8 != L || b[PINNED].len != n ||
         (count && (b[SEL].len / 8 != L || b[LOG2].len / 8 != n + 1 || b[DEG].len / 8 != n))) {
         PyErr_SetString(PyExc_ValueError, "queue: take got arrays of inconsistent lengths");
         goto done;
     }
-    const i64 *who = b[WHO].buf, *k = b[K].buf, *chosen = b[CHOSEN].buf, *seg = b[SEG].buf;
+    const i64 *who = b[WHO].buf, *k = b[K].buf, *chosen = b[CHOSEN].buf, *seg = b[SEG].buf, *mine = b[MINE].buf;
     const double *rest = b[REST].buf;
     double *qs = b[QS].buf, *credit = b[CREDIT].buf, *stg = b[STG].buf;
     i64 *qlen = b[QLEN].buf, *nstaged = b[NSTAGED].buf;
@@ -313,7 +312,7 @@ static PyObject *take(PyObject *Py_UNUSED(self), PyObject *args) {
         nstaged[w] += 1;
     }
     for (i64 i = 0; i < got; ++i) {
-        procs[i] = who[seg[i]] + p0;
+        procs[i] = mine[who[seg[i]]];
         queued[chosen[i]] = 0;
         pinned[chosen[i]] = 1;
     }

@@ -189,24 +189,25 @@ class LevelRun:
         self.slot = np.zeros(n, np.int64)                            # spread()'s and select()'s scratch
         self.avail = np.zeros(n, bool)                               # _select()'s scratch
         owner = np.asarray(state.owner)
-        local = engine.local
+        # the rank's processors under any layout (engine.mine, sorted; engine.local_index: a processor's slot)
+        self.mine, self.lix = engine.mine, engine.local_index
+        L = self.mine.size
         order = np.argsort(owner, kind="stable")
-        bounds = np.searchsorted(owner[order], [local.start, local.stop])
-        mine = order[bounds[0]:bounds[1]]  # the rank's vertices, by processor then number
+        mine = order[self.lix[owner[order]] >= 0]  # the rank's vertices, by processor then number
+        slot = self.lix[owner[mine]]                # each one's processor's slot (ascending)
         # a rank prices its own processors' vertices; WSysLL from every processor's QWgt (a gather)
         c0 = vertex_costs(g, state, machine, mine)
         self.depth = boundary_depth(g, owner)
         self.cw, self.cc, self.cr = np.zeros(n), np.zeros(n), np.zeros(n)
         self.cw[mine], self.cc[mine], self.cr[mine] = c0.wgt, c0.comm, c0.remap
-        q = qwgt_of(c0, owner[mine] - local.start, len(local))
-        w0 = wsysll(np.array(engine.allgather({p: q[p - local.start] for p in local}, "sbn-qwgt")))
+        q = qwgt_of(c0, slot, L)
+        w0 = wsysll(np.array(engine.allgather(dict(zip(self.mine.tolist(), q)), "sbn-qwgt")))
         # processing speed: the level's initial WSysLL takes `checks` checks (J_avg = W0 f / checks per second)
         self.B = max(w0, 1) / params.checks if process else 0.0
         j_avg = self.B * params.f
         self.const = const if const is not None else max(params.const_s * j_avg, 1e-9)
         self.floor_minth = th.minth_bound(P, j_avg, params.f) if params.minth == "analysis" else 0.0
-        self.p0, L = local.start, len(local)
-        # per-processor scalars, as arrays over the rank's processors (index p - p0)
+        # per-processor scalars, as arrays over the rank's processors (index: the slot, local_index[p])
         self.credit = np.zeros(L)
         self.qs = np.zeros(L)               # QWgt of the queue (clean)
         self.qlen = np.zeros(L, np.int64)   # its length (clean)
@@ -235,14 +236,14 @@ class LevelRun:
         self.queued[self.holder >= 0] = True
         self.nheld = int(np.count_nonzero(self.queued))  # vertices queued or chosen at the rank's processors
         self.vp: dict[int, VProc] = {}
-        cuts = np.searchsorted(owner[order], np.arange(local.start, local.stop + 1))
-        for i, p in enumerate(local):
+        cuts = np.searchsorted(slot, np.arange(L + 1))
+        for i, p in enumerate(self.mine.tolist()):
             if isinstance(init_thresholds, (list, tuple)):  # one (WSysLL, MinTh, MaxTh) per processor
                 thr = th.Thresholds(*init_thresholds[p])
             else:
                 thr = init_thresholds or th.initial(self.const, self.floor_minth)
             self._set_thr(i, thr)
-            self.vp[p] = VProc(p, i, rng_for(p), np.sort(order[cuts[i]:cuts[i + 1]]), LocationView(self.home0, P),
+            self.vp[p] = VProc(p, i, rng_for(p), np.sort(mine[cuts[i]:cuts[i + 1]]), LocationView(self.home0, P),
                                 run=self)
         self.vlist = list(self.vp.values())
         for v in self.vlist:  # §5.4: creating the priority queue costs O(V_p + E_p)
@@ -524,11 +525,12 @@ class LevelRun:
         if batch is not None:
             verts, procs, who, cost = batch
             bad = self.data_at[verts] != procs
-            wait = (set(np.unique(procs[bad] - self.p0).tolist()) if bad.any() else set()) | self.stalled
+            at = self.lix[procs]
+            wait = (set(np.unique(at[bad]).tolist()) if bad.any() else set()) | self.stalled
             if wait:
-                keep = ~np.isin(procs - self.p0, list(wait))
+                keep = ~np.isin(at, list(wait))
                 for i in sorted(wait & set(who.tolist())):
-                    self.vlist[i].backlog.append((verts[procs - self.p0 == i], float(cost[who == i][0])))
+                    self.vlist[i].backlog.append((verts[at == i], float(cost[who == i][0])))
                 self.stalled |= wait & set(who.tolist())
                 sel = ~np.isin(who, list(wait))
                 verts, procs, who, cost = verts[keep], procs[keep], who[sel], cost[sel]
@@ -543,7 +545,7 @@ class LevelRun:
         self.nheld -= int(verts.size)
         if self.trace is not None:
             for i in who.tolist():
-                p = self.p0 + i
+                p = int(self.mine[i])
                 self.trace.append(("proc", self.step, p, verts[procs == p], p))
 
     def _select_all(self) -> None:
@@ -566,14 +568,15 @@ class LevelRun:
         # the queues' sums, credit and staging; the chosen vertices leave their queues (numpy's steps in C);
         # §5.4: a delete-min costs O(log V_p + δ_v) (queue lengths before the chunks left), counted there too
         count = (self.ops[SEL], self.log2, self.deg) if self.native else ()
-        buf = _queue.take(who, k, rest, chosen, seg, self.p0, self.qs, self.qlen, self.credit, self.stg,
+        buf = _queue.take(who, k, rest, chosen, seg, self.mine, self.qs, self.qlen, self.credit, self.stg,
                           self.nstaged, self.queued, self.pinned, *count)
         procs, cost = np.frombuffer(buf, np.int64, got), np.frombuffer(buf, np.float64, A, 8 * got)
         self.due[self.step + 2] = (chosen, procs, who, cost)
         if not self.native:  # the reference path: the same count in numpy
             ql = np.zeros(len(self.vlist))
             ql[who] = self.qlen[who] + k
-            self.ops[SEL] += np.bincount(procs - self.p0, _log2(ql[procs - self.p0]) + self.deg[chosen],
+            at = self.lix[procs]
+            self.ops[SEL] += np.bincount(at, _log2(ql[at]) + self.deg[chosen],
                                          minlength=ql.size)
         t0 = self._tick("selection", t0)
         # §3.5: request the data of the chosen vertices and of the adjacent vertices queued at the same processor
@@ -608,7 +611,7 @@ class LevelRun:
         acts = _queue.acting(self.step, self.qs, self.stg, self.busy, self.hold, self.prom, self.cooldown, self.want,
                              self.minth, self.maxth)
         if acts:
-            for p in self.eng.each((np.frombuffer(acts, np.int64) + self.p0).tolist()):
+            for p in self.eng.each(self.mine[np.frombuffer(acts, np.int64)].tolist()):
                 self._mainline(self.vp[p])
 
     def _mainline(self, v: VProc) -> None:

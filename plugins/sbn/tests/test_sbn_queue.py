@@ -139,7 +139,8 @@ def test_depth_is_the_breadth_first_search_of_numpy():
 def test_a_superstep_bookkeeping_matches_numpy():
     """take, requests, done, ready and acting (LevelRun's per-superstep steps) against the numpy they replace."""
     rng = np.random.default_rng(9)
-    n, L, p0 = 2000, 12, 40
+    n, L = 2000, 12
+    mine = 40 + 3 * np.arange(L)  # the rank's processors under a round-robin layout (R = 3): not a range
     xadj, adj = _graph(rng, n, 6)
     degs, table = np.diff(xadj), _log2(np.arange(n + 1))
     for trial in range(25):
@@ -147,7 +148,7 @@ def test_a_superstep_bookkeeping_matches_numpy():
             "qs": rng.random(L) * 50, "qlen": rng.integers(0, 30, L), "credit": rng.random(L) * 4 - 1,
             "stg": rng.random(L) * 3, "nstaged": rng.integers(0, 3, L), "queued": rng.random(n) < 0.6,
             "pinned": rng.random(n) < 0.2, "requested": rng.random(n) < 0.3,
-            "data_at": rng.integers(p0, p0 + L, n), "holder": np.where(rng.random(n) < 0.7, rng.integers(p0, p0 + L, n), -1),
+            "data_at": mine[rng.integers(0, L, n)], "holder": np.where(rng.random(n) < 0.7, mine[rng.integers(0, L, n)], -1),
             "done_by": np.full(n, -1, np.int64), "proc_cost": rng.random(L), "busy_steps": rng.integers(0, 5, L),
             "last_busy": rng.integers(-1, 5, L), "busy": rng.integers(0, 2, L), "hold": rng.integers(-1, 8, L),
             "prom": rng.random(L) < 0.2, "cooldown": rng.integers(-1, 8, L), "want": rng.random(L) < 0.1,
@@ -165,7 +166,7 @@ def test_a_superstep_bookkeeping_matches_numpy():
         w = want
         ql = np.zeros(L)  # §5.4's delete-min count (queue lengths before the chunks left)
         ql[who] = w["qlen"][who]
-        at = (who + p0)[seg] - p0
+        at = who[seg]
         w["sel"] += np.bincount(at, _log2(ql[at]) + degs[chosen], minlength=L)
         cost = w["qs"][who] - rest
         w["qs"][who] = rest
@@ -173,7 +174,7 @@ def test_a_superstep_bookkeeping_matches_numpy():
         w["credit"][who] -= cost
         w["stg"][who] += cost
         w["nstaged"][who] += 1
-        procs = (who + p0)[seg]
+        procs = mine[who][seg]
         w["queued"][chosen] = False
         w["pinned"][chosen] = True
         need = (w["data_at"][chosen] != procs) & ~w["requested"][chosen]
@@ -186,7 +187,7 @@ def test_a_superstep_bookkeeping_matches_numpy():
         ids, rq = np.concatenate([chosen[need], nb]), np.concatenate([procs[need], w["holder"][nb]])
         # C
         g = got
-        buf = _queue.take(who, k, rest, chosen, seg, p0, g["qs"], g["qlen"], g["credit"], g["stg"], g["nstaged"],
+        buf = _queue.take(who, k, rest, chosen, seg, mine, g["qs"], g["qlen"], g["credit"], g["stg"], g["nstaged"],
                           g["queued"], g["pinned"], g["sel"], table, degs)
         assert np.array_equal(g["sel"], w["sel"])
         got_procs = np.frombuffer(buf, np.int64, chosen.size)
