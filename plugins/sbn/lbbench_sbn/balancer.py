@@ -69,6 +69,7 @@ MPI ranks.
 """
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 import time
@@ -79,9 +80,9 @@ import numpy as np
 
 from harness import Costs, LocationView, State, Timer, costs_if_on, qwgt as qwgt_of, vertex_costs, wsysll
 
-from . import _queue
+from . import _opstate, _queue
 from . import messages as msg
-from .messages import ABORT, DATA, DJOB, FETCH, JOB, UP
+from .messages import DATA, DJOB, FETCH, JOB, UP
 from . import thresholds as th
 from .selection import select, spread
 from .topology import Trees
@@ -151,7 +152,6 @@ class VProc:
     seq: int = 0
     promised: tuple | None = None                   # the operation p offered its deficit to
     n_balance: int = 0
-    n_aborted: int = 0
     n_distribute: int = 0
     n_guard: int = 0
     run: object = field(default=None, repr=False)
@@ -231,6 +231,7 @@ class LevelRun:
         # §3.5's migration messages as we send them (targeted) and as the paper broadcasts them: per row of BCAST
         self.bcast = np.zeros((len(BCAST), L))
         self.busy_steps = np.zeros(L, np.int64)
+        self.aborted = np.zeros(L, np.int64)  # operations abandoned at their root
         self.last_busy = np.full(L, -1, np.int64)
         self.holder[mine] = owner[mine]
         self.queued[self.holder >= 0] = True
@@ -257,6 +258,12 @@ class LevelRun:
         d = self.trees.d
         self.cooldown_steps = 3 * d + 1
         self.max_steps = params.max_steps or (50 * params.checks + 200 * (d + 1) + 1000)
+        # the balancing operations' state in C (join, refuse, gather, abandon); None: the reference path below
+        self.bound = None  # the _Received its batch was last bound to
+        self.opstate = _opstate.Ops(self.trees.pow2, self.trees.csr, self.busy, self.prom, self.prom_until,
+                                    self.minth, self.ops, self.aborted, self._qwgt_at, self._holders_at,
+                                    self._planned, functools.partial(np.frombuffer, dtype=np.int64)
+                                    ) if self.native else None
 
     # ------------------------------------------------------------------ thresholds
     def _set_thr(self, i: int, t: th.Thresholds) -> None:
@@ -402,13 +409,21 @@ class LevelRun:
         cat = "migration"  # the category of the work since t0 (Table 9)
         codes, srcs, ops = got.code, got.src, got.ops
         count, size = self.ops[:, v.i], got.size
-        for m in got.at.get(p, ()):
+        ms = got.at.get(p, range(0))
+        m, end, native = ms.start, ms.stop, self.opstate
+        while m < end:
             code = codes[m]
-            count[MIG if code >= FETCH else BAL] += size[m]
             now = "migration" if code >= FETCH else "balance"
             if now != cat:
                 t0, cat = self._tick(cat, t0), now
-            if code <= ABORT:
+            if native is not None and code <= UP:  # a run of BAL, NAK, ABORT, UP in C
+                if self.bound is not got:  # the C state reads the superstep's batch in place
+                    native.bind(*got.columns)
+                    self.bound = got
+                m = native.handle(v.i, p, m, end, self.step, self.out)
+                continue
+            count[MIG if code >= FETCH else BAL] += size[m]
+            if code <= msg.ABORT:
                 self._control(v, srcs[m], code, ops[m], got.flag[m])
             elif code == DATA:
                 ids = got.words(m)
@@ -436,6 +451,7 @@ class LevelRun:
                 self._get_up(v, srcs[m], ops[m], got.words(m)[4:])
             else:
                 self._get_dist(v, ops[m], *msg.read_dist(got.words(m)[4:]))
+            m += 1
         if cat != "migration":
             t0 = self._tick(cat, t0)
         if v.arrived:
@@ -656,9 +672,17 @@ class LevelRun:
         row = np.array([[v.p, L, (1 if req else 0) + (2 if recv else 0)]], float)
         if not recv:
             return row, None
-        procs = v.view.holders(self.g.neighbours_of(v.Q))
-        procs = procs[procs != v.p]
+        procs = self._holders_at(i)
         return row, (np.array([v.p], np.int64), np.array([procs.size], np.int64), procs)
+
+    def _holders_at(self, i: int) -> np.ndarray:
+        """The processors other than p (local index i) holding data adjacent to p's queue, in p's view."""
+        v = self.vlist[i]
+        procs = v.view.holders(self.g.neighbours_of(v.Q))
+        return procs[procs != v.p]
+
+    def _qwgt_at(self, i: int) -> float:
+        return self.qwgt(self.vlist[i])
 
     # ------------------------------------------------------------------ balancing operations
     def _balance(self, v: VProc, overloaded: bool = False) -> None:
@@ -672,6 +696,9 @@ class LevelRun:
         v.seq += 1
         v.n_balance += 1
         op = (self.step, p, v.seq, bool(overloaded))
+        if self.opstate is not None:
+            self.opstate.start(v.i, p, op, self.step, self.out)
+            return
         if v.promised is None:
             self._promise(v, op)
         self._join(v, op, None)
@@ -700,25 +727,34 @@ class LevelRun:
         nak = st["nak"] or op in v.lost
         if op[1] == v.p:
             if nak:
-                v.n_aborted += 1
+                self.aborted[v.i] += 1
                 self._abort(v, op)
             else:
-                rows, (keys, lens, procs) = self._rows(v, op, st)
-                gw = float(rows[:, 1].sum())
-                nbd = dict(zip(keys.tolist(), np.split(procs, np.cumsum(lens)[:-1]))) if keys.size else {}
-                the_plan = plan_rows(rows, nbd, gw, self.P, fill_all=bool(op[3]))
-                # when the last jobs for each receiver arrive: one superstep after its last sender is reached
-                arrive: dict = {}
-                for i, sends in the_plan.items():
-                    for j, _, _ in sends:
-                        arrive[j] = max(arrive.get(j, 0), self.trees.depth(op[1], i))
-                entries = [(i, *e) for i, sends in the_plan.items() for e in sends]
-                self._get_dist(v, op, gw, tuple(zip(*entries)) or ((),) * 4,
-                               (tuple(arrive), tuple(arrive.values())) if arrive else ((), ()))
+                self._plan(v, op, *self._rows(v, op, st))
         elif nak:
             self.out.add(v.p, st["parent"], msg.NAK, (*op, 1))
         else:
             self.out.add(v.p, st["parent"], msg.UP, msg.up_fields(op, *self._rows(v, op, st)))
+
+    def _plan(self, v: VProc, op, rows: np.ndarray, nbd: tuple) -> None:
+        """A gather complete at its root p: WSysLL and the plan (``plan_rows``), then p's own DIST."""
+        keys, lens, procs = nbd
+        gw = float(rows[:, 1].sum())
+        nbd = dict(zip(keys.tolist(), np.split(procs, np.cumsum(lens)[:-1]))) if keys.size else {}
+        the_plan = plan_rows(rows, nbd, gw, self.P, fill_all=bool(op[3]))
+        # when the last jobs for each receiver arrive: one superstep after its last sender is reached
+        arrive: dict = {}
+        for i, sends in the_plan.items():
+            for j, _, _ in sends:
+                arrive[j] = max(arrive.get(j, 0), self.trees.depth(op[1], i))
+        entries = [(i, *e) for i, sends in the_plan.items() for e in sends]
+        self._get_dist(v, op, gw, tuple(zip(*entries)) or ((),) * 4,
+                       (tuple(arrive), tuple(arrive.values())) if arrive else ((), ()))
+
+    def _planned(self, i: int, op: tuple, rows: bytes, keys: bytes, lens: bytes, procs: bytes) -> None:
+        """``_plan`` for the gather the C state completed (its rows and neighbour columns as bytes)."""
+        self._plan(self.vlist[i], op, np.frombuffer(rows, np.float64).reshape(-1, 3),
+                   tuple(np.frombuffer(x, np.int64) for x in (keys, lens, procs)))
 
     def _rows(self, v: VProc, op, st) -> tuple:
         """The gathered rows and neighbour sets of p's subtree, p's own last."""
@@ -784,10 +820,15 @@ class LevelRun:
         arr = list(zip(*arrive))  # (receiver, depth of its last sender)
         for _, d in (e for e in arr if e[0] == p):
             self.hold[i] = max(self.hold[i], self.step + d - self.trees.depth(root, p) + 1)
-        if v.promised == op:
-            self._promise(v, None)
+        if self.opstate is not None:
+            kids, was = self.opstate.leave(i, op)
+        else:
+            was = v.promised == op
+            if was:
+                self._promise(v, None)
+            kids = self._leave(v, op)
+        if was:
             self.prom_until[i] = self.hold[i]
-        kids = self._leave(v, op)
         if kids:
             # each successor gets the part of the plan for its own subtree (senders and receivers in it)
             plan, arr = [e for e in plan if e[0] != p], [e for e in arr if e[0] != p]
@@ -904,7 +945,7 @@ class LevelRun:
     def figures(self) -> dict:
         """Per-level figures of the run (identical on every rank, timings aside)."""
         stats = self.eng.allgather({v.p: (float(self.proc_cost[v.i]), int(self.last_busy[v.i]), v.n_balance,
-                                          v.n_distribute, v.n_guard, v.n_aborted, *self.ops[:, v.i].tolist(),
+                                          v.n_distribute, v.n_guard, int(self.aborted[v.i]), *self.ops[:, v.i].tolist(),
                                           *self.bcast[:, v.i].tolist()) for v in self.vlist})
         cost = np.array([s[0] for s in stats])
         ops = np.array([s[6:9] for s in stats]).sum(axis=0)
@@ -940,6 +981,7 @@ class _Received:
         if not n:
             return
         off = b.offsets
+        self.columns = (b.values, off, np.ascontiguousarray(b.src, np.int64))  # for the C state's bind
         self.start, self.end = off[:-1].tolist(), off[1:].tolist()
         self.size = np.diff(off).tolist()  # words, the code included
         self.code, self.src = b.values[off[:-1]].tolist(), b.src.tolist()
