@@ -16,7 +16,7 @@
 #include <string.h>
 
 typedef int64_t i64;
-enum { BAL, NAK, ABORT, UP };
+enum { BAL, NAK, ABORT, UP, DIST };
 #define MAXK 64 /* successors of a node in a broadcast tree: at most log2 P */
 
 typedef struct {
@@ -36,14 +36,54 @@ typedef struct {
     i64 prom[4];
 } proc;
 
+#define NB 11 /* T_0's arrays, then the level's */
+
 typedef struct {
     PyObject_HEAD
     i64 L, pow2, step;
     proc *pr;
-    Py_buffer kstart, kid, busy, prom, prom_until, minth, ops, aborted, val, off, src;
+    Py_buffer b[NB], val, off, src;
     int have, bound;
-    PyObject *csr, *qwgt, *holders, *root, *as_array;
+    PyObject *tree, *qwgt, *holders, *root, *update, *send, *as_array;
 } Ops;
+
+enum { PRED, DEPTH, KSTART, KID, BUSY, PROM, PROM_UNTIL, HOLD, MINTH, OPS, ABORTED };
+#define I64(s, k) ((i64 *)(s)->b[k].buf)
+
+/* T_root as arrays (Trees.arrays): node n is t = n ^ xr there */
+typedef struct {
+    const i64 *pred, *depth, *kstart, *kid;
+    i64 xr;
+    Py_buffer b[4];
+    int held;
+} tree_t;
+
+static void tree_done(tree_t *t) {
+    for (int j = 0; j < t->held; ++j) PyBuffer_Release(&t->b[j]);
+    t->held = 0;
+}
+
+static int tree_of(Ops *s, i64 root, tree_t *t) {
+    t->held = 0;
+    if (s->pow2) {
+        t->pred = I64(s, PRED), t->depth = I64(s, DEPTH), t->kstart = I64(s, KSTART), t->kid = I64(s, KID);
+        t->xr = root;
+        return 0;
+    }
+    PyObject *a = PyObject_CallFunction(s->tree, "L", root);
+    if (!a) return -1;
+    int ok = PyTuple_Check(a) && PyTuple_GET_SIZE(a) == 5;
+    for (; ok && t->held < 4; ++t->held)
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(a, t->held), &t->b[t->held], PyBUF_C_CONTIGUOUS) < 0) ok = 0;
+    Py_DECREF(a); /* the arrays stay referenced by the buffers */
+    if (!ok) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "opstate: tree(x) must give 5 arrays");
+        tree_done(t);
+        return -1;
+    }
+    t->pred = t->b[0].buf, t->depth = t->b[1].buf, t->kstart = t->b[2].buf, t->kid = t->b[3].buf, t->xr = 0;
+    return 0;
+}
 
 static int push(vec *v, const i64 *x, i64 k) {
     if (v->n + k > v->cap) {
@@ -109,44 +149,23 @@ static void promise(Ops *s, i64 i, const i64 *key) {
     proc *p = &s->pr[i];
     p->has_prom = key != NULL;
     if (key) memcpy(p->prom, key, sizeof p->prom);
-    ((uint8_t *)s->prom.buf)[i] = key != NULL;
+    ((uint8_t *)s->b[PROM].buf)[i] = key != NULL;
 }
 
 static int promised(const proc *p, const i64 *key) { return p->has_prom && !cmp4(p->prom, key); }
 
 /* the successors of node n in T_root, in processor order (Trees.children) */
 static int children(Ops *s, i64 root, i64 n, i64 *out) {
-    Py_buffer ks, kd;
-    const i64 *kstart, *kid;
-    i64 xr = root;
-    PyObject *t = NULL;
-    if (s->pow2) {
-        kstart = s->kstart.buf, kid = s->kid.buf;
-    } else {
-        t = PyObject_CallFunction(s->csr, "L", root);
-        if (!t) return -1;
-        if (PyObject_GetBuffer(PyTuple_GET_ITEM(t, 0), &ks, PyBUF_C_CONTIGUOUS) < 0) {
-            Py_DECREF(t);
-            return -1;
-        }
-        if (PyObject_GetBuffer(PyTuple_GET_ITEM(t, 1), &kd, PyBUF_C_CONTIGUOUS) < 0) {
-            PyBuffer_Release(&ks);
-            Py_DECREF(t);
-            return -1;
-        }
-        kstart = ks.buf, kid = kd.buf, xr = 0;
-    }
-    i64 a = kstart[n ^ xr], b = kstart[(n ^ xr) + 1], k = b - a;
+    tree_t t;
+    if (tree_of(s, root, &t) < 0) return -1;
+    i64 a = t.kstart[n ^ t.xr], k = t.kstart[(n ^ t.xr) + 1] - a;
     if (k > MAXK) k = -1;
     for (i64 j = 0; j < k; ++j) {
-        i64 c = kid[a + j] ^ xr, x = j;
+        i64 c = t.kid[a + j] ^ t.xr, x = j;
         for (; x > 0 && out[x - 1] > c; --x) out[x] = out[x - 1];
         out[x] = c;
     }
-    if (t) {
-        PyBuffer_Release(&ks), PyBuffer_Release(&kd);
-        Py_DECREF(t);
-    }
+    tree_done(&t);
     if (k < 0) PyErr_SetString(PyExc_ValueError, "opstate: a node with too many successors");
     return (int)k;
 }
@@ -161,7 +180,7 @@ static ent *leave(Ops *s, i64 i, const i64 *key) {
     }
     ent *e = p->e[j];
     p->e[j] = p->e[--p->n];
-    ((i64 *)s->busy.buf)[i] -= 1;
+    I64(s, BUSY)[i] -= 1;
     return e;
 }
 
@@ -187,8 +206,8 @@ static int entry(Ops *s, i64 i, i64 p, ent *e) {
     Py_DECREF(r);
     if (L == -1.0 && PyErr_Occurred()) return -1;
     proc *pr = &s->pr[i];
-    int free_ = (!pr->has_prom || promised(pr, e->key)) && s->step > ((i64 *)s->prom_until.buf)[i];
-    int req = L < ((double *)s->minth.buf)[i] && free_;
+    int free_ = (!pr->has_prom || promised(pr, e->key)) && s->step > I64(s, PROM_UNTIL)[i];
+    int req = L < ((double *)s->b[MINTH].buf)[i] && free_;
     if (req || (free_ && e->key[3])) promise(s, i, e->key);
     int recv = free_ && promised(pr, e->key);
     double row[3] = {(double)p, L, (double)((req ? 1 : 0) + (recv ? 2 : 0))};
@@ -210,6 +229,86 @@ static int entry(Ops *s, i64 i, i64 p, ent *e) {
 
 static PyObject *bytes_of(const vec *v) { return PyBytes_FromStringAndSize((const char *)v->a, (Py_ssize_t)(v->n * 8)); }
 
+/* the distribution message at p (balancer.LevelRun._get_dist): UpdateLoad, p's own sends of the plan, the hold
+ * until its planned jobs arrive, then to each successor that joined the part of the plan for its subtree. w:
+ * the DIST fields (op, GWLen, e, e senders, e receivers, e amounts, e bases, a, a receivers, a depths) */
+static int dist(Ops *s, i64 i, i64 p, const i64 *w, i64 nw, PyObject *out) {
+    i64 e = nw > 5 ? w[5] : -1, n = 0;
+    const i64 *S = w + 6, *J = S + e, *A = J + e, *B = A + e, *K, *D;
+    if (e < 0 || 7 + 4 * e > nw || (n = B[e], 7 + 4 * e + 2 * n != nw)) {
+        PyErr_SetString(PyExc_ValueError, "opstate: a malformed DIST message");
+        return -1;
+    }
+    K = B + e + 1, D = K + n;
+    i64 key[4];
+    memcpy(key, w, sizeof key);
+    double gw, a, b;
+    memcpy(&gw, w + 4, 8);
+    PyObject *r = PyObject_CallFunction(s->update, "Ld", i, gw);
+    if (!r) return -1;
+    Py_DECREF(r);
+    for (i64 x = 0; x < e; ++x)
+        if (S[x] == p) {
+            memcpy(&a, A + x, 8), memcpy(&b, B + x, 8);
+            if (!(r = PyObject_CallFunction(s->send, "LLdd", i, J[x], a, b))) return -1;
+            Py_DECREF(r);
+        }
+    tree_t t;
+    if (tree_of(s, key[1], &t) < 0) return -1;
+    i64 top = t.depth[p ^ t.xr], *hold = I64(s, HOLD);
+    for (i64 x = 0; x < n; ++x)
+        if (K[x] == p && s->step + D[x] - top + 1 > hold[i]) hold[i] = s->step + D[x] - top + 1;
+    int was = promised(&s->pr[i], key);
+    if (was) promise(s, i, NULL);
+    ent *en = leave(s, i, key);
+    if (!en) {
+        tree_done(&t);
+        return -1;
+    }
+    if (was) I64(s, PROM_UNTIL)[i] = hold[i];
+    int nk = en->njoin, rc = 0;
+    i64 *kid = malloc((size_t)(e + n + 1) * 8), cnt[MAXK][2] = {{0}};
+    if (!kid) rc = -1, PyErr_NoMemory();
+    for (i64 x = 0; x < e + n && !rc && nk; ++x) { /* the successor whose subtree holds each entry's node */
+        i64 u = x < e ? S[x] : K[x - e];
+        kid[x] = -1;
+        if (u == p) continue;
+        i64 v = u ^ t.xr;
+        while (t.depth[v] > top + 1) v = t.pred[v];
+        for (int j = 0; j < nk; ++j)
+            if (en->join[j] == (v ^ t.xr)) kid[x] = j;
+        if (kid[x] < 0) {
+            PyErr_SetString(PyExc_KeyError, "opstate: a plan entry outside the joined subtrees");
+            rc = -1;
+        } else
+            cnt[kid[x]][x >= e] += 1;
+    }
+    for (int j = 0; j < nk && !rc; ++j) {
+        i64 ek = cnt[j][0], ak = cnt[j][1];
+        PyObject *ba = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((7 + 4 * ek + 2 * ak) * 8));
+        if (!ba) {
+            rc = -1;
+            break;
+        }
+        i64 *f = (i64 *)PyByteArray_AS_STRING(ba), *fs = f + 6, *fa = fs + 4 * ek + 1;
+        memcpy(f, w, 40);
+        f[5] = ek, fa[-1] = ak;
+        for (i64 x = 0, y = 0; x < e; ++x)
+            if (kid[x] == j) fs[y] = S[x], fs[ek + y] = J[x], fs[2 * ek + y] = A[x], fs[3 * ek + y] = B[x], ++y;
+        for (i64 x = 0, y = 0; x < n; ++x)
+            if (kid[e + x] == j) fa[y] = K[x], fa[ak + y] = D[x], ++y;
+        PyObject *fl = PyObject_CallFunctionObjArgs(s->as_array, ba, NULL);
+        Py_DECREF(ba);
+        rc = fl ? emit(out, p, en->join[j], DIST, fl) : -1;
+        Py_XDECREF(fl);
+    }
+    if (!rc && nk && PyObject_SetAttrString(out, "arrays", Py_True) < 0) rc = -1;
+    free(kid);
+    drop(en);
+    tree_done(&t);
+    return rc;
+}
+
 /* all successors answered: report up (UP with the entries, or NAK), or at the root plan or abandon */
 static int gathered(Ops *s, i64 i, i64 p, ent *e, PyObject *out) {
     e->gathering = 0;
@@ -218,7 +317,7 @@ static int gathered(Ops *s, i64 i, i64 p, ent *e, PyObject *out) {
     memcpy(key, e->key, sizeof key);
     if (key[1] == p) {
         if (nak) {
-            ((i64 *)s->aborted.buf)[i] += 1;
+            I64(s, ABORTED)[i] += 1;
             return abort_op(s, i, p, key, out);
         }
         if (entry(s, i, p, e) < 0) return -1;
@@ -226,10 +325,16 @@ static int gathered(Ops *s, i64 i, i64 p, ent *e, PyObject *out) {
                                     bytes_of(&e->lens), bytes_of(&e->procs));
         e->rows.n = e->keys.n = e->lens.n = e->procs.n = 0;
         if (!r) return -1;
-        PyObject *x = PyObject_CallObject(s->root, r); /* the plan and p's DIST; e may be gone after it */
+        PyObject *x = PyObject_CallObject(s->root, r); /* the plan: p's own DIST fields */
         Py_DECREF(r);
-        Py_XDECREF(x);
-        return x ? 0 : -1;
+        if (!x) return -1;
+        Py_buffer f;
+        int ok = PyObject_GetBuffer(x, &f, PyBUF_C_CONTIGUOUS) == 0;
+        Py_DECREF(x); /* the array stays referenced by the buffer */
+        if (!ok) return -1;
+        ok = dist(s, i, p, f.buf, f.len / 8, out);
+        PyBuffer_Release(&f);
+        return ok;
     }
     if (nak) {
         PyObject *f = Py_BuildValue("(LLLLi)", key[0], key[1], key[2], key[3], 1);
@@ -261,7 +366,7 @@ static int gathered(Ops *s, i64 i, i64 p, ent *e, PyObject *out) {
 /* p takes part in op: forward the balance message, or (a leaf) start the gather */
 static int join(Ops *s, i64 i, i64 p, const i64 *key, i64 parent, PyObject *out) {
     proc *pr = &s->pr[i];
-    ((i64 *)s->busy.buf)[i] += 1;
+    I64(s, BUSY)[i] += 1;
     for (int j = 0; j < pr->n; ++j)
         if (cmp4(pr->e[j]->key, key) > 0) { /* a later operation: a refusal there, p's deficit offered here */
             pr->e[j]->lost = 1;
@@ -318,7 +423,7 @@ static int handle_one(Ops *s, i64 i, i64 p, i64 m, PyObject *out) {
     const i64 *off = s->off.buf, *val = s->val.buf, *w = val + off[m] + 1, src = ((const i64 *)s->src.buf)[m];
     int code = (int)val[off[m]];
     const i64 *key = w;
-    ((double *)s->ops.buf)[s->L + i] += (double)(off[m + 1] - off[m]); /* §5.4: a message handled costs its words */
+    ((double *)s->b[OPS].buf)[s->L + i] += (double)(off[m + 1] - off[m]); /* §5.4: a message handled costs its words */
     proc *pr = &s->pr[i];
     if (code == BAL) {
         int earlier = 0;
@@ -330,6 +435,7 @@ static int handle_one(Ops *s, i64 i, i64 p, i64 m, PyObject *out) {
         return r;
     }
     if (code == ABORT) return abort_op(s, i, p, key, out);
+    if (code == DIST) return dist(s, i, p, w, off[m + 1] - off[m] - 1, out);
     ent *e = answer(s, i, key, src);
     if (!e) return -1;
     if (code == NAK) {
@@ -351,7 +457,7 @@ static int getbuf(PyObject *o, Py_buffer *b, int writable) {
 }
 
 /* handle(i, p, m, end, step, out): processor p (local index i) handles its messages m, m + 1, ... of the
- * bound batch while they are BAL, NAK, ABORT or UP, up to end; returns the first one it did not handle */
+ * bound batch while they are BAL, NAK, ABORT, UP or DIST, up to end; returns the first one it did not handle */
 static PyObject *handle(Ops *s, PyObject *args) {
     i64 i, p, m, end;
     PyObject *out;
@@ -361,7 +467,7 @@ static PyObject *handle(Ops *s, PyObject *args) {
         return NULL;
     }
     const i64 *off = s->off.buf, *val = s->val.buf;
-    for (; m < end && val[off[m]] <= UP; ++m)
+    for (; m < end && val[off[m]] <= DIST; ++m)
         if (handle_one(s, i, p, m, out) < 0) return NULL;
     return PyLong_FromLongLong(m);
 }
@@ -400,29 +506,10 @@ static PyObject *start(Ops *s, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* leave(i, op): the DIST of op reached p: (the successors that joined it, whether p was promised to it) */
-static PyObject *leave_op(Ops *s, PyObject *args) {
-    i64 i, key[4];
-    PyObject *op;
-    if (!PyArg_ParseTuple(args, "LO", &i, &op) || parse_op(op, key) < 0) return NULL;
-    if (i < 0 || i >= s->L) return PyErr_Format(PyExc_IndexError, "opstate: no processor %lld", (long long)i);
-    int was = promised(&s->pr[i], key);
-    if (was) promise(s, i, NULL);
-    ent *e = leave(s, i, key);
-    if (!e) return NULL;
-    PyObject *kids = PyTuple_New(e->njoin);
-    for (int j = 0; kids && j < e->njoin; ++j) PyTuple_SET_ITEM(kids, j, PyLong_FromLongLong(e->join[j]));
-    drop(e);
-    return kids ? Py_BuildValue("(NO)", kids, was ? Py_True : Py_False) : NULL;
-}
-
 static void release(Ops *s) {
     unbind(s);
-    if (s->have) {
-        Py_buffer *b[] = {&s->kstart, &s->kid, &s->busy, &s->prom, &s->prom_until, &s->minth, &s->ops, &s->aborted};
-        for (int j = 0; j < s->have; ++j) PyBuffer_Release(b[j]);
-        s->have = 0;
-    }
+    for (int j = 0; j < s->have; ++j) PyBuffer_Release(&s->b[j]);
+    s->have = 0;
     if (s->pr) {
         for (i64 i = 0; i < s->L; ++i) {
             for (int j = 0; j < s->pr[i].n; ++j) drop(s->pr[i].e[j]);
@@ -435,7 +522,9 @@ static void release(Ops *s) {
 
 /* the callbacks are the level's bound methods: a cycle through the level, which the collector breaks */
 static int traverse(Ops *s, visitproc visit, void *arg) {
-    Py_VISIT(s->csr);
+    Py_VISIT(s->tree);
+    Py_VISIT(s->update);
+    Py_VISIT(s->send);
     Py_VISIT(s->qwgt);
     Py_VISIT(s->holders);
     Py_VISIT(s->root);
@@ -444,7 +533,9 @@ static int traverse(Ops *s, visitproc visit, void *arg) {
 }
 
 static int clear(Ops *s) {
-    Py_CLEAR(s->csr);
+    Py_CLEAR(s->tree);
+    Py_CLEAR(s->update);
+    Py_CLEAR(s->send);
     Py_CLEAR(s->qwgt);
     Py_CLEAR(s->holders);
     Py_CLEAR(s->root);
@@ -459,34 +550,35 @@ static void dealloc(Ops *s) {
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
-/* Ops(pow2, csr, busy, prom, prom_until, minth, ops, aborted, qwgt, holders, root, as_array): the state of the
- * rank's L processors (L = len(busy)). csr: Trees.csr (T_0's, relabelled, when pow2); busy (int64), prom
- * (bool), prom_until (int64), minth (float64), ops ((3, L) float64), aborted (int64): the level's arrays by
- * local index. Called back: qwgt(i) (QWgt of processor i), holders(i) (int64: the processors holding data
- * next to its queue, itself left out), root(i, op, rows, keys, lens, procs) (a gather complete at its root,
- * the rows and neighbour columns as bytes), as_array(bytearray) (an UP message's int64 fields). */
+/* Ops(pow2, tree, busy, prom, prom_until, hold, minth, ops, aborted, qwgt, holders, root, update, send,
+ * as_array): the state of the rank's L processors (L = len(busy)). tree: Trees.arrays (T_0's, relabelled,
+ * when pow2); busy, prom_until, hold, aborted (int64), prom (bool), minth (float64), ops ((3, L) float64): the
+ * level's arrays by local index. Called back: qwgt(i) (QWgt of processor i), holders(i) (int64: the
+ * processors holding data next to its queue, itself left out), root(i, op, rows, keys, lens, procs) (a gather
+ * complete at its root, the rows and neighbour columns as bytes: gives the root's DIST fields, int64),
+ * update(i, GWLen) (UpdateLoad), send(i, j, amount, base) (the jobs of one plan entry), as_array(bytearray)
+ * (an UP or DIST message's int64 fields). */
 static int init(Ops *s, PyObject *args, PyObject *Py_UNUSED(kw)) {
-    PyObject *o[8], *csr, *qwgt, *holders, *root, *as_array, *t0 = NULL;
+    PyObject *o[NB], *t0 = NULL, *cb[7];
     int pow2;
     release(s);
-    if (!PyArg_ParseTuple(args, "pOOOOOOOOOOO", &pow2, &csr, &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &qwgt,
-                          &holders, &root, &as_array))
+    if (!PyArg_ParseTuple(args, "pOOOOOOOOOOOOOO", &pow2, &cb[0], &o[BUSY], &o[PROM], &o[PROM_UNTIL], &o[HOLD],
+                          &o[MINTH], &o[OPS], &o[ABORTED], &cb[1], &cb[2], &cb[3], &cb[4], &cb[5], &cb[6]))
         return -1;
-    Py_buffer *b[] = {&s->kstart, &s->kid, &s->busy, &s->prom, &s->prom_until, &s->minth, &s->ops, &s->aborted};
-    t0 = PyObject_CallFunction(csr, "i", 0);
-    if (!t0 || !PyTuple_Check(t0) || PyTuple_GET_SIZE(t0) < 2) {
-        if (t0) PyErr_SetString(PyExc_TypeError, "opstate: csr(0) must give (kstart, kid, ...)");
+    t0 = PyObject_CallFunction(cb[0], "i", 0);
+    if (!t0 || !PyTuple_Check(t0) || PyTuple_GET_SIZE(t0) != 5) {
+        if (t0) PyErr_SetString(PyExc_TypeError, "opstate: tree(0) must give 5 arrays");
         Py_XDECREF(t0);
         return -1;
     }
-    o[0] = PyTuple_GET_ITEM(t0, 0), o[1] = PyTuple_GET_ITEM(t0, 1);
-    for (; s->have < 8; ++s->have)
-        if (getbuf(o[s->have], b[s->have], s->have >= 2) < 0) break;
+    for (int j = 0; j < 4; ++j) o[j] = PyTuple_GET_ITEM(t0, j);
+    for (; s->have < NB; ++s->have)
+        if (getbuf(o[s->have], &s->b[s->have], s->have >= BUSY && s->have != MINTH) < 0) break;
     Py_DECREF(t0); /* the arrays stay referenced by the buffers */
-    if (s->have < 8) return -1;
-    s->L = s->busy.len / 8;
-    if (s->prom.len != s->L || s->prom_until.len / 8 != s->L || s->minth.len / 8 != s->L ||
-        s->ops.len / 8 != 3 * s->L || s->aborted.len / 8 != s->L) {
+    if (s->have < NB) return -1;
+    s->L = s->b[BUSY].len / 8;
+    if (s->b[PROM].len != s->L || s->b[PROM_UNTIL].len / 8 != s->L || s->b[HOLD].len / 8 != s->L ||
+        s->b[MINTH].len / 8 != s->L || s->b[OPS].len / 8 != 3 * s->L || s->b[ABORTED].len / 8 != s->L) {
         PyErr_SetString(PyExc_ValueError, "opstate: the per-processor arrays differ in length");
         return -1;
     }
@@ -496,11 +588,10 @@ static int init(Ops *s, PyObject *args, PyObject *Py_UNUSED(kw)) {
         return -1;
     }
     s->pow2 = pow2;
-    PyObject **keep[] = {&s->csr, &s->qwgt, &s->holders, &s->root, &s->as_array};
-    PyObject *val[] = {csr, qwgt, holders, root, as_array};
-    for (int j = 0; j < 5; ++j) {
-        Py_INCREF(val[j]);
-        Py_XSETREF(*keep[j], val[j]);
+    PyObject **keep[] = {&s->tree, &s->qwgt, &s->holders, &s->root, &s->update, &s->send, &s->as_array};
+    for (int j = 0; j < 7; ++j) {
+        Py_INCREF(cb[j]);
+        Py_XSETREF(*keep[j], cb[j]);
     }
     return 0;
 }
@@ -509,7 +600,6 @@ static PyMethodDef ops_methods[] = {
     {"bind", (PyCFunction)bind, METH_VARARGS, "the superstep's batch (values, offsets, src)"},
     {"handle", (PyCFunction)handle, METH_VARARGS, "a processor's run of BAL, NAK, ABORT and UP messages"},
     {"start", (PyCFunction)start, METH_VARARGS, "Balance: an operation rooted at a processor"},
-    {"leave", (PyCFunction)leave_op, METH_VARARGS, "an operation's DIST at a processor: its joined successors"},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject OpsType = {

@@ -260,10 +260,10 @@ class LevelRun:
         self.max_steps = params.max_steps or (50 * params.checks + 200 * (d + 1) + 1000)
         # the balancing operations' state in C (join, refuse, gather, abandon); None: the reference path below
         self.bound = None  # the _Received its batch was last bound to
-        self.opstate = _opstate.Ops(self.trees.pow2, self.trees.csr, self.busy, self.prom, self.prom_until,
-                                    self.minth, self.ops, self.aborted, self._qwgt_at, self._holders_at,
-                                    self._planned, functools.partial(np.frombuffer, dtype=np.int64)
-                                    ) if self.native else None
+        self.opstate = _opstate.Ops(self.trees.pow2, self.trees.arrays, self.busy, self.prom, self.prom_until,
+                                    self.hold, self.minth, self.ops, self.aborted, self._qwgt_at, self._holders_at,
+                                    self._planned, self._update_at, self._send_at,
+                                    functools.partial(np.frombuffer, dtype=np.int64)) if self.native else None
 
     # ------------------------------------------------------------------ thresholds
     def _set_thr(self, i: int, t: th.Thresholds) -> None:
@@ -416,7 +416,7 @@ class LevelRun:
             now = "migration" if code >= FETCH else "balance"
             if now != cat:
                 t0, cat = self._tick(cat, t0), now
-            if native is not None and code <= UP:  # a run of BAL, NAK, ABORT, UP in C
+            if native is not None and code <= msg.DIST:  # a run of BAL, NAK, ABORT, UP, DIST in C
                 if self.bound is not got:  # the C state reads the superstep's batch in place
                     native.bind(*got.columns)
                     self.bound = got
@@ -730,14 +730,17 @@ class LevelRun:
                 self.aborted[v.i] += 1
                 self._abort(v, op)
             else:
-                self._plan(v, op, *self._rows(v, op, st))
+                gw, entries, arrive = self._plan(v, op, *self._rows(v, op, st))
+                self._get_dist(v, op, gw, tuple(zip(*entries)) or ((),) * 4,
+                               (tuple(arrive), tuple(arrive.values())) if arrive else ((), ()))
         elif nak:
             self.out.add(v.p, st["parent"], msg.NAK, (*op, 1))
         else:
             self.out.add(v.p, st["parent"], msg.UP, msg.up_fields(op, *self._rows(v, op, st)))
 
-    def _plan(self, v: VProc, op, rows: np.ndarray, nbd: tuple) -> None:
-        """A gather complete at its root p: WSysLL and the plan (``plan_rows``), then p's own DIST."""
+    def _plan(self, v: VProc, op, rows: np.ndarray, nbd: tuple) -> tuple:
+        """A gather complete at its root p: WSysLL and the plan (``plan_rows``); p's own DIST's GWLen, plan
+        entries (sender, receiver, amount, base) and arrival depths {receiver: depth}."""
         keys, lens, procs = nbd
         gw = float(rows[:, 1].sum())
         nbd = dict(zip(keys.tolist(), np.split(procs, np.cumsum(lens)[:-1]))) if keys.size else {}
@@ -747,14 +750,21 @@ class LevelRun:
         for i, sends in the_plan.items():
             for j, _, _ in sends:
                 arrive[j] = max(arrive.get(j, 0), self.trees.depth(op[1], i))
-        entries = [(i, *e) for i, sends in the_plan.items() for e in sends]
-        self._get_dist(v, op, gw, tuple(zip(*entries)) or ((),) * 4,
-                       (tuple(arrive), tuple(arrive.values())) if arrive else ((), ()))
+        return gw, [(i, *e) for i, sends in the_plan.items() for e in sends], arrive
 
-    def _planned(self, i: int, op: tuple, rows: bytes, keys: bytes, lens: bytes, procs: bytes) -> None:
-        """``_plan`` for the gather the C state completed (its rows and neighbour columns as bytes)."""
-        self._plan(self.vlist[i], op, np.frombuffer(rows, np.float64).reshape(-1, 3),
-                   tuple(np.frombuffer(x, np.int64) for x in (keys, lens, procs)))
+    def _planned(self, i: int, op: tuple, rows: bytes, keys: bytes, lens: bytes, procs: bytes) -> np.ndarray:
+        """``_plan`` for the gather the C state completed (its rows and neighbour columns as bytes): the fields
+        of the root's own DIST, which the C state handles."""
+        gw, entries, arrive = self._plan(self.vlist[i], op, np.frombuffer(rows, np.float64).reshape(-1, 3),
+                                         tuple(np.frombuffer(x, np.int64) for x in (keys, lens, procs)))
+        return np.array(msg.dist_fields(op, gw, entries, list(arrive.items())), np.int64)
+
+    def _update_at(self, i: int, gw: float) -> None:
+        """UpdateLoad at processor i (Fig. 4) with the operation's GWLen."""
+        self._set_thr(i, th.update_load(gw, self.P, self.const, self.prm.maxth, self.floor_minth))
+
+    def _send_at(self, i: int, j: int, amount: float, base: float) -> None:
+        self._send_jobs(self.vlist[i], j, amount, base)
 
     def _rows(self, v: VProc, op, st) -> tuple:
         """The gathered rows and neighbour sets of p's subtree, p's own last."""
@@ -812,7 +822,7 @@ class LevelRun:
         """The distribution message: UpdateLoad, p's own sends of the plan (sender, receiver, amount, base
         columns), the hold until its planned jobs arrive (receiver, depth columns); the rest down the tree."""
         p, root, i = v.p, op[1], v.i
-        self._set_thr(i, th.update_load(gw, self.P, self.const, self.prm.maxth, self.floor_minth))
+        self._update_at(i, gw)
         plan = list(zip(*the_plan))  # (sender, receiver, amount, base), in plan order
         for _, j, amount, base in (e for e in plan if e[0] == p):
             self._send_jobs(v, j, amount, base)
@@ -820,15 +830,10 @@ class LevelRun:
         arr = list(zip(*arrive))  # (receiver, depth of its last sender)
         for _, d in (e for e in arr if e[0] == p):
             self.hold[i] = max(self.hold[i], self.step + d - self.trees.depth(root, p) + 1)
-        if self.opstate is not None:
-            kids, was = self.opstate.leave(i, op)
-        else:
-            was = v.promised == op
-            if was:
-                self._promise(v, None)
-            kids = self._leave(v, op)
-        if was:
+        if v.promised == op:
+            self._promise(v, None)
             self.prom_until[i] = self.hold[i]
+        kids = self._leave(v, op)
         if kids:
             # each successor gets the part of the plan for its own subtree (senders and receivers in it)
             plan, arr = [e for e in plan if e[0] != p], [e for e in arr if e[0] != p]

@@ -212,6 +212,12 @@ class Trees:
         t = self._tree(x)
         return (*t[4], t[3], x if self.pow2 else 0)
 
+    def arrays(self, x: int) -> tuple:
+        """(pred, depth, kstart, kid, xor): T_x as arrays for the C state of the balancing operations (node n's
+        predecessor ``pred[t] ^ xor``, stage ``depth[t]`` and successors as in :meth:`csr`, at t = n ^ xor)."""
+        t = self._tree(x)
+        return (t[0], t[1], *t[4], x if self.pow2 else 0)
+
     @cached_property
     def pred(self) -> np.ndarray:
         """pred[x, n] for every root x (P x P)."""
