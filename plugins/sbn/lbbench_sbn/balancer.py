@@ -349,11 +349,18 @@ class LevelRun:
                 if self.step > self.max_steps:
                     raise RuntimeError(f"sbn: level did not finish within {self.max_steps} supersteps")
             locate = eng.received("locate").by_dst()
-            got = _Received(eng.received(msg.TAG))
+            got = _Received(eng.received(msg.TAG), self.opstate is not None)
             # per-vproc CPU (eng.each): the engine lays vprocs over ranks by it
             if got.at or locate:  # no clock read in a superstep with nothing delivered
-                for p in eng.each(sorted(set(got.at).union(locate)) if locate else got.at):
-                    self._receive(self.vp[p], got, [rows for _, rows in locate.get(p, ())])
+                ops, at, vp = got.ops_only, got.at, self.vp
+                for p in eng.each(sorted(set(at).union(locate)) if locate else at):
+                    if p in ops and p not in locate:  # only the balancing operations' messages: in C at once
+                        t0 = time.perf_counter()
+                        self._bind(got)
+                        self.opstate.handle(vp[p].i, p, at[p].start, at[p].stop, self.step, self.out)
+                        self._tick("balance", t0)
+                    else:
+                        self._receive(vp[p], got, [rows for _, rows in locate.get(p, ())])
             self._process_all()
             if self.process:
                 self._select_all()
@@ -417,9 +424,7 @@ class LevelRun:
             if now != cat:
                 t0, cat = self._tick(cat, t0), now
             if native is not None and code <= msg.DIST:  # a run of BAL, NAK, ABORT, UP, DIST in C
-                if self.bound is not got:  # the C state reads the superstep's batch in place
-                    native.bind(*got.columns)
-                    self.bound = got
+                self._bind(got)
                 m = native.handle(v.i, p, m, end, self.step, self.out)
                 continue
             count[MIG if code >= FETCH else BAL] += size[m]
@@ -466,6 +471,12 @@ class LevelRun:
             aff = aff[self.queued[aff] & (self.holder[aff] == p)]  # a chosen chunk keeps its price
             self._price(v, aff)
         self._tick("migration", t0)
+
+    def _bind(self, got: "_Received") -> None:
+        """The C state reads the superstep's batch in place."""
+        if self.bound is not got:
+            self.opstate.bind(*got.columns)
+            self.bound = got
 
     def _serve(self, v: VProc, ids: np.ndarray, requester: int) -> None:
         """A data request: send the data held here to the requester, forward the rest where it went."""
@@ -976,27 +987,35 @@ class LevelRun:
 
 
 class _Received:
-    """The ``sbn`` messages one exchange delivered, read message by message in delivery order."""
+    """The ``sbn`` messages one exchange delivered, read message by message in delivery order. ``native``:
+    the balancing operations' messages are the C state's (no ops or flags read here; ``ops_only``, the
+    processors that received nothing else)."""
 
-    def __init__(self, b):
+    def __init__(self, b, native: bool = False):
         self.values = b.values
         n = len(b)
         self.at: dict = {}  # local processor -> the indices of its messages
         self.code = self.src = self.ops = self.flag = self.size = ()
+        self.ops_only = frozenset()
         if not n:
             return
         off = b.offsets
         self.columns = (b.values, off, np.ascontiguousarray(b.src, np.int64))  # for the C state's bind
         self.start, self.end = off[:-1].tolist(), off[1:].tolist()
         self.size = np.diff(off).tolist()  # words, the code included
-        self.code, self.src = b.values[off[:-1]].tolist(), b.src.tolist()
+        code = b.values[off[:-1]]
+        self.code, self.src = code.tolist(), b.src.tolist()
+        dst = b.dst
+        first = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]])
+        cuts = first[1:].tolist()
+        self.at = dict(zip(dst[first].tolist(), map(range, [0, *cuts], [*cuts, n])))
+        if native:
+            self.ops_only = frozenset(dst[first[np.maximum.reduceat(code, first) <= msg.DIST]].tolist())
+            return
         # the op (the first four fields of the messages that carry one; overloaded as 0/1) and NAK's flag
         at = np.minimum(off[:-1, None] + np.arange(1, 6), b.values.size - 1)
         self.ops = list(zip(*b.values[at[:, :4]].T.tolist()))
         self.flag = b.values[at[:, 4]].tolist()
-        dst = b.dst
-        cuts = (np.flatnonzero(dst[1:] != dst[:-1]) + 1).tolist()
-        self.at = dict(zip(dst[[0, *cuts]].tolist(), map(range, [0, *cuts], [*cuts, n])))
 
     def words(self, m: int) -> np.ndarray:
         """Message m's fields (after its code)."""
