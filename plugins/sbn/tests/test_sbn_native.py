@@ -1,5 +1,7 @@
 """SBN's message handlers in C against the Python reference path (README "Handlers in C"): every figure of a
-level and the owners after it are the same bit for bit."""
+level and the owners after it are the same bit for bit. The C paths: GetDistribute (``_queue.distribute``) and
+the balancing operations' state (``_opstate``: BAL, NAK, ABORT, UP, DIST; operations completed and abandoned,
+trees relabelled at P a power of two and built per root otherwise, at P = 24)."""
 import math
 
 import numpy as np
@@ -20,7 +22,7 @@ def _same(a, b) -> bool:
     return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
 
 
-@pytest.mark.parametrize("P", [16, 64])
+@pytest.mark.parametrize("P", [16, 24, 64])
 def test_handlers_in_c_give_the_reference_figures_and_owners(monkeypatch, tmp_path, P):
     rows, owners = {}, {}
     for native in (False, True):
@@ -31,6 +33,9 @@ def test_handlers_in_c_give_the_reference_figures_and_owners(monkeypatch, tmp_pa
         rows[native] = [_figures(r) for r in df.to_dict("records")]
         owners[native] = states
     assert len(rows[True]) == len(rows[False]) == 2
+    # every path of the operations' state ran: operations completed (DIST) and abandoned (ABORT), distributions
+    ops = {k: sum(r[f"sbn_{k}_ops"] for r in rows[True]) for k in ("balance", "aborted", "distribute")}
+    assert ops["balance"] > ops["aborted"] > 0 and ops["distribute"] > 0
     for ref, got in zip(rows[False], rows[True]):
         assert ref.keys() == got.keys()
         diff = [k for k in ref if not _same(ref[k], got[k])]
