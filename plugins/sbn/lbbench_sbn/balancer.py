@@ -25,7 +25,9 @@ Steps 2 and 3 run for all local processors at once (one C call of ``_queue`` per
 step over the processors, numpy's arithmetic in numpy's order; a processor's
 queue stays sorted between changes); only processors with messages, or whose
 main line acts, are visited one by one. A ``DJOB`` message is one C call
-(``_queue.distribute``; ``NATIVE = False`` runs the Python reference path).
+(``_queue.distribute``); the balancing operations' messages (``BAL``, ``NAK``, ``ABORT``, ``UP``, ``DIST``)
+are handled by their state in C (``_opstate.Ops``), a processor's run of them in one call;
+``NATIVE = False`` runs the Python reference path of both.
 
 Balancing operation rooted at x (receiver-initiated, the 3 log P stages of §5.4):
 the balance message goes down the broadcast tree T_x (topology.Trees), the
