@@ -16,7 +16,7 @@
 #include <string.h>
 
 typedef int64_t i64;
-enum { BAL, NAK, ABORT, UP, DIST };
+enum { BAL, NAK, ABORT, UP, DIST, JOB, DJOB };
 #define MAXK 64 /* successors of a node in a broadcast tree: at most log2 P */
 
 typedef struct {
@@ -44,7 +44,7 @@ typedef struct {
     proc *pr;
     Py_buffer b[NB], val, off, src;
     int have, bound;
-    PyObject *tree, *qwgt, *holders, *root, *update, *send, *as_array;
+    PyObject *tree, *qwgt, *holders, *root, *update, *send, *jobs, *as_array;
 } Ops;
 
 enum { PRED, DEPTH, KSTART, KID, BUSY, PROM, PROM_UNTIL, HOLD, MINTH, OPS, ABORTED };
@@ -418,7 +418,8 @@ static ent *answer(Ops *s, i64 i, const i64 *key, i64 src) {
     return e;
 }
 
-/* one message of the batch: GetBalance (BAL, NAK, ABORT) and the gather (UP) */
+/* one message of the batch: GetBalance (BAL, NAK, ABORT), the gather (UP), the distribution message (DIST);
+ * JOB and DJOB called back */
 static int handle_one(Ops *s, i64 i, i64 p, i64 m, PyObject *out) {
     const i64 *off = s->off.buf, *val = s->val.buf, *w = val + off[m] + 1, src = ((const i64 *)s->src.buf)[m];
     int code = (int)val[off[m]];
@@ -436,6 +437,11 @@ static int handle_one(Ops *s, i64 i, i64 p, i64 m, PyObject *out) {
     }
     if (code == ABORT) return abort_op(s, i, p, key, out);
     if (code == DIST) return dist(s, i, p, w, off[m + 1] - off[m] - 1, out);
+    if (code >= JOB) { /* jobs, or GetDistribute: Python's */
+        PyObject *r = PyObject_CallFunction(s->jobs, "LiL", i, code, m);
+        Py_XDECREF(r);
+        return r ? 0 : -1;
+    }
     ent *e = answer(s, i, key, src);
     if (!e) return -1;
     if (code == NAK) {
@@ -457,7 +463,8 @@ static int getbuf(PyObject *o, Py_buffer *b, int writable) {
 }
 
 /* handle(i, p, m, end, step, out): processor p (local index i) handles its messages m, m + 1, ... of the
- * bound batch while they are BAL, NAK, ABORT, UP or DIST, up to end; returns the first one it did not handle */
+ * bound batch while they are BAL, NAK, ABORT, UP, DIST, JOB or DJOB (the balance kind), up to end; returns
+ * the first one it did not handle */
 static PyObject *handle(Ops *s, PyObject *args) {
     i64 i, p, m, end;
     PyObject *out;
@@ -467,7 +474,7 @@ static PyObject *handle(Ops *s, PyObject *args) {
         return NULL;
     }
     const i64 *off = s->off.buf, *val = s->val.buf;
-    for (; m < end && val[off[m]] <= DIST; ++m)
+    for (; m < end && val[off[m]] <= DJOB; ++m)
         if (handle_one(s, i, p, m, out) < 0) return NULL;
     return PyLong_FromLongLong(m);
 }
@@ -525,6 +532,7 @@ static int traverse(Ops *s, visitproc visit, void *arg) {
     Py_VISIT(s->tree);
     Py_VISIT(s->update);
     Py_VISIT(s->send);
+    Py_VISIT(s->jobs);
     Py_VISIT(s->qwgt);
     Py_VISIT(s->holders);
     Py_VISIT(s->root);
@@ -536,6 +544,7 @@ static int clear(Ops *s) {
     Py_CLEAR(s->tree);
     Py_CLEAR(s->update);
     Py_CLEAR(s->send);
+    Py_CLEAR(s->jobs);
     Py_CLEAR(s->qwgt);
     Py_CLEAR(s->holders);
     Py_CLEAR(s->root);
@@ -550,20 +559,21 @@ static void dealloc(Ops *s) {
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
-/* Ops(pow2, tree, busy, prom, prom_until, hold, minth, ops, aborted, qwgt, holders, root, update, send,
+/* Ops(pow2, tree, busy, prom, prom_until, hold, minth, ops, aborted, qwgt, holders, root, update, send, jobs,
  * as_array): the state of the rank's L processors (L = len(busy)). tree: Trees.arrays (T_0's, relabelled,
  * when pow2); busy, prom_until, hold, aborted (int64), prom (bool), minth (float64), ops ((3, L) float64): the
  * level's arrays by local index. Called back: qwgt(i) (QWgt of processor i), holders(i) (int64: the
  * processors holding data next to its queue, itself left out), root(i, op, rows, keys, lens, procs) (a gather
  * complete at its root, the rows and neighbour columns as bytes: gives the root's DIST fields, int64),
- * update(i, GWLen) (UpdateLoad), send(i, j, amount, base) (the jobs of one plan entry), as_array(bytearray)
+ * update(i, GWLen) (UpdateLoad), send(i, j, amount, base) (the jobs of one plan entry), jobs(i, code, m) (a
+ * JOB or DJOB message, m of the bound batch), as_array(bytearray)
  * (an UP or DIST message's int64 fields). */
 static int init(Ops *s, PyObject *args, PyObject *Py_UNUSED(kw)) {
-    PyObject *o[NB], *t0 = NULL, *cb[7];
+    PyObject *o[NB], *t0 = NULL, *cb[8];
     int pow2;
     release(s);
-    if (!PyArg_ParseTuple(args, "pOOOOOOOOOOOOOO", &pow2, &cb[0], &o[BUSY], &o[PROM], &o[PROM_UNTIL], &o[HOLD],
-                          &o[MINTH], &o[OPS], &o[ABORTED], &cb[1], &cb[2], &cb[3], &cb[4], &cb[5], &cb[6]))
+    if (!PyArg_ParseTuple(args, "pOOOOOOOOOOOOOOO", &pow2, &cb[0], &o[BUSY], &o[PROM], &o[PROM_UNTIL], &o[HOLD],
+                          &o[MINTH], &o[OPS], &o[ABORTED], &cb[1], &cb[2], &cb[3], &cb[4], &cb[5], &cb[6], &cb[7]))
         return -1;
     t0 = PyObject_CallFunction(cb[0], "i", 0);
     if (!t0 || !PyTuple_Check(t0) || PyTuple_GET_SIZE(t0) != 5) {
@@ -588,8 +598,8 @@ static int init(Ops *s, PyObject *args, PyObject *Py_UNUSED(kw)) {
         return -1;
     }
     s->pow2 = pow2;
-    PyObject **keep[] = {&s->tree, &s->qwgt, &s->holders, &s->root, &s->update, &s->send, &s->as_array};
-    for (int j = 0; j < 7; ++j) {
+    PyObject **keep[] = {&s->tree, &s->qwgt, &s->holders, &s->root, &s->update, &s->send, &s->jobs, &s->as_array};
+    for (int j = 0; j < 8; ++j) {
         Py_INCREF(cb[j]);
         Py_XSETREF(*keep[j], cb[j]);
     }

@@ -264,7 +264,7 @@ class LevelRun:
         self.bound = None  # the _Received its batch was last bound to
         self.opstate = _opstate.Ops(self.trees.pow2, self.trees.arrays, self.busy, self.prom, self.prom_until,
                                     self.hold, self.minth, self.ops, self.aborted, self._qwgt_at, self._holders_at,
-                                    self._planned, self._update_at, self._send_at,
+                                    self._planned, self._update_at, self._send_at, self._jobs_at,
                                     functools.partial(np.frombuffer, dtype=np.int64)) if self.native else None
 
     # ------------------------------------------------------------------ thresholds
@@ -356,7 +356,7 @@ class LevelRun:
             if got.at or locate:  # no clock read in a superstep with nothing delivered
                 ops, at, vp = got.ops_only, got.at, self.vp
                 for p in eng.each(sorted(set(at).union(locate)) if locate else at):
-                    if p in ops and p not in locate:  # only the balancing operations' messages: in C at once
+                    if p in ops and p not in locate:  # only messages of the balance kind: in C at once
                         t0 = time.perf_counter()
                         self._bind(got)
                         self.opstate.handle(vp[p].i, p, at[p].start, at[p].stop, self.step, self.out)
@@ -425,7 +425,7 @@ class LevelRun:
             now = "migration" if code >= FETCH else "balance"
             if now != cat:
                 t0, cat = self._tick(cat, t0), now
-            if native is not None and code <= msg.DIST:  # a run of BAL, NAK, ABORT, UP, DIST in C
+            if native is not None and code < FETCH:  # a run of the balance kind's messages in C
                 self._bind(got)
                 m = native.handle(v.i, p, m, end, self.step, self.out)
                 continue
@@ -449,11 +449,8 @@ class LevelRun:
             elif code == FETCH:
                 words = got.words(m)
                 self._serve(v, words[1:], int(words[0]))
-            elif code == JOB:
-                self._accept_jobs(v, got.words(m))
-            elif code == DJOB:
-                words = got.words(m)
-                self._get_distribute(v, int(words[0]), words[1:])
+            elif code == JOB or code == DJOB:
+                self._jobs(v, code, got.words(m))
             elif code == UP:
                 self._get_up(v, srcs[m], ops[m], got.words(m)[4:])
             else:
@@ -772,6 +769,16 @@ class LevelRun:
                                          tuple(np.frombuffer(x, np.int64) for x in (keys, lens, procs)))
         return np.array(msg.dist_fields(op, gw, entries, list(arrive.items())), np.int64)
 
+    def _jobs(self, v: VProc, code: int, words: np.ndarray) -> None:
+        """A ``JOB`` message (jobs sent to p) or a ``DJOB`` (GetDistribute)."""
+        if code == JOB:
+            self._accept_jobs(v, words)
+        else:
+            self._get_distribute(v, int(words[0]), words[1:])
+
+    def _jobs_at(self, i: int, code: int, m: int) -> None:
+        self._jobs(self.vlist[i], code, self.bound.words(m))
+
     def _update_at(self, i: int, gw: float) -> None:
         """UpdateLoad at processor i (Fig. 4) with the operation's GWLen."""
         self._set_thr(i, th.update_load(gw, self.P, self.const, self.prm.maxth, self.floor_minth))
@@ -990,8 +997,8 @@ class LevelRun:
 
 class _Received:
     """The ``sbn`` messages one exchange delivered, read message by message in delivery order. ``native``:
-    the balancing operations' messages are the C state's (no ops or flags read here; ``ops_only``, the
-    processors that received nothing else)."""
+    the balance kind's messages are the C state's (no ops or flags read here; ``ops_only``, the processors
+    that received nothing else)."""
 
     def __init__(self, b, native: bool = False):
         self.values = b.values
@@ -1012,7 +1019,7 @@ class _Received:
         cuts = first[1:].tolist()
         self.at = dict(zip(dst[first].tolist(), map(range, [0, *cuts], [*cuts, n])))
         if native:
-            self.ops_only = frozenset(dst[first[np.maximum.reduceat(code, first) <= msg.DIST]].tolist())
+            self.ops_only = frozenset(dst[first[np.maximum.reduceat(code, first) < msg.FETCH]].tolist())
             return
         # the op (the first four fields of the messages that carry one; overloaded as 0/1) and NAK's flag
         at = np.minimum(off[:-1, None] + np.arange(1, 6), b.values.size - 1)
