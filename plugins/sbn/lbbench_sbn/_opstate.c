@@ -437,8 +437,8 @@ static int handle_one(Ops *s, i64 i, i64 p, i64 m, PyObject *out) {
     }
     if (code == ABORT) return abort_op(s, i, p, key, out);
     if (code == DIST) return dist(s, i, p, w, off[m + 1] - off[m] - 1, out);
-    if (code >= JOB) { /* jobs, or GetDistribute: Python's */
-        PyObject *r = PyObject_CallFunction(s->jobs, "LiL", i, code, m);
+    if (code == JOB) { /* jobs: Python's */
+        PyObject *r = PyObject_CallFunction(s->jobs, "LLL", i, m, m + 1);
         Py_XDECREF(r);
         return r ? 0 : -1;
     }
@@ -474,8 +474,18 @@ static PyObject *handle(Ops *s, PyObject *args) {
         return NULL;
     }
     const i64 *off = s->off.buf, *val = s->val.buf;
-    for (; m < end && val[off[m]] <= DJOB; ++m)
-        if (handle_one(s, i, p, m, out) < 0) return NULL;
+    while (m < end && val[off[m]] <= DJOB) {
+        if (val[off[m]] != DJOB) {
+            if (handle_one(s, i, p, m++, out) < 0) return NULL;
+            continue;
+        }
+        i64 k = m; /* a run of GetDistribute messages: Python's, at once (their words counted there) */
+        while (k < end && val[off[k]] == DJOB) ++k;
+        PyObject *r = PyObject_CallFunction(s->jobs, "LLL", i, m, k);
+        if (!r) return NULL;
+        Py_DECREF(r);
+        m = k;
+    }
     return PyLong_FromLongLong(m);
 }
 
@@ -565,8 +575,8 @@ static void dealloc(Ops *s) {
  * level's arrays by local index. Called back: qwgt(i) (QWgt of processor i), holders(i) (int64: the
  * processors holding data next to its queue, itself left out), root(i, op, rows, keys, lens, procs) (a gather
  * complete at its root, the rows and neighbour columns as bytes: gives the root's DIST fields, int64),
- * update(i, GWLen) (UpdateLoad), send(i, j, amount, base) (the jobs of one plan entry), jobs(i, code, m) (a
- * JOB or DJOB message, m of the bound batch), as_array(bytearray)
+ * update(i, GWLen) (UpdateLoad), send(i, j, amount, base) (the jobs of one plan entry), jobs(i, m, k) (the
+ * bound batch's messages m .. k - 1: one JOB, or a run of DJOB, whose words it counts), as_array(bytearray)
  * (an UP or DIST message's int64 fields). */
 static int init(Ops *s, PyObject *args, PyObject *Py_UNUSED(kw)) {
     PyObject *o[NB], *t0 = NULL, *cb[8];

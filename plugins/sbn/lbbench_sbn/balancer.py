@@ -449,8 +449,11 @@ class LevelRun:
             elif code == FETCH:
                 words = got.words(m)
                 self._serve(v, words[1:], int(words[0]))
-            elif code == JOB or code == DJOB:
-                self._jobs(v, code, got.words(m))
+            elif code == JOB:
+                self._accept_jobs(v, got.words(m))
+            elif code == DJOB:
+                words = got.words(m)
+                self._get_distribute(v, int(words[0]), words[1:])
             elif code == UP:
                 self._get_up(v, srcs[m], ops[m], got.words(m)[4:])
             else:
@@ -769,15 +772,22 @@ class LevelRun:
                                          tuple(np.frombuffer(x, np.int64) for x in (keys, lens, procs)))
         return np.array(msg.dist_fields(op, gw, entries, list(arrive.items())), np.int64)
 
-    def _jobs(self, v: VProc, code: int, words: np.ndarray) -> None:
-        """A ``JOB`` message (jobs sent to p) or a ``DJOB`` (GetDistribute)."""
-        if code == JOB:
-            self._accept_jobs(v, words)
-        else:
-            self._get_distribute(v, int(words[0]), words[1:])
-
-    def _jobs_at(self, i: int, code: int, m: int) -> None:
-        self._jobs(self.vlist[i], code, self.bound.words(m))
+    def _jobs_at(self, i: int, m: int, k: int) -> None:
+        """Messages m .. k - 1 of the bound batch at processor i: one ``JOB`` (jobs sent to p), or a run of
+        ``DJOB`` (GetDistribute), whose jobs are priced at once (nothing between them changes p's view)."""
+        v, got = self.vlist[i], self.bound
+        if got.code[m] == JOB:
+            self._accept_jobs(v, got.words(m))
+            return
+        words = [got.words(x) for x in range(m, k)]
+        c = costs_if_on(self.g, v.view, self.m, np.concatenate([w[1:] for w in words]) if k > m + 1 else
+                        words[0][1:], v.p)
+        at, count = 0, self.ops[BAL]
+        for x, w in zip(range(m, k), words):
+            count[i] += got.size[x]
+            n = w.size - 1
+            self._get_distribute(v, int(w[0]), w[1:], Costs(c.wgt[at:at + n], c.comm[at:at + n], c.remap[at:at + n]))
+            at += n
 
     def _update_at(self, i: int, gw: float) -> None:
         """UpdateLoad at processor i (Fig. 4) with the operation's GWLen."""
@@ -909,11 +919,12 @@ class LevelRun:
             self._drop(v, verts)
             self.out.add(p, kids[0], msg.DJOB, [p, *verts.tolist()])
 
-    def _get_distribute(self, v: VProc, origin: int, ids: np.ndarray) -> None:
+    def _get_distribute(self, v: VProc, origin: int, ids: np.ndarray, c: Costs | None = None) -> None:
         """GetDistribute: keep what brings p to WSysLL, pass the rest on; thrashing guard at the last stage.
-        The split and the jobs kept in C (``_queue.distribute``); the reference path below without ``native``."""
+        The split and the jobs kept in C (``_queue.distribute``); the reference path below without ``native``.
+        ``c``: the jobs priced on p (each on its own), when already known."""
         p = v.p
-        c = costs_if_on(self.g, v.view, self.m, ids, p)  # the jobs priced on p (each on its own)
+        c = costs_if_on(self.g, v.view, self.m, ids, p) if c is None else c
         if self.native:
             W = self._wsysll(v.i) or 0.0
             g = self.g
