@@ -821,106 +821,180 @@ done:
     return ret;
 }
 
-/* distribute(xadj, adjncy, kstart, kid, size, xor, node, origin, ids, wgt, comm, remap, deficit, slot, Q, holder,
- * queued, pinned, cw, cc, cr, stale, deg, log2, ops, i): GetDistribute at node (SBN §3;
- * balancer.LevelRun._get_distribute) for one DJOB message, after the jobs ids were priced on node (wgt, comm,
- * remap): ops[BAL, i] += m + deg[ids].sum(), the split of spread() (loads (wgt + comm) + remap), and the jobs
- * node keeps queued at it as _accept_jobs() queues them (holder, queued, pinned, their prices in cw, cc, cr,
- * stale; ops[SEL, i] += kept * log2[len(Q) + kept] + deg[kept].sum()), numpy's steps in numpy's order. ops is
- * the (3, L) table of §5.4's counts, log2 the table of _log2. Returns (s, [(successor, [origin, its jobs...]),
- * ...] for the non-empty parts, the new queue Q + kept (a bytearray of int64) or None when none is kept, how
- * many kept, how many handed on). */
+/* The tree of a DJOB's origin for split(): csr(origin) (Trees.csr: kstart, kid, size, xor); the buffers are
+ * kept while csr gives the same arrays (every origin, for P a power of two). 1, or 0 with an exception set. */
+typedef struct {
+    PyObject *arrays[3];
+    Py_buffer b[3];
+    int held;
+} tree_cache;
+
+static void tree_release(tree_cache *t) {
+    for (int j = 0; j < t->held; ++j) PyBuffer_Release(&t->b[j]);
+    t->held = 0;
+}
+
+static int tree_for(tree_cache *t, PyObject *csr, i64 origin, split_in *g, const Py_buffer *graph, i64 n_slot) {
+    PyObject *r = PyObject_CallFunction(csr, "L", origin);
+    if (!r) return 0;
+    if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 4) {
+        PyErr_SetString(PyExc_TypeError, "queue: csr(origin) must give (kstart, kid, size, xor)");
+        Py_DECREF(r);
+        return 0;
+    }
+    int same = t->held == 3;
+    for (int j = 0; j < 3 && same; ++j) same = t->arrays[j] == PyTuple_GET_ITEM(r, j);
+    if (!same) {
+        tree_release(t);
+        Py_buffer b[5] = {graph[0], graph[1]};
+        for (; t->held < 3; ++t->held) {
+            t->arrays[t->held] = PyTuple_GET_ITEM(r, t->held); /* identity only: the buffer keeps it */
+            if (!get(t->arrays[t->held], &t->b[t->held], 'i', "tree")) break;
+        }
+        if (t->held < 3) {
+            Py_DECREF(r);
+            return 0;
+        }
+        b[2] = t->b[0], b[3] = t->b[1], b[4] = t->b[2];
+        if (!split_of(g, b, n_slot)) {
+            Py_DECREF(r);
+            return 0;
+        }
+    }
+    g->xr = PyLong_AsLongLong(PyTuple_GET_ITEM(r, 3));
+    Py_DECREF(r);
+    return !(g->xr == -1 && PyErr_Occurred());
+}
+
+/* distribute(xadj, adjncy, csr, node, origins, offs, words, j, ids, wgt, comm, remap, W, qw, maxth, want, slot, Q,
+ * holder, queued, pinned, cw, cc, cr, stale, deg, log2, ops, i): GetDistribute at node (SBN §3;
+ * balancer.LevelRun._get_distribute) for a run of DJOB messages from the j-th on, message x's jobs
+ * ids[offs[x]:offs[x + 1]] from origins[x] (words[x] words), priced on node (wgt, comm, remap, by job); W is
+ * node's WSysLL (0 without one), qw its QWgt (queue sorted). Per message, in order: ops[BAL, i] += words[x],
+ * then += its m jobs + their degrees (the split by carves, a search over the jobs), the split of spread() at
+ * deficit W - qw in the tree csr(origin) (Trees.csr; loads (wgt + comm) + remap), and the jobs node keeps
+ * queued at it as _accept_jobs() queues them (holder, queued, pinned, their prices in cw, cc, cr, stale;
+ * ops[SEL, i] += kept * log2[len(Q) + kept] + deg[kept].sum()), numpy's steps in numpy's order; a node without
+ * successors whose QWgt is above maxth balances instead (want = True, the thrashing guard). It stops after the
+ * first message whose jobs node keeps (its queue must be sorted again). ops is the (3, L) table of §5.4's
+ * counts, log2 the table of _log2. Returns (the next message, [(successor, [origin, its jobs...]), ...] for
+ * the non-empty parts, the new queue Q + kept (a bytearray of int64) or None when none is kept, how many
+ * kept, how many handed on, how many guards, the last message's number of successors). */
 static PyObject *distribute(PyObject *Py_UNUSED(self), PyObject *args) {
-    enum { XADJ, ADJNCY, KSTART, KID, SIZE, IDS, WGT, COMM, REMAP, SLOT, QQ, HOLDER, QUEUED, PINNED, CW, CC, CR,
+    enum { XADJ, ADJNCY, ORIG, OFFS, WORDS, IDS, WGT, COMM, REMAP, WANT, SLOT, QQ, HOLDER, QUEUED, PINNED, CW, CC, CR,
            STALE, DEG, LOG2, OPS, NB };
-    static const char *const name[NB] = {"xadj", "adjncy", "kstart", "kid", "size", "ids", "wgt", "comm", "remap",
-                                         "slot", "Q", "holder", "queued", "pinned", "cw", "cc", "cr", "stale", "deg",
-                                         "log2", "ops"};
-    PyObject *o[NB];
+    static const char *const name[NB] = {"xadj", "adjncy", "origins", "offs", "words", "ids", "wgt", "comm",
+                                         "remap", "want", "slot", "Q", "holder", "queued", "pinned", "cw", "cc",
+                                         "cr", "stale", "deg", "log2", "ops"};
+    PyObject *o[NB], *csr;
     Py_buffer b[NB];
     int have[NB] = {0};
-    double deficit;
-    i64 node, origin, i, *out = NULL;
+    double W, qw, maxth;
+    i64 node, j, i, *out = NULL;
     double *tot = NULL;
     split_in g;
+    tree_cache tc = {{NULL}, {{0}}, 0};
     PyObject *ret = NULL, *sends = NULL, *q = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOOLLLOOOOdOOOOOOOOOOOOL", &o[XADJ], &o[ADJNCY], &o[KSTART], &o[KID], &o[SIZE],
-                          &g.xr, &node, &origin, &o[IDS], &o[WGT], &o[COMM], &o[REMAP], &deficit, &o[SLOT], &o[QQ],
-                          &o[HOLDER], &o[QUEUED], &o[PINNED], &o[CW], &o[CC], &o[CR], &o[STALE], &o[DEG], &o[LOG2],
-                          &o[OPS], &i))
+    if (!PyArg_ParseTuple(args, "OOOLOOOLOOOOdddOOOOOOOOOOOOOL", &o[XADJ], &o[ADJNCY], &csr, &node, &o[ORIG],
+                          &o[OFFS], &o[WORDS], &j, &o[IDS], &o[WGT], &o[COMM], &o[REMAP], &W, &qw, &maxth, &o[WANT],
+                          &o[SLOT], &o[QQ], &o[HOLDER], &o[QUEUED], &o[PINNED], &o[CW], &o[CC], &o[CR], &o[STALE],
+                          &o[DEG], &o[LOG2], &o[OPS], &i))
         return NULL;
-    if (!get_all(o, b, have, "iiiiiifffiiibbfffbiff", name, NB) || !split_of(&g, b, b[SLOT].len / 8)) goto done;
-    i64 m = b[IDS].len / 8, n = g.n, k = b[QQ].len / 8, L = b[OPS].len / 24;
-    if (b[WGT].len / 8 != m || b[COMM].len / 8 != m || b[REMAP].len / 8 != m || b[HOLDER].len / 8 != n ||
-        b[QUEUED].len != n || b[PINNED].len != n || b[CW].len / 8 != n || b[CC].len / 8 != n || b[CR].len / 8 != n ||
-        b[STALE].len != n || b[DEG].len / 8 != n || b[LOG2].len / 8 < k + m + 1 || b[OPS].len != 24 * L || i < 0 ||
-        i >= L) {
+    if (!get_all(o, b, have, "iiiiiifffbiiibbfffbiff", name, NB)) goto done;
+    i64 nm = b[ORIG].len / 8, m = b[IDS].len / 8, n = b[XADJ].len / 8 - 1, k = b[QQ].len / 8, L = b[OPS].len / 24;
+    if (b[OFFS].len / 8 != nm + 1 || b[WORDS].len / 8 != nm || b[WGT].len / 8 != m || b[COMM].len / 8 != m ||
+        b[REMAP].len / 8 != m || b[HOLDER].len / 8 != n || b[QUEUED].len != n || b[PINNED].len != n ||
+        b[CW].len / 8 != n || b[CC].len / 8 != n || b[CR].len / 8 != n || b[STALE].len != n ||
+        b[DEG].len / 8 != n || b[SLOT].len / 8 != n || b[LOG2].len / 8 < k + m + 1 || b[OPS].len != 24 * L ||
+        i < 0 || i >= L || b[WANT].len != L || j < 0 || j >= nm) {
         PyErr_SetString(PyExc_ValueError, "queue: distribute got arrays of inconsistent lengths");
         goto done;
     }
-    const i64 *ids = b[IDS].buf, *deg = b[DEG].buf;
-    const double *wgt = b[WGT].buf, *comm = b[COMM].buf, *remap = b[REMAP].buf, *lg = b[LOG2].buf;
+    const i64 *all = b[IDS].buf, *deg = b[DEG].buf, *origins = b[ORIG].buf, *offs = b[OFFS].buf,
+              *words = b[WORDS].buf;
+    const double *wgt_all = b[WGT].buf, *comm_all = b[COMM].buf, *remap_all = b[REMAP].buf, *lg = b[LOG2].buf,
+                 *mx = &maxth;
     double *ops = b[OPS].buf;
-    if (!all_in(ids, m, n, "a job is")) goto done;
-    out = malloc((size_t)(130 + m) * 8);
-    tot = malloc((size_t)(m + 1) * 8);
-    if (!out || !tot) {
-        PyErr_NoMemory();
+    if (!all_in(all, m, n, "a job is") || offs[0] != 0 || offs[nm] != m) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "queue: distribute's offsets do not cover the jobs");
         goto done;
     }
-    i64 d = 0;
-    for (i64 j = 0; j < m; ++j) tot[j] = (wgt[j] + comm[j]) + remap[j], d += deg[ids[j]];
-    ops[L + i] += (double)(m + d);  /* BAL: the split by carves, a search over the jobs */
-    if (split(&g, ids, tot, m, deficit, node, b[SLOT].buf, out) < 0) goto done;
-    i64 s = out[0], *cnt = out + 1 + s, *pos = cnt + s + 1, kept = cnt[0], at = kept, sent = 0;
+    out = malloc((size_t)(130 + m) * 8);
+    tot = malloc((size_t)(m + 1) * 8);
     sends = PyList_New(0);
-    if (!sends) goto done;
-    for (i64 j = 0; j < s; ++j) {
-        i64 c = cnt[j + 1];
-        if (c) {
-            PyObject *f = PyList_New(c + 1), *e = NULL;
-            if (f) {
-                PyList_SET_ITEM(f, 0, PyLong_FromLongLong(origin));
-                for (i64 x = 0; x < c; ++x) PyList_SET_ITEM(f, x + 1, PyLong_FromLongLong(ids[pos[at + x]]));
-                e = Py_BuildValue("(LN)", out[1 + j], f);
-            }
-            if (!e || PyList_Append(sends, e) < 0) {
-                Py_XDECREF(e);
-                goto done;
-            }
-            Py_DECREF(e);
-            if (PyErr_Occurred()) goto done;
-        }
-        at += c;
-        sent += c;
+    if (!out || !tot || !sends) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
     }
-    if (kept) {  /* _accept_jobs */
-        q = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((k + kept) * 8));
-        if (!q) goto done;
-        i64 *nq = (i64 *)PyByteArray_AS_STRING(q), *holder = b[HOLDER].buf;
-        uint8_t *queued = b[QUEUED].buf, *pinned = b[PINNED].buf, *stale = b[STALE].buf;
-        double *cw = b[CW].buf, *cc = b[CC].buf, *cr = b[CR].buf;
-        memcpy(nq, b[QQ].buf, (size_t)k * 8);
-        i64 dk = 0;
-        for (i64 x = 0; x < kept; ++x) {
-            i64 v = ids[pos[x]];
-            nq[k + x] = v;
-            holder[v] = node, queued[v] = 1, pinned[v] = 0;
-            cw[v] = wgt[pos[x]], cc[v] = comm[pos[x]], cr[v] = remap[pos[x]], stale[v] = 1;
-            dk += deg[v];
+    i64 kept = 0, sent = 0, guards = 0, s = 0;
+    for (; j < nm && !kept; ++j) {
+        i64 a = offs[j], mj = offs[j + 1] - a, origin = origins[j];
+        const i64 *ids = all + a;
+        const double *wgt = wgt_all + a, *comm = comm_all + a, *remap = remap_all + a;
+        if (mj < 0 || !tree_for(&tc, csr, origin, &g, b, n)) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "queue: distribute's offsets decrease");
+            goto done;
         }
-        ops[i] += (double)kept * lg[k + kept] + (double)dk;  /* SEL: the heap insertions */
-    } else {
+        ops[L + i] += (double)words[j]; /* BAL: the message's words */
+        i64 d = 0;
+        for (i64 x = 0; x < mj; ++x) tot[x] = (wgt[x] + comm[x]) + remap[x], d += deg[ids[x]];
+        ops[L + i] += (double)(mj + d); /* BAL: the split by carves, a search over the jobs */
+        if (split(&g, ids, tot, mj, W - qw, node, b[SLOT].buf, out) < 0) goto done;
+        s = out[0];
+        i64 *cnt = out + 1 + s, *pos = cnt + s + 1, at = cnt[0];
+        kept = cnt[0];
+        for (i64 y = 0; y < s; ++y) {
+            i64 c = cnt[y + 1];
+            if (c) {
+                PyObject *f = PyList_New(c + 1), *e = NULL;
+                if (f) {
+                    PyList_SET_ITEM(f, 0, PyLong_FromLongLong(origin));
+                    for (i64 x = 0; x < c; ++x) PyList_SET_ITEM(f, x + 1, PyLong_FromLongLong(ids[pos[at + x]]));
+                    e = Py_BuildValue("(LN)", out[1 + y], f);
+                }
+                if (!e || PyList_Append(sends, e) < 0) {
+                    Py_XDECREF(e);
+                    goto done;
+                }
+                Py_DECREF(e);
+                if (PyErr_Occurred()) goto done;
+            }
+            at += c;
+            sent += c;
+        }
+        if (kept) {  /* _accept_jobs */
+            q = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((k + kept) * 8));
+            if (!q) goto done;
+            i64 *nq = (i64 *)PyByteArray_AS_STRING(q), *holder = b[HOLDER].buf;
+            uint8_t *queued = b[QUEUED].buf, *pinned = b[PINNED].buf, *stale = b[STALE].buf;
+            double *cw = b[CW].buf, *cc = b[CC].buf, *cr = b[CR].buf;
+            memcpy(nq, b[QQ].buf, (size_t)k * 8);
+            i64 dk = 0;
+            for (i64 x = 0; x < kept; ++x) {
+                i64 v = ids[pos[x]];
+                nq[k + x] = v;
+                holder[v] = node, queued[v] = 1, pinned[v] = 0;
+                cw[v] = wgt[pos[x]], cc[v] = comm[pos[x]], cr[v] = remap[pos[x]], stale[v] = 1;
+                dk += deg[v];
+            }
+            ops[i] += (double)kept * lg[k + kept] + (double)dk;  /* SEL: the heap insertions */
+        } else if (!s && qw > *mx) {  /* the thrashing guard: balance instead of distributing further */
+            ((uint8_t *)b[WANT].buf)[i] = 1;
+            ++guards;
+        }
+    }
+    if (!q) {
         q = Py_None;
         Py_INCREF(q);
     }
-    ret = Py_BuildValue("LNNLL", s, sends, q, kept, sent);
+    ret = Py_BuildValue("LNNLLLL", j, sends, q, kept, sent, guards, s);
     sends = q = NULL;
 done:
     Py_XDECREF(sends);
     Py_XDECREF(q);
     free(out);
     free(tot);
+    tree_release(&tc);
     release_all(b, have, NB);
     return ret;
 }

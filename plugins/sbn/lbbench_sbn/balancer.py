@@ -780,14 +780,28 @@ class LevelRun:
             self._accept_jobs(v, got.words(m))
             return
         words = [got.words(x) for x in range(m, k)]
-        c = costs_if_on(self.g, v.view, self.m, np.concatenate([w[1:] for w in words]) if k > m + 1 else
-                        words[0][1:], v.p)
-        at, count = 0, self.ops[BAL]
-        for x, w in zip(range(m, k), words):
-            count[i] += got.size[x]
-            n = w.size - 1
-            self._get_distribute(v, int(w[0]), w[1:], Costs(c.wgt[at:at + n], c.comm[at:at + n], c.remap[at:at + n]))
-            at += n
+        jobs = np.concatenate([w[1:] for w in words]) if k > m + 1 else words[0][1:]
+        c = costs_if_on(self.g, v.view, self.m, jobs, v.p)
+        offs = np.zeros(k - m + 1, np.int64)
+        np.cumsum([w.size - 1 for w in words], out=offs[1:])
+        origins, size = np.array([w[0] for w in words], np.int64), np.array(got.size[m:k], np.int64)
+        W, g, p, j = self._wsysll(i) or 0.0, self.g, v.p, 0
+        while j < k - m:  # in C up to a message whose jobs p keeps (p's queue is sorted again before the next)
+            j, sends, q, kept, sent, guards, s = _queue.distribute(
+                g.xadj, g.adjncy, self.trees.csr, p, origins, offs, size, j, jobs, c.wgt, c.comm, c.remap, W,
+                self.qwgt(v), float(self.maxth[i]), self.want, self.slot, v.Q, self.holder, self.queued, self.pinned,
+                self.cw, self.cc, self.cr, self.stale, self.deg, self.log2, self.ops, i)
+            for x, fields in sends:
+                self.out.add(p, x, msg.DJOB, fields)
+            self.in_transit += sent
+            v.n_guard += guards
+            if kept:
+                v.Q = np.frombuffer(q, np.int64)
+                self.nheld += kept
+                self._touch(v)
+                if not s and self.qwgt(v) > self.maxth[i]:
+                    self.want[i] = True  # thrashing guard: balance instead of distributing further
+                    v.n_guard += 1
 
     def _update_at(self, i: int, gw: float) -> None:
         """UpdateLoad at processor i (Fig. 4) with the operation's GWLen."""
@@ -919,30 +933,11 @@ class LevelRun:
             self._drop(v, verts)
             self.out.add(p, kids[0], msg.DJOB, [p, *verts.tolist()])
 
-    def _get_distribute(self, v: VProc, origin: int, ids: np.ndarray, c: Costs | None = None) -> None:
-        """GetDistribute: keep what brings p to WSysLL, pass the rest on; thrashing guard at the last stage.
-        The split and the jobs kept in C (``_queue.distribute``); the reference path below without ``native``.
-        ``c``: the jobs priced on p (each on its own), when already known."""
+    def _get_distribute(self, v: VProc, origin: int, ids: np.ndarray) -> None:
+        """GetDistribute: keep what brings p to WSysLL, pass the rest on; thrashing guard at the last stage (the
+        reference path: a run of them is one C call, ``_queue.distribute``, in ``_jobs_at``)."""
         p = v.p
-        c = costs_if_on(self.g, v.view, self.m, ids, p) if c is None else c
-        if self.native:
-            W = self._wsysll(v.i) or 0.0
-            g = self.g
-            s, sends, q, kept, sent = _queue.distribute(
-                g.xadj, g.adjncy, *self.trees.csr(origin), p, origin, ids, c.wgt, c.comm, c.remap, W - self.qwgt(v),
-                self.slot, v.Q, self.holder, self.queued, self.pinned, self.cw, self.cc, self.cr, self.stale,
-                self.deg, self.log2, self.ops, v.i)
-            for k, fields in sends:
-                self.out.add(p, k, msg.DJOB, fields)
-            self.in_transit += sent
-            if kept:
-                v.Q = np.frombuffer(q, np.int64)
-                self.nheld += kept
-                self._touch(v)
-            if not s and self.qwgt(v) > self.maxth[v.i]:
-                self.want[v.i] = True  # thrashing guard: balance instead of distributing further
-                v.n_guard += 1
-            return
+        c = costs_if_on(self.g, v.view, self.m, ids, p)  # the jobs priced on p (each on its own)
         self.ops[BAL, v.i] += ids.size + self.deg[ids].sum()  # the split by carves: a search over the jobs
         W = self._wsysll(v.i) or 0.0
         kids, parts = spread(self.g, ids, c.total, W - self.qwgt(v), self.trees.csr(origin), p, self.slot)
