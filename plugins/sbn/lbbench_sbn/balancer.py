@@ -24,7 +24,7 @@ message. In each superstep every processor, in the order of Fig. 4's main line:
 Steps 2 and 3 run for all local processors at once (one C call of ``_queue`` per
 step over the processors, numpy's arithmetic in numpy's order; a processor's
 queue stays sorted between changes); only processors with messages, or whose
-main line acts, are visited one by one. A ``DJOB`` message is one C call
+main line acts, are visited one by one. A run of ``DJOB`` messages is one C call
 (``_queue.distribute``); the balancing operations' messages (``BAL``, ``NAK``, ``ABORT``, ``UP``, ``DIST``)
 are handled by their state in C (``_opstate.Ops``), a processor's run of them in one call;
 ``NATIVE = False`` runs the Python reference path of both.
