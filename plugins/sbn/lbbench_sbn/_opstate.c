@@ -227,6 +227,24 @@ static int entry(Ops *s, i64 i, i64 p, ent *e) {
     return ok ? 0 : -1;
 }
 
+/* an UP or DIST message's fields (int64 words in ba): a tuple of ints when short (the outbox chains those),
+ * else an int64 array (placed whole: the outbox is told it holds arrays) */
+static PyObject *fields_of(Ops *s, PyObject *ba, PyObject *out) {
+    i64 w = PyByteArray_GET_SIZE(ba) / 8;
+    const i64 *a = (const i64 *)PyByteArray_AS_STRING(ba);
+    if (w > 32) {
+        if (PyObject_SetAttrString(out, "arrays", Py_True) < 0) return NULL;
+        return PyObject_CallFunctionObjArgs(s->as_array, ba, NULL);
+    }
+    PyObject *t = PyTuple_New(w);
+    for (i64 j = 0; t && j < w; ++j) {
+        PyObject *x = PyLong_FromLongLong(a[j]);
+        if (!x) Py_CLEAR(t);
+        else PyTuple_SET_ITEM(t, j, x);
+    }
+    return t;
+}
+
 static PyObject *bytes_of(const vec *v) { return PyBytes_FromStringAndSize((const char *)v->a, (Py_ssize_t)(v->n * 8)); }
 
 /* the distribution message at p (balancer.LevelRun._get_dist): UpdateLoad, p's own sends of the plan, the hold
@@ -297,12 +315,11 @@ static int dist(Ops *s, i64 i, i64 p, const i64 *w, i64 nw, PyObject *out) {
             if (kid[x] == j) fs[y] = S[x], fs[ek + y] = J[x], fs[2 * ek + y] = A[x], fs[3 * ek + y] = B[x], ++y;
         for (i64 x = 0, y = 0; x < n; ++x)
             if (kid[e + x] == j) fa[y] = K[x], fa[ak + y] = D[x], ++y;
-        PyObject *fl = PyObject_CallFunctionObjArgs(s->as_array, ba, NULL);
+        PyObject *fl = fields_of(s, ba, out);
         Py_DECREF(ba);
         rc = fl ? emit(out, p, en->join[j], DIST, fl) : -1;
         Py_XDECREF(fl);
     }
-    if (!rc && nk && PyObject_SetAttrString(out, "arrays", Py_True) < 0) rc = -1;
     free(kid);
     drop(en);
     tree_done(&t);
@@ -355,12 +372,12 @@ static int gathered(Ops *s, i64 i, i64 p, ent *e, PyObject *out) {
     memcpy(at, e->lens.a, (size_t)k * 8), at += k;
     memcpy(at, e->procs.a, (size_t)e->procs.n * 8);
     e->rows.n = e->keys.n = e->lens.n = e->procs.n = 0;
-    PyObject *f = PyObject_CallFunctionObjArgs(s->as_array, ba, NULL);
+    PyObject *f = fields_of(s, ba, out);
     Py_DECREF(ba);
     if (!f) return -1;
     int r = emit(out, p, e->parent, UP, f);
     Py_DECREF(f);
-    return r || PyObject_SetAttrString(out, "arrays", Py_True) < 0 ? -1 : 0;
+    return r;
 }
 
 /* p takes part in op: forward the balance message, or (a leaf) start the gather */
