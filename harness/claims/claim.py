@@ -111,7 +111,8 @@ class Claim:
         variants: ``((label, overrides), ...)``: the robustness column, the verdict again on each variant
             ("holds on k of n"). ``overrides`` may hold ``P`` (a subset of the cells' processor counts),
             ``workload`` (another workload for every cell, e.g. ``shock[scale=2]``), ``seed`` (the workload's and
-            the methods' seed, another mesh: ``{"seed": 1}``) and ``methods`` (``{as
+            the methods' seed, another mesh: ``{"seed": 1}``), ``initial`` (another level-1 start for every
+            cell: ``{"initial": "metis"}``) and ``methods`` (``{as
             written in cells: the variant's method}``, e.g. ``{"sbn": "sbn[checks=800]"}``; the rows keep the
             name the predicate knows).
 
@@ -145,8 +146,8 @@ class Claim:
         if self.other and (len(self.other) != 2 or not callable(self.other[1])):
             raise ValueError(f"claim {self.name!r}: other is (label, check)")
         for v in self.variants:
-            if len(v) != 2 or not isinstance(v[1], dict) or set(v[1]) - {"P", "workload", "methods", "seed"}:
-                raise ValueError(f"claim {self.name!r}: a variant is (label, {{P, workload, methods, seed}})")
+            if len(v) != 2 or not isinstance(v[1], dict) or set(v[1]) - {"P", "workload", "methods", "seed", "initial"}:
+                raise ValueError(f"claim {self.name!r}: a variant is (label, {{P, workload, methods, seed, initial}})")
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.name!r}: kind {self.kind!r} is not one of {', '.join(KINDS)}")
         if self.kind == OURS and not self.source:
@@ -311,6 +312,8 @@ def variant(claim: Claim, label: str, overrides: dict) -> Claim:
             c["workload"] = overrides["workload"]
         if overrides.get("seed") is not None:
             c["seed"] = int(overrides["seed"])
+        if overrides.get("initial"):
+            c["initial"] = overrides["initial"]
         c["methods"] = ",".join(rename.get(m, m) for m in _split(c["methods"]))
         cells.append(c)
     back = {v: k for k, v in rename.items()}

@@ -95,7 +95,7 @@ def run_options(f):
         click.option("--out", default=None, help="results directory (default ./lbbench-results)"),
         click.option("--seed", default=0, show_default=True, type=int),
         click.option("--initial", default=None,
-                     help="level-1 start: metis, block, root, trace (every level where the application ran it) "
+                     help="level-1 start: metis, block, slabs, root, trace (every level where the application ran it) "
                           "or a partitioning algorithm [default: trace on trace workloads (vt), else metis]"),
         click.option("--timeout", default=None, type=float, help="seconds per cell before it counts as failed"),
         click.option("--mpi", "mpi", default=None, type=int, help="relaunch under mpiexec -n R"),

@@ -40,7 +40,7 @@ from .partitioners import metis_kway
 ROLES = ("partition", "remap", "accept", "balance")
 BYTES_PER_UNIT = 8  # migration bytes per unit of rwgt
 BYTES_PER_CELL = 8  # migration bytes per cell of a box piece
-INITIAL = ("metis", "block", "root", "trace")
+INITIAL = ("metis", "block", "slabs", "root", "trace")
 
 
 class CellFailed(Exception):
@@ -167,9 +167,11 @@ def initial_state(level: Level, P: int, seed: int, how: str = "metis", engine: E
 
     ``metis``: METIS k-way on the level's graph with unit weights (the mesh as
     partitioned before adaptation); ``block``: contiguous blocks along the
-    array order; ``root``: everything on processor 0; ``trace``: where the
-    application ran each vertex (``level.meta["node"]``, a trace workload's);
-    any other name: that algorithm's ``partition`` from the ``root`` start.
+    array order; ``slabs``: P slabs of equal vertex count along the first
+    coordinate (ties by index); ``root``: everything on processor 0; ``trace``:
+    where the application ran each vertex (``level.meta["node"]``, a trace
+    workload's); any other name: that algorithm's ``partition`` from the
+    ``root`` start.
     """
     g = graph_of(level)
     if how == "trace":
@@ -184,6 +186,11 @@ def initial_state(level: Level, P: int, seed: int, how: str = "metis", engine: E
         owner = owner if engine is None else engine.bcast(owner)
     elif how == "block":
         owner = block_owner(level, P)
+    elif how == "slabs":
+        if g.coords is None:
+            raise ValueError(f"--initial slabs: level {level.index} has no coordinates")
+        owner = np.empty(g.n, np.int64)
+        owner[np.argsort(g.coords[:, 0], kind="stable")] = (np.arange(g.n) * P) // max(g.n, 1)
     elif how == "root":
         owner = np.zeros(g.n, np.int64)
     else:

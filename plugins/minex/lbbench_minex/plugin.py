@@ -16,7 +16,7 @@ PARAMS = {
     "passes": 8,  # sweeps over the contracted graph's border vertices (§3.6)
     "gain": "sum",  # Gain = change of §2.3's additive QwgtTot (sum) or of the latency model's (model)
     "normalize": "total",  # loads in the ThroTtle gate: fractions of QwgtTot (total), of the mean, or raw
-    "unit": throttle_unit(),  # ThroTtle's unit: loads in units of Q0/unit (fitted: calibration/minex-throttle-unit.csv)
+    "unit": throttle_unit(),  # ThroTtle's unit: loads in units of Q0/unit (fitted: calibration/minex-model.csv)
     "impl": "auto",  # c, python or auto
 }
 

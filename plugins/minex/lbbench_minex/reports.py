@@ -37,7 +37,8 @@ CASES = {"None": "none", "Max": "max"}  # the paper's row label -> latency model
 NOTE = ("MaxQwgt: thousands, summed over the adaptation levels (Σ_levels max_p Qwgt_p / 1000); "
         "LoadImb = Σ MaxQwgt / ceil(Σ QwgtTot / P) (the one LoadImb); Qwgt = Wgt + Comm + Remap (None) or max(Wgt, Comm + Remap) "
         "(Max, harness.measure.latency). The MinEX cells run on shock[cwgt_unit=N,core=c,...], the fitted cost of "
-        "a leaf face and spread of the refined region, and minex's default ThroTtle unit is fitted too (lbbench calibrate --paper minex). Our shock mesh is "
+        "a leaf face and spread of the refined region, from the fitted start (--initial, in the title), and minex's "
+        "default ThroTtle unit is fitted too (lbbench calibrate --paper minex). Our shock mesh is "
         "calibrated to the paper's but is not the paper's: compare ratios. "
         "'(paper)' columns are the MinEX paper's.")
 
@@ -67,10 +68,19 @@ def workload_params(opts) -> dict:
     return {**shock_params(1.0 if own else core, given.get("cwgt_unit")), **given}
 
 
+def start(opts) -> str:
+    """The MinEX cells' start: the fitted one (:func:`lbbench_minex.fits.minex_start`) where the command's is its
+    workload's default (``metis``), else the command's ``--initial``."""
+    from .fits import minex_start
+
+    return minex_start() if opts.initial == "metis" else opts.initial
+
+
 def _label(opts) -> str:
-    """The workload of the MinEX cells as written (``shock[cwgt_unit=6]``)."""
+    """The workload of the MinEX cells as written and their start (``shock[cwgt_unit=6], start slabs``)."""
     params = workload_params(opts)
-    return opts.workload + (f"[{','.join(f'{k}={v}' for k, v in params.items())}]" if params else "")
+    return opts.workload + (f"[{','.join(f'{k}={v}' for k, v in params.items())}]" if params else "") + \
+        f", start {start(opts)}"
 
 
 def minex_shock(core: float | None = None, cwgt: int | None = None) -> str:
@@ -91,7 +101,7 @@ def accumulated(rows: pd.DataFrame, model: str, P: int) -> tuple[float, float]:
 
 
 def _runs(opts, methods: list[str], P: int, machine: str) -> dict[str, pd.DataFrame]:
-    df = opts.compare(methods, P=P, machine=machine, workload_params=workload_params(opts))
+    df = opts.compare(methods, P=P, machine=machine, workload_params=workload_params(opts), initial=start(opts))
     return {m: df[df["algorithm"] == m] for m in methods}
 
 

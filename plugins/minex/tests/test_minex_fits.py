@@ -15,8 +15,30 @@ def test_defaults_are_the_fits():
         df = read(cal.path)
         chosen = df[df["chosen"].astype(str) == "True"]
         assert len(chosen) and set(chosen["value"]) == {chosen["value"].iloc[0]}  # one value, written by fit
-        assert set(df["value"].astype(float)) == {float(v) for v in cal.candidates}  # every candidate tried
+        assert set(df["value"].astype(str)) == {str(v) for v in cal.candidates}  # every candidate tried
     assert PARAMS["unit"] == fits.throttle_unit()
+    assert fits.model() == {"core": fits.spread_core(), "unit": fits.throttle_unit(), "cwgt_unit": fits.cwgt_unit()}
+
+
+def test_the_joint_fit_is_the_lowest_residual_on_its_grid():
+    """minex-model tries every (core, unit, cost) of the grid once and keeps the lowest mean |log(ours/paper)|."""
+    df = read(fits.MODEL_PATH)
+    per = df.groupby("value")["residual"].first()
+    assert len(per) == len(fits.CORES) * len(fits.UNITS) * len(fits.CWGTS)
+    chosen = df.loc[df["chosen"].astype(str) == "True", "value"].iloc[0]
+    assert per[chosen] == per.min()
+    assert fits.neighbours(fits.UNITS, fits.UNITS[0]) == (fits.UNITS[1],)
+
+
+def test_slabs_start_cuts_along_x():
+    """--initial slabs: P slabs of equal vertex count along the first coordinate, every slab's x range
+    disjoint from the next one's (the fitted start of the MinEX cells)."""
+    level = generate(seed=0, points=600, levels=1)[0]
+    st = initial_state(level, 4, 0, "slabs")
+    x = level.data.coords[:, 0]
+    n = level.data.n
+    assert np.bincount(st.owner, minlength=4).tolist() == np.bincount(np.arange(n) * 4 // n).tolist()
+    assert all(x[st.owner == p].max() <= x[st.owner == p + 1].min() for p in range(3))
 
 
 def test_no_claim_reads_a_calibration_cell():
