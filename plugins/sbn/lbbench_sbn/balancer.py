@@ -190,6 +190,7 @@ class LevelRun:
         self.stale = np.ones(n, bool)                                # priced since its queue was last sorted
         self.slot = np.zeros(n, np.int64)                            # spread()'s and select()'s scratch
         self.avail = np.zeros(n, bool)                               # _select()'s scratch
+        self.pmark = np.zeros(P, bool)                               # _locate()'s scratch
         owner = np.asarray(state.owner)
         # the rank's processors under any layout (engine.mine, sorted; engine.local_index: a processor's slot)
         self.mine, self.lix = engine.mine, engine.local_index
@@ -354,15 +355,19 @@ class LevelRun:
             got = _Received(eng.received(msg.TAG), self.opstate is not None)
             # per-vproc CPU (eng.each): the engine lays vprocs over ranks by it
             if got.at or locate:  # no clock read in a superstep with nothing delivered
-                ops, at, vp = got.ops_only, got.at, self.vp
+                ops, at, vp, bal = got.ops_only, got.at, self.vp, 0.0
+                if ops:
+                    self._bind(got)
+                    handle, step, out, clock = self.opstate.handle, self.step, self.out, time.perf_counter
                 for p in eng.each(sorted(set(at).union(locate)) if locate else at):
                     if p in ops and p not in locate:  # only messages of the balance kind: in C at once
-                        t0 = time.perf_counter()
-                        self._bind(got)
-                        self.opstate.handle(vp[p].i, p, at[p].start, at[p].stop, self.step, self.out)
-                        self._tick("balance", t0)
+                        t0, r = clock(), at[p]
+                        handle(vp[p].i, p, r.start, r.stop, step, out)
+                        bal += clock() - t0
                     else:
                         self._receive(vp[p], got, [rows for _, rows in locate.get(p, ())])
+                if bal:
+                    self.timer.seconds["balance"] += bal
             self._process_all()
             if self.process:
                 self._select_all()
@@ -508,12 +513,14 @@ class LevelRun:
         """Locate message (§3.5) to the processors that need it, not to all: those holding data adjacent
         to the moved vertices (their queues hold the neighbours) and the vertices' home processors (the
         directory a stale request goes through); never to p itself or to the only processor that sent it."""
-        p = v.p
-        to = np.union1d(v.view.holders(self.g.neighbours_of(ids)), self.home0[ids])  # sorted, each once
-        keep = to != p
+        p, mark = v.p, self.pmark  # the processors marked in a mask the level keeps (cleared again after)
+        mark[v.view.holders(self.g.neighbours_of(ids))] = True
+        mark[self.home0[ids]] = True
+        mark[p] = False
         if len(v.servers) == 1:
-            keep &= to != next(iter(v.servers))
-        to = to[keep]
+            mark[next(iter(v.servers))] = False
+        to = np.flatnonzero(mark)  # sorted, each once
+        mark[to] = False
         self.bcast[LOCATED, v.i] += to.size * msg.WORD * (1 + ids.size)
         self.out.locate(p, to, np.concatenate(([p], ids)))
 

@@ -68,8 +68,10 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
             # our variant (module doc): vertices next to data held by q, when there are any
             if near is None:
                 deg = g.xadj[queue + 1] - g.xadj[queue]
-                hit = view.home[g.neighbours_of(queue)] == q
-                near = np.bincount(np.repeat(at, deg), weights=hit, minlength=queue.size) > 0
+                hit = np.zeros(int(deg.sum()) + 1, np.int64)  # hits among the neighbours so far, by CSR order
+                np.cumsum(view.home[g.neighbours_of(queue)] == q, out=hit[1:])
+                end = np.cumsum(deg)
+                near = hit[end] > hit[end - deg]
             touch = near[free]
             if touch.any():
                 pool = pool[touch]
