@@ -227,15 +227,12 @@ static int entry(Ops *s, i64 i, i64 p, ent *e) {
     return ok ? 0 : -1;
 }
 
-/* an UP or DIST message's fields (int64 words in ba): a tuple of ints when short (the outbox chains those),
- * else an int64 array (placed whole: the outbox is told it holds arrays) */
-static PyObject *fields_of(Ops *s, PyObject *ba, PyObject *out) {
+/* an UP or DIST message's fields (int64 words in ba): a tuple of ints when short, else an int64 array (the
+ * outbox's pack copies it whole) */
+static PyObject *fields_of(Ops *s, PyObject *ba) {
     i64 w = PyByteArray_GET_SIZE(ba) / 8;
     const i64 *a = (const i64 *)PyByteArray_AS_STRING(ba);
-    if (w > 32) {
-        if (PyObject_SetAttrString(out, "arrays", Py_True) < 0) return NULL;
-        return PyObject_CallFunctionObjArgs(s->as_array, ba, NULL);
-    }
+    if (w > 32) return PyObject_CallFunctionObjArgs(s->as_array, ba, NULL);
     PyObject *t = PyTuple_New(w);
     for (i64 j = 0; t && j < w; ++j) {
         PyObject *x = PyLong_FromLongLong(a[j]);
@@ -315,7 +312,7 @@ static int dist(Ops *s, i64 i, i64 p, const i64 *w, i64 nw, PyObject *out) {
             if (kid[x] == j) fs[y] = S[x], fs[ek + y] = J[x], fs[2 * ek + y] = A[x], fs[3 * ek + y] = B[x], ++y;
         for (i64 x = 0, y = 0; x < n; ++x)
             if (kid[e + x] == j) fa[y] = K[x], fa[ak + y] = D[x], ++y;
-        PyObject *fl = fields_of(s, ba, out);
+        PyObject *fl = fields_of(s, ba);
         Py_DECREF(ba);
         rc = fl ? emit(out, p, en->join[j], DIST, fl) : -1;
         Py_XDECREF(fl);
@@ -372,7 +369,7 @@ static int gathered(Ops *s, i64 i, i64 p, ent *e, PyObject *out) {
     memcpy(at, e->lens.a, (size_t)k * 8), at += k;
     memcpy(at, e->procs.a, (size_t)e->procs.n * 8);
     e->rows.n = e->keys.n = e->lens.n = e->procs.n = 0;
-    PyObject *f = fields_of(s, ba, out);
+    PyObject *f = fields_of(s, ba);
     Py_DECREF(ba);
     if (!f) return -1;
     int r = emit(out, p, e->parent, UP, f);

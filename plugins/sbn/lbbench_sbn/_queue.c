@@ -1101,6 +1101,61 @@ done:
     return ret;
 }
 
+/* pack(msgs, word): a superstep's SBN messages (messages.Outbox: tuples (src, dst, code, fields, data bytes);
+ * fields a list or tuple of ints, or a contiguous int64 array) as the engine sends them: one bytearray of
+ * int64 columns src, dst, code, counts (words with the code) and declared bytes (word x counts + data), n
+ * each, then every message's words (its code, then its fields), in order: np.fromiter's words. */
+static PyObject *pack(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *msgs;
+    long long word;
+    if (!PyArg_ParseTuple(args, "O!L", &PyList_Type, &msgs, &word)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(msgs), total = 0;
+    for (Py_ssize_t k = 0; k < n; ++k) {
+        PyObject *t = PyList_GET_ITEM(msgs, k);
+        if (!PyTuple_CheckExact(t) || PyTuple_GET_SIZE(t) != 5) {
+            PyErr_SetString(PyExc_TypeError, "pack: a message is a tuple (src, dst, code, fields, data bytes)");
+            return NULL;
+        }
+        Py_ssize_t len = PyObject_Length(PyTuple_GET_ITEM(t, 3));
+        if (len < 0) return NULL;
+        total += len + 1;
+    }
+    PyObject *ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)sizeof(i64) * (5 * n + total));
+    if (!ret) return NULL;
+    i64 *col = (i64 *)PyByteArray_AS_STRING(ret), *w = col + 5 * n;
+    for (Py_ssize_t k = 0; k < n; ++k) {
+        PyObject *t = PyList_GET_ITEM(msgs, k), *fields = PyTuple_GET_ITEM(t, 3);
+        i64 *start = w;
+        for (int c = 0; c < 3; ++c) col[c * n + k] = PyLong_AsLongLong(PyTuple_GET_ITEM(t, c));
+        i64 data = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 4));
+        if (PyErr_Occurred()) goto fail;
+        *w++ = col[2 * n + k];
+        if (PyList_CheckExact(fields) || PyTuple_CheckExact(fields)) {
+            Py_ssize_t len = PySequence_Fast_GET_SIZE(fields);
+            PyObject **item = PySequence_Fast_ITEMS(fields);
+            for (Py_ssize_t j = 0; j < len; ++j) *w++ = PyLong_AsLongLong(item[j]);
+            if (PyErr_Occurred()) goto fail;
+        } else {
+            Py_buffer b;
+            if (!get(fields, &b, 'i', "fields")) goto fail;
+            if (b.ndim != 1) {
+                PyBuffer_Release(&b);
+                PyErr_SetString(PyExc_TypeError, "pack: array fields must be one-dimensional");
+                goto fail;
+            }
+            memcpy(w, b.buf, (size_t)b.len);
+            w += b.len / 8;
+            PyBuffer_Release(&b);
+        }
+        col[3 * n + k] = w - start;
+        col[4 * n + k] = word * (w - start) + data;
+    }
+    return ret;
+fail:
+    Py_DECREF(ret);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"chunks", chunks, METH_VARARGS, "the chunk each processor takes from the head of its queue"},
     {"order", order, METH_VARARGS, "a queue in SBN priority order, its exclusive load prefix sums and its total"},
@@ -1113,6 +1168,7 @@ static PyMethodDef methods[] = {
     {"spread", spread, METH_VARARGS, "GetDistribute's split of a distribution message's jobs at a node"},
     {"distribute", distribute, METH_VARARGS, "GetDistribute at a node: the split and the jobs it keeps queued"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
+    {"pack", pack, METH_VARARGS, "a superstep's SBN messages as the engine's columns and words"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -19,13 +19,13 @@ itself is not allocated). Operations are ``(start superstep, root, seq, overload
 """
 from __future__ import annotations
 
-import operator
 import struct
-from itertools import chain, compress
 
 import numpy as np
 
 from harness import KINDS
+
+from . import _queue
 
 BAL, NAK, ABORT, UP, DIST, JOB, DJOB, FETCH, DATA = range(9)
 TAG = "sbn"
@@ -50,14 +50,11 @@ class Outbox:
     def __init__(self):
         self.msgs: list = []  # (src, dst, code, fields, data bytes)
         self.locs: list = []  # (src, destinations, the message's words)
-        self.arrays = False   # some fields are arrays
 
     def add(self, src: int, dst: int, code: int, fields, data_bytes: int = 0) -> None:
         """One message: its ``fields`` (a sequence of ints, or an int64 array: the form for long messages) and
         the bytes of data it stands for."""
         self.msgs.append((src, dst, code, fields, data_bytes))
-        if type(fields) is np.ndarray:
-            self.arrays = True
 
     def locate(self, src: int, to: np.ndarray, words: np.ndarray) -> None:
         """One locate message (``words``: [src, vertex, ...]) from ``src`` to each of ``to``."""
@@ -75,28 +72,11 @@ class Outbox:
                      kind="migration")
         if not self.msgs:
             return
-        src, dst, code, fields, data = zip(*self.msgs)
+        n = len(self.msgs)
+        cols = np.frombuffer(_queue.pack(self.msgs, WORD), np.int64)  # columns, then the words (C)
         self.msgs = []
-        counts = np.fromiter(map(len, fields), np.int64, len(fields)) + 1
-        if self.arrays:  # the codes and the array fields in place, then the list fields in the words left
-            self.arrays = False
-            at = np.cumsum(counts) - counts  # where each message starts
-            words = np.empty(int(counts.sum()), np.int64)
-            words[at] = code
-            lists = np.ones(words.size, bool)
-            lists[at] = False
-            arr = [type(f) is np.ndarray for f in fields]
-            for k in compress(range(len(fields)), arr):
-                a = at[k] + 1
-                words[a:a + counts[k] - 1] = fields[k]
-                lists[a:a + counts[k] - 1] = False
-            words[lists] = np.fromiter(chain.from_iterable(compress(fields, map(operator.not_, arr))), np.int64,
-                                       int(np.count_nonzero(lists)))
-        else:
-            words = np.fromiter(chain.from_iterable(chain.from_iterable(zip(zip(code), fields))), np.int64,
-                                int(counts.sum()))
-        code = np.array(code, np.int64)
-        eng.send(TAG, src, dst, words, counts=counts, nbytes=WORD * counts + np.array(data, np.int64),
+        src, dst, code, counts, nbytes = cols[:5 * n].reshape(5, n)
+        eng.send(TAG, src, dst, cols[5 * n:], counts=counts, nbytes=nbytes,
                  kind=np.where(code >= FETCH, _MIGRATION, _BALANCE))
 
 
