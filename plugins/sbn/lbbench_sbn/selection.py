@@ -63,22 +63,20 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
             break
         if on_q is None:
             on_q = costs_if_on(g, view, machine, queue, q)
-            cq = on_q.total
+            cq, deg = on_q.total, g.xadj[queue + 1] - g.xadj[queue]
         if near_q:
             # our variant (module doc): vertices next to data held by q, when there are any
             if near is None:
-                deg = g.xadj[queue + 1] - g.xadj[queue]
                 hit = np.zeros(int(deg.sum()) + 1, np.int64)  # hits among the neighbours so far, by CSR order
                 np.cumsum(view.home[g.neighbours_of(queue)] == q, out=hit[1:])
                 end = np.cumsum(deg)
                 near = hit[end] > hit[end - deg]
-            touch = near[free]
-            if touch.any():
-                pool = pool[touch]
+            touch = pool[near[free]]
+            if touch.size:
+                pool = touch
         R = pool if pool.size <= subset else rng.choice(pool, size=subset, replace=False)
         if evaluated is not None:
-            r = queue[R]
-            evaluated.append(int((g.xadj[r + 1] - g.xadj[r]).sum()))
+            evaluated.append(int(np.add.reduce(deg[R])))
         # MinV (the smallest delta_cut in R) and the search from it, in C
         buf = _queue.search(g.xadj, g.adjncy, queue, cq, on_q.comm, on_q.remap, R, avail, cost.wgt, cost.comm,
                             cost.remap, slot, sent_p, sent_q, float(amount), float(cap_p), float(load_p),
