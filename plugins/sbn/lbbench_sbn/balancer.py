@@ -295,7 +295,7 @@ class LevelRun:
         """Wgt, Comm, Remap of ``verts`` if computed on p, from p's location view (``c``, when already known)."""
         if verts.size:
             # §5.4: each heap insertion or removal of v costs O(log V_p + δ_v) (its price is recomputed)
-            self.ops[SEL, v.i] += verts.size * self.log2[v.Q.size] + self.deg[verts].sum()
+            self.ops[SEL, v.i] += verts.size * self.log2[v.Q.size] + np.add.reduce(self.deg[verts])
             c = costs_if_on(self.g, v.view, self.m, verts, v.p) if c is None else c
             self.cw[verts], self.cc[verts], self.cr[verts] = c.wgt, c.comm, c.remap
             self.stale[verts] = True
@@ -439,7 +439,7 @@ class LevelRun:
                 self._control(v, srcs[m], code, ops[m], got.flag[m])
             elif code == DATA:
                 ids = got.words(m)
-                count[MIG] += self.g.rwgt[ids].sum()  # the data copied in: a word per rwgt unit (BYTES_PER_UNIT)
+                count[MIG] += np.add.reduce(self.g.rwgt[ids])  # the data copied in: a word per rwgt unit (BYTES_PER_UNIT)
                 # §3.5: "A locate-message is then broadcast": P - 1 messages [p, vertices] per moved set
                 self.bcast[LOC_N, v.i] += self.P - 1
                 self.bcast[LOC_B, v.i] += (self.P - 1) * msg.WORD * (1 + ids.size)
@@ -489,13 +489,15 @@ class LevelRun:
         """A data request: send the data held here to the requester, forward the rest where it went."""
         p = v.p
         here = self.data_at[ids] == p
-        if here.any():
+        k = np.count_nonzero(here)
+        if k:
             mine = ids[here]
             self.data_at[mine] = -2  # in flight
-            self.out.add(p, requester, msg.DATA, mine.tolist(), int(self.g.rwgt[mine].sum()) * BYTES_PER_UNIT)
-            v.fwd.update(dict.fromkeys(mine.tolist(), requester))
+            sent = mine.tolist()
+            self.out.add(p, requester, msg.DATA, sent, int(np.add.reduce(self.g.rwgt[mine])) * BYTES_PER_UNIT)
+            v.fwd.update(dict.fromkeys(sent, requester))
             self._learn(v, mine, requester)
-        if not here.all():  # it left since the requester's view was updated: follow the forwarding pointer
+        if k < ids.size:  # it left since the requester's view was updated: follow the forwarding pointer
             rest = ids[~here]
             nxt = np.array([v.fwd.get(int(x), -1) for x in rest], np.int64)
             if np.any(nxt < 0):
@@ -630,7 +632,7 @@ class LevelRun:
             for p, part in _groups(rq, ids):
                 v = self.vp[p]
                 homes = v.view[part]
-                if (homes == p).any():
+                if np.count_nonzero(homes == p):
                     raise RuntimeError("sbn: location view out of date")
                 # §3.5: the paper broadcasts the request, [requester, vertices] to the P - 1 others
                 self.bcast[REQ_N, v.i] += self.P - 1
@@ -910,7 +912,7 @@ class LevelRun:
             self.avail[Q] = False
         # §5.4's job migration: ΔCut of each r in R (δ_r), the breadth-first search (|V_mig| + Σ δ_v) and the
         # |V_mig| + 1 removals from the heap ((log V_p + δ_v) each)
-        d = self.deg[verts].sum()
+        d = np.add.reduce(self.deg[verts])
         self.ops[BAL, v.i] += sum(evaluated) + verts.size * (1 + self.log2[Q.size]) + 2 * d
         return verts
 
@@ -1051,7 +1053,7 @@ def _log2(k):
 
 def _groups(key: np.ndarray, ids: np.ndarray) -> list:
     """``ids`` grouped by ``key``: [(key, its ids in their order), ...] in increasing key."""
-    if key.size == 1 or (key == key[0]).all():  # one group (most calls)
+    if key.size == 1 or np.count_nonzero(key != key[0]) == 0:  # one group (most calls)
         return [(int(key[0]), ids)]
     order = np.argsort(key, kind="stable")
     key, ids = key[order], ids[order]
