@@ -1126,15 +1126,16 @@ static PyObject *pack(PyObject *Py_UNUSED(self), PyObject *args) {
     for (Py_ssize_t k = 0; k < n; ++k) {
         PyObject *t = PyList_GET_ITEM(msgs, k), *fields = PyTuple_GET_ITEM(t, 3);
         i64 *start = w;
-        for (int c = 0; c < 3; ++c) col[c * n + k] = PyLong_AsLongLong(PyTuple_GET_ITEM(t, c));
+        for (int c = 0; c < 3; ++c)
+            if ((col[c * n + k] = PyLong_AsLongLong(PyTuple_GET_ITEM(t, c))) == -1 && PyErr_Occurred()) goto fail;
         i64 data = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 4));
-        if (PyErr_Occurred()) goto fail;
+        if (data == -1 && PyErr_Occurred()) goto fail;
         *w++ = col[2 * n + k];
         if (PyList_CheckExact(fields) || PyTuple_CheckExact(fields)) {
             Py_ssize_t len = PySequence_Fast_GET_SIZE(fields);
             PyObject **item = PySequence_Fast_ITEMS(fields);
-            for (Py_ssize_t j = 0; j < len; ++j) *w++ = PyLong_AsLongLong(item[j]);
-            if (PyErr_Occurred()) goto fail;
+            for (Py_ssize_t j = 0; j < len; ++j)
+                if ((*w++ = PyLong_AsLongLong(item[j])) == -1 && PyErr_Occurred()) goto fail;
         } else {
             Py_buffer b;
             if (!get(fields, &b, 'i', "fields")) goto fail;
