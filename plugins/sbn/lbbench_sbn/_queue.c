@@ -1101,6 +1101,98 @@ done:
     return ret;
 }
 
+/* numpy's bitgen_t (numpy/random/bitgen.h), from a BitGenerator's capsule */
+typedef struct {
+    void *state;
+    uint64_t (*next_uint64)(void *st);
+    uint32_t (*next_uint32)(void *st);
+    double (*next_double)(void *st);
+    uint64_t (*next_raw)(void *st);
+} bitgen_t;
+
+/* numpy's random_bounded_uint64(bitgen, 0, rng, 0, false) for rng < 2^32: Lemire's rejection on 32 bits */
+static i64 bounded(bitgen_t *g, uint32_t rng) {
+    if (rng == 0) return 0;
+    if (rng == UINT32_MAX) return g->next_uint32(g->state);
+    const uint32_t excl = rng + 1;
+    uint64_t m = (uint64_t)g->next_uint32(g->state) * excl;
+    uint32_t left = (uint32_t)m;
+    if (left < excl) {
+        const uint32_t threshold = (UINT32_MAX - rng) % excl;
+        while (left < threshold) {
+            m = (uint64_t)g->next_uint32(g->state) * excl;
+            left = (uint32_t)m;
+        }
+    }
+    return (i64)(m >> 32);
+}
+
+/* numpy's Generator._shuffle_int: swap data[i] with a draw below it, i = n - 1 down to first */
+static void shuffle_int(bitgen_t *g, i64 n, i64 first, i64 *data) {
+    for (i64 i = n - 1; i >= first; --i) {
+        i64 j = bounded(g, (uint32_t)i), t = data[j];
+        data[j] = data[i];
+        data[i] = t;
+    }
+}
+
+/* choice(capsule, pool, size): rng.choice(pool, size=size, replace=False) of numpy's Generator (2.x; the
+ * §3.4 random subset R), the same draws from the same stream: Floyd's algorithm with a hash set, then a
+ * shuffle; a tail shuffle of 0..n - 1 when n > 10,000 and size > n // 50. 0 < size <= n < 2^32.
+ * tests/test_sbn_queue.py compares it with rng.choice. */
+static PyObject *choice(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *cap, *po;
+    Py_ssize_t size;
+    if (!PyArg_ParseTuple(args, "OOn", &cap, &po, &size)) return NULL;
+    bitgen_t *g = PyCapsule_GetPointer(cap, "BitGenerator");
+    if (!g) return NULL;
+    Py_buffer b;
+    if (!get(po, &b, 'i', "pool")) return NULL;
+    const i64 *pool = b.buf, n = b.len / 8;
+    PyObject *ret = NULL;
+    i64 *idx = NULL;
+    uint64_t *set = NULL;
+    if (size <= 0 || size > n || n >= (i64)UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "choice: 0 < size <= len(pool) < 2**32");
+        goto done;
+    }
+    if (n > 10000 && size > n / 50) {
+        if (!(idx = malloc(n * sizeof(i64)))) goto nomem;
+        for (i64 i = 0; i < n; ++i) idx[i] = i;
+        shuffle_int(g, n, n - size > 1 ? n - size : 1, idx);
+        memmove(idx, idx + (n - size), size * sizeof(i64));
+    } else {
+        uint64_t mask = (uint64_t)(1.2 * size);
+        for (int k = 1; k <= 32; k <<= 1) mask |= mask >> k;  /* numpy's _gen_mask */
+        if (!(idx = malloc(size * sizeof(i64))) || !(set = malloc((mask + 1) * sizeof(uint64_t)))) goto nomem;
+        memset(set, 0xff, (mask + 1) * sizeof(uint64_t));
+        for (i64 j = n - size; j < n; ++j) {
+            uint64_t val = (uint64_t)bounded(g, (uint32_t)j), loc = val & mask;
+            while (set[loc] != UINT64_MAX && set[loc] != val) loc = (loc + 1) & mask;
+            if (set[loc] == UINT64_MAX) {
+                set[loc] = val;
+            } else {  /* drawn before: j instead */
+                val = (uint64_t)j;
+                for (loc = val & mask; set[loc] != UINT64_MAX;) loc = (loc + 1) & mask;
+                set[loc] = val;
+            }
+            idx[j - n + size] = (i64)val;
+        }
+        shuffle_int(g, size, 1, idx);
+    }
+    if (!(ret = PyByteArray_FromStringAndSize(NULL, size * (Py_ssize_t)sizeof(i64)))) goto done;
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
+    for (Py_ssize_t k = 0; k < size; ++k) out[k] = pool[idx[k]];
+    goto done;
+nomem:
+    PyErr_NoMemory();
+done:
+    free(idx);
+    free(set);
+    PyBuffer_Release(&b);
+    return ret;
+}
+
 /* pack(msgs, word): a superstep's SBN messages (messages.Outbox: tuples (src, dst, code, fields, data bytes);
  * fields a list or tuple of ints, or a contiguous int64 array) as the engine sends them: one bytearray of
  * int64 columns src, dst, code, counts (words with the code) and declared bytes (word x counts + data), n
@@ -1169,6 +1261,7 @@ static PyMethodDef methods[] = {
     {"spread", spread, METH_VARARGS, "GetDistribute's split of a distribution message's jobs at a node"},
     {"distribute", distribute, METH_VARARGS, "GetDistribute at a node: the split and the jobs it keeps queued"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
+    {"choice", choice, METH_VARARGS, "numpy Generator.choice without replacement, the same draws (§3.4's R)"},
     {"pack", pack, METH_VARARGS, "a superstep's SBN messages as the engine's columns and words"},
     {NULL, NULL, 0, NULL},
 };

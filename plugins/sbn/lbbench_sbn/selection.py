@@ -9,7 +9,8 @@ been found or no adjacent queued vertex remains; if more load is still needed
 a new random subset is drawn and the procedure repeats.
 
 The random subset R is drawn, as §3.4 says, from all the vertices queued at
-p that are still available. ``near_q`` is our variant, not the paper's
+p that are still available (``rng.choice`` without replacement, its draws made
+in C: ``_queue.choice``). ``near_q`` is our variant, not the paper's
 (``sbn[subset_from=receiver]``): R is drawn from the queued vertices adjacent
 to data held by q when there are any, otherwise from all of them.
 
@@ -74,7 +75,9 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
             touch = pool[near[free]]
             if touch.size:
                 pool = touch
-        R = pool if pool.size <= subset else rng.choice(pool, size=subset, replace=False)
+        # rng.choice(pool, size=subset, replace=False): the same draws, in C
+        R = pool if pool.size <= subset else np.frombuffer(_queue.choice(rng.bit_generator.capsule, pool, subset),
+                                                           np.int64)
         if evaluated is not None:
             evaluated.append(int(np.add.reduce(deg[R])))
         # MinV (the smallest delta_cut in R) and the search from it, in C

@@ -332,3 +332,21 @@ def test_spread_is_the_carves_in_turn(P):
         for got, exp in zip(parts, want):
             assert np.array_equal(ids[got], exp)
         assert not slot.any()
+
+
+def test_choice_draws_what_numpy_choice_draws():
+    """§3.4's random subset R: ``_queue.choice`` is ``rng.choice(pool, size, replace=False)`` of numpy's Generator,
+    the same draws from the same stream (Floyd's algorithm and its shuffle, the tail shuffle of a large pool)."""
+    r = np.random.default_rng(7)
+    for seed in range(8):
+        a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+        for _ in range(40):
+            n = int(r.choice([2, 9, 100, 1000, 10001, 30000]))
+            size = int(min(n, r.choice([1, 8, 16, 700])))
+            pool = np.sort(r.choice(10**6, n, replace=False)).astype(np.int64)
+            want = a.choice(pool, size=size, replace=False)
+            got = np.frombuffer(_queue.choice(b.bit_generator.capsule, pool, size), np.int64)
+            assert np.array_equal(got, want)
+        assert a.random() == b.random()  # the streams stay in step
+    with pytest.raises(ValueError):
+        _queue.choice(np.random.default_rng(0).bit_generator.capsule, np.arange(3), 4)
