@@ -1101,6 +1101,44 @@ done:
     return ret;
 }
 
+/* djobs(values, offsets, m, k): a run of DJOB messages m .. k - 1 of a delivered batch (int64 words, a message
+ * [code, origin, jobs...] from offsets[x] to offsets[x + 1]) read for distribute(): one bytearray of int64, the
+ * r = k - m origins, the r sizes (words, the code included), the r + 1 offsets of each message's jobs in the
+ * jobs, then the jobs concatenated */
+static PyObject *djobs(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *vo, *oo;
+    Py_ssize_t m, k;
+    if (!PyArg_ParseTuple(args, "OOnn", &vo, &oo, &m, &k)) return NULL;
+    Py_buffer b[2];
+    if (!get(vo, &b[0], 'i', "values")) return NULL;
+    if (!get(oo, &b[1], 'i', "offsets")) {
+        PyBuffer_Release(&b[0]);
+        return NULL;
+    }
+    const i64 *val = b[0].buf, *off = b[1].buf;
+    PyObject *ret = NULL;
+    if (m < 0 || k <= m || k >= b[1].len / 8 || off[k] > b[0].len / 8) {
+        PyErr_SetString(PyExc_ValueError, "djobs: messages out of range");
+        goto done;
+    }
+    i64 r = k - m, total = 0;
+    for (i64 x = m; x < k; ++x) total += off[x + 1] - off[x] - 2;
+    if (!(ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)sizeof(i64) * (3 * r + 1 + total)))) goto done;
+    i64 *origin = (i64 *)PyByteArray_AS_STRING(ret), *size = origin + r, *offs = size + r, *jobs = offs + r + 1;
+    offs[0] = 0;
+    for (i64 x = m, j = 0; x < k; ++x, ++j) {
+        i64 n = off[x + 1] - off[x] - 2;
+        origin[j] = val[off[x] + 1];
+        size[j] = n + 2;
+        memcpy(jobs + offs[j], val + off[x] + 2, n * sizeof(i64));
+        offs[j + 1] = offs[j] + n;
+    }
+done:
+    PyBuffer_Release(&b[0]);
+    PyBuffer_Release(&b[1]);
+    return ret;
+}
+
 /* numpy's bitgen_t (numpy/random/bitgen.h), from a BitGenerator's capsule */
 typedef struct {
     void *state;
@@ -1261,6 +1299,7 @@ static PyMethodDef methods[] = {
     {"spread", spread, METH_VARARGS, "GetDistribute's split of a distribution message's jobs at a node"},
     {"distribute", distribute, METH_VARARGS, "GetDistribute at a node: the split and the jobs it keeps queued"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
+    {"djobs", djobs, METH_VARARGS, "a run of DJOB messages read for distribute"},
     {"choice", choice, METH_VARARGS, "numpy Generator.choice without replacement, the same draws (§3.4's R)"},
     {"pack", pack, METH_VARARGS, "a superstep's SBN messages as the engine's columns and words"},
     {NULL, NULL, 0, NULL},

@@ -788,12 +788,10 @@ class LevelRun:
         if got.code[m] == JOB:
             self._accept_jobs(v, got.words(m))
             return
-        words = [got.words(x) for x in range(m, k)]
-        jobs = np.concatenate([w[1:] for w in words]) if k > m + 1 else words[0][1:]
+        r = k - m  # the run's origins, sizes, offsets of each message's jobs and the jobs, read in C
+        run = np.frombuffer(_queue.djobs(got.values, got.columns[1], m, k), np.int64)
+        origins, size, offs, jobs = run[:r], run[r:2 * r], run[2 * r:3 * r + 1], run[3 * r + 1:]
         c = costs_if_on(self.g, v.view, self.m, jobs, v.p)
-        offs = np.zeros(k - m + 1, np.int64)
-        np.cumsum([w.size - 1 for w in words], out=offs[1:])
-        origins, size = np.array([w[0] for w in words], np.int64), np.array(got.size[m:k], np.int64)
         W, g, p, j = self._wsysll(i) or 0.0, self.g, v.p, 0
         while j < k - m:  # in C up to a message whose jobs p keeps (p's queue is sorted again before the next)
             j, sends, q, kept, sent, guards, s = _queue.distribute(
