@@ -1024,11 +1024,11 @@ class _Received:
         off = b.offsets
         self.columns = (b.values, off, np.ascontiguousarray(b.src, np.int64))  # for the C state's bind
         self.start, self.end = off[:-1].tolist(), off[1:].tolist()
-        self.size = np.diff(off).tolist()  # words, the code included
+        self.size = (off[1:] - off[:-1]).tolist()  # words, the code included
         code = b.values[off[:-1]]
         self.code, self.src = code.tolist(), b.src.tolist()
         dst = b.dst
-        first = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]])
+        first = np.concatenate(((True,), dst[1:] != dst[:-1])).nonzero()[0]  # each destination's first message
         cuts = first[1:].tolist()
         self.at = dict(zip(dst[first].tolist(), map(range, [0, *cuts], [*cuts, n])))
         if native:
