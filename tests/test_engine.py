@@ -213,21 +213,27 @@ def test_a_senders_modelled_time_is_summed_in_send_order_across_both_paths():
     assert mixed.totals() == posted.totals()  # == on floats: the same additions in the same order
 
 
-def test_each_charges_every_vproc_its_turn():
-    """Engine.each charges each vproc the CPU from its turn to the next's (the work measure of balance_ranks),
-    like ``working`` around each turn; vprocs it does not visit are charged nothing."""
-    eng = Engine(4, comm=None)
+def _spin(seconds: float) -> None:
+    t = time.process_time()
+    while time.process_time() - t < seconds:  # CPU work
+        pass
+
+
+@pytest.mark.parametrize("n", [4, 100])  # a short loop (Python) and a long one (numpy)
+def test_each_charges_every_vproc_its_turn(n):
+    """Engine.each charges the loop's CPU to the vprocs it visits, each its turn's share (the work measure of
+    balance_ranks), also when the loop is left inside a turn; vprocs it does not visit are charged nothing."""
+    eng = Engine(n, comm=None)
     seen = []
-    for p in eng.each([1, 3]):
+    for p in eng.each(range(1, n, 2)):
         seen.append(p)
         if p == 3:
-            t = time.process_time()
-            while time.process_time() - t < 0.05:  # CPU work, charged to 3
-                pass
+            _spin(0.05)
+            break
     assert seen == [1, 3]
     cpu = eng._vp_cpu
-    assert cpu[0] == cpu[2] == 0.0
-    assert cpu[3] >= 0.05 > cpu[1] >= 0.0
+    assert not cpu[[v for v in range(n) if v not in seen]].any()
+    assert cpu[1] + cpu[3] >= 0.05 and cpu[3] > cpu[1] >= 0.0
 
 
 def test_each_rank_gets_its_share_of_the_cores_for_blas_threads(monkeypatch):
