@@ -512,3 +512,17 @@ def test_minex_claims_on_paper_follow_the_reference_csv(monkeypatch, table, row,
     assert c.on_paper()[0] is True
     monkeypatch.setattr(mc, "paper_values", mutated)
     assert c.on_paper()[0] is False
+
+
+def test_a_variant_may_start_every_cell_elsewhere():
+    """Claim.variants' ``initial`` sets the level-1 start of every cell of the variant (MinEX's "start metis");
+    a key outside P, workload, methods, seed, initial is refused."""
+    base = Claim("x-start", "x", "§1", "a sentence", ({"methods": "metis", "P": (2, 4), "initial": "slabs"},),
+                 lambda df: (True, ""), kind=cl.OURS, source="x",
+                 variants=(("start metis", {"initial": "metis", "P": (2,)}),))
+    v = cl.variant(base, *base.variants[0])
+    assert [(c["initial"], c["P"]) for c in v.cells] == [("metis", (2,))]
+    assert base.cells[0]["initial"] == "slabs"
+    with pytest.raises(ValueError, match="initial"):
+        Claim("x-bad", "x", "§1", "s", ({"methods": "metis", "P": (2,)},), lambda df: (True, ""), kind=cl.OURS,
+              source="x", variants=(("bad", {"start": "metis"}),))

@@ -25,7 +25,8 @@ import numpy as np
 from harness import Cells, Claim, paper_values
 
 from .fits import CORES, CWGTS, UNITS, cwgt_unit, minex_start, neighbours, spread_core, throttle_unit
-from .reports import CLUSTERS, SLOWDOWNS, THROTTLES, _fmt_t, _method, accumulated, minex_shock
+from .reports import CLUSTERS, SLOWDOWNS, THROTTLES, minex_shock
+from .runs import _fmt_t, _method, accumulated
 
 num = Claim.num
 WORKLOAD, READING, IMPLEMENTATION = "our workload", "the reading", "our implementation"  # Claim.cause labels

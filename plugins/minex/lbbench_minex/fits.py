@@ -53,6 +53,8 @@ from pathlib import Path
 
 from harness import Calibration, Cells, fitted
 
+from .runs import _method, accumulated
+
 HERE = Path(__file__).parent / "calibration"
 MODEL_PATH = HERE / "minex-model.csv"
 START_PATH = HERE / "minex-start.csv"
@@ -143,8 +145,6 @@ def start_figures(opts, start: str) -> dict:
 
 def table3_figures(opts, unit: float, cwgt: int, core: float) -> dict:
     """Our Table 3 cells at ``CAL_P`` (MaxQwgt and LoadImb, C = 1 and 8, None and Max) with these values."""
-    from .reports import _method, accumulated
-
     out = {}
     for P in CAL_P:
         for C in CAL_C:
@@ -161,8 +161,6 @@ def table3_figures(opts, unit: float, cwgt: int, core: float) -> dict:
 
 def none_figures(opts, core: float, cwgt: int) -> dict:
     """Our Table 4 LoadImb cells (no partitioning) at ``CORE_P``, C = 1 and 8, None and Max, on ``shock[core]``."""
-    from .reports import accumulated
-
     out = {}
     for P in CORE_P:
         for C in CAL_C:

@@ -26,7 +26,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from harness import Table, available_algorithms, loadimb_of, paper_values, with_paper
+from harness import Table, available_algorithms, paper_values, with_paper
+
+from .fits import RADIUS, minex_start, shock_params
+from .runs import _fmt_t, _method, accumulated
 
 THROTTLES = [0, 1, 4, 16, 32, 64, 128, math.inf]
 CLUSTERS = list(range(1, 9))
@@ -43,25 +46,12 @@ NOTE = ("MaxQwgt: thousands, summed over the adaptation levels (Σ_levels max_p 
         "'(paper)' columns are the MinEX paper's.")
 
 
-def _fmt_t(t) -> str:
-    return "inf" if math.isinf(t) else f"{t:g}"
-
-
-def _method(throttle, latency: str, unit: float | None = None) -> str:
-    """MinEX at one ThroTtle and latency model; ``unit`` None: the fitted ThroTtle unit (the default)."""
-    return f"minex[throttle={_fmt_t(throttle)},latency={latency}" + ("" if unit is None else f",unit={unit:g}") + "]"
-
-
 def workload_params(opts) -> dict:
     """The MinEX cells' shock: the fitted cost of a leaf face and spread of the refined region (``shock[cwgt_unit]``,
     ``shock[core]`` and its radius, :func:`lbbench_minex.fits.shock_params`) where the command names none of
     them; another workload as given."""
-    from .fits import shock_params
-
     if opts.workload != "shock":
         return dict(opts.workload_params)
-    from .fits import RADIUS
-
     given = opts.workload_params
     core = given.get("core")  # a core of the fit's grid brings its radius unless the command names the cylinder
     own = {"radius", "speed", "start"} & set(given) or (core is not None and float(core) not in RADIUS)
@@ -71,8 +61,6 @@ def workload_params(opts) -> dict:
 def start(opts) -> str:
     """The MinEX cells' start: the fitted one (:func:`lbbench_minex.fits.minex_start`) where the command's is its
     workload's default (``metis``), else the command's ``--initial``."""
-    from .fits import minex_start
-
     return minex_start() if opts.initial == "metis" else opts.initial
 
 
@@ -86,18 +74,7 @@ def _label(opts) -> str:
 def minex_shock(core: float | None = None, cwgt: int | None = None) -> str:
     """The MinEX cells' workload as a claim's cell names it (``shock[cwgt_unit=N,core=c,radius=...]``); None: the
     fitted value."""
-    from .fits import shock_params
-
     return "shock[" + ",".join(f"{k}={v}" for k, v in shock_params(core, cwgt).items()) + "]"
-
-
-def accumulated(rows: pd.DataFrame, model: str, P: int) -> tuple[float, float]:
-    """(MaxQwgt in thousands, LoadImb) of one run's rows, summed over levels; NaN if a level failed."""
-    if rows.empty or (rows["status"] != "ok").any():
-        return math.nan, math.nan
-    mx = float(rows[f"lt_{model}_maxqwgt"].sum())
-    tot = float(rows[f"lt_{model}_qwgttot"].sum())
-    return mx / 1000.0, (loadimb_of(mx, tot, P) if tot > 0 else math.nan)
 
 
 def _runs(opts, methods: list[str], P: int, machine: str) -> dict[str, pd.DataFrame]:
