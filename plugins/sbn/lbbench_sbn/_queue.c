@@ -397,6 +397,68 @@ done:
     return ret;
 }
 
+/* affected(xadj, adjncy, ch, queued, holder, p, deg): the vertices to re-price at p after the data of ch moved
+ * in p's view (balancer.LevelRun._receive): the closed neighbourhood of ch (Graph.neighbourhood) restricted
+ * to the vertices queued at p (queued[u] and holder[u] == p), sorted, each once; returned after the sum of
+ * their degrees deg[u] (int64: [sum, vertices...]). */
+static PyObject *affected(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { XADJ, ADJNCY, CH, QUEUED, HOLDER, DEG, NB };
+    static const char *const name[NB] = {"xadj", "adjncy", "ch", "queued", "holder", "deg"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    long long p;
+    PyObject *ret = NULL;
+    i64 *cand = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOLO", &o[XADJ], &o[ADJNCY], &o[CH], &o[QUEUED], &o[HOLDER], &p, &o[DEG]))
+        return NULL;
+    if (!get_all(o, b, have, "iiirii", name, NB)) goto done;
+    i64 k = b[CH].len / 8, n = b[HOLDER].len / 8, nadj = b[ADJNCY].len / 8;
+    if (b[QUEUED].len != n || b[XADJ].len / 8 != n + 1 || b[DEG].len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "queue: affected got arrays of inconsistent lengths");
+        goto done;
+    }
+    const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *ch = b[CH].buf, *holder = b[HOLDER].buf;
+    const i64 *deg = b[DEG].buf;
+    const uint8_t *queued = b[QUEUED].buf;
+    if (!all_in(ch, k, n, "a moved vertex is")) goto done;
+    i64 tot = k;
+    for (i64 i = 0; i < k; ++i) {
+        i64 v = ch[i];
+        if (xadj[v] < 0 || xadj[v + 1] < xadj[v] || xadj[v + 1] > nadj) {
+            PyErr_SetString(PyExc_ValueError, "queue: xadj does not match adjncy");
+            goto done;
+        }
+        tot += xadj[v + 1] - xadj[v];
+    }
+    cand = malloc((size_t)(tot + 1) * 8);
+    if (!cand) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    i64 m = 0;
+    for (i64 i = 0; i < k; ++i) {
+        i64 v = ch[i];
+        if (queued[v] && holder[v] == p) cand[m++] = v;
+        if (!all_in(adj + xadj[v], xadj[v + 1] - xadj[v], n, "a neighbour is")) goto done;
+        for (i64 e = xadj[v]; e < xadj[v + 1]; ++e)
+            if (queued[adj[e]] && holder[adj[e]] == p) cand[m++] = adj[e];
+    }
+    qsort(cand, (size_t)m, 8, by_id);
+    i64 u = 0, d = 0;
+    for (i64 i = 0; i < m; ++i)
+        if (i == 0 || cand[i] != cand[i - 1]) cand[u++] = cand[i], d += deg[cand[i]];
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((1 + u) * 8));
+    if (!ret) goto done;
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
+    out[0] = d;
+    memcpy(out + 1, cand, (size_t)u * 8);
+done:
+    free(cand);
+    release_all(b, have, NB);
+    return ret;
+}
+
 /* done(verts, procs, who, cost, step, holder, pinned, done_by, stg, nstaged, proc_cost, busy_steps, last_busy):
  * the processed chunks (balancer.LevelRun._done), numpy's steps in numpy's order (who's entries are
  * distinct): holder[verts] = -1; pinned[verts] = False; done_by[verts] = procs; stg[who] -= cost;
@@ -1298,6 +1360,7 @@ static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS, "the breadth-first search of the §3.4 selection"},
     {"spread", spread, METH_VARARGS, "GetDistribute's split of a distribution message's jobs at a node"},
     {"distribute", distribute, METH_VARARGS, "GetDistribute at a node: the split and the jobs it keeps queued"},
+    {"affected", affected, METH_VARARGS, "the vertices queued at p to re-price after data moved in its view"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
     {"djobs", djobs, METH_VARARGS, "a run of DJOB messages read for distribute"},
     {"choice", choice, METH_VARARGS, "numpy Generator.choice without replacement, the same draws (§3.4's R)"},

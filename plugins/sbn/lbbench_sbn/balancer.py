@@ -291,11 +291,13 @@ class LevelRun:
             v.changed.append(ids)
 
     # ------------------------------------------------------------------ costs and the priority queue (§3.1, §3.3)
-    def _price(self, v: VProc, verts: np.ndarray, c: Costs | None = None) -> None:
-        """Wgt, Comm, Remap of ``verts`` if computed on p, from p's location view (``c``, when already known)."""
+    def _price(self, v: VProc, verts: np.ndarray, c: Costs | None = None, d: int | None = None) -> None:
+        """Wgt, Comm, Remap of ``verts`` if computed on p, from p's location view (``c``, when already known;
+        ``d``: the sum of their degrees, when already known)."""
         if verts.size:
             # §5.4: each heap insertion or removal of v costs O(log V_p + δ_v) (its price is recomputed)
-            self.ops[SEL, v.i] += verts.size * self.log2[v.Q.size] + np.add.reduce(self.deg[verts])
+            d = np.add.reduce(self.deg[verts]) if d is None else d
+            self.ops[SEL, v.i] += verts.size * self.log2[v.Q.size] + d
             c = costs_if_on(self.g, v.view, self.m, verts, v.p) if c is None else c
             self.cw[verts], self.cc[verts], self.cr[verts] = c.wgt, c.comm, c.remap
             self.stale[verts] = True
@@ -474,9 +476,14 @@ class LevelRun:
             # re-price the queued vertices whose own data or a neighbour's data moved in p's view
             ch = v.changed[0] if len(v.changed) == 1 else np.concatenate(v.changed)
             v.changed = []
-            aff = self.g.neighbourhood(ch)
-            aff = aff[self.queued[aff] & (self.holder[aff] == p)]  # a chosen chunk keeps its price
-            self._price(v, aff)
+            if self.native:  # the same vertices in C (_queue.affected), their degrees summed
+                buf = _queue.affected(self.g.xadj, self.g.adjncy, ch, self.queued, self.holder, p, self.deg)
+                if len(buf) > 8:
+                    self._price(v, np.frombuffer(buf, np.int64, offset=8), d=np.frombuffer(buf, np.int64, 1)[0])
+            else:
+                aff = self.g.neighbourhood(ch)
+                aff = aff[self.queued[aff] & (self.holder[aff] == p)]  # a chosen chunk keeps its price
+                self._price(v, aff)
         self._tick("migration", t0)
 
     def _bind(self, got: "_Received") -> None:
