@@ -227,6 +227,7 @@ class LevelRun:
         self.minth = np.zeros(L)
         self.maxth = np.zeros(L)
         self.proc_cost = np.zeros(L)
+        self.updated: dict = {}             # GWLen -> UpdateLoad's thresholds (_update_at)
         self.deg = np.diff(g.xadj)
         self.native = NATIVE
         self.log2 = _log2(np.arange(n + 1))  # _log2 of every queue length (§5.4's heap steps), read from a table
@@ -818,8 +819,12 @@ class LevelRun:
                     v.n_guard += 1
 
     def _update_at(self, i: int, gw: float) -> None:
-        """UpdateLoad at processor i (Fig. 4) with the operation's GWLen."""
-        self._set_thr(i, th.update_load(gw, self.P, self.const, self.prm.maxth, self.floor_minth))
+        """UpdateLoad at processor i (Fig. 4) with the operation's GWLen (every node of an operation gets the
+        same GWLen: the thresholds of each GWLen are computed once a level)."""
+        t = self.updated.get(gw)
+        if t is None:
+            t = self.updated[gw] = th.update_load(gw, self.P, self.const, self.prm.maxth, self.floor_minth)
+        self.w[i], self.minth[i], self.maxth[i] = t.wsysll, t.minth, t.maxth
 
     def _send_at(self, i: int, j: int, amount: float, base: float) -> None:
         self._send_jobs(self.vlist[i], j, amount, base)
