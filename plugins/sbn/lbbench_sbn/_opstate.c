@@ -36,7 +36,7 @@ typedef struct {
     i64 prom[4];
 } proc;
 
-#define NB 11 /* T_0's arrays, then the level's */
+#define NB 14 /* T_0's arrays, then the level's */
 
 typedef struct {
     PyObject_HEAD
@@ -47,7 +47,7 @@ typedef struct {
     PyObject *tree, *qwgt, *holders, *root, *update, *send, *jobs, *as_array;
 } Ops;
 
-enum { PRED, DEPTH, KSTART, KID, BUSY, PROM, PROM_UNTIL, HOLD, MINTH, OPS, ABORTED };
+enum { PRED, DEPTH, KSTART, KID, BUSY, PROM, PROM_UNTIL, HOLD, MINTH, OPS, ABORTED, QS, STG, UNSORTED };
 #define I64(s, k) ((i64 *)(s)->b[k].buf)
 
 /* T_root as arrays (Trees.arrays): node n is t = n ^ xr there */
@@ -200,11 +200,15 @@ static int abort_op(Ops *s, i64 i, i64 p, const i64 *key, PyObject *out) {
 /* what p reports in the gather (balancer.LevelRun._entry): its row [p, QWgt, flags] and, when it may
  * receive, the processors next to its queue, appended to e's */
 static int entry(Ops *s, i64 i, i64 p, ent *e) {
-    PyObject *r = PyObject_CallFunction(s->qwgt, "L", i);
-    if (!r) return -1;
-    double L = PyFloat_AsDouble(r);
-    Py_DECREF(r);
-    if (L == -1.0 && PyErr_Occurred()) return -1;
+    PyObject *r;
+    double L;
+    if (((const uint8_t *)s->b[UNSORTED].buf)[i]) { /* its queue is sorted first: called back */
+        if (!(r = PyObject_CallFunction(s->qwgt, "L", i))) return -1;
+        L = PyFloat_AsDouble(r);
+        Py_DECREF(r);
+        if (L == -1.0 && PyErr_Occurred()) return -1;
+    } else /* a sorted queue: QWgt = qs + stg (balancer.LevelRun.qwgt) */
+        L = ((const double *)s->b[QS].buf)[i] + ((const double *)s->b[STG].buf)[i];
     proc *pr = &s->pr[i];
     int free_ = (!pr->has_prom || promised(pr, e->key)) && s->step > I64(s, PROM_UNTIL)[i];
     int req = L < ((double *)s->b[MINTH].buf)[i] && free_;
@@ -583,10 +587,11 @@ static void dealloc(Ops *s) {
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
-/* Ops(pow2, tree, busy, prom, prom_until, hold, minth, ops, aborted, qwgt, holders, root, update, send, jobs,
- * as_array): the state of the rank's L processors (L = len(busy)). tree: Trees.arrays (T_0's, relabelled,
- * when pow2); busy, prom_until, hold, aborted (int64), prom (bool), minth (float64), ops ((3, L) float64): the
- * level's arrays by local index. Called back: qwgt(i) (QWgt of processor i), holders(i) (int64: the
+/* Ops(pow2, tree, busy, prom, prom_until, hold, minth, ops, aborted, qs, stg, unsorted, qwgt, holders, root,
+ * update, send, jobs, as_array): the state of the rank's L processors (L = len(busy)). tree: Trees.arrays
+ * (T_0's, relabelled, when pow2); busy, prom_until, hold, aborted (int64), prom (bool), minth, qs, stg
+ * (float64), unsorted (bool), ops ((3, L) float64): the level's arrays by local index. Called back: qwgt(i)
+ * (QWgt of processor i, only when its queue is unsorted: else qs + stg here), holders(i) (int64: the
  * processors holding data next to its queue, itself left out), root(i, op, rows, keys, lens, procs) (a gather
  * complete at its root, the rows and neighbour columns as bytes: gives the root's DIST fields, int64),
  * update(i, GWLen) (UpdateLoad), send(i, j, amount, base) (the jobs of one plan entry), jobs(i, m, k) (the
@@ -596,8 +601,8 @@ static int init(Ops *s, PyObject *args, PyObject *Py_UNUSED(kw)) {
     PyObject *o[NB], *t0 = NULL, *cb[8];
     int pow2;
     release(s);
-    if (!PyArg_ParseTuple(args, "pOOOOOOOOOOOOOOO", &pow2, &cb[0], &o[BUSY], &o[PROM], &o[PROM_UNTIL], &o[HOLD],
-                          &o[MINTH], &o[OPS], &o[ABORTED], &cb[1], &cb[2], &cb[3], &cb[4], &cb[5], &cb[6], &cb[7]))
+    if (!PyArg_ParseTuple(args, "pOOOOOOOOOOOOOOOOOO", &pow2, &cb[0], &o[BUSY], &o[PROM], &o[PROM_UNTIL], &o[HOLD],
+                          &o[MINTH], &o[OPS], &o[ABORTED], &o[QS], &o[STG], &o[UNSORTED], &cb[1], &cb[2], &cb[3], &cb[4], &cb[5], &cb[6], &cb[7]))
         return -1;
     t0 = PyObject_CallFunction(cb[0], "i", 0);
     if (!t0 || !PyTuple_Check(t0) || PyTuple_GET_SIZE(t0) != 5) {
@@ -607,12 +612,13 @@ static int init(Ops *s, PyObject *args, PyObject *Py_UNUSED(kw)) {
     }
     for (int j = 0; j < 4; ++j) o[j] = PyTuple_GET_ITEM(t0, j);
     for (; s->have < NB; ++s->have)
-        if (getbuf(o[s->have], &s->b[s->have], s->have >= BUSY && s->have != MINTH) < 0) break;
+        if (getbuf(o[s->have], &s->b[s->have], s->have >= BUSY && s->have < QS && s->have != MINTH) < 0) break;
     Py_DECREF(t0); /* the arrays stay referenced by the buffers */
     if (s->have < NB) return -1;
     s->L = s->b[BUSY].len / 8;
     if (s->b[PROM].len != s->L || s->b[PROM_UNTIL].len / 8 != s->L || s->b[HOLD].len / 8 != s->L ||
-        s->b[MINTH].len / 8 != s->L || s->b[OPS].len / 8 != 3 * s->L || s->b[ABORTED].len / 8 != s->L) {
+        s->b[MINTH].len / 8 != s->L || s->b[OPS].len / 8 != 3 * s->L || s->b[ABORTED].len / 8 != s->L ||
+        s->b[QS].len / 8 != s->L || s->b[STG].len / 8 != s->L || s->b[UNSORTED].len != s->L) {
         PyErr_SetString(PyExc_ValueError, "opstate: the per-processor arrays differ in length");
         return -1;
     }

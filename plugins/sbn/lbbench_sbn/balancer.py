@@ -141,7 +141,6 @@ class VProc:
     rng: np.random.Generator
     Q: np.ndarray                                   # queued vertices (not yet chosen), in priority order when clean
     view: LocationView                              # where p believes the data of every vertex is (§3.5)
-    dirty: bool = True                              # Q's membership or prices changed since the last sort
     bef: np.ndarray | None = None                   # clean Q: exclusive prefix sums of Wgt+Comm+Remap in Q order
     fwd: dict = field(default_factory=dict)         # vertex -> processor p last sent its data to
     changed: list = field(default_factory=list)     # vertices whose location p learned this superstep
@@ -214,6 +213,7 @@ class LevelRun:
         self.credit = np.zeros(L)
         self.qs = np.zeros(L)               # QWgt of the queue (clean)
         self.qlen = np.zeros(L, np.int64)   # its length (clean)
+        self.unsorted = np.ones(L, bool)    # Q's membership or prices changed since its last sort
         self.WINDOW = 32                    # head of each queue looked at first when choosing a chunk (_queue.chunks)
         self.stg = np.zeros(L)              # QWgt of the chunks chosen but not yet processed
         self.nstaged = np.zeros(L, np.int64)  # how many such chunks
@@ -265,7 +265,8 @@ class LevelRun:
         # the balancing operations' state in C (join, refuse, gather, abandon); None: the reference path below
         self.bound = None  # the _Received its batch was last bound to
         self.opstate = _opstate.Ops(self.trees.pow2, self.trees.arrays, self.busy, self.prom, self.prom_until,
-                                    self.hold, self.minth, self.ops, self.aborted, self._qwgt_at, self._holders_at,
+                                    self.hold, self.minth, self.ops, self.aborted, self.qs, self.stg,
+                                    self.unsorted, self._qwgt_at, self._holders_at,
                                     self._planned, self._update_at, self._send_at, self._jobs_at,
                                     functools.partial(np.frombuffer, dtype=np.int64)) if self.native else None
 
@@ -305,7 +306,7 @@ class LevelRun:
             self._touch(v)
 
     def _touch(self, v: VProc) -> None:
-        v.dirty = True
+        self.unsorted[v.i] = True
         self.dirty.add(v.i)
 
     def _sort(self, v: VProc) -> None:
@@ -319,14 +320,14 @@ class LevelRun:
                                          self.depth)
         v.Q, v.bef = np.frombuffer(buf, np.int64, k), np.frombuffer(buf, np.float64, k, 8 * k)
         self.qlen[v.i] = k
-        v.dirty = False
+        self.unsorted[v.i] = False
 
     def _clean(self) -> None:
         """Sort the queues changed since the last sort; nothing (not even a clock read) when none changed."""
         if not self.dirty:
             return
         vl = self.vlist
-        dirty = [vl[i].p for i in sorted(self.dirty) if vl[i].dirty]
+        dirty = [vl[i].p for i in sorted(self.dirty) if self.unsorted[i]]
         self.dirty.clear()
         if dirty:
             for p in self.eng.each(dirty):
@@ -337,7 +338,7 @@ class LevelRun:
 
     def qwgt(self, v: VProc) -> float:
         """QWgt(p) (§3.1): Wgt + Comm + Remap of everything queued at p, chosen chunks included."""
-        if v.dirty:
+        if self.unsorted[v.i]:
             self._sort(v)
         return float(self.qs[v.i] + self.stg[v.i])
 
