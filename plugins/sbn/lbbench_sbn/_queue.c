@@ -459,6 +459,114 @@ done:
     return ret;
 }
 
+/* arrive(ids, p, data_at, requested, pinned, queued, rwgt): the data of ids arrived at p (a DATA message,
+ * balancer.LevelRun._receive): data_at[ids] = p; requested[ids] = False; pinned[ids[queued[ids]]] = False.
+ * Returns the sum of rwgt[ids] (the words copied in). */
+static PyObject *arrive(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { IDS, DATA_AT, REQUESTED, PINNED, QUEUED, RWGT, NB };
+    static const char *const name[NB] = {"ids", "data_at", "requested", "pinned", "queued", "rwgt"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    long long p;
+    PyObject *ret = NULL;
+    if (!PyArg_ParseTuple(args, "OLOOOOO", &o[IDS], &p, &o[DATA_AT], &o[REQUESTED], &o[PINNED], &o[QUEUED],
+                          &o[RWGT]))
+        return NULL;
+    if (!get_all(o, b, have, "iibbri", name, NB)) goto done;
+    i64 k = b[IDS].len / 8, n = b[DATA_AT].len / 8;
+    if (b[REQUESTED].len != n || b[PINNED].len != n || b[QUEUED].len != n || b[RWGT].len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "queue: arrive got arrays of inconsistent lengths");
+        goto done;
+    }
+    const i64 *ids = b[IDS].buf, *rwgt = b[RWGT].buf;
+    i64 *data_at = b[DATA_AT].buf, sum = 0;
+    uint8_t *requested = b[REQUESTED].buf, *pinned = b[PINNED].buf;
+    const uint8_t *queued = b[QUEUED].buf;
+    if (!all_in(ids, k, n, "an arrived vertex is")) goto done;
+    for (i64 j = 0; j < k; ++j) {
+        i64 v = ids[j];
+        sum += rwgt[v];
+        data_at[v] = p;
+        requested[v] = 0;
+        if (queued[v]) pinned[v] = 0;
+    }
+    ret = PyLong_FromLongLong(sum);
+done:
+    release_all(b, have, NB);
+    return ret;
+}
+
+/* serve(ids, p, data_at, rwgt): a data request at p (balancer.LevelRun._serve): the requested vertices whose
+ * data is at p (data_at[ids] == p, read before any is marked) are marked in flight (data_at = -2). Returns
+ * int64 [k, the sum of their rwgt, the k of them in order, the others in order]. */
+static PyObject *serve(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { IDS, DATA_AT, RWGT, NB };
+    static const char *const name[NB] = {"ids", "data_at", "rwgt"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    long long p;
+    PyObject *ret = NULL;
+    if (!PyArg_ParseTuple(args, "OLOO", &o[IDS], &p, &o[DATA_AT], &o[RWGT])) return NULL;
+    if (!get_all(o, b, have, "iii", name, NB)) goto done;
+    i64 k = b[IDS].len / 8, n = b[DATA_AT].len / 8;
+    if (b[RWGT].len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "queue: serve got arrays of inconsistent lengths");
+        goto done;
+    }
+    const i64 *ids = b[IDS].buf, *rwgt = b[RWGT].buf;
+    i64 *data_at = b[DATA_AT].buf;
+    if (!all_in(ids, k, n, "a requested vertex is")) goto done;
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((2 + k) * 8));
+    if (!ret) goto done;
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret), h = 0, sum = 0;
+    for (i64 j = 0; j < k; ++j) h += data_at[ids[j]] == p;
+    for (i64 j = 0, a = 0, c = h; j < k; ++j)
+        if (data_at[ids[j]] == p) out[2 + a++] = ids[j];
+        else out[2 + c++] = ids[j];
+    for (i64 j = 0; j < h; ++j) sum += rwgt[out[2 + j]], data_at[out[2 + j]] = -2;
+    out[0] = h, out[1] = sum;
+done:
+    release_all(b, have, NB);
+    return ret;
+}
+
+/* receivers(holders, home0, ids, p, server): the processors a locate message about ids goes to
+ * (balancer.LevelRun._locate): those in holders and the home processors home0[ids], sorted, each once,
+ * without p and without server (-1: none). */
+static PyObject *receivers(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { HOLDERS, HOME0, IDS, NB };
+    static const char *const name[NB] = {"holders", "home0", "ids"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    long long p, server;
+    PyObject *ret = NULL;
+    i64 *cand = NULL;
+    if (!PyArg_ParseTuple(args, "OOOLL", &o[HOLDERS], &o[HOME0], &o[IDS], &p, &server)) return NULL;
+    if (!get_all(o, b, have, "iii", name, NB)) goto done;
+    i64 nh = b[HOLDERS].len / 8, n = b[HOME0].len / 8, k = b[IDS].len / 8;
+    const i64 *hold = b[HOLDERS].buf, *home0 = b[HOME0].buf, *ids = b[IDS].buf;
+    if (!all_in(ids, k, n, "a located vertex is")) goto done;
+    cand = malloc((size_t)(nh + k + 1) * 8);
+    if (!cand) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(cand, hold, (size_t)nh * 8);
+    for (i64 j = 0; j < k; ++j) cand[nh + j] = home0[ids[j]];
+    qsort(cand, (size_t)(nh + k), 8, by_id);
+    i64 u = 0;
+    for (i64 j = 0; j < nh + k; ++j)
+        if ((j == 0 || cand[j] != cand[j - 1]) && cand[j] != p && cand[j] != server) cand[u++] = cand[j];
+    ret = PyByteArray_FromStringAndSize((const char *)cand, (Py_ssize_t)(u * 8));
+done:
+    free(cand);
+    release_all(b, have, NB);
+    return ret;
+}
+
 /* done(verts, procs, who, cost, step, holder, pinned, done_by, stg, nstaged, proc_cost, busy_steps, last_busy):
  * the processed chunks (balancer.LevelRun._done), numpy's steps in numpy's order (who's entries are
  * distinct): holder[verts] = -1; pinned[verts] = False; done_by[verts] = procs; stg[who] -= cost;
@@ -1361,6 +1469,9 @@ static PyMethodDef methods[] = {
     {"spread", spread, METH_VARARGS, "GetDistribute's split of a distribution message's jobs at a node"},
     {"distribute", distribute, METH_VARARGS, "GetDistribute at a node: the split and the jobs it keeps queued"},
     {"affected", affected, METH_VARARGS, "the vertices queued at p to re-price after data moved in its view"},
+    {"arrive", arrive, METH_VARARGS, "a DATA message's vertices arrived at p: their data's location and marks"},
+    {"serve", serve, METH_VARARGS, "a data request at p: the vertices whose data p holds, marked in flight"},
+    {"receivers", receivers, METH_VARARGS, "the processors a locate message goes to (§3.5)"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
     {"djobs", djobs, METH_VARARGS, "a run of DJOB messages read for distribute"},
     {"choice", choice, METH_VARARGS, "numpy Generator.choice without replacement, the same draws (§3.4's R)"},

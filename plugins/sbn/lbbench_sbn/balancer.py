@@ -443,13 +443,17 @@ class LevelRun:
                 self._control(v, srcs[m], code, ops[m], got.flag[m])
             elif code == DATA:
                 ids = got.words(m)
-                count[MIG] += np.add.reduce(self.g.rwgt[ids])  # the data copied in: a word per rwgt unit (BYTES_PER_UNIT)
                 # §3.5: "A locate-message is then broadcast": P - 1 messages [p, vertices] per moved set
                 self.bcast[LOC_N, v.i] += self.P - 1
                 self.bcast[LOC_B, v.i] += (self.P - 1) * msg.WORD * (1 + ids.size)
-                self.data_at[ids] = p
-                self.requested[ids] = False
-                self.pinned[ids[self.queued[ids]]] = False  # prefetched neighbours become movable again
+                if self.native:  # the same steps in C (_queue.arrive)
+                    count[MIG] += _queue.arrive(ids, p, self.data_at, self.requested, self.pinned, self.queued,
+                                                self.g.rwgt)
+                else:
+                    count[MIG] += np.add.reduce(self.g.rwgt[ids])  # the data copied in: a word per rwgt unit
+                    self.data_at[ids] = p
+                    self.requested[ids] = False
+                    self.pinned[ids[self.queued[ids]]] = False  # prefetched neighbours become movable again
                 self._learn(v, ids, p)
                 v.arrived.append(ids)
                 v.servers.add(srcs[m])
@@ -497,17 +501,22 @@ class LevelRun:
     def _serve(self, v: VProc, ids: np.ndarray, requester: int) -> None:
         """A data request: send the data held here to the requester, forward the rest where it went."""
         p = v.p
-        here = self.data_at[ids] == p
-        k = np.count_nonzero(here)
-        if k:
-            mine = ids[here]
+        if self.native:  # the split, the in-flight marks and the words sent in C (_queue.serve)
+            split = np.frombuffer(_queue.serve(ids, p, self.data_at, self.g.rwgt), np.int64)
+            k, words = split[:2].tolist()
+            mine, rest = split[2:2 + k], split[2 + k:]
+        else:
+            here = self.data_at[ids] == p
+            mine, rest = ids[here], ids[~here]
+            k = mine.size
             self.data_at[mine] = -2  # in flight
+            words = int(np.add.reduce(self.g.rwgt[mine]))
+        if k:
             sent = mine.tolist()
-            self.out.add(p, requester, msg.DATA, sent, int(np.add.reduce(self.g.rwgt[mine])) * BYTES_PER_UNIT)
+            self.out.add(p, requester, msg.DATA, sent, words * BYTES_PER_UNIT)
             v.fwd.update(dict.fromkeys(sent, requester))
             self._learn(v, mine, requester)
-        if k < ids.size:  # it left since the requester's view was updated: follow the forwarding pointer
-            rest = ids[~here]
+        if rest.size:  # it left since the requester's view was updated: follow the forwarding pointer
             nxt = np.array([v.fwd.get(int(x), -1) for x in rest], np.int64)
             if np.any(nxt < 0):
                 raise RuntimeError(f"sbn: processor {p} asked for data it never held")
@@ -524,14 +533,19 @@ class LevelRun:
         """Locate message (§3.5) to the processors that need it, not to all: those holding data adjacent
         to the moved vertices (their queues hold the neighbours) and the vertices' home processors (the
         directory a stale request goes through); never to p itself or to the only processor that sent it."""
-        p, mark = v.p, self.pmark  # the processors marked in a mask the level keeps (cleared again after)
-        mark[v.view.holders(self.g.neighbours_of(ids))] = True
-        mark[self.home0[ids]] = True
-        mark[p] = False
-        if len(v.servers) == 1:
-            mark[next(iter(v.servers))] = False
-        to = np.flatnonzero(mark)  # sorted, each once
-        mark[to] = False
+        p, near = v.p, v.view.holders(self.g.neighbours_of(ids))
+        server = next(iter(v.servers)) if len(v.servers) == 1 else -1
+        if self.native:  # the same processors in C (_queue.receivers)
+            to = np.frombuffer(_queue.receivers(near, self.home0, ids, p, server), np.int64)
+        else:  # the processors marked in a mask the level keeps (cleared again after)
+            mark = self.pmark
+            mark[near] = True
+            mark[self.home0[ids]] = True
+            mark[p] = False
+            if server >= 0:
+                mark[server] = False
+            to = np.flatnonzero(mark)  # sorted, each once
+            mark[to] = False
         self.bcast[LOCATED, v.i] += to.size * msg.WORD * (1 + ids.size)
         self.out.locate(p, to, np.concatenate(([p], ids)))
 
