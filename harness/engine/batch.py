@@ -20,6 +20,7 @@ import numpy as np
 from ..kernels import _engine
 
 KINDS = ("balance", "migration", "application")
+_I64 = np.dtype(np.int64)
 
 
 def take_rows(offsets: np.ndarray, counts: np.ndarray, order: np.ndarray) -> np.ndarray:
@@ -175,9 +176,10 @@ def receive(parts: list, P: int, sort: bool = True) -> tuple[list, dict]:
 
 def joined(cols: tuple, dtype: np.dtype | None, shape: tuple) -> Batch:
     """The Batch of a C kernel's (src, dst, kind, nbytes, counts, offsets, values or None) bytes."""
-    src, dst, kind, nbytes, counts, offsets = (np.frombuffer(c, np.int64) for c in cols[:6])
-    values = None if cols[6] is None else np.frombuffer(cols[6], dtype).reshape((int(offsets[-1]),) + shape)
-    b = Batch(src, dst, kind, nbytes, counts, values)
+    fb, i64 = np.frombuffer, _I64
+    offsets = fb(cols[5], i64)
+    values = None if cols[6] is None else fb(cols[6], dtype).reshape((int(offsets[-1]),) + shape)
+    b = Batch(fb(cols[0], i64), fb(cols[1], i64), fb(cols[2], i64), fb(cols[3], i64), fb(cols[4], i64), values)
     b.__dict__["offsets"] = offsets  # the cached property, known already
     return b
 

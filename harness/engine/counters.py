@@ -31,9 +31,8 @@ class Counters:
         self._pairs: dict = {}  # kind -> (src * P + dst, messages, bytes), merged
         self._log: list = []  # (keys, kinds, bytes) of the supersteps since the last merge
         self._held = 0
-        self.steps: list = []  # (superstep, {kind: this rank's longest modelled send time})
-        self.sent: list = []  # (superstep, kind, most one local vproc sent, messages, bytes)
-        self.recv: list = []  # (superstep, kind, most one local vproc received)
+        self._sent: list = []  # (superstep, _engine.counted's stats): read as sent and steps
+        self._recv: list = []  # (superstep, _engine.most's maxima): read as recv
         self.declared = 0.0  # bytes this rank's vprocs sent in the cell (at most MAX_BYTES)
 
     def count_sent(self, step: int, parts: list) -> None:
@@ -46,15 +45,7 @@ class Counters:
         if self.declared > MAX_BYTES:
             raise ValueError(f"the level's messages declare {self.declared:.4g} bytes; the engine counts at most "
                              "2^53 bytes in a level")
-        longest = {}
-        for k, st in enumerate(stats):
-            if st is not None:
-                n, b, most, t = st
-                self.sent.append((step, KINDS[k], most, n, b))
-                if t is not None:
-                    longest[KINDS[k]] = t
-        if longest:
-            self.steps.append((step, longest))
+        self._sent.append((step, stats))
         self._log.append((keys, kinds, nbytes))
         self._held += len(keys) // 8
         if self._held > _COMPACT:
@@ -63,9 +54,28 @@ class Counters:
     def count_received(self, step: int, most: tuple) -> None:
         """One superstep's deliveries to this rank's vprocs: per kind the most one local vproc received (-1:
         none of the kind; ``_engine.most``)."""
-        for k, m in enumerate(most):
-            if m >= 0:
-                self.recv.append((step, KINDS[k], m))
+        self._recv.append((step, most))
+
+    @property
+    def sent(self) -> list:
+        """(superstep, kind, most one local vproc sent, messages, bytes) per superstep and kind sent."""
+        return [(step, KINDS[k], st[2], st[0], st[1]) for step, stats in self._sent for k, st in enumerate(stats)
+                if st is not None]
+
+    @property
+    def steps(self) -> list:
+        """(superstep, {kind: this rank's longest modelled send time}) per superstep that sent off a vproc."""
+        out = []
+        for step, stats in self._sent:
+            longest = {KINDS[k]: st[3] for k, st in enumerate(stats) if st is not None and st[3] is not None}
+            if longest:
+                out.append((step, longest))
+        return out
+
+    @property
+    def recv(self) -> list:
+        """(superstep, kind, most one local vproc received) per superstep and kind delivered."""
+        return [(step, KINDS[k], m) for step, most in self._recv for k, m in enumerate(most) if m >= 0]
 
     def pairs(self, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(src * P + dst, messages, bytes)`` per vproc pair that this rank's vprocs sent to."""

@@ -1,8 +1,11 @@
 """The one MPI exchange every engine collective is made of (docs/architecture.md, "Engine").
 
 Each collective is an ``Alltoall`` of a fixed int64 header per rank pair (the collective's name as a code,
-the byte count that follows, a tally the ranks sum) and one ``Alltoallv`` of bytes (mpi4py's buffer
-interface). Every rank makes the same two calls whatever it sends, so a rank whose cell failed can release
+the byte count that follows, a tally the ranks sum, the bytes the sending rank sends to other ranks in all)
+and one ``Alltoallv`` of bytes (mpi4py's buffer interface). The header tells every rank whether any rank
+sends another rank a byte; when none does (each rank's messages stay on it: BSP's superstep with no
+communication, which every rank learns from the same headers), every rank leaves out the ``Alltoallv`` and
+keeps its own chunk. Every rank makes the same calls whatever it sends, so a rank whose cell failed can release
 the others from whatever collective they wait in: its header names ``abort`` and every rank raises
 :class:`CellAborted`; ranks whose headers name different collectives raise :class:`Diverged` together.
 """
@@ -62,9 +65,12 @@ class Transport:
         from mpi4py import MPI  # only a run under mpiexec gets here
 
         self.comm, self.R, self.byte = comm, comm.Get_size(), MPI.BYTE
-        self._head = np.empty((self.R, 3), np.int64)  # the header this rank sends: code, bytes, tally
+        self.me = comm.Get_rank()
+        self._head = np.empty((self.R, 4), np.int64)  # the header this rank sends: code, bytes, tally, bytes out
+        self._got = np.empty((self.R, 4), np.int64)  # the headers it receives
         self.cpu = 0.0
         self.tally = 0  # the sum over ranks of the tallies of the last exchange
+        self.came = 0  # the bytes the last exchange brought this rank (from every rank, itself included)
         self.inside = False  # between the two calls of an exchange: a signal's exception waits (:meth:`defer`)
         self.deferred = None
         self.timed = False  # the cell runs under a deadline (SIGALRM): collectives wait inside MPI
@@ -77,41 +83,53 @@ class Transport:
         different collectives."""
         t = time.process_time()
         self._arrive()
-        send = np.frombuffer(buf, np.uint8)
-        recv, got, rdis = self._both(code(what), sizes, send, tally)
-        codes, n, tallies = zip(*got.tolist())
+        recv, got = self._both(code(what), sizes, np.frombuffer(buf, np.uint8), tally)
+        codes, n, tallies, _ = zip(*got)
         self.tally = sum(tallies)
         self.cpu += time.process_time() - t
-        view = memoryview(recv)
-        parts = [view[a:a + k] for a, k in zip(rdis, n)]
         if _ABORT in codes:
-            raise CellAborted(pickle.loads(parts[codes.index(_ABORT)]))
+            at = sum(n[:codes.index(_ABORT)])
+            raise CellAborted(pickle.loads(recv[at:at + n[codes.index(_ABORT)]]))
         if len(set(codes)) > 1:  # every rank sees it: all learn each other's names, then leave together
             names = self.objects([what] * self.R, "diverged")
             raise Diverged("failed: ranks took different paths through the cell (rank collectives: "
                            + ", ".join(f"{r}: {n}" for r, n in enumerate(names)) + ")")
+        if not self.came:
+            return [b""] * self.R
+        view, at, parts = memoryview(recv), 0, []
+        for k in n:
+            parts.append(view[at:at + k])
+            at += k
         return parts
 
     def _both(self, what: int, sizes: list, send: np.ndarray, tally: int = 0, late: bool = True) -> tuple:
         """The header ``Alltoall`` and the ``Alltoallv`` of ``send`` (``sizes[r]`` bytes to rank r), as one
-        step: an exception a signal handler hands to :meth:`defer` meanwhile is raised after both (dropped
-        with ``late=False``: the cell has failed already)."""
-        head, got = self._head, np.empty((self.R, 3), np.int64)
-        head[:, 0], head[:, 1], head[:, 2] = what, sizes, tally
-        sdis = [0, *accumulate(sizes)][:-1]
+        step: the bytes received (every rank's in rank order) and the headers (a list of [code, bytes, tally,
+        bytes out] per rank). When no rank sends another a byte, every rank leaves the ``Alltoallv`` out and
+        receives its own chunk. An exception a signal handler hands to :meth:`defer` meanwhile is raised after
+        both (dropped with ``late=False``: the cell has failed already)."""
+        head, got, me = self._head, self._got, self.me
+        own = sizes[me]
+        head[:, 0], head[:, 1], head[:, 2], head[:, 3] = what, sizes, tally, sum(sizes) - own
         self.inside = True
         try:
             self.comm.Alltoall(head, got)
-            n = got[:, 1].tolist()
-            rdis = [0, *accumulate(n)]
-            recv = np.empty(rdis.pop(), np.uint8)
-            self.comm.Alltoallv([send, (sizes, sdis), self.byte], [recv, (n, rdis), self.byte])
+            rows = got.tolist()
+            n = [r[1] for r in rows]
+            self.came = sum(n)
+            if any(r[3] for r in rows):
+                sdis, rdis = [0, *accumulate(sizes)][:-1], [0, *accumulate(n)][:-1]
+                recv = np.empty(self.came, np.uint8)
+                self.comm.Alltoallv([send, (sizes, sdis), self.byte], [recv, (n, rdis), self.byte])
+            else:  # no rank sends to another: every rank leaves the Alltoallv out alike
+                at = sum(sizes[:me])
+                recv = send[at:at + own]
         finally:
             self.inside = False
         exc, self.deferred = self.deferred, None
         if exc is not None and late:
             raise exc
-        return recv, got, rdis
+        return recv, rows
 
     def defer(self, exc: BaseException) -> bool:
         """From a signal handler: True if an exchange is between its two calls (``exc`` is raised when both are

@@ -242,37 +242,14 @@ class Engine:
         CPU seconds (two reads of the CPU clock, at its start and end) shared over the turns in proportion to
         each turn's wall time (a cheap clock read per vproc; the CPU clock is a system call, about as dear as a
         small turn, in loops that visit thousands of vprocs a superstep). The loop's total is exact; a turn
-        the rank was descheduled in takes a larger share. Charged when the loop ends (or is left).
+        the rank was descheduled in takes a larger share. Charged when the loop ends (or is left: when the
+        iterator is freed). The iterator is C (``_engine.turns``): a few machine words per turn.
 
         Example:
             >>> for p in eng.each(sorted(inbox)):
             ...     handle(p, inbox[p])
         """
-        seen, ends, clock = [], [], time.perf_counter
-        visit, end = seen.append, ends.append
-        c0, t0 = time.process_time(), clock()
-        try:
-            for vp in vps:
-                visit(vp)
-                yield vp
-                end(clock())
-        finally:
-            if len(ends) < len(seen):  # left inside a turn
-                end(clock())
-            if seen:
-                self._charge(seen, ends, t0, time.process_time() - c0)
-
-    def _charge(self, vps: list, ends: list, t0: float, cpu: float) -> None:
-        """Share ``cpu`` seconds over the turns of ``vps`` (wall clock: from ``t0`` to each one's end) by wall time."""
-        total = ends[-1] - t0
-        if len(vps) <= 40:  # numpy's fixed cost above a short loop's Python
-            acc, prev = self._vp_cpu, t0
-            for vp, t in zip(vps, ends):
-                acc[vp] += cpu * (t - prev) / total if total > 0 else cpu / len(vps)
-                prev = t
-            return
-        share = np.diff(ends, prepend=t0) / total if total > 0 else np.full(len(vps), 1.0 / len(vps))
-        np.add.at(self._vp_cpu, vps, cpu * share)
+        return _engine.turns(self, vps)
 
     def rank_busy(self, busy: float | None = None) -> dict:
         """``rank_busy_s_max``, ``rank_busy_s_mean`` over ranks and ``rank_balance`` = mean / max of ``busy``
@@ -504,6 +481,8 @@ class Engine:
                                         None if v is None else v.dtype, () if v is None else v.shape[1:])
         else:
             received, self._got = self._move(out, streams, tally)
+        if not received and not self._got:  # nothing came
+            return Inbox()
         kinds = [b.kind for b in self._got.values()]
         dsts = [b.dst for b in self._got.values()]
         inbox = Inbox()
@@ -514,8 +493,7 @@ class Engine:
             kinds.append(np.array([_KIND[m[2]] for m in received], np.int64))
             dsts.append(np.array([m[1] for m in received], np.int64))
             inbox = Inbox(sorted(inbox.items()))
-        if kinds:
-            self._counters.count_received(step, _engine.most(kinds, dsts, self.local_index, len(self.mine)))
+        self._counters.count_received(step, _engine.most(kinds, dsts, self.local_index, len(self.mine)))
         return inbox
 
     def _count_sent(self, step: int, out: list, sends: list) -> list:
@@ -560,7 +538,7 @@ class Engine:
         parts = self._net.exchange(buf, sizes, "exchange", 0 if tally is None else tally)
         if tally is not None:
             self.tally = self._net.tally
-        return receive(parts, self.P)
+        return receive(parts, self.P) if self._net.came else ([], {})
 
     def migrate(self, home_before: np.ndarray, home_after: np.ndarray, weight: np.ndarray,
                 bytes_per_unit: int = 8) -> None:

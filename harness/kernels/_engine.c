@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef int64_t i64;
 #define NKINDS 3
@@ -747,7 +748,147 @@ done:
 #undef NEED
 #undef PAD8
 
+/* Turns: the iterator of Engine.each. It hands out the vprocs of an iterable and charges the loop's CPU
+ * seconds (the CPU clock read when the loop starts and when it ends: time.process_time's clock) to them,
+ * shared in proportion to each turn's wall time (time.perf_counter's clock read at the end of every turn: a
+ * turn lasts from the previous one's end, or the loop's start, to its own end), into acc = engine._vp_cpu read
+ * when the loop ends: exhausted, or left (the iterator freed) inside a turn. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *engine, *it;
+    i64 *vps;
+    double *ends, c0, t0;
+    Py_ssize_t n, cap;
+    int started, turn, charged;
+} Turns;
+
+static double clock_of(clockid_t id) {
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* share the loop's CPU over the turns (acc[vp] += cpu x the turn's share of the loop's wall time) */
+static int charge(Turns *t) {
+    t->charged = 1;
+    if (!t->n) return 0;
+    double cpu = clock_of(CLOCK_PROCESS_CPUTIME_ID) - t->c0, total = t->ends[t->n - 1] - t->t0, prev = t->t0;
+    PyObject *acco = PyObject_GetAttrString(t->engine, "_vp_cpu");
+    if (!acco) return -1;
+    Py_buffer b;
+    int rc = PyObject_GetBuffer(acco, &b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE);
+    Py_DECREF(acco);
+    if (rc < 0) return -1;
+    if (b.itemsize != 8 || !b.format || strcmp(b.format, "d")) {
+        PyBuffer_Release(&b);
+        PyErr_SetString(PyExc_TypeError, "engine: _vp_cpu must be a contiguous float64 array");
+        return -1;
+    }
+    double *acc = b.buf;
+    i64 P = (i64)(b.len / 8);
+    for (Py_ssize_t i = 0; i < t->n; ++i) {
+        i64 v = t->vps[i] < 0 ? t->vps[i] + P : t->vps[i];
+        if (v < 0 || v >= P) {
+            PyBuffer_Release(&b);
+            PyErr_Format(PyExc_IndexError, "engine: vproc %lld out of range for P = %lld", (long long)t->vps[i],
+                         (long long)P);
+            return -1;
+        }
+        acc[v] += total > 0 ? cpu * ((t->ends[i] - prev) / total) : cpu / (double)t->n;
+        prev = t->ends[i];
+    }
+    PyBuffer_Release(&b);
+    return 0;
+}
+
+static PyObject *turns_next(Turns *t) {
+    if (t->charged) return NULL;
+    if (!t->started) {
+        t->started = 1;
+        t->c0 = clock_of(CLOCK_PROCESS_CPUTIME_ID);
+        t->t0 = clock_of(CLOCK_MONOTONIC);
+    } else if (t->turn) {
+        t->ends[t->n - 1] = clock_of(CLOCK_MONOTONIC);
+        t->turn = 0;
+    }
+    PyObject *item = PyIter_Next(t->it);
+    if (!item) {
+        if (PyErr_Occurred()) {  /* the iterable raised: charge what ran, then raise */
+            PyObject *et, *ev, *tb;
+            PyErr_Fetch(&et, &ev, &tb);
+            if (charge(t) < 0) PyErr_Clear();
+            PyErr_Restore(et, ev, tb);
+            return NULL;
+        }
+        charge(t);
+        return NULL;
+    }
+    Py_ssize_t v = PyNumber_AsSsize_t(item, PyExc_IndexError);
+    if (v == -1 && PyErr_Occurred()) {
+        Py_DECREF(item);
+        return NULL;
+    }
+    if (t->n == t->cap) {
+        Py_ssize_t cap = t->cap ? 2 * t->cap : 64;
+        i64 *vps = realloc(t->vps, (size_t)cap * sizeof(i64));
+        if (vps) t->vps = vps;
+        double *ends = vps ? realloc(t->ends, (size_t)cap * sizeof(double)) : NULL;
+        if (!ends) {
+            Py_DECREF(item);
+            return PyErr_NoMemory();
+        }
+        t->ends = ends, t->cap = cap;
+    }
+    t->vps[t->n++] = v;
+    t->turn = 1;
+    return item;
+}
+
+static void turns_dealloc(Turns *t) {
+    if (t->started && !t->charged) {  /* left inside a turn (break, an exception): the turn ends now */
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        if (t->turn) t->ends[t->n - 1] = clock_of(CLOCK_MONOTONIC);
+        if (charge(t) < 0) PyErr_WriteUnraisable((PyObject *)t);
+        PyErr_Restore(et, ev, tb);
+    }
+    Py_XDECREF(t->engine);
+    Py_XDECREF(t->it);
+    free(t->vps);
+    free(t->ends);
+    Py_TYPE(t)->tp_free((PyObject *)t);
+}
+
+static PyTypeObject TurnsType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "harness.kernels._engine.Turns",
+    .tp_basicsize = sizeof(Turns),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Engine.each's iterator: the vprocs, each charged its turn of the loop's CPU",
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = (iternextfunc)turns_next,
+    .tp_dealloc = (destructor)turns_dealloc,
+};
+
+/* turns(engine, vps): Engine.each's iterator over the vprocs vps (any iterable of integers) */
+static PyObject *turns(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *engine, *vps;
+    if (!PyArg_ParseTuple(args, "OO", &engine, &vps)) return NULL;
+    PyObject *it = PyObject_GetIter(vps);
+    if (!it) return NULL;
+    Turns *t = PyObject_New(Turns, &TurnsType);
+    if (!t) {
+        Py_DECREF(it);
+        return NULL;
+    }
+    Py_INCREF(engine);
+    t->engine = engine, t->it = it, t->vps = NULL, t->ends = NULL, t->n = t->cap = 0;
+    t->started = t->turn = t->charged = 0;
+    t->c0 = t->t0 = 0.0;
+    return (PyObject *)t;
+}
+
 static PyMethodDef methods[] = {
+    {"turns", turns, METH_VARARGS, "Engine.each's iterator: the vprocs, each charged its turn of the loop's CPU"},
     {"columns", columns, METH_VARARGS, "the five int64 columns of one send, checked (or an error code)"},
     {"counted", counted, METH_VARARGS, "one superstep's sends counted per kind, in send order"},
     {"most", most, METH_VARARGS, "per kind, the most messages one local vproc received"},
@@ -760,4 +901,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_engine", "The engine's per-superstep kernels.", -1,
                                     methods};
 
-PyMODINIT_FUNC PyInit__engine(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__engine(void) {
+    if (PyType_Ready(&TurnsType) < 0) return NULL;
+    return PyModule_Create(&module);
+}
