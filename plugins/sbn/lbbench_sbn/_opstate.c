@@ -134,9 +134,11 @@ static int parse_op(PyObject *t, i64 *key) {
     return 0;
 }
 
+static PyObject *MSGS; /* "msgs", interned */
+
 /* one message (src, dst, code, fields, 0 bytes of data) into the Outbox */
 static int emit(PyObject *out, i64 src, i64 dst, int code, PyObject *fields) {
-    PyObject *msgs = PyObject_GetAttrString(out, "msgs");
+    PyObject *msgs = PyObject_GetAttr(out, MSGS);
     if (!msgs) return -1;
     PyObject *t = Py_BuildValue("(LLiOi)", src, dst, code, fields, 0);
     int r = t ? PyList_Append(msgs, t) : -1;
@@ -659,7 +661,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_opstate",
                                     "SBN's balancing operations (join, refuse, gather, abandon) in C.", -1, NULL};
 
 PyMODINIT_FUNC PyInit__opstate(void) {
-    if (PyType_Ready(&OpsType) < 0) return NULL;
+    if (PyType_Ready(&OpsType) < 0 || !(MSGS = PyUnicode_InternFromString("msgs"))) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m && PyModule_AddObjectRef(m, "Ops", (PyObject *)&OpsType) < 0) Py_CLEAR(m);
     return m;

@@ -567,6 +567,72 @@ done:
     return ret;
 }
 
+static PyObject *ints_list(const i64 *x, i64 n, i64 step) {
+    PyObject *l = PyList_New((Py_ssize_t)n);
+    for (i64 j = 0; l && j < n; ++j) {
+        PyObject *v = PyLong_FromLongLong(x[j * step]);
+        if (!v) Py_CLEAR(l);
+        else PyList_SET_ITEM(l, (Py_ssize_t)j, v);
+    }
+    return l;
+}
+
+/* received(values, offsets, src, dst, below): a superstep's batch of sbn messages read for balancer._Received
+ * (its steps in numpy, the reference path, give the same): each message's start and end in values and its
+ * size (offsets), its code (values[start]) and its source, as lists; {dst: range(first, last + 1)} of each
+ * destination's run of messages, in delivery order; and the frozenset of the destinations all of whose
+ * codes are below ``below`` (the balance kind's messages). */
+static PyObject *received(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { VALUES, OFFSETS, SRC, DST, NB };
+    static const char *const name[NB] = {"values", "offsets", "src", "dst"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    long long below;
+    PyObject *ret = NULL, *l[5] = {NULL}, *at = NULL, *only = NULL, *set = NULL;
+    i64 *tmp = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOL", &o[VALUES], &o[OFFSETS], &o[SRC], &o[DST], &below)) return NULL;
+    if (!get_all(o, b, have, "iiii", name, NB)) goto done;
+    i64 n = b[SRC].len / 8, nv = b[VALUES].len / 8;
+    const i64 *val = b[VALUES].buf, *off = b[OFFSETS].buf, *src = b[SRC].buf, *dst = b[DST].buf;
+    if (b[OFFSETS].len / 8 != n + 1 || b[DST].len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "queue: received got columns of inconsistent lengths");
+        goto done;
+    }
+    for (i64 m = 0; m < n; ++m)
+        if (off[m] < 0 || off[m] >= off[m + 1] || off[m + 1] > nv) {
+            PyErr_SetString(PyExc_ValueError, "queue: received got offsets out of range");
+            goto done;
+        }
+    if (!(tmp = malloc((size_t)(2 * n + 1) * 8))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (i64 m = 0; m < n; ++m) tmp[m] = off[m + 1] - off[m], tmp[n + m] = val[off[m]];
+    if (!(l[0] = ints_list(off, n, 1)) || !(l[1] = ints_list(off + 1, n, 1)) || !(l[2] = ints_list(tmp, n, 1)) ||
+        !(l[3] = ints_list(tmp + n, n, 1)) || !(l[4] = ints_list(src, n, 1)) || !(at = PyDict_New()) ||
+        !(set = PySet_New(NULL)))
+        goto done;
+    for (i64 a = 0, c; a < n; a = c) {
+        i64 top = val[off[a]];
+        for (c = a + 1; c < n && dst[c] == dst[a]; ++c)
+            if (val[off[c]] > top) top = val[off[c]];
+        PyObject *k = PyLong_FromLongLong(dst[a]), *r = k ? PyObject_CallFunction((PyObject *)&PyRange_Type, "LL",
+                                                                                   (long long)a, (long long)c) : NULL;
+        int bad = !r || PyDict_SetItem(at, k, r) < 0 || (top < below && PySet_Add(set, k) < 0);
+        Py_XDECREF(k), Py_XDECREF(r);
+        if (bad) goto done;
+    }
+    if (!(only = PyFrozenSet_New(set))) goto done;
+    ret = Py_BuildValue("(OOOOOOO)", l[0], l[1], l[2], l[3], l[4], at, only);
+done:
+    for (int j = 0; j < 5; ++j) Py_XDECREF(l[j]);
+    Py_XDECREF(at), Py_XDECREF(set), Py_XDECREF(only);
+    free(tmp);
+    release_all(b, have, NB);
+    return ret;
+}
+
 /* done(verts, procs, who, cost, step, holder, pinned, done_by, stg, nstaged, proc_cost, busy_steps, last_busy):
  * the processed chunks (balancer.LevelRun._done), numpy's steps in numpy's order (who's entries are
  * distinct): holder[verts] = -1; pinned[verts] = False; done_by[verts] = procs; stg[who] -= cost;
@@ -1472,6 +1538,7 @@ static PyMethodDef methods[] = {
     {"arrive", arrive, METH_VARARGS, "a DATA message's vertices arrived at p: their data's location and marks"},
     {"serve", serve, METH_VARARGS, "a data request at p: the vertices whose data p holds, marked in flight"},
     {"receivers", receivers, METH_VARARGS, "the processors a locate message goes to (§3.5)"},
+    {"received", received, METH_VARARGS, "a superstep's sbn messages read as lists (balancer._Received)"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
     {"djobs", djobs, METH_VARARGS, "a run of DJOB messages read for distribute"},
     {"choice", choice, METH_VARARGS, "numpy Generator.choice without replacement, the same draws (§3.4's R)"},

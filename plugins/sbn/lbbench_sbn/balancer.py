@@ -1050,6 +1050,10 @@ class _Received:
             return
         off = b.offsets
         self.columns = (b.values, off, np.ascontiguousarray(b.src, np.int64))  # for the C state's bind
+        if native:  # the lists, the runs and the processors with only the balance kind's messages in C
+            self.start, self.end, self.size, self.code, self.src, self.at, self.ops_only = _queue.received(
+                b.values, off, self.columns[2], np.ascontiguousarray(b.dst, np.int64), msg.FETCH)
+            return
         self.start, self.end = off[:-1].tolist(), off[1:].tolist()
         self.size = (off[1:] - off[:-1]).tolist()  # words, the code included
         code = b.values[off[:-1]]
@@ -1058,9 +1062,6 @@ class _Received:
         first = np.concatenate(((True,), dst[1:] != dst[:-1])).nonzero()[0]  # each destination's first message
         cuts = first[1:].tolist()
         self.at = dict(zip(dst[first].tolist(), map(range, [0, *cuts], [*cuts, n])))
-        if native:
-            self.ops_only = frozenset(dst[first[np.maximum.reduceat(code, first) < msg.FETCH]].tolist())
-            return
         # the op (the first four fields of the messages that carry one; overloaded as 0/1) and NAK's flag
         at = np.minimum(off[:-1, None] + np.arange(1, 6), b.values.size - 1)
         self.ops = list(zip(*b.values[at[:, :4]].T.tolist()))
