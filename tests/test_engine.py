@@ -173,7 +173,9 @@ def test_a_superstep_packs_for_every_rank_at_once():
 def test_engine_identical_on_1_2_3_4_ranks():
     P = 7
     ref = run(1, P)
-    assert ref["sum"] == [21, 7] and ref["max"] == 36 and ref["supersteps"] == 4
+    assert ref["sum"] == [21, 7] and ref["max"] == 36 and ref["supersteps"] == 5
+    # a superstep with no message between ranks (each vproc to itself): delivered, the tally summed
+    assert ref["self"] == {"rows": [[v, v, [[v, 2 * v]]] for v in range(P)], "tally": P}
     # messages arrive sorted by source, every one exactly once
     assert ref["inbox"]["0"]["1"][0][:2] == [0, "balance"]
     assert ref["totals"]["migration"]["messages"] == P and ref["totals"]["migration"]["bytes"] == 4 * P * 3 * 8
