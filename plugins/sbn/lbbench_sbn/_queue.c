@@ -397,29 +397,26 @@ done:
     return ret;
 }
 
-/* affected(xadj, adjncy, ch, queued, holder, p, deg): the vertices to re-price at p after the data of ch moved
- * in p's view (balancer.LevelRun._receive): the closed neighbourhood of ch (Graph.neighbourhood) restricted
- * to the vertices queued at p (queued[u] and holder[u] == p), sorted, each once; returned after the sum of
- * their degrees deg[u] (int64: [sum, vertices...]). */
+/* affected(xadj, adjncy, ch, queued, holder, p): the vertices to re-price at p after the data of ch moved in
+ * p's view (balancer.LevelRun._receive): the closed neighbourhood of ch (Graph.neighbourhood) restricted to
+ * the vertices queued at p (queued[u] and holder[u] == p), sorted, each once (int64). */
 static PyObject *affected(PyObject *Py_UNUSED(self), PyObject *args) {
-    enum { XADJ, ADJNCY, CH, QUEUED, HOLDER, DEG, NB };
-    static const char *const name[NB] = {"xadj", "adjncy", "ch", "queued", "holder", "deg"};
+    enum { XADJ, ADJNCY, CH, QUEUED, HOLDER, NB };
+    static const char *const name[NB] = {"xadj", "adjncy", "ch", "queued", "holder"};
     PyObject *o[NB];
     Py_buffer b[NB];
     int have[NB] = {0};
     long long p;
     PyObject *ret = NULL;
     i64 *cand = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOOLO", &o[XADJ], &o[ADJNCY], &o[CH], &o[QUEUED], &o[HOLDER], &p, &o[DEG]))
-        return NULL;
-    if (!get_all(o, b, have, "iiirii", name, NB)) goto done;
+    if (!PyArg_ParseTuple(args, "OOOOOL", &o[XADJ], &o[ADJNCY], &o[CH], &o[QUEUED], &o[HOLDER], &p)) return NULL;
+    if (!get_all(o, b, have, "iiiri", name, NB)) goto done;
     i64 k = b[CH].len / 8, n = b[HOLDER].len / 8, nadj = b[ADJNCY].len / 8;
-    if (b[QUEUED].len != n || b[XADJ].len / 8 != n + 1 || b[DEG].len / 8 != n) {
+    if (b[QUEUED].len != n || b[XADJ].len / 8 != n + 1) {
         PyErr_SetString(PyExc_ValueError, "queue: affected got arrays of inconsistent lengths");
         goto done;
     }
     const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *ch = b[CH].buf, *holder = b[HOLDER].buf;
-    const i64 *deg = b[DEG].buf;
     const uint8_t *queued = b[QUEUED].buf;
     if (!all_in(ch, k, n, "a moved vertex is")) goto done;
     i64 tot = k;
@@ -445,14 +442,10 @@ static PyObject *affected(PyObject *Py_UNUSED(self), PyObject *args) {
             if (queued[adj[e]] && holder[adj[e]] == p) cand[m++] = adj[e];
     }
     qsort(cand, (size_t)m, 8, by_id);
-    i64 u = 0, d = 0;
+    i64 u = 0;
     for (i64 i = 0; i < m; ++i)
-        if (i == 0 || cand[i] != cand[i - 1]) cand[u++] = cand[i], d += deg[cand[i]];
-    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((1 + u) * 8));
-    if (!ret) goto done;
-    i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
-    out[0] = d;
-    memcpy(out + 1, cand, (size_t)u * 8);
+        if (i == 0 || cand[i] != cand[i - 1]) cand[u++] = cand[i];
+    ret = PyByteArray_FromStringAndSize((const char *)cand, (Py_ssize_t)(u * 8));
 done:
     free(cand);
     release_all(b, have, NB);
@@ -629,6 +622,47 @@ done:
     for (int j = 0; j < 5; ++j) Py_XDECREF(l[j]);
     Py_XDECREF(at), Py_XDECREF(set), Py_XDECREF(only);
     free(tmp);
+    release_all(b, have, NB);
+    return ret;
+}
+
+/* priced(verts, wgt, comm, remap, cw, cc, cr, stale, deg, sel, i, log2q): verts (re-)priced at processor i
+ * (balancer.LevelRun._price): §5.4's heap steps counted first, sel[i] += len(verts) * log2q + the sum of
+ * deg[verts] (numpy's order: the product, then the sum added), then cw[verts] = wgt, cc[verts] = comm,
+ * cr[verts] = remap and stale[verts] = True. */
+static PyObject *priced(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { VERTS, WGT, COMM, REMAP, CW, CC, CR, STALE, DEG, SEL, NB };
+    static const char *const name[NB] = {"verts", "wgt", "comm", "remap", "cw", "cc", "cr", "stale", "deg", "sel"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    long long i;
+    double log2q;
+    PyObject *ret = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOLd", &o[VERTS], &o[WGT], &o[COMM], &o[REMAP], &o[CW], &o[CC], &o[CR],
+                          &o[STALE], &o[DEG], &o[SEL], &i, &log2q))
+        return NULL;
+    if (!get_all(o, b, have, "iffffffbif", name, NB)) goto done;
+    i64 k = b[VERTS].len / 8, n = b[CW].len / 8;
+    if (b[WGT].len / 8 != k || b[COMM].len / 8 != k || b[REMAP].len / 8 != k || b[CC].len / 8 != n ||
+        b[CR].len / 8 != n || b[STALE].len != n || b[DEG].len / 8 != n || i < 0 || i >= b[SEL].len / 8) {
+        PyErr_SetString(PyExc_ValueError, "queue: priced got arrays of inconsistent lengths");
+        goto done;
+    }
+    const i64 *verts = b[VERTS].buf, *deg = b[DEG].buf;
+    const double *wgt = b[WGT].buf, *comm = b[COMM].buf, *remap = b[REMAP].buf;
+    double *cw = b[CW].buf, *cc = b[CC].buf, *cr = b[CR].buf, *sel = b[SEL].buf;
+    uint8_t *stale = b[STALE].buf;
+    if (!all_in(verts, k, n, "a priced vertex is")) goto done;
+    i64 d = 0;
+    for (i64 j = 0; j < k; ++j) d += deg[verts[j]];
+    sel[i] += (double)k * log2q + (double)d;
+    for (i64 j = 0; j < k; ++j) {
+        i64 v = verts[j];
+        cw[v] = wgt[j], cc[v] = comm[j], cr[v] = remap[j], stale[v] = 1;
+    }
+    ret = Py_NewRef(Py_None);
+done:
     release_all(b, have, NB);
     return ret;
 }
@@ -1539,6 +1573,7 @@ static PyMethodDef methods[] = {
     {"serve", serve, METH_VARARGS, "a data request at p: the vertices whose data p holds, marked in flight"},
     {"receivers", receivers, METH_VARARGS, "the processors a locate message goes to (§3.5)"},
     {"received", received, METH_VARARGS, "a superstep's sbn messages read as lists (balancer._Received)"},
+    {"priced", priced, METH_VARARGS, "vertices (re-)priced at a processor: their prices, stale marks and count"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
     {"djobs", djobs, METH_VARARGS, "a run of DJOB messages read for distribute"},
     {"choice", choice, METH_VARARGS, "numpy Generator.choice without replacement, the same draws (§3.4's R)"},

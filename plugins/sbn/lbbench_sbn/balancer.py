@@ -293,16 +293,19 @@ class LevelRun:
             v.changed.append(ids)
 
     # ------------------------------------------------------------------ costs and the priority queue (§3.1, §3.3)
-    def _price(self, v: VProc, verts: np.ndarray, c: Costs | None = None, d: int | None = None) -> None:
-        """Wgt, Comm, Remap of ``verts`` if computed on p, from p's location view (``c``, when already known;
-        ``d``: the sum of their degrees, when already known)."""
+    def _price(self, v: VProc, verts: np.ndarray, c: Costs | None = None) -> None:
+        """Wgt, Comm, Remap of ``verts`` if computed on p, from p's location view (``c``, when already known)."""
         if verts.size:
-            # §5.4: each heap insertion or removal of v costs O(log V_p + δ_v) (its price is recomputed)
-            d = np.add.reduce(self.deg[verts]) if d is None else d
-            self.ops[SEL, v.i] += verts.size * self.log2[v.Q.size] + d
-            c = costs_if_on(self.g, v.view, self.m, verts, v.p) if c is None else c
-            self.cw[verts], self.cc[verts], self.cr[verts] = c.wgt, c.comm, c.remap
-            self.stale[verts] = True
+            if self.native:  # the count, the prices and the stale marks in C (_queue.priced)
+                c = costs_if_on(self.g, v.view, self.m, verts, v.p) if c is None else c
+                _queue.priced(verts, c.wgt, c.comm, c.remap, self.cw, self.cc, self.cr, self.stale, self.deg,
+                              self.ops[SEL], v.i, self.log2[v.Q.size])
+            else:
+                # §5.4: each heap insertion or removal of v costs O(log V_p + δ_v) (its price is recomputed)
+                self.ops[SEL, v.i] += verts.size * self.log2[v.Q.size] + np.add.reduce(self.deg[verts])
+                c = costs_if_on(self.g, v.view, self.m, verts, v.p) if c is None else c
+                self.cw[verts], self.cc[verts], self.cr[verts] = c.wgt, c.comm, c.remap
+                self.stale[verts] = True
             self._touch(v)
 
     def _touch(self, v: VProc) -> None:
@@ -482,10 +485,9 @@ class LevelRun:
             # re-price the queued vertices whose own data or a neighbour's data moved in p's view
             ch = v.changed[0] if len(v.changed) == 1 else np.concatenate(v.changed)
             v.changed = []
-            if self.native:  # the same vertices in C (_queue.affected), their degrees summed
-                buf = _queue.affected(self.g.xadj, self.g.adjncy, ch, self.queued, self.holder, p, self.deg)
-                if len(buf) > 8:
-                    self._price(v, np.frombuffer(buf, np.int64, offset=8), d=np.frombuffer(buf, np.int64, 1)[0])
+            if self.native:  # the same vertices in C (_queue.affected)
+                self._price(v, np.frombuffer(_queue.affected(self.g.xadj, self.g.adjncy, ch, self.queued,
+                                                             self.holder, p), np.int64))
             else:
                 aff = self.g.neighbourhood(ch)
                 aff = aff[self.queued[aff] & (self.holder[aff] == p)]  # a chosen chunk keeps its price
