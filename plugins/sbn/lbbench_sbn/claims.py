@@ -350,7 +350,10 @@ CLAIMS = [
                  "... 32 (12 of 45; the paper's 9, 9, 9, 7 and 3, 37): the same fall with P, a step lower. At P = 32 "
                  "SBN's migrations add about as much cut over a level as the paper's on average (+0.96 points, the "
                  "paper's +0.87) but in every level (+0.08 to +2.67), where the paper's falls in 3 (-0.47 to +2.68), "
-                 "for a cause not found. "
+                 "for a cause not found; at P = 2 ... 16 the paper's execution lowers the cut by 0.63-1.62 points a "
+                 "level on average, ours moves it by -0.12 to +0.73 (README \"Table 4's cut, MaxSR and Table 8's "
+                 "bytes against the paper's text\": the pre-partitioner is not the cause, it adds 0.57-1.48 points a "
+                 "level to the paper's 1.01-3.33). "
                  "With the data where it is (§3.1's Comm_p^v, §3.7: \"not migrated\"), the other reading, it falls "
                  "in 45 of 45")),
     Claim("sbn-cut-plum-never-decreases", "sbn", "§5.3, Tables 6-7 (the P the paper printed)",

@@ -5,8 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness import compare, fitted
+from harness import Engine, Machine, compare, fitted, initial_state, load_workload, maxsr
 from lbbench_sbn import claims, fits
+from lbbench_sbn.balancer import LevelRun, Params
 from lbbench_sbn.plugin import DEFAULTS
 
 WALL = ("time_sbn_selection_s", "time_sbn_balance_s", "time_sbn_migration_s", "sbn_selection_overhead_pct",
@@ -84,6 +85,30 @@ def test_counts_and_locate_broadcasts_of_a_level(tmp_path):
     want = (df["wire_migration_bytes"] - df["sbn_fetch_bytes"] - df["sbn_locate_bytes"]
             + df["sbn_request_broadcast_bytes"] + df["sbn_locate_broadcast_bytes"])
     assert np.array_equal(df["sbn_migration_message_bytes"].to_numpy(float), want.to_numpy(float))
+
+
+def test_maxsr_is_the_papers_every_transfer_counted():
+    """MaxSR (§5.2) = max over p of the Remap sent from p + max over p of the Remap received by p. The core's
+    ``maxsr`` derives it from the homes before and after a level. SBN's lazy migration (§3.5) moves a data set once
+    a level (on shock at most 0.4% of the moved vertices move twice, README), so on a level of ``mini`` at P = 8
+    the homes give every transfer its DATA messages made."""
+    P = 8
+    _, _, levels = load_workload("mini", {}, 0)
+    g, m = levels[1].data, Machine.uniform(P)
+    before = initial_state(levels[0], P, 0)
+    run = LevelRun(g, m, Engine(P, m, comm=None), before, Params(), lambda p: np.random.default_rng([7, p]),
+                   trace=True)
+    after = run.run()
+    sent, recv, moved = np.zeros(P), np.zeros(P), []
+    for kind, _, p, ids, src in run.trace:
+        if kind == "data":  # p received the data of ids from src
+            sent[src] += g.rwgt[ids].sum()
+            recv[p] += g.rwgt[ids].sum()
+            moved.append(ids)
+    moved = np.concatenate(moved)
+    assert moved.size and np.unique(moved).size == moved.size  # each data set moved at most once
+    assert np.array_equal(np.sort(moved), np.flatnonzero(before.home != after.home))
+    assert maxsr(g, before, after, m)["maxsr"] == sent.max() + recv.max()
 
 
 def test_checks_default_is_the_fit():
