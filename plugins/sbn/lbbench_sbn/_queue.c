@@ -667,6 +667,42 @@ done:
     return ret;
 }
 
+/* near(xadj, queue, homes, q): for §3.4's subset drawn next to q's data (selection.select, near_q): each queued
+ * vertex's degree (int64 x k), then whether one of its neighbours has its data at q (bool x k); homes: where
+ * p's view puts the data of the neighbours of the queue, in CSR order (Graph.neighbours_of). */
+static PyObject *near(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { XADJ, QUEUE, HOMES, NB };
+    static const char *const name[NB] = {"xadj", "queue", "homes"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    long long q;
+    PyObject *ret = NULL;
+    if (!PyArg_ParseTuple(args, "OOOL", &o[XADJ], &o[QUEUE], &o[HOMES], &q)) return NULL;
+    if (!get_all(o, b, have, "iii", name, NB)) goto done;
+    i64 n = b[XADJ].len / 8 - 1, k = b[QUEUE].len / 8, nh = b[HOMES].len / 8, t = 0;
+    const i64 *xadj = b[XADJ].buf, *queue = b[QUEUE].buf, *homes = b[HOMES].buf;
+    if (!all_in(queue, k, n, "a queued vertex is")) goto done;
+    for (i64 j = 0; j < k; ++j) t += xadj[queue[j] + 1] - xadj[queue[j]];
+    if (t != nh) {
+        PyErr_SetString(PyExc_ValueError, "queue: near got homes that are not the queue's neighbours'");
+        goto done;
+    }
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(9 * k));
+    if (!ret) goto done;
+    i64 *deg = (i64 *)PyByteArray_AS_STRING(ret);
+    uint8_t *hit = (uint8_t *)(deg + k);
+    for (i64 j = 0, at = 0; j < k; ++j) {
+        i64 d = xadj[queue[j] + 1] - xadj[queue[j]];
+        deg[j] = d, hit[j] = 0;
+        for (i64 e = 0; e < d; ++e) hit[j] |= homes[at + e] == q;
+        at += d;
+    }
+done:
+    release_all(b, have, NB);
+    return ret;
+}
+
 /* done(verts, procs, who, cost, step, holder, pinned, done_by, stg, nstaged, proc_cost, busy_steps, last_busy):
  * the processed chunks (balancer.LevelRun._done), numpy's steps in numpy's order (who's entries are
  * distinct): holder[verts] = -1; pinned[verts] = False; done_by[verts] = procs; stg[who] -= cost;
@@ -1574,6 +1610,7 @@ static PyMethodDef methods[] = {
     {"receivers", receivers, METH_VARARGS, "the processors a locate message goes to (§3.5)"},
     {"received", received, METH_VARARGS, "a superstep's sbn messages read as lists (balancer._Received)"},
     {"priced", priced, METH_VARARGS, "vertices (re-)priced at a processor: their prices, stale marks and count"},
+    {"near", near, METH_VARARGS, "the queued vertices' degrees and which are next to q's data (§3.4's variant)"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
     {"djobs", djobs, METH_VARARGS, "a run of DJOB messages read for distribute"},
     {"choice", choice, METH_VARARGS, "numpy Generator.choice without replacement, the same draws (§3.4's R)"},

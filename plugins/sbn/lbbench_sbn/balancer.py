@@ -934,7 +934,7 @@ class LevelRun:
         try:
             verts, _, _ = select(self.g, self.m, v.view, Q, self.avail, Costs(self.cw, self.cc, self.cr), q,
                                  amount, L, base, v.rng, self.prm.subset, cap_p=cap, slot=self.slot,
-                                 near_q=self.prm.subset_from == "receiver", evaluated=evaluated)
+                                 near_q=self.prm.subset_from == "receiver", evaluated=evaluated, native=self.native)
         finally:
             self.avail[Q] = False
         # §5.4's job migration: ΔCut of each r in R (δ_r), the breadth-first search (|V_mig| + Σ δ_v) and the

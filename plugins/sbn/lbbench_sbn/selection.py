@@ -34,7 +34,7 @@ from . import _queue
 def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, q: int, amount: float,
            load_p: float, base_q: float, rng: np.random.Generator, subset: int = 8, max_rounds: int = 64,
            cap_p: float = np.inf, near_q: bool = False, slot: np.ndarray | None = None,
-           evaluated: list | None = None):
+           evaluated: list | None = None, native: bool = True):
     """Choose vertices of ``queue`` (those with ``avail``; only queued vertices have it) to move from p to q.
 
     ``cost`` holds Wgt/Comm/Remap on p for every vertex (indexed by vertex, float64);
@@ -46,7 +46,8 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
     from the whole local queue, §3.4).
     Returns (vertices in selection order, their total cost on p, their total cost on q).
     ``avail`` is updated in place (selected vertices become unavailable).
-    MinV and the search from it are C (``_queue.search``, ΔCut as :func:`harness.delta_cut` computes it).
+    MinV and the search from it are C (``_queue.search``, ΔCut as :func:`harness.delta_cut` computes it), and
+    so are the degrees and ``near_q``'s test (``_queue.near``; ``native`` False: numpy's, the reference path).
     """
     chosen: list[np.ndarray] = []
     sent_p = sent_q = 0.0
@@ -64,7 +65,13 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
             break
         if on_q is None:
             on_q = costs_if_on(g, view, machine, queue, q)
-            cq, deg = on_q.total, g.xadj[queue + 1] - g.xadj[queue]
+            cq = on_q.total
+            if near_q and native:  # the degrees and the test below in C
+                k = queue.size
+                buf = _queue.near(g.xadj, queue, view.home[g.neighbours_of(queue)], q)
+                deg, near = np.frombuffer(buf, np.int64, k), np.frombuffer(buf, np.bool_, k, 8 * k)
+            else:
+                deg = g.xadj[queue + 1] - g.xadj[queue]
         if near_q:
             # our variant (module doc): vertices next to data held by q, when there are any
             if near is None:

@@ -1,7 +1,10 @@
 """SBN's message handlers in C against the Python reference path (README "Handlers in C"): every figure of a
 level and the owners after it are the same bit for bit. The C paths: GetDistribute (``_queue.distribute``) and
 the balancing operations' state (``_opstate``: BAL, NAK, ABORT, UP, DIST; operations completed and abandoned,
-trees relabelled at P a power of two and built per root otherwise, at P = 24)."""
+trees relabelled at P a power of two and built per root otherwise, at P = 24), a superstep's batch read
+(``_queue.received``), the data messages, requests and locate messages (``arrive``, ``serve``, ``receivers``),
+the re-pricing (``affected``, ``priced``) and §3.4's subset next to q's data (``near``, with
+``subset_from=receiver``)."""
 import math
 
 import numpy as np
@@ -22,13 +25,13 @@ def _same(a, b) -> bool:
     return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
 
 
-@pytest.mark.parametrize("P", [16, 24, 64])
-def test_handlers_in_c_give_the_reference_figures_and_owners(monkeypatch, tmp_path, P):
+@pytest.mark.parametrize("method, P", [("sbn", 16), ("sbn", 24), ("sbn", 64), ("sbn[subset_from=receiver]", 64)])
+def test_handlers_in_c_give_the_reference_figures_and_owners(monkeypatch, tmp_path, method, P):
     rows, owners = {}, {}
     for native in (False, True):
         monkeypatch.setattr(balancer, "NATIVE", native)
         states: dict = {}
-        df = compare("sbn", workload="shock", P=P, levels=[1, 2], cache=False, out=str(tmp_path / str(native)),
+        df = compare(method, workload="shock", P=P, levels=[1, 2], cache=False, out=str(tmp_path / str(native)),
                      states=states)
         rows[native] = [_figures(r) for r in df.to_dict("records")]
         owners[native] = states
