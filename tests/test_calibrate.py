@@ -24,7 +24,7 @@ def test_no_claim_reads_a_calibration_cell():
 def test_claims_of_calibrated_papers_list_what_they_read():
     papers = {c.paper for c in plugins.calibrations().values()}
     for claim in plugins.claims().values():
-        if claim.paper in papers:
+        if claim.paper in papers and claim.cells:  # a claim that runs no cell (a worked example) reads no table
             assert claim.reads and all(isinstance(b, Cells) for b in claim.reads), claim.name
 
 
@@ -47,6 +47,27 @@ def test_overlap_is_found():
                       lambda v, o: {}, "unused.csv")
     got = cb.overlaps([claim], [cal])
     assert got and {c for _, _, c in got} == block.keys() and len(block.keys()) == 10  # nine levels and the Average at P = 2
+
+
+def test_a_held_out_fit_is_checked_on_the_cells_it_computes():
+    """A fit with ``applies`` (held out: fitted on P = 4, used at P = 2) may be fitted on cells a claim reads, as
+    long as no cell is computed under it and fitted on it; without ``applies`` the global check still runs."""
+    reads = Cells("sbn", "5", P=(2, 4), columns=("LoadImb",))
+    claim = Claim("t-reads", "sbn", "§1", "x", ({"methods": "none", "P": 2},), lambda df: (True, ""), reads=(reads,))
+    at4, at2 = (Cells("sbn", "5", P=(p,), columns=("LoadImb",)) for p in (4, 2))
+    held = Calibration("t-held", "sbn", "none[x]", (at4,), (1,), lambda v, o: {}, "unused.csv", applies=(at2,))
+    assert cb.overlaps([claim], [held]) == [] and cb.own_keys(held) == set()
+    assert cb.calibration_keys([held]) == set()  # fidelity keeps every cell: none is computed under its own fit
+    everywhere = Calibration("t-all", "sbn", "none[x]", (at4,), (1,), lambda v, o: {}, "unused.csv")
+    got = cb.overlaps([claim], [everywhere])
+    assert {c for _, _, c in got} == at4.keys() and cb.calibration_keys([everywhere]) == at4.keys()
+    leaky = Calibration("t-leaky", "sbn", "none[x]", (at4,), (1,), lambda v, o: {}, "unused.csv",
+                        applies=(reads,))  # used at P = 4 too: fitted on the cells it computes
+    got = cb.overlaps([claim], [leaky])
+    assert {c for n, _, c in got if n == ""} == at4.keys() and {c for n, _, c in got if n == "t-reads"} == at4.keys()
+    assert cb.calibration_keys([leaky]) == at4.keys()
+    with pytest.raises(ValueError, match="applies"):
+        Calibration("t-bad", "sbn", "none[x]", (at4,), (1,), lambda v, o: {}, "unused.csv", applies=("P = 2",))
 
 
 def test_fit_writes_every_candidate_and_picks_the_least_residual(tmp_path):

@@ -292,6 +292,7 @@ TEXEC = {"tree_node_visits": 1e6, "texec_model_s": 0.0}
 # the solver's modelled time (fitted and SP2 constants) small beside T_exec: Eq. 7 follows T_exec
 FAST_APP = {**TEXEC, "treelb_app_iter_s": 0.001, "app_iter_s": 0.001}
 LB = lambda m, P, mach: "/" in m  # noqa: E731  (the load-balanced methods M/X)
+CBTLB = lambda m, P, mach: m.endswith("/cbtlb")  # noqa: E731
 WITNESS = {
     # ITB alone best of boxes + imbalance, SFC and CGD within 1.25x its boxes and 1 point; then SFC's boxes 2x
     "amr-a9": ({"amr_imbalance_pct": 0.5}, [("amr-itb", "amr_pieces", 0.9), ("amr-itb", "amr_imbalance_pct", 0.9)],
@@ -318,6 +319,10 @@ WITNESS = {
     # the solver (both constant sets) under every M/X twice as fast as under its mapper; then AE/ORB/BTLB twice as slow
     "tree-solver-lb-faster": ({}, [(LB, "treelb_app_iter_s", 0.5), (LB, "app_iter_s", 0.5)],
                               [("ae-orb/btlb", "treelb_app_iter_s", 4.0)]),
+    # the solver (both constant sets) under every M/CBTLB twice as fast as under M/MCSTLB and M/BTLB; then
+    # MLkP/CBTLB twice as slow (fitted constants)
+    "tree-solver-cbtlb-fastest": ({}, [(CBTLB, "treelb_app_iter_s", 0.5), (CBTLB, "app_iter_s", 0.5)],
+                                  [("mlkp/cbtlb", "treelb_app_iter_s", 4.0)]),
     # Speedup_max: the AE/MC family's solver twice as fast; then twice as slow ("in general": more than half of
     # the pairs, which no one method turns)
     "tree-aemc-best-max-speedup": ({}, [("ae-mc*", "treelb_app_iter_s", 0.5), ("ae-mc*", "app_iter_s", 0.5)],

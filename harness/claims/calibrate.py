@@ -15,7 +15,14 @@ is read back from that file (:func:`fitted`), so the default is the fit.
 A claim lists the paper cells it reads (``Claim.reads``, :class:`Cells`);
 no claim may read a calibration cell (:func:`overlaps`, asserted by
 ``tests/test_calibrate.py``): a fit that wants a cell a claim reads must
-choose another cell.
+choose another cell. A calibration whose value is used only for a block of
+cells (``applies``, e.g. the tree paper's constants fitted on the other
+three P and used only at the fourth: held out by P) is checked on that
+block: no claim may read a cell that is both its calibration cell and
+computed under it, and its cells and its block must be disjoint, so no cell
+is computed with a value fitted on that cell's own printed figure. Without
+``applies`` the value is used everywhere, and no claim may read any of its
+cells.
 """
 from __future__ import annotations
 
@@ -96,6 +103,8 @@ class Calibration:
             :meth:`Cells.keys` gives them), computed through ``opts.compare`` (the result store).
         path: the CSV the fit is written to (the plugin's ``calibration/NAME.csv``).
         why: why these cells: one or two sentences for the docs and the site.
+        applies: the cells whose figures are computed with this fit's value, a tuple of :class:`Cells`
+            (empty: everywhere); they must not meet ``cells`` (:func:`overlaps`).
         plugin: set by the harness (the distribution that registered it).
     """
 
@@ -107,6 +116,7 @@ class Calibration:
     measure: Callable
     path: Path
     why: str = ""
+    applies: tuple = ()
     plugin: str = ""
 
     def __post_init__(self):
@@ -114,6 +124,8 @@ class Calibration:
             raise ValueError(f"calibration {self.name!r}: no candidate values")
         if not self.cells or not all(isinstance(c, Cells) for c in self.cells):
             raise ValueError(f"calibration {self.name!r}: cells are a non-empty tuple of Cells")
+        if not all(isinstance(c, Cells) for c in self.applies):
+            raise ValueError(f"calibration {self.name!r}: applies is a tuple of Cells")
 
 
 def paper_figures(cal: Calibration) -> dict:
@@ -200,10 +212,19 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def own_keys(cal: Calibration) -> set:
+    """The calibration cells whose figures are computed under the fit's value: all of them without ``applies``,
+    else those in its block (empty for a fit held out right)."""
+    ks = keys_of(cal.cells)
+    return ks & keys_of(cal.applies) if cal.applies else ks
+
+
 def overlaps(claims, calibrations) -> list[tuple[str, str, tuple]]:
-    """``(claim, calibration, cell)`` for every calibration cell a claim reads (must be empty)."""
-    cal_keys = {c.name: keys_of(c.cells) for c in calibrations}
-    out = []
+    """``(claim, calibration, cell)`` for every calibration cell a claim reads that is computed under that
+    calibration's value (all its cells without ``applies``), and ``("", calibration, cell)`` for every cell
+    of a scoped calibration inside its own block: both must be empty."""
+    cal_keys = {c.name: own_keys(c) for c in calibrations}
+    out = [("", c.name, k) for c in calibrations if c.applies for k in sorted(cal_keys[c.name])]
     for claim in claims:
         mine = keys_of(getattr(claim, "reads", ()))
         for name, ks in cal_keys.items():
@@ -213,5 +234,6 @@ def overlaps(claims, calibrations) -> list[tuple[str, str, tuple]]:
 
 
 def calibration_keys(calibrations) -> set:
-    """Every calibration cell of the given calibrations (left out of the fidelity summary)."""
-    return keys_of([b for c in calibrations for b in c.cells])
+    """The cells computed under a fit that was fitted on them (:func:`own_keys`; left out of the fidelity
+    summary): every calibration cell of an unscoped fit, none of a fit held out right."""
+    return set().union(*(own_keys(c) for c in calibrations))

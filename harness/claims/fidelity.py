@@ -5,8 +5,10 @@ Every report table puts the paper's value beside ours (``X`` / ``X (paper)``,
 each pair). A cell is **within** when ours / paper lies in [0.67, 1.5] (both
 zero counts as within), at the precision the paper printed it: a printed ``0.00``
 is any value in [0, 0.005), so ours is within when it lies in [0.67 x the
-interval's low end, 1.5 x its high end]. Calibration cells (``lbbench calibrate``) are left
-out: a fitted cell says nothing about fidelity. Per table: the judged cells,
+interval's low end, 1.5 x its high end]. A calibration cell (``lbbench calibrate``) is left
+out where it is computed under the fit that was fitted on it (every cell of a fit used everywhere; none of
+a fit held out, such as the tree constants fitted on three P and used at the fourth): a fitted cell says
+nothing about fidelity. Per table: the judged cells,
 how many are within, the share, and the worst cells (furthest in log ratio).
 """
 from __future__ import annotations

@@ -8,16 +8,12 @@ posted (``migration`` messages, one superstep per schedule step).
 """
 from __future__ import annotations
 
-from harness import Algorithm, State, app_figures, check_params, hookimpl, implements, metis_kway, registers
+from harness import (Algorithm, State, app_figures, app_terms, check_params, hookimpl, implements, metis_kway,
+                     registers)
 
-from . import balancers, mappers
+from . import balancers, fits, mappers
 from .procgraph import EDGE_WEIGHTS
 from .twa import ROUNDINGS
-
-# Eq. 3 constants fitted in-sample to the paper's MLkP row of Table 4 (python -m lbbench_treelb.calibrate):
-# a second reading only, which may take a verdict away but never give one; the default is the SP2 machine's
-# latency and bandwidth (README "The cost constants")
-IN_SAMPLE_FIT = {"t_setup": 0.0, "t_c": 4.05e-6}
 
 BALANCER_PARAMS = {"edge_weight": "cut_edges", "rounding": "nearest"}
 MAPPERS = ("ae-orb", "ae-mc", "mlkp")
@@ -103,13 +99,22 @@ def partition(ctx):
 
 @hookimpl
 def metrics(ctx, before, after):
-    """Eq. 5 per level with the in-sample fit (``treelb_app_*``, the second reading); the core's ``app_*`` use the
-    Machine's latency and bandwidth (the SP2's in the reports: the default)."""
+    """The per-processor terms of Eqs. 2-3 (``treelb_app_terms``, what ``lbbench calibrate`` fits on) and Eq. 5
+    per level under the constants fitted held out at this P (``treelb_app_*``, the main reading: fits.py; left
+    out until ``lbbench calibrate --paper tree`` has written the fit); the core's ``app_*`` use the Machine's
+    latency and bandwidth (the SP2's in the reports: the other reading)."""
     if ctx.level.form != "graph" or ctx.algorithm not in (*balancers.METHODS, *MAPPERS):
         return {}  # the paper's twelve methods only: the core's app_* are there for every method
-    f = app_figures(ctx.graph, after, ctx.machine, **IN_SAMPLE_FIT)
-    return {f"treelb_{k}": f[k] for k in ("app_iter_s", "app_seq_iter_s", "app_comp_max_s", "app_comm_max_s")}
+    out = {"treelb_app_terms": fits.terms_text(app_terms(ctx.graph, after.owner, ctx.P))}
+    try:
+        constants = fits.constants(ctx.P)
+    except LookupError:  # not fitted yet: the calibration's own cells need only the terms
+        return out
+    f = app_figures(ctx.graph, after, ctx.machine, **constants)
+    return {**out, **{f"treelb_{k}": f[k] for k in ("app_iter_s", "app_seq_iter_s", "app_comp_max_s",
+                                                     "app_comm_max_s")}}
 
 
 register_reports = registers("lbbench_treelb.reports", "REPORTS")
 register_claims = registers("lbbench_treelb.claims", "CLAIMS")
+register_calibrations = registers("lbbench_treelb.fits", "CALIBRATIONS")

@@ -11,11 +11,12 @@ first level with M and balances every later one with X (``mapper="first"``).
   its critical path) + ``texec_model_s`` (its balance and migration messages
   priced by the SP2 machine's latency and bandwidth, superstep by
   superstep). Our wall time (Σ ``texec_s``) is shown beside, labelled.
-* T_i (Figs. 6-9) = ``app_iter_s``: Eq. 5 with the SP2 machine's latency
-  and bandwidth (the default: a published machine constant, not a fit);
-  ``treelb_app_iter_s`` (the constants fitted in-sample to Table 4's MLkP
-  row, ``IN_SAMPLE_FIT``: no printed cell is left that no claim reads) is
-  the labelled second reading, shown beside (``*_fit``).
+* T_i (Figs. 6-9) = ``treelb_app_iter_s``: Eq. 5 with T_setup and T_c of
+  Eq. 3 fitted held out by P (fits.py: on Table 4 at the other three P, used
+  at this P only; the main reading); ``app_iter_s``: with the SP2 machine's
+  latency and bandwidth (a published machine constant, not a fit), the
+  other reading, shown beside (``*_sp2``). A claim with T_i holds only where
+  both readings hold (claims.py).
 * Speedup (Table 3) = Eq. 7 with S_i = 1000; Speedup_max (Table 4) = Eq. 8.
 """
 from __future__ import annotations
@@ -25,28 +26,18 @@ import pandas as pd
 
 from harness import T_TASK, Table, app_speedup, app_speedup_max, load_workload, paper_values, with_paper
 
-from . import examples
-
-P_LIST = [10, 30, 50, 70]
-MAPPERS = {"AE/MC": "ae-mc", "AE/ORB": "ae-orb", "MLkP": "mlkp"}
-BALANCERS = {"": None, "MCSTLB": "mcstlb", "BTLB": "btlb", "CBTLB": "cbtlb"}
-# the paper's row label -> our method, in the tables' order
-METHODS = {(f"{m}/{b}" if b else m): (f"{ours}/{bal}" if bal else ours)
-           for m, ours in MAPPERS.items() for b, bal in BALANCERS.items()}
-ITERATIONS = 1000
-RUN = dict(initial="root", machine="sp2")
+from . import examples, fits
+from .protocol import ITERATIONS, METHODS, P_LIST, RUN
 NOTE = ("Ours: truss, SP2 machine, initial=root; T_exec counted = Σ (T_task x node visits + modelled messages), "
-        "our wall seconds beside; "
-        "T_i from Eq. 5 with T_task = 4.7226 µs and the SP2 machine's 40 µs latency and 36 MB/s bandwidth; "
-        "'in-sample fit': T_setup = {t_setup:g} s, T_c = {t_c:g} s/byte fitted to the paper's MLkP row of Table 4 "
-        "(a second reading: a claim holds only where both hold). "
-        "'(paper)' columns are Liao & Chung's.")
+        "our wall seconds beside; T_i from Eq. 5 with T_task = 4.7226 µs and T_setup = {t_setup:g} s, "
+        "T_c = {t_c:g} s/byte fitted held out by P (lbbench calibrate --paper tree: on Table 4 at P = {others}, "
+        "used at P = {P} only); 'SP2 constants': the SP2 machine's 40 µs latency and 36 MB/s bandwidth (the other "
+        "reading: a claim holds only where both hold). '(paper)' columns are Liao & Chung's.")
 
 
-def _note() -> str:
-    from .plugin import IN_SAMPLE_FIT
-
-    return NOTE.format(**IN_SAMPLE_FIT)
+def _note(P: int) -> str:
+    held = fits.held_out(P)
+    return NOTE.format(**fits.constants(P), P=P, others=", ".join(str(p) for p in P_LIST if p != held))
 
 
 def _p_list(opts) -> list[int]:
@@ -63,8 +54,8 @@ def run_methods(opts, P: int) -> pd.DataFrame:
     return opts.compare(list(METHODS.values()), P=P, **RUN, **_workload(opts))
 
 
-FIGURES = ("texec", "texec_wall", "texec_model", "texec_later", "seq", "speedup", "speedup_fit", "smax", "smax_fit",
-           "comp", "comm", "comm_fit", "solver", "solver_fit")
+FIGURES = ("texec", "texec_wall", "texec_model", "texec_later", "seq", "speedup", "speedup_sp2", "smax", "smax_sp2",
+           "comp", "comm", "comm_sp2", "solver", "solver_sp2")
 
 
 def texec_counted(rows: pd.DataFrame) -> np.ndarray:
@@ -73,25 +64,25 @@ def texec_counted(rows: pd.DataFrame) -> np.ndarray:
 
 
 def summarise(rows: pd.DataFrame) -> dict:
-    """One method's figures over its levels (NaN when a level failed): T_i with the SP2 machine's latency and
-    bandwidth (the default); ``*_fit``: with the constants fitted in-sample to Table 4's MLkP row."""
+    """One method's figures over its levels (NaN when a level failed): T_i with the constants fitted held out by
+    P (the main reading); ``*_sp2``: with the SP2 machine's latency and bandwidth (the other reading)."""
     rows = rows.sort_values("level")
     if rows.empty or (rows["status"] != "ok").any():
         return {k: np.nan for k in FIGURES}
-    it = rows["app_iter_s"].to_numpy(float) if "app_iter_s" in rows else np.full(len(rows), np.nan)
+    it = rows["treelb_app_iter_s"].to_numpy(float)
     seq = rows["treelb_app_seq_iter_s"].to_numpy(float)
-    fit = rows["treelb_app_iter_s"].to_numpy(float)
+    sp2 = rows["app_iter_s"].to_numpy(float) if "app_iter_s" in rows else np.full(len(rows), np.nan)
     per_level = texec_counted(rows)
     texec = float(per_level.sum())
     later = (rows["level"] > rows["level"].min()).to_numpy()
     return {"texec": texec, "texec_wall": float(rows["texec_s"].sum()),
             "texec_model": 1e3 * float(rows["texec_model_s"].sum()), "texec_later": float(per_level[later].sum()),
             "seq": float(seq.sum()),
-            "speedup": app_speedup(texec, it, seq, ITERATIONS), "speedup_fit": app_speedup(texec, fit, seq, ITERATIONS),
-            "smax": app_speedup_max(it, seq), "smax_fit": app_speedup_max(fit, seq),
-            "comp": 1e3 * _sum(rows, "app_comp_max_s"), "comm": 1e3 * _sum(rows, "app_comm_max_s"),
-            "comm_fit": 1e3 * _sum(rows, "treelb_app_comm_max_s"),
-            "solver": float(it.sum()), "solver_fit": float(fit.sum()), "iter": it}
+            "speedup": app_speedup(texec, it, seq, ITERATIONS), "speedup_sp2": app_speedup(texec, sp2, seq, ITERATIONS),
+            "smax": app_speedup_max(it, seq), "smax_sp2": app_speedup_max(sp2, seq),
+            "comp": 1e3 * _sum(rows, "treelb_app_comp_max_s"), "comm": 1e3 * _sum(rows, "treelb_app_comm_max_s"),
+            "comm_sp2": 1e3 * _sum(rows, "app_comm_max_s"),
+            "solver": float(it.sum()), "solver_sp2": float(sp2.sum()), "iter": it}
 
 
 def _sum(rows: pd.DataFrame, column: str) -> float:
@@ -136,7 +127,7 @@ def _per_p(opts, table: str, title: str, cols: dict) -> list[Table]:
         first = next(iter(cols))
         frame = with_paper(frame, _paper(table, P), key="Methods")
         frame[f"{first} ours/paper"] = frame[first] / frame[f"{first} (paper)"].astype(float)
-        out.append(Table(f"{title}, P = {P}", frame, note=_note()))
+        out.append(Table(f"{title}, P = {P}", frame, note=_note(P)))
     return out
 
 
@@ -150,16 +141,16 @@ def table2(opts) -> list[Table]:
 def table3(opts) -> list[Table]:
     """Table 3: Speedup (Eq. 7, S_i = 1000)."""
     return _per_p(opts, "3", "Tree-LB Table 3: speedup (Eq. 7)", {"Speedup": "speedup",
-                                                                 "Speedup in-sample fit": "speedup_fit",
+                                                                 "Speedup SP2 constants": "speedup_sp2",
                                                                  "T_exec (s)": "texec"})
 
 
 def table4(opts) -> list[Table]:
     """Table 4: Speedup_max (Eq. 8) with the T_comp / T_comm split (Σ_i of the per-level maxima)."""
     return _per_p(opts, "4", "Tree-LB Table 4: maximum speedup (Eq. 8)",
-                  {"Speedup_max": "smax", "Speedup_max in-sample fit": "smax_fit",
+                  {"Speedup_max": "smax", "Speedup_max SP2 constants": "smax_sp2",
                    "Σ T_comp max (ms)": "comp", "Σ T_comm max (ms)": "comm",
-                   "Σ T_comm max in-sample fit (ms)": "comm_fit"})
+                   "Σ T_comm max SP2 constants (ms)": "comm_sp2"})
 
 
 def figure(opts, P: int, fig: int) -> list[Table]:
@@ -175,7 +166,7 @@ def figure(opts, P: int, fig: int) -> list[Table]:
     frame["Σ T_i (ms) (paper, 1 s / Table 4)"] = frame["Methods"].map(paper_sum)
     path = opts.figure_path(f"tree-fig{fig}-P{P}.png")
     _bars(frame, nlev, P, fig, path)
-    return [Table(f"Tree-LB Fig. {fig}: T_i per refinement, P = {P}", frame, note=_note(), figures=[str(path)])]
+    return [Table(f"Tree-LB Fig. {fig}: T_i per refinement, P = {P}", frame, note=_note(P), figures=[str(path)])]
 
 
 def _bars(frame: pd.DataFrame, nlev: int, P: int, fig: int, path) -> None:
