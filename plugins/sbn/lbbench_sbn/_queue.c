@@ -1537,6 +1537,53 @@ done:
     return ret;
 }
 
+/* locates(locs): a superstep's locate messages (messages.Outbox: tuples (src, to, words); to and words contiguous
+ * int64 arrays) as the engine sends them, one message per receiver: one bytearray of int64, n, then the columns
+ * src, dst and counts (n each), then every message's words, in order (np.repeat and np.concatenate's). */
+static PyObject *locates(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *locs, *ret = NULL;
+    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &locs)) return NULL;
+    Py_ssize_t L = PyList_GET_SIZE(locs);
+    Py_buffer *b = PyMem_Calloc((size_t)(2 * L + 1), sizeof *b);
+    long long *src = PyMem_Calloc((size_t)(L + 1), sizeof *src);
+    Py_ssize_t held = 0, n = 0, total = 0;
+    if (!b || !src) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < L; ++k) {
+        PyObject *t = PyList_GET_ITEM(locs, k);
+        if (!PyTuple_CheckExact(t) || PyTuple_GET_SIZE(t) != 3) {
+            PyErr_SetString(PyExc_TypeError, "locates: a locate message is a tuple (src, to, words)");
+            goto done;
+        }
+        if ((src[k] = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 0))) == -1 && PyErr_Occurred()) goto done;
+        if (!get(PyTuple_GET_ITEM(t, 1), &b[2 * k], 'i', "to")) goto done;
+        ++held;
+        if (!get(PyTuple_GET_ITEM(t, 2), &b[2 * k + 1], 'i', "words")) goto done;
+        ++held;
+        n += b[2 * k].len / 8, total += b[2 * k].len / 8 * (b[2 * k + 1].len / 8);
+    }
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)sizeof(i64) * (1 + 3 * n + total));
+    if (!ret) goto done;
+    i64 *col = (i64 *)PyByteArray_AS_STRING(ret), *w = col + 1 + 3 * n, m = 0;
+    col[0] = n;
+    for (Py_ssize_t k = 0; k < L; ++k) {
+        const i64 *to = b[2 * k].buf, *words = b[2 * k + 1].buf;
+        i64 nt = b[2 * k].len / 8, nw = b[2 * k + 1].len / 8;
+        for (i64 j = 0; j < nt; ++j, ++m) {
+            col[1 + m] = src[k], col[1 + n + m] = to[j], col[1 + 2 * n + m] = nw;
+            memcpy(w, words, (size_t)nw * 8);
+            w += nw;
+        }
+    }
+done:
+    for (Py_ssize_t j = 0; j < held; ++j) PyBuffer_Release(&b[j]);
+    PyMem_Free(b);
+    PyMem_Free(src);
+    return ret;
+}
+
 /* pack(msgs, word): a superstep's SBN messages (messages.Outbox: tuples (src, dst, code, fields, data bytes);
  * fields a list or tuple of ints, or a contiguous int64 array) as the engine sends them: one bytearray of
  * int64 columns src, dst, code, counts (words with the code) and declared bytes (word x counts + data), n
@@ -1614,6 +1661,7 @@ static PyMethodDef methods[] = {
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
     {"djobs", djobs, METH_VARARGS, "a run of DJOB messages read for distribute"},
     {"choice", choice, METH_VARARGS, "numpy Generator.choice without replacement, the same draws (§3.4's R)"},
+    {"locates", locates, METH_VARARGS, "a superstep's locate messages as the engine's columns and words"},
     {"pack", pack, METH_VARARGS, "a superstep's SBN messages as the engine's columns and words"},
     {NULL, NULL, 0, NULL},
 };

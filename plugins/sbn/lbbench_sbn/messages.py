@@ -62,14 +62,12 @@ class Outbox:
             self.locs.append((src, to, words))
 
     def flush(self, eng) -> None:
-        if self.locs:
-            src, to, words = zip(*self.locs)
+        if self.locs:  # one message per receiver: the columns and the words packed in C
+            cols = np.frombuffer(_queue.locates(self.locs), np.int64)
             self.locs = []
-            n = np.fromiter(map(len, to), np.int64, len(to))
-            size = np.fromiter(map(len, words), np.int64, len(words))
-            each = [w for w, k in zip(words, n.tolist()) for _ in range(k)]  # a message's words once per receiver
-            eng.send("locate", np.repeat(src, n), np.concatenate(to), np.concatenate(each), counts=np.repeat(size, n),
-                     kind="migration")
+            n = int(cols[0])
+            src, dst, counts = cols[1:1 + 3 * n].reshape(3, n)
+            eng.send("locate", src, dst, cols[1 + 3 * n:], counts=counts, kind="migration")
         if not self.msgs:
             return
         n = len(self.msgs)

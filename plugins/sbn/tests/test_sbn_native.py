@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from harness.run.api import compare
-from lbbench_sbn import balancer
+from lbbench_sbn import _queue, balancer
 
 # what a run measures on the clock, not what it computes: wall and CPU times, and the shares of them
 _CLOCK = ("time_", "rank_", "texec_s", "git_commit")
@@ -46,3 +46,18 @@ def test_handlers_in_c_give_the_reference_figures_and_owners(monkeypatch, tmp_pa
     for method, levels in owners[False].items():
         for level, owner in levels.items():
             assert np.array_equal(owner, owners[True][method][level])
+
+
+def test_locate_messages_are_packed_one_per_receiver():
+    """``Outbox.flush``'s locate messages in C (``_queue.locates``): the columns and words of the numpy steps
+    (each message's words once per receiver, in order)."""
+    locs = [(2, np.array([0, 3]), np.array([2, 7, 8])), (5, np.array([1]), np.array([5, 9])),
+            (0, np.array([4, 6, 7]), np.array([0, 1, 2, 3]))]
+    src, to, words = zip(*locs)
+    n = np.array([len(t) for t in to])
+    each = [w for w, k in zip(words, n.tolist()) for _ in range(k)]
+    want = [np.repeat(src, n), np.concatenate(to), np.repeat([len(w) for w in words], n), np.concatenate(each)]
+    cols = np.frombuffer(_queue.locates(locs), np.int64)
+    k = int(cols[0])
+    got = [*cols[1:1 + 3 * k].reshape(3, k), cols[1 + 3 * k:]]
+    assert k == n.sum() and all(np.array_equal(a, b) for a, b in zip(got, want))
