@@ -790,7 +790,8 @@ class LevelRun:
         entries (sender, receiver, amount, base) and arrival depths {receiver: depth}."""
         keys, lens, procs = nbd
         gw = float(rows[:, 1].sum())
-        nbd = dict(zip(keys.tolist(), np.split(procs, np.cumsum(lens)[:-1]))) if keys.size else {}
+        ends, procs = np.cumsum(lens).tolist(), procs.tolist()  # each receiver's neighbour processors, a list
+        nbd = {k: procs[a:b] for k, a, b in zip(keys.tolist(), [0, *ends], ends)}
         the_plan = plan_rows(rows, nbd, gw, self.P, fill_all=bool(op[3]))
         # when the last jobs for each receiver arrive: one superstep after its last sender is reached
         arrive: dict = {}
@@ -1104,7 +1105,7 @@ def boundary_depth(g, owner: np.ndarray) -> np.ndarray:
 def plan(entries, gwlen: float, P: int, fill_all: bool = False) -> dict:
     """:func:`plan_rows` for entries given as tuples (p, QWgt, below MinTh[, neighbour processors, free])."""
     rows = np.array([[e[0], e[1], (1 if e[2] else 0) + (2 if (len(e) < 5 or e[4]) else 0)] for e in entries], float)
-    nbd = {e[0]: np.asarray(e[3], np.int64) for e in entries if len(e) > 3}
+    nbd = {e[0]: np.asarray(e[3], np.int64).tolist() for e in entries if len(e) > 3}
     return plan_rows(rows.reshape(-1, 3), nbd, gwlen, P, fill_all)
 
 
@@ -1112,7 +1113,7 @@ def plan_rows(rows: np.ndarray, nbd: dict, gwlen: float, P: int, fill_all: bool 
     """The root's distribution plan: {sender: [(receiver, amount, receiver's load so far), ...]}.
 
     ``rows``: one [p, QWgt, flags] per processor (flags 1: below MinTh, 2: free to receive);
-    ``nbd``: p -> the processors holding data adjacent to p's queue. WSysLL = ceil(GWLen / P);
+    ``nbd``: p -> the processors holding data adjacent to p's queue (a sequence of ints). WSysLL = ceil(GWLen / P);
     senders are the processors above WSysLL, receivers the processors that reported
     QWgt < MinTh (every free processor below WSysLL when ``fill_all``: an operation started
     by an overloaded processor), filled up to WSysLL. Receivers are served in order of
@@ -1132,7 +1133,7 @@ def plan_rows(rows: np.ndarray, nbd: dict, gwlen: float, P: int, fill_all: bool 
     ro = np.lexsort((R, -(W - RL)))
     rev: dict = {}  # receiver -> senders that reported it as a neighbour
     for i in S.tolist():
-        for q in np.asarray(nbd.get(i, ())).tolist():
+        for q in nbd.get(i, ()):
             rev.setdefault(q, []).append(i)
     # the senders with something to give, by (largest surplus, number): a heap whose entry for a sender is
     # replaced when its surplus falls (a popped entry whose surplus is not the sender's now is dropped)
@@ -1153,7 +1154,7 @@ def plan_rows(rows: np.ndarray, nbd: dict, gwlen: float, P: int, fill_all: bool 
 
     for j, base in zip(R[ro].tolist(), RL[ro].tolist()):
         need = W - base
-        near = {at[x] for x in np.asarray(nbd.get(j, ())).tolist() if x in at} | {at[x] for x in rev.get(j, ())}
+        near = {at[x] for x in nbd.get(j, ()) if x in at} | {at[x] for x in rev.get(j, ())}
         for k in sorted(near, key=lambda k: (-sur[k], Sl[k])):  # the receiver's neighbours first
             if need <= 1e-9:
                 break
