@@ -170,16 +170,18 @@ def receive(parts: list, P: int, sort: bool = True) -> tuple[list, dict]:
     rank order (``_engine.receive``): each tag's messages joined in that order, then with ``sort`` ordered by
     destination, source and arrival (what :meth:`Engine.received` gives)."""
     blobs, streams = _engine.receive(parts, P, sort)
-    got = {tag: joined(cols, None if dt is None else np.dtype(dt), shape) for tag, dt, shape, *cols in streams}
+    got = {tag: joined(cols, vals, None if dt is None else np.dtype(dt), shape) for tag, dt, shape, cols, vals in streams}
     return [m for blob in blobs for m in pickle.loads(blob)], got
 
 
-def joined(cols: tuple, dtype: np.dtype | None, shape: tuple) -> Batch:
-    """The Batch of a C kernel's (src, dst, kind, nbytes, counts, offsets, values or None) bytes."""
-    fb, i64 = np.frombuffer, _I64
-    offsets = fb(cols[5], i64)
-    values = None if cols[6] is None else fb(cols[6], dtype).reshape((int(offsets[-1]),) + shape)
-    b = Batch(fb(cols[0], i64), fb(cols[1], i64), fb(cols[2], i64), fb(cols[3], i64), fb(cols[4], i64), values)
+def joined(cols, vals, dtype: np.dtype | None, shape: tuple) -> Batch:
+    """The Batch of a C kernel's columns (one buffer of int64: src, dst, kind, nbytes, counts, n each, then
+    offsets, n + 1) and values (bytes, or None): the columns are views of the one buffer."""
+    a = np.frombuffer(cols, _I64)
+    n = (a.size - 1) // 6
+    offsets = a[5 * n:]
+    values = None if vals is None else np.frombuffer(vals, dtype).reshape((int(offsets[-1]),) + shape)
+    b = Batch(a[:n], a[n:2 * n], a[2 * n:3 * n], a[3 * n:4 * n], a[4 * n:5 * n], values)
     b.__dict__["offsets"] = offsets  # the cached property, known already
     return b
 

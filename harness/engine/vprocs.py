@@ -477,7 +477,7 @@ class Engine:
         if self.R == 1:
             received, self.tally, self._got = out, tally, {}
             for tag, cols, v in streams:
-                self._got[tag] = joined(_engine.deliver(*cols, raw(v), row_bytes(v), self.P),
+                self._got[tag] = joined(*_engine.deliver(*cols, raw(v), row_bytes(v), self.P),
                                         None if v is None else v.dtype, () if v is None else v.shape[1:])
         else:
             received, self._got = self._move(out, streams, tally)

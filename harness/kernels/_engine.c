@@ -451,10 +451,11 @@ typedef struct {
 } seg_t;
 
 /* the messages of segs joined (in order), sorted by destination, then source, then arrival when `sort`,
- * as (src, dst, kind, nbytes, counts, offsets, values or None): offsets (n + 1) where each message's rows
- * start in values (`row` bytes a row; has: the messages carry values). NULL with an exception on bad input. */
+ * as (columns, values or None): columns one bytearray of int64 src, dst, kind, nbytes, counts (n each) and
+ * offsets (n + 1: where each message's rows start in values, `row` bytes a row); has: the messages carry
+ * values. NULL with an exception on bad input. */
 static PyObject *join(const seg_t *segs, Py_ssize_t m, i64 row, int has, i64 P, int sort) {
-    PyObject *cols[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL}, *ret = NULL;
+    PyObject *cols = NULL, *vo = NULL, *ret = NULL;
     i64 n = 0, nvals = 0;
     for (Py_ssize_t s = 0; s < m; ++s) {
         const seg_t *g = &segs[s];
@@ -473,13 +474,13 @@ static PyObject *join(const seg_t *segs, Py_ssize_t m, i64 row, int has, i64 P, 
         }
         n += g->n, nvals += rows;
     }
-    i64 *idx = malloc((size_t)n * 8 + 8), *tmp = malloc((size_t)n * 8 + 8), *key = malloc((size_t)n * 8 + 8);
-    i64 *from = malloc((size_t)n * 8 + 8), *roff = malloc((size_t)n * 8 + 8);
+    i64 *idx = malloc((size_t)(5 * n) * 8 + 8);  /* idx, tmp, key, from, roff: n each */
     const char **vat = malloc((size_t)n * sizeof(char *) + 8);
-    if (!idx || !tmp || !key || !from || !roff || !vat) {
+    if (!idx || !vat) {
         PyErr_NoMemory();
         goto done;
     }
+    i64 *tmp = idx + n, *key = idx + 2 * n, *from = idx + 3 * n, *roff = idx + 4 * n;
     int sorted = 1;
     for (Py_ssize_t s = 0, w = 0; s < m; ++s) {
         const seg_t *g = &segs[s];
@@ -494,14 +495,13 @@ static PyObject *join(const seg_t *segs, Py_ssize_t m, i64 row, int has, i64 P, 
     if (sort && !sorted) merge_sort(idx, tmp, key, n);
     i64 *c[6];
     char *vals = NULL;
-    for (int j = 0; j < 5; ++j)
-        if (!(cols[j] = bytes_of(n * 8, (char **)&c[j]))) goto done;
-    if (!(cols[5] = bytes_of((n + 1) * 8, (char **)&c[5]))) goto done;
+    if (!(cols = bytes_of((6 * n + 1) * 8, (char **)&c[0]))) goto done;
+    for (int j = 1; j < 6; ++j) c[j] = c[0] + j * n;
     if (has) {
-        if (!(cols[6] = bytes_of(nvals * row, &vals))) goto done;
+        if (!(vo = bytes_of(nvals * row, &vals))) goto done;
     } else {
         Py_INCREF(Py_None);
-        cols[6] = Py_None;
+        vo = Py_None;
     }
     c[5][0] = 0;
     for (i64 o = 0; o < n; ++o) {
@@ -511,14 +511,11 @@ static PyObject *join(const seg_t *segs, Py_ssize_t m, i64 row, int has, i64 P, 
         c[5][o + 1] = c[5][o] + c[4][o];
         if (vals) memcpy(vals + c[5][o] * row, vat[w], (size_t)(c[4][o] * row));
     }
-    ret = PyTuple_Pack(7, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6]);
+    ret = PyTuple_Pack(2, cols, vo);
 done:
-    for (int j = 0; j < 7; ++j) Py_XDECREF(cols[j]);
+    Py_XDECREF(cols);
+    Py_XDECREF(vo);
     free(idx);
-    free(tmp);
-    free(key);
-    free(from);
-    free(roff);
     free(vat);
     return ret;
 }
@@ -584,8 +581,8 @@ static int by_name(const stream_t *x, const stream_t *y) {
 
 /* receive(parts, P, sort): what every sending rank's chunk (pack's wire form; parts in rank order, empty
  * for none) brought: (blobs, streams). blobs: the pickled object-path messages of each sender that sent some;
- * streams: per tag in tag order (tag, dtype str or None, row shape, src, dst, kind, nbytes, counts, offsets,
- * values or None), its senders' messages joined in rank order and, with sort, ordered as join() does. */
+ * streams: per tag in tag order (tag, dtype str or None, row shape, columns, values or None), its senders'
+ * messages joined in rank order and, with sort, ordered as join() does (join()'s columns and values). */
 static PyObject *receive(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *parts;
     Py_ssize_t P;
@@ -710,14 +707,8 @@ static PyObject *receive(PyObject *Py_UNUSED(self), PyObject *args) {
             for (i64 d = 0; d < x->ndim; ++d) PyTuple_SET_ITEM(shape, d, PyLong_FromLongLong(x->dims[d]));
             name = PyUnicode_DecodeUTF8(x->name, (Py_ssize_t)x->nlen, NULL);
             dt = x->has ? PyUnicode_DecodeUTF8(x->dt, (Py_ssize_t)x->dtlen, NULL) : (Py_INCREF(Py_None), Py_None);
-            if (name && dt) {
-                item = PyTuple_Pack(3, name, dt, shape);
-                if (item) {
-                    PyObject *all = PySequence_Concat(item, cols);
-                    Py_DECREF(item);
-                    item = all;
-                }
-            }
+            if (name && dt)
+                item = PyTuple_Pack(5, name, dt, shape, PyTuple_GET_ITEM(cols, 0), PyTuple_GET_ITEM(cols, 1));
         }
         Py_XDECREF(cols);
         Py_XDECREF(shape);
