@@ -5,11 +5,14 @@ import math
 import numpy as np
 import pytest
 
-from harness import Machine
+from harness import Graph, Machine, compare
 from harness.measure import latency as lt
 from harness.builtin.mini import generate
 from harness import initial_state
 from lbbench_minex import minex as mx
+from lbbench_minex.criteria import Criteria, Loads
+from lbbench_minex.mesh import Mesh
+from lbbench_minex.runs import accumulated
 
 
 @pytest.fixture(scope="module")
@@ -158,3 +161,34 @@ def test_bad_parameters(mini):
             mx.minex(g, start.owner, start.owner, m, seed=0, **kw)
     with pytest.raises(ValueError):
         mx.minex(g, start.owner, start.owner, m, seed=0, latency="harness.measure.latency:no_tolerance_x")
+
+
+def test_unbounded_throttle_balances_every_cluster_count(tmp_path):
+    """Table 1's ThroTtle = inf column: with no gate MinEX balances every cluster count (the paper's LoadImb
+    1.00-1.01 at C = 1-8, I = 3, maximum latency tolerance), here on mini from slabs, P = 8, over its levels."""
+    for C in range(1, 9):
+        df = compare("minex[throttle=inf,latency=max]", workload="mini", P=8, machine=f"grid:{C}:3",
+                     initial="slabs", out=str(tmp_path), cache=False)
+        assert (df["status"] == "ok").all()
+        assert accumulated(df, "max", 8)[1] < 1.01, C
+
+
+@pytest.mark.parametrize("C,admissible", [(1, True), (3, False)])
+def test_remap_across_clusters_can_stop_the_flow(C, admissible):
+    """Why Table 1's rows rise on our start (README, "Table 1's rises"): the receiver of a move pays its Remap,
+    Rwgt x Conn (§2.3), so across clusters (I = 3) it gains more Qwgt than the sender sheds, and §3.3's
+    ΔMinVar < 0 rejects the move that the same processors admit inside one cluster. A chain: processor 0 holds
+    four refined vertices (Pwgt 8, Rwgt 9), processor 1 one vertex whose data is on processor 2 (the lightest)."""
+    g = Graph.from_edges(6, [0, 1, 2, 3, 4], [1, 2, 3, 4, 5], pwgt=np.array([8, 8, 8, 8, 4, 1]),
+                         rwgt=np.array([9, 9, 9, 9, 4, 1]))
+    owner, home = np.array([0, 0, 0, 0, 1, 2]), np.array([0, 0, 0, 0, 2, 2])
+    m = Machine.grid(3, C, 3)
+    crit = Criteria(Mesh(g.xadj, g.adjncy, g.cwgt, g.pwgt, g.rwgt, owner, home), m,
+                    Loads(g, m, owner, home, math.inf, "max"))
+    moved = owner.copy()
+    moved[3] = 1
+    before, after = (lt.qwgt(*lt.processor_costs(g, m, o, home), "max") for o in (owner, moved))
+    assert before[0] - after[0] == 8  # the sender sheds the vertex's Pwgt
+    assert (minvar(after) < minvar(before)) == admissible
+    best = crit.evaluate(3)
+    assert (best is not None and best[2] == 1) == admissible
