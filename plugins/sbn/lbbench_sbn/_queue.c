@@ -572,8 +572,8 @@ static PyObject *ints_list(const i64 *x, i64 n, i64 step) {
 
 /* received(values, offsets, src, dst, below): a superstep's batch of sbn messages read for balancer._Received
  * (its steps in numpy, the reference path, give the same): each message's start and end in values and its
- * size (offsets), its code (values[start]) and its source, as lists; {dst: range(first, last + 1)} of each
- * destination's run of messages, in delivery order; and the frozenset of the destinations all of whose
+ * size (offsets), its code (values[start]) and its source, as lists; {dst: slice(first, last + 1)} of each
+ * destination's run of messages (its start and stop read as a range's), in delivery order; and the frozenset of the destinations all of whose
  * codes are below ``below`` (the balance kind's messages). */
 static PyObject *received(PyObject *Py_UNUSED(self), PyObject *args) {
     enum { VALUES, OFFSETS, SRC, DST, NB };
@@ -610,10 +610,10 @@ static PyObject *received(PyObject *Py_UNUSED(self), PyObject *args) {
         i64 top = val[off[a]];
         for (c = a + 1; c < n && dst[c] == dst[a]; ++c)
             if (val[off[c]] > top) top = val[off[c]];
-        PyObject *k = PyLong_FromLongLong(dst[a]), *r = k ? PyObject_CallFunction((PyObject *)&PyRange_Type, "LL",
-                                                                                   (long long)a, (long long)c) : NULL;
+        PyObject *k = PyLong_FromLongLong(dst[a]), *ka = PyLong_FromLongLong(a), *kc = PyLong_FromLongLong(c);
+        PyObject *r = k && ka && kc ? PySlice_New(ka, kc, NULL) : NULL;
         int bad = !r || PyDict_SetItem(at, k, r) < 0 || (top < below && PySet_Add(set, k) < 0);
-        Py_XDECREF(k), Py_XDECREF(r);
+        Py_XDECREF(k), Py_XDECREF(ka), Py_XDECREF(kc), Py_XDECREF(r);
         if (bad) goto done;
     }
     if (!(only = PyFrozenSet_New(set))) goto done;
