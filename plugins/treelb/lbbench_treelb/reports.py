@@ -24,10 +24,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from harness import T_TASK, Table, app_speedup, app_speedup_max, load_workload, paper_values, with_paper
+from harness import T_TASK, Report, Table, app_speedup, app_speedup_max, load_workload, paper_values, with_paper
 
 from . import examples, fits
 from .protocol import ITERATIONS, METHODS, P_LIST, RUN
+from .trees import binary_tree
 NOTE = ("Ours: truss, SP2 machine, initial=root; T_exec counted = Σ (T_task x node visits + modelled messages), "
         "our wall seconds beside; T_i from Eq. 5 with T_task = 4.7226 µs and T_setup = {t_setup:g} s, "
         "T_c = {t_c:g} s/byte fitted held out by P (lbbench calibrate --paper tree: on Table 4 at P = {others}, "
@@ -227,8 +228,6 @@ def _steps_table(steps, final, method: str, replayed=None) -> pd.DataFrame:
 def examples_report(opts) -> list[Table]:
     """Examples 1-3 on the fixture with our own trees: our step lists and final loads beside the paper's;
     Example 2 also shows our BTLB tree beside the paper's and the replay on the paper's tree."""
-    from .trees import binary_tree
-
     out = []
     for ex, method in ((1, "mcstlb"), (2, "btlb"), (3, "cbtlb")):
         steps, final, _ = examples.replay(method)
@@ -245,8 +244,6 @@ def examples_report(opts) -> list[Table]:
 
 
 def _reports():
-    from harness import Report
-
     reps = [Report("tree-table1", table1, title="Tree-LB paper Table 1 (truss nodes and elements)"),
             Report("tree-table2", table2, title="Tree-LB paper Table 2 (T_exec)"),
             Report("tree-table3", table3, title="Tree-LB paper Table 3 (speedup, Eq. 7)"),
