@@ -521,8 +521,8 @@ def fidelity_html(tables: dict) -> list[str]:
     (calibration cells left out), and the worst cells."""
     pairs = fd.all_pairs(tables, cb.calibration_keys(plugins.calibrations().values()))
     out = ['<h2 id="fidelity">Fidelity</h2>\n<p class="muted">Our cells beside the papers\' printed values: how many '
-           "lie within 0.67-1.5x of the paper's (<code>lbbench fidelity</code>), counting only cells no calibration "
-           "was fitted on.</p>"]
+           "lie within 0.67-1.5x of the paper's (<code>lbbench fidelity</code>), leaving out only cells "
+           "computed under a fit that was fitted on them.</p>"]
     if pairs.empty:
         return out + ['<p class="muted">No report table with the paper\'s values is built yet.</p>']
     worst = fd.worst(pairs, 15).assign(cell=lambda d: d["cell"].map(fd.cell_text))
@@ -536,13 +536,15 @@ def calibration_html() -> list[str]:
     cals = list(plugins.calibrations().values())
     out = ['<h2 id="calibration">Calibration</h2>\n<p class="muted">Free parameters the papers leave open, fitted by '
            "<code>lbbench calibrate</code> to the papers' own printed cells (mean |log(ours / paper)|, the lowest "
-           "wins); no claim reads a calibration cell.</p>"]
+           "wins); no claim reads a calibration cell computed under that fit (a fit held out, used only at the "
+           "cells it names, is fitted on others).</p>"]
     for cal in cals:
         fit = cb.read(cal.path)
-        cells = "; ".join(fd.cell_text((b.paper, b.table, ",".join(map(str, b.P)), ",".join(map(str, b.rows)),
-                                        ", ".join(b.columns) or "every column")) for b in cal.cells)
+        cells, used = ("; ".join(fd.cell_text((b.paper, b.table, ",".join(map(str, b.P)), ",".join(map(str, b.rows)),
+                                               ", ".join(b.columns) or "every column")) for b in blocks)
+                       for blocks in (cal.cells, cal.applies))
         out.append(f"<h3>{_e(cal.name)}: <code>{_e(cal.parameter)}</code></h3>\n<p>{_e(cal.why)} Cells: {_e(cells)}."
-                   "</p>")
+                   + (f" Used at: {_e(used)}." if used else "") + "</p>")
         out.append(table_html(Table(cal.name, cb.summary(fit))) if len(fit) else
                    f'<p class="muted">Not fitted yet: <code>lbbench calibrate --name {_e(cal.name)}</code>.</p>')
     return out if cals else out + ['<p class="muted">No calibration is registered.</p>']
