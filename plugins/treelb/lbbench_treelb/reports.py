@@ -91,6 +91,9 @@ def _sum(rows: pd.DataFrame, column: str) -> float:
 
 
 def summary(opts, P: int) -> pd.DataFrame:
+    """The 12 methods' figures at P; a ``LookupError`` naming ``lbbench calibrate`` if the constants used at P
+    were never fitted (their cells then have no fitted reading)."""
+    fits.constants(P)
     df = run_methods(opts, P)
     out = []
     for label, method in METHODS.items():
