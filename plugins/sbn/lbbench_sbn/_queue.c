@@ -703,6 +703,45 @@ done:
     return ret;
 }
 
+/* pool(queue, avail, near): §3.4's pool for a round of selection.select: the positions in queue of the vertices
+ * still available (avail[queue[j]]), and of those, when near is given (bool per position) and any of them is
+ * near, only the near ones (int64, increasing: numpy's at[free], then pool[near[free]]). */
+static PyObject *pool(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *oq, *oa, *on, *ret = NULL;
+    Py_buffer bq, ba, bn;
+    int hq = 0, ha = 0, hn = 0;
+    if (!PyArg_ParseTuple(args, "OOO", &oq, &oa, &on)) return NULL;
+    if (!(hq = get(oq, &bq, 'i', "queue"))) goto done;
+    if (PyObject_GetBuffer(oa, &ba, PyBUF_C_CONTIGUOUS) < 0) goto done;
+    ha = 1;
+    if (on != Py_None) {
+        if (PyObject_GetBuffer(on, &bn, PyBUF_C_CONTIGUOUS) < 0) goto done;
+        hn = 1;
+    }
+    i64 k = bq.len / 8, n = ba.len;
+    const i64 *queue = bq.buf;
+    const uint8_t *avail = ba.buf, *nr = hn ? bn.buf : NULL;
+    if (ba.itemsize != 1 || (hn && (bn.itemsize != 1 || bn.len != k))) {
+        PyErr_SetString(PyExc_TypeError, "queue: pool's avail and near must be bool arrays (near one per queued)");
+        goto done;
+    }
+    if (!all_in(queue, k, n, "a queued vertex is")) goto done;
+    i64 m = 0, t = 0;
+    for (i64 j = 0; j < k; ++j)
+        if (avail[queue[j]]) ++m, t += nr && nr[j];
+    if (!t) nr = NULL; /* none near: every available one */
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((nr ? t : m) * 8));
+    if (!ret) goto done;
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
+    for (i64 j = 0, u = 0; j < k; ++j)
+        if (avail[queue[j]] && (!nr || nr[j])) out[u++] = j;
+done:
+    if (hq) PyBuffer_Release(&bq);
+    if (ha) PyBuffer_Release(&ba);
+    if (hn) PyBuffer_Release(&bn);
+    return ret;
+}
+
 /* done(verts, procs, who, cost, step, holder, pinned, done_by, stg, nstaged, proc_cost, busy_steps, last_busy):
  * the processed chunks (balancer.LevelRun._done), numpy's steps in numpy's order (who's entries are
  * distinct): holder[verts] = -1; pinned[verts] = False; done_by[verts] = procs; stg[who] -= cost;
@@ -1658,6 +1697,7 @@ static PyMethodDef methods[] = {
     {"received", received, METH_VARARGS, "a superstep's sbn messages read as lists (balancer._Received)"},
     {"priced", priced, METH_VARARGS, "vertices (re-)priced at a processor: their prices, stale marks and count"},
     {"near", near, METH_VARARGS, "the queued vertices' degrees and which are next to q's data (§3.4's variant)"},
+    {"pool", pool, METH_VARARGS, "the positions §3.4's subset of a selection round is drawn from"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
     {"djobs", djobs, METH_VARARGS, "a run of DJOB messages read for distribute"},
     {"choice", choice, METH_VARARGS, "numpy Generator.choice without replacement, the same draws (§3.4's R)"},

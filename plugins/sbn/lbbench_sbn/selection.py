@@ -47,7 +47,8 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
     Returns (vertices in selection order, their total cost on p, their total cost on q).
     ``avail`` is updated in place (selected vertices become unavailable).
     MinV and the search from it are C (``_queue.search``, ΔCut as :func:`harness.delta_cut` computes it), and
-    so are the degrees and ``near_q``'s test (``_queue.near``; ``native`` False: numpy's, the reference path).
+    so are the degrees and ``near_q``'s test (``_queue.near``) and each round's pool (``_queue.pool``; ``native``
+    False: numpy's, the reference path).
     """
     chosen: list[np.ndarray] = []
     sent_p = sent_q = 0.0
@@ -59,11 +60,9 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
     for _ in range(max_rounds):
         if sent_q >= amount or sent_p >= cap_p:
             break
-        free = avail[queue]
-        pool = at[free]  # positions in queue
-        if pool.size == 0:
-            break
-        if on_q is None:
+        if on_q is None:  # the first round (none when nothing is available)
+            if not avail[queue].any():
+                break
             on_q = costs_if_on(g, view, machine, queue, q)
             cq = on_q.total
             if near_q and native:  # the degrees and the test below in C
@@ -72,16 +71,23 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
                 deg, near = np.frombuffer(buf, np.int64, k), np.frombuffer(buf, np.bool_, k, 8 * k)
             else:
                 deg = g.xadj[queue + 1] - g.xadj[queue]
-        if near_q:
-            # our variant (module doc): vertices next to data held by q, when there are any
-            if near is None:
-                hit = np.zeros(int(deg.sum()) + 1, np.int64)  # hits among the neighbours so far, by CSR order
-                np.cumsum(view.home[g.neighbours_of(queue)] == q, out=hit[1:])
-                end = np.cumsum(deg)
-                near = hit[end] > hit[end - deg]
-            touch = pool[near[free]]
-            if touch.size:
-                pool = touch
+        if native:  # the pool below in C
+            pool = np.frombuffer(_queue.pool(queue, avail, near), np.int64)
+        else:
+            free = avail[queue]
+            pool = at[free]  # positions in queue
+            if near_q and pool.size:
+                # our variant (module doc): vertices next to data held by q, when there are any
+                if near is None:
+                    hit = np.zeros(int(deg.sum()) + 1, np.int64)  # hits among the neighbours so far, by CSR order
+                    np.cumsum(view.home[g.neighbours_of(queue)] == q, out=hit[1:])
+                    end = np.cumsum(deg)
+                    near = hit[end] > hit[end - deg]
+                touch = pool[near[free]]
+                if touch.size:
+                    pool = touch
+        if pool.size == 0:
+            break
         # rng.choice(pool, size=subset, replace=False): the same draws, in C
         R = pool if pool.size <= subset else np.frombuffer(_queue.choice(rng.bit_generator.capsule, pool, subset),
                                                            np.int64)

@@ -134,6 +134,7 @@ class Trees:
         self.d = dimension(P)
         self.pow2 = P == 1 << self.d
         self._roots: dict = {}
+        self._csr: dict = {}  # x -> csr(x), built once (GetDistribute reads it per message)
         self._t0 = self._build(0)
 
     def _build(self, x: int) -> tuple:
@@ -209,8 +210,11 @@ class Trees:
         """(kstart, kid, size, xor): the successors of node n in T_x are ``kid[kstart[t]:kstart[t + 1]] ^ xor``
         and their subtree sizes ``size[kid[...]]``, at t = n ^ xor (xor = x for P a power of two, whose trees
         are T_0 relabelled, else 0)."""
-        t = self._tree(x)
-        return (*t[4], t[3], x if self.pow2 else 0)
+        c = self._csr.get(x)
+        if c is None:
+            t = self._tree(x)
+            c = self._csr[x] = (*t[4], t[3], x if self.pow2 else 0)
+        return c
 
     def arrays(self, x: int) -> tuple:
         """(pred, depth, kstart, kid, xor): T_x as arrays for the C state of the balancing operations (node n's
