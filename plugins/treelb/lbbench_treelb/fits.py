@@ -107,7 +107,7 @@ def calibration(held: int, candidates: tuple = CANDIDATES, where: Path | None = 
         where or path(held),
         why=f"Table 4's Speedup_max of all 12 methods at P = {', '.join(map(str, others))} (Eq. 8: what the "
             f"constants move); used only at P = {held}, so no cell is computed with constants fitted on its own "
-            "printed value (held out by P)",
+            "printed value (held out by P).",
         applies=tuple(Cells("tree", t, P=(held,)) for t in "34"))
 
 
