@@ -21,6 +21,7 @@ from ..kernels import _engine
 
 KINDS = ("balance", "migration", "application")
 _I64 = np.dtype(np.int64)
+_NONE = np.empty(0, np.int64)  # the columns of an empty batch (nothing to write into)
 
 
 def take_rows(offsets: np.ndarray, counts: np.ndarray, order: np.ndarray) -> np.ndarray:
@@ -101,8 +102,7 @@ class Batch:
     @staticmethod
     def empty() -> "Batch":
         """A batch of no messages (``values`` None)."""
-        z = np.empty(0, np.int64)
-        return Batch(z, z, z, z, z, None)
+        return Batch(_NONE, _NONE, _NONE, _NONE, _NONE, None)
 
 
 # ------------------------------------------------------------------ the wire form of a superstep

@@ -5,7 +5,8 @@
 ``_cells`` (``_cells.c``): the per-cell passes over AMR box pieces (painting, data moved between two
 steps' pieces, the ghost-face and coarse-fine counts of the AMR figures) and the bucketed box pair search.
 ``_engine`` (``_engine.c``): the engine's per-superstep path (a send's checks and columns, the counters, the
-cut by destination rank and the wire form, the delivery order by destination, source and arrival).
+cut by destination rank and the wire form, the delivery order by destination, source and arrival, and
+``Engine.each``'s iterator with its per-turn charge).
 Every kernel does what a numpy expression beside it in the caller documents, in the same order of
 operations, so a figure is the same to the bit whichever runs.
 
