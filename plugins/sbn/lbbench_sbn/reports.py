@@ -12,6 +12,11 @@
   stricter one for ``sbn-cut-decreases``, projected (data on the owners, as
   Pre-Part's); beside it, without a paper value, the cut with the data where it
   is before processing.
+* ``sbn-cut-build-up``: where Tables 4 and 5's cut comes from, level to level (README "Table 4's cut, MaxSR
+  and Table 8's bytes against the paper's text"): the Cut% points a level added by the adaptation (the carried
+  partition's cut on the new level minus Post-Exec before it), the pre-partitioner (Pre-Exec minus Pre-Part)
+  and SBN's execution (Post-Exec minus Pre-Exec), mean over levels 2-9, ours and the paper's (not paired:
+  differences of the printed cells, not cells).
 * ``sbn-table8``: bytes of balancing and migration messages over all levels and
   their share of the Machine's bandwidth over the modelled execution time. The
   migration messages are §3.5's: the data, and the requests and locate
@@ -129,6 +134,56 @@ def table5(opts) -> list[Table]:
     return _levels(opts, "sbn", "5", T5, "SBN load balancer without pre-partitioning")
 
 
+def _steps(pre_part, pre_exec, post, carried) -> dict:
+    """Mean Cut% points a level over levels 2-9 (per-level arrays of levels 1-9): adaptation (``carried`` of level
+    k minus ``post`` of level k - 1), pre-partitioner (``pre_exec`` minus ``pre_part``), execution (``post`` minus
+    ``pre_exec``)."""
+    if len(post) < 2:  # (a P the paper did not print)
+        return dict.fromkeys(("adaptation", "pre-partitioner", "execution"), float("nan"))
+    return {"adaptation": float(np.mean(carried[1:] - post[:-1])),
+            "pre-partitioner": float(np.mean(pre_exec - pre_part)), "execution": float(np.mean(post - pre_exec))}
+
+
+def _printed(table: str, P: int, column: str) -> np.ndarray:
+    """The paper's per-level values (levels 1-9) of one column of Table 4 or 5 at P."""
+    d = _paper(table, P)
+    d = d[(d["column"] == column) & d["row"].isin([str(k) for k in range(1, 10)])]
+    return d.assign(k=d["row"].astype(int)).sort_values("k")["value"].astype(float).to_numpy()
+
+
+def cut_build_up(opts) -> list[Table]:
+    rows = []
+    for P in opts.P or PS:
+        ours = {}
+        for method, cols in (("sbn[prepartition=true]", ("pre_part_cut_pct", "sbn_pre_exec_cut_pct")),
+                             ("sbn", ("pre_exec_cut_pct", "pre_exec_cut_pct"))):
+            df = opts.compare(method, P=P)
+            ok = df[df["status"] == "ok"].sort_values("level")
+            if len(ok) < 2 or len(ok) != len(df):
+                break
+            pp, ex, po = (ok[c].to_numpy(float) for c in (*cols, "post_exec_cut_pct"))
+            ours[method] = _steps(pp, ex, po, pp)
+        if len(ours) < 2:
+            continue
+        t4 = [_printed("4", P, c) for c in ("Pre-Part Cut%", "Pre-Exec Cut%", "Post-Exec Cut%")]
+        pre5, post5 = (_printed("5", P, c) for c in ("Pre-Exec Cut%", "Post-Exec Cut%"))
+        paper = {"sbn[prepartition=true]": _steps(*t4, t4[0]), "sbn": _steps(pre5, pre5, post5, pre5)}
+        row = {"P": str(P)}
+        for method, name, steps in (("sbn[prepartition=true]", "T4", ("adaptation", "pre-partitioner", "execution")),
+                                    ("sbn", "T5", ("adaptation", "execution"))):
+            for step in steps:
+                row[f"{name} {step}"] = ours[method][step]
+                row[f"{name} {step}, paper's"] = paper[method][step]
+        rows.append(row)
+    return [Table("SBN Tables 4-5: where the cut comes from (Cut% points a level, mean over levels 2-9)",
+                  pd.DataFrame(rows),
+                  "Adaptation: the carried partition's cut on the new level (Table 4: Pre-Part Cut%; Table 5: Pre-Exec "
+                  "Cut%) minus the Post-Exec Cut% of the level before; pre-partitioner: Pre-Exec minus Pre-Part Cut% "
+                  "(Table 4); execution: Post-Exec minus Pre-Exec Cut%. The paper's are the same differences of its "
+                  "printed cells, shown beside ours, not paired (no cell of the paper is this figure). Levels that "
+                  "failed leave the P out.")]
+
+
 def _per_P(opts, build) -> pd.DataFrame:
     rows = []
     for P in opts.P or PS:
@@ -189,6 +244,8 @@ REPORTS = [
     Report("sbn-table3", table3, "SBN Table 3", "ΔCut of P3's vertices towards P1 and the example balancing"),
     Report("sbn-table4", table4, "SBN Table 4", "SBN with pre-partitioning per level, P = 2..32"),
     Report("sbn-table5", table5, "SBN Table 5", "SBN without pre-partitioning per level, P = 2..32"),
+    Report("sbn-cut-build-up", cut_build_up, "SBN Tables 4-5, the cut's build-up",
+           "Cut% points a level from the adaptation, the pre-partitioner and SBN's execution, ours and the paper's"),
     Report("sbn-table8", table8, "SBN Table 8", "bytes of balancing and migration messages, bandwidth share"),
     Report("sbn-table9", table9, "SBN Table 9", "time overhead of balancing, migration and vertex selection"),
 ]

@@ -111,6 +111,22 @@ def test_maxsr_is_the_papers_every_transfer_counted():
     assert maxsr(g, before, after, m)["maxsr"] == sent.max() + recv.max()
 
 
+def test_cut_build_up_on_the_papers_tables():
+    """``sbn-cut-build-up`` on the printed Tables 4 and 5: adapting the mesh lowers the carried partition's cut at
+    every P (Table 5), the pre-partitioner raises it ("Cut% degrades as the pre-partitioner executes", §5.3), and at
+    P = 32 the adaptation removes 5.76 points a level and SBN's execution adds 5.99."""
+    from lbbench_sbn import reports
+    for P in claims.PS:
+        t4 = [reports._printed("4", P, c) for c in ("Pre-Part Cut%", "Pre-Exec Cut%", "Post-Exec Cut%")]
+        pre5, post5 = (reports._printed("5", P, c) for c in ("Pre-Exec Cut%", "Post-Exec Cut%"))
+        assert len(post5) == 9
+        assert reports._steps(pre5, pre5, post5, pre5)["adaptation"] < 0
+        assert reports._steps(*t4, t4[0])["pre-partitioner"] > 0
+    steps = reports._steps(pre5, pre5, post5, pre5)
+    assert round(steps["adaptation"], 2) == -5.76 and round(steps["execution"], 2) == 5.99
+    assert np.isnan(reports._steps(*[np.array([1.0])] * 4)["execution"])  # a P the paper did not print
+
+
 def test_checks_default_is_the_fit():
     """The default of ``checks`` is the committed fit's chosen value, one of its candidates; the claims' variants
     are its neighbours."""
