@@ -238,6 +238,28 @@ def test_each_charges_every_vproc_its_turn(n):
     assert cpu[1] + cpu[3] >= 0.05 and cpu[3] > cpu[1] >= 0.0
 
 
+def test_each_charges_a_loop_run_to_its_end_or_left_by_the_iterable():
+    """Engine.each's C iterator: a loop run to its end charges every vproc it visited; an iterable that raises
+    charges the turns that ran and the exception reaches the loop; numpy integers are vprocs too."""
+    eng = Engine(8, comm=None)
+    for p in eng.each(np.array([2, 5])):
+        _spin(0.02)
+    assert eng._vp_cpu[[2, 5]].sum() >= 0.04 and eng._vp_cpu[[0, 1, 3, 4, 6, 7]].sum() == 0.0
+
+    def vprocs():
+        yield 6
+        raise KeyError("gone")
+
+    before = eng._vp_cpu.copy()
+    with pytest.raises(KeyError, match="gone"):
+        for p in eng.each(vprocs()):
+            _spin(0.02)
+    assert eng._vp_cpu[6] - before[6] >= 0.02 and (eng._vp_cpu[:6] == before[:6]).all()
+    with pytest.raises(IndexError):
+        for p in eng.each([8]):
+            pass
+
+
 def test_each_rank_gets_its_share_of_the_cores_for_blas_threads(monkeypatch):
     """R ranks on a host of C cores: each rank's BLAS and OpenMP pools get C // R threads (at least one), a
     value the environment names is kept, and one rank alone changes nothing."""
