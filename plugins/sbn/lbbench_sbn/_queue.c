@@ -113,22 +113,39 @@ done:
     return ret;
 }
 
-/* chunks(Qs, befs, credit, qs, window): the chunk every processor chooses (balancer.LevelRun._select_all):
+static PyObject *Q_, *BEF_; /* "Q", "bef", interned */
+
+/* the queue's tail from k on (obj[k:], a view) set as attribute name of v */
+static int advance(PyObject *v, PyObject *name, PyObject *obj, i64 k) {
+    PyObject *at = PyLong_FromLongLong(k), *sl = at ? PySlice_New(at, NULL, NULL) : NULL;
+    PyObject *tail = sl ? PyObject_GetItem(obj, sl) : NULL;
+    int r = tail ? PyObject_SetAttr(v, name, tail) : -1;
+    Py_XDECREF(at), Py_XDECREF(sl), Py_XDECREF(tail);
+    return r;
+}
+
+/* chunks(Qs, befs, credit, qs, window[, act]): the chunk every processor chooses (balancer.LevelRun._select_all):
  * the vertices of its queue Q whose preceding load bef is below credit + bef[0], looked for in a window at
  * the head of Q that grows 4x while all of it is taken. Returns (k, rest, chosen, seg) as one bytearray:
  * k (how many taken) and rest (the queue's load after them) per processor, then the taken vertices and
- * the processor (index into Qs) of each. */
+ * the processor (index into Qs) of each. With act (the processors, objects with attributes Q and bef), Qs
+ * and befs are None and read from act, and each processor's Q and bef are set to their tails after the
+ * taken ones (Q[k:], bef[k:]). */
 static PyObject *chunks(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *Qs, *befs, *oc, *oq;
+    PyObject *Qs, *befs, *oc, *oq, *act = NULL, *objQ = NULL, *objb = NULL;
     Py_ssize_t window;
     Py_buffer bc, bq, bQ, bb;
     int have_c = 0, have_q = 0;
     PyObject *ret = NULL;
     i64 *out = NULL, cap = 0, got = 0;
-    if (!PyArg_ParseTuple(args, "O!O!OOn", &PyList_Type, &Qs, &PyList_Type, &befs, &oc, &oq, &window)) return NULL;
-    Py_ssize_t A = PyList_GET_SIZE(Qs);
+    if (!PyArg_ParseTuple(args, "OOOOn|O!", &Qs, &befs, &oc, &oq, &window, &PyList_Type, &act)) return NULL;
+    if (act ? Qs != Py_None || befs != Py_None : !PyList_Check(Qs) || !PyList_Check(befs)) {
+        PyErr_SetString(PyExc_TypeError, "queue: chunks takes lists Qs and befs, or None and act");
+        return NULL;
+    }
+    Py_ssize_t A = PyList_GET_SIZE(act ? act : Qs);
     if (!(have_c = get(oc, &bc, 'f', "credit")) || !(have_q = get(oq, &bq, 'f', "qs"))) goto done;
-    if (PyList_GET_SIZE(befs) != A || bc.len / 8 != A || bq.len / 8 != A || window < 1) {
+    if ((!act && PyList_GET_SIZE(befs) != A) || bc.len / 8 != A || bq.len / 8 != A || window < 1) {
         PyErr_SetString(PyExc_ValueError, "queue: chunks got lists of different lengths");
         goto done;
     }
@@ -141,8 +158,15 @@ static PyObject *chunks(PyObject *Py_UNUSED(self), PyObject *args) {
         goto done;
     }
     for (Py_ssize_t j = 0; j < A; ++j) {
-        if (!get(PyList_GET_ITEM(Qs, j), &bQ, 'i', "Q")) goto fail;
-        if (!get(PyList_GET_ITEM(befs, j), &bb, 'f', "bef")) {
+        Py_CLEAR(objQ);
+        Py_CLEAR(objb);
+        if (act) {
+            if (!(objQ = PyObject_GetAttr(PyList_GET_ITEM(act, j), Q_))) goto fail;
+            if (!(objb = PyObject_GetAttr(PyList_GET_ITEM(act, j), BEF_))) goto fail;
+        } else
+            objQ = Py_NewRef(PyList_GET_ITEM(Qs, j)), objb = Py_NewRef(PyList_GET_ITEM(befs, j));
+        if (!get(objQ, &bQ, 'i', "Q")) goto fail;
+        if (!get(objb, &bb, 'f', "bef")) {
             PyBuffer_Release(&bQ);
             goto fail;
         }
@@ -177,6 +201,8 @@ static PyObject *chunks(PyObject *Py_UNUSED(self), PyObject *args) {
         k[j] = c;
         rest[j] = c < full ? qs[j] - (after - bef[0]) : 0.0;
         PyBuffer_Release(&bQ), PyBuffer_Release(&bb);
+        PyObject *v = act ? PyList_GET_ITEM(act, j) : NULL;
+        if (v && (advance(v, Q_, objQ, c) < 0 || advance(v, BEF_, objb, c) < 0)) goto fail;
     }
     ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((2 * A + 2 * got) * 8));
     if (ret) {
@@ -189,6 +215,7 @@ fail:
     free(k), free(rest);
 done:
     free(out);
+    Py_XDECREF(objQ), Py_XDECREF(objb);
     if (have_c) PyBuffer_Release(&bc);
     if (have_q) PyBuffer_Release(&bq);
     return ret;
@@ -1708,4 +1735,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_queue", "SBN's priority queue order (§3.3).", -1, methods};
 
-PyMODINIT_FUNC PyInit__queue(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__queue(void) {
+    if (!(Q_ = PyUnicode_InternFromString("Q")) || !(BEF_ = PyUnicode_InternFromString("bef"))) return NULL;
+    return PyModule_Create(&module);
+}

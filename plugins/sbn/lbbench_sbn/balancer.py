@@ -621,13 +621,12 @@ class LevelRun:
             return
         act = [self.vlist[i] for i in who.tolist()]
         # take the vertices whose preceding load (in priority order) is below the credit; the last may overdraw
+        # (each processor's Q and bef advanced past its chunk in C)
         A = len(act)
-        buf = _queue.chunks([v.Q for v in act], [v.bef for v in act], self.credit[who], self.qs[who], self.WINDOW)
+        buf = _queue.chunks(None, None, self.credit[who], self.qs[who], self.WINDOW, act)
         k, rest = np.frombuffer(buf, np.int64, A), np.frombuffer(buf, np.float64, A, 8 * A)
         got = len(buf) // 16 - A
         chosen, seg = np.frombuffer(buf, np.int64, got, 16 * A), np.frombuffer(buf, np.int64, got, 8 * (2 * A + got))
-        for v, kj in zip(act, k.tolist()):
-            v.Q, v.bef = v.Q[kj:], v.bef[kj:]
         # the queues' sums, credit and staging; the chosen vertices leave their queues (numpy's steps in C);
         # §5.4: a delete-min costs O(log V_p + δ_v) (queue lengths before the chunks left), counted there too
         count = (self.ops[SEL], self.log2, self.deg) if self.native else ()
