@@ -4,7 +4,7 @@ import time
 import numpy as np
 import pytest
 
-from harness import Algorithm, hookimpl, initial_state, load_workload
+from harness import Algorithm, State, hookimpl, initial_state, load_workload
 from harness.run.api import compare
 from harness.run.runner import collector_paused, owners_hash
 
@@ -117,3 +117,14 @@ def test_a_level_runs_with_the_cyclic_collector_paused(register, tmp_path):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_settled_state_holds_one_array_for_owners_and_homes():
+    """Issue 52: ``State.settled`` (the start every method gets) keeps one read-only array, not two copies."""
+    lv = load_workload("mini")[2][0]
+    start = initial_state(lv, 4, 0)
+    assert start.home is start.owner and not start.owner.flags.writeable
+    owner = np.arange(6) % 3
+    s = State.settled(owner, 3)
+    assert s.home is s.owner and s.owner is not owner and owner.flags.writeable  # the caller's stays its own
+    assert State(owner, owner.copy(), 3).home is not State(owner, owner.copy(), 3).owner

@@ -192,6 +192,8 @@ def balance(algorithm: str, ctx: "Context", state: "State") -> "State | None":
 def metrics(ctx: "Context", before: "State", after: "State") -> "dict | None":
     """Extra columns for the cell's row; every implementation contributes (prefix them with your name).
 
+    Under MPI it runs on one rank, vproc 0's, and its row goes to every rank: call no engine collective.
+
     Args:
         ctx: the :class:`harness.Context` (``ctx.algorithm`` is the method's last algorithm).
         before: the state before the level.

@@ -436,7 +436,8 @@ class State:
         check_integer_dtype("owner", self.owner)
         check_integer_dtype("home", self.home)
         owner = _as_int_array("owner", self.owner)
-        home = _as_int_array("home", self.home, owner.size)
+        # a settled state's homes are its owners: one frozen array, not two copies (issue 52)
+        home = owner if self.home is self.owner else _as_int_array("home", self.home, owner.size)
         for name, a in (("owner", owner), ("home", home)):
             if a.size and a.max() >= self.P:
                 raise ValueError(f"{name} has processor {int(a.max())} out of range for P = {self.P}")

@@ -575,12 +575,12 @@ class Engine:
         stacked = np.asarray(self.allgather(local, "reduce"))
         return {"sum": np.sum, "max": np.max, "min": np.min}[op](stacked, axis=0)
 
-    def bcast(self, obj, root: int = 0):
-        """``obj`` from the rank hosting vproc ``root`` to every rank."""
+    def bcast(self, obj, root: int = 0, what: str = "bcast"):
+        """``obj`` from the rank hosting vproc ``root`` to every rank (``what``: :meth:`allgather`)."""
         if self.R == 1:
             return obj
         src = int(self.rank_of(root))
-        return self._net.objects([obj if self.rank == src else None] * self.R, "bcast")[src]
+        return self._net.objects([obj if self.rank == src else None] * self.R, what)[src]
 
     def rank_max(self, value: float) -> float:
         """Max of a per-rank number (timings) over all ranks."""

@@ -10,6 +10,7 @@ its cell: the row says why, the state stays as it was, and the run goes on.
 """
 from __future__ import annotations
 
+import ctypes
 import gc
 import json
 import os
@@ -183,6 +184,7 @@ def initial_state(level: Level, P: int, seed: int, how: str = "metis", engine: E
         ones = np.ones(g.n, np.int64)
         here = engine is None or engine.rank == int(engine.rank_of(0))  # vproc 0's rank: bcast's source
         owner = metis_kway(g, P, seed=seed, vweights=ones, eweights=np.ones_like(g.cwgt)) if here else None
+        give_back_freed()
         owner = owner if engine is None else engine.bcast(owner)
     elif how == "block":
         owner = block_owner(level, P)
@@ -228,6 +230,17 @@ def carry(state: State, level: Level) -> State:
     if new.size:
         owner[new] = home[new] = np.asarray(level.meta["home"])[new]
     return pins.place(State(owner, home, state.P, state.pieces), level)
+
+
+_TRIM = getattr(ctypes.CDLL(None), "malloc_trim", None)  # glibc's; None elsewhere
+
+
+def give_back_freed() -> None:
+    """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``; nothing elsewhere). Called
+    after METIS and after a level's hooks: glibc keeps what a library freed for the process's next allocations,
+    so each rank went on holding it, 287 MiB after METIS at ``shock[scale=20]`` (issue 52)."""
+    if _TRIM is not None:
+        _TRIM(0)
 
 
 WATCHDOG_GRACE_S = 10.0
@@ -416,20 +429,36 @@ def account(ctx: Context, before: State, after: State) -> dict:
 
 def metrics_row(ctx: Context, before: State, after: State, skip: frozenset = frozenset()) -> tuple[dict, tuple | None]:
     """Every ``metrics`` implementation's columns (registration order: later ones override), and the first
-    implementation that raised as ``(plugin name, status)`` or None; one that raises is left out, never fatal."""
+    implementation that raised as ``(plugin name, status)`` or None; one that raises is left out, never fatal.
+
+    Computed on one rank, vproc 0's, and sent to the others (issue 52): the figures depend only on what every
+    rank has agreed on (the level, the states, ``ctx.ran``), so a host holds the metrics' temporaries once, not
+    once per rank, and every rank gets the same figures and the same verdict."""
+    eng = ctx.engine
+    with ctx.timer("metrics"):
+        if eng.R == 1:
+            return _metrics(ctx, before, after, skip)
+        if eng.rank == int(eng.rank_of(0)):
+            return eng.bcast(_metrics(ctx, before, after, skip), what="metrics")
+        try:
+            return eng.bcast(None, what="metrics")
+        except Diverged:  # a metrics hook called a collective, which fails it there (below): its row comes next
+            return eng.bcast(None, what="metrics")
+
+
+def _metrics(ctx: Context, before: State, after: State, skip: frozenset) -> tuple[dict, tuple | None]:
     figs: dict = {}
     broken = None
     kwargs = {"ctx": ctx, "before": before, "after": after}
-    with ctx.timer("metrics"):
-        for impl in plugins.hook().metrics.get_hookimpls():
-            if impl.plugin_name in skip:
-                continue
-            try:
-                part = impl.function(*[kwargs[a] for a in impl.argnames])
-            except Exception as exc:  # a metrics plugin's fault fails the cell, the comparison goes on
-                broken = broken or (impl.plugin_name, f"failed: metrics of {failure(exc, impl.plugin_name)}")
-                continue
-            figs.update(part or {})
+    for impl in plugins.hook().metrics.get_hookimpls():
+        if impl.plugin_name in skip:
+            continue
+        try:
+            part = impl.function(*[kwargs[a] for a in impl.argnames])
+        except (Exception, Diverged) as exc:  # a metrics plugin's fault fails the cell, the comparison goes on
+            broken = broken or (impl.plugin_name, f"failed: metrics of {failure(exc, impl.plugin_name)}")
+            continue
+        figs.update(part or {})
     return figs, broken
 
 
@@ -459,7 +488,7 @@ def texec(row: dict) -> dict:
 
 
 def owners_hash(owner: np.ndarray) -> str:
-    return f"{zlib.crc32(np.ascontiguousarray(owner, np.int64).tobytes()):08x}"
+    return f"{zlib.crc32(np.ascontiguousarray(owner, np.int64)):08x}"  # (its buffer: no copy of the bytes)
 
 
 MESSAGE_CHARS = 2000  # a longer message keeps its start and end, with what was left out counted between
@@ -558,7 +587,8 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
         if show_traceback:
             traceback.print_exception(exc, file=sys.stderr)
         engine.abort(status)
-    busy = engine.busy_s()  # the method's hooks and the data movement; not the metrics every rank computes alike
+    busy = engine.busy_s()  # the method's hooks and the data movement; not the metrics (one rank's)
+    give_back_freed()  # what the hooks freed, before the metrics
     status = agree(engine, status, owners_hash(after.owner))
     if not metrics:
         row = {**ctx.record, **engine_row(engine), **timing_row(engine, ctx.timer, time.perf_counter() - t0)}
@@ -567,11 +597,7 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
         engine.reset_counters()
         after, moved, ctx.ran = before, {}, None
         ctx.record.clear()
-    row, broken = metrics_row(ctx, before, after)
-    if engine.R > 1:  # a metrics plugin that raised on one rank only fails the cell on every rank
-        voted = agree(engine, broken[1] if broken else "ok", "")
-        if voted != "ok" and broken is None:
-            broken = (None, voted)
+    row, broken = metrics_row(ctx, before, after)  # (the same on every rank)
     if broken is not None and after is not before:  # failed: the state stays as it was, figures of that state
         engine.reset_counters()
         after, moved, ctx.ran = before, {}, None

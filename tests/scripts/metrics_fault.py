@@ -1,5 +1,7 @@
-"""Under mpiexec -n 2 (or one process): a ``metrics`` implementation that raises, on rank 1 only or on every
-rank, fails its cell on every rank and the comparison goes on; rank 0 prints one status per line."""
+"""Under mpiexec -n 2 (or one process): a ``metrics`` implementation that raises fails its cell on every rank
+and the comparison goes on; so does one that calls a collective, under MPI. The metrics run on one rank (vproc
+0's) and every rank gets its row: rank 0 prints one status per line (with the rank that computed the metrics),
+then whether every rank's rows are rank 0's."""
 import sys
 from types import SimpleNamespace
 
@@ -12,15 +14,21 @@ from harness.engine.vprocs import world
 
 @hookimpl
 def metrics(ctx, before, after):
-    if ctx.algorithm == "metis" and ctx.level.index == 2 and ctx.engine.rank == ctx.engine.R - 1:
-        raise RuntimeError("metrics fail on the last rank")
+    if ctx.algorithm == "metis" and ctx.level.index == 2:
+        raise RuntimeError(f"metrics fail on rank {ctx.engine.rank}")
+    if ctx.algorithm == "none" and ctx.level.index == 2:  # a collective: the other ranks are not in it
+        ctx.engine.allgather({v: 1 for v in ctx.engine.local})
     if ctx.algorithm == "none" and ctx.level.index == 3:
         raise ValueError("metrics fail everywhere")
-    return {"probe_seen": 1}
+    return {"probe_seen": 1, "probe_rank": ctx.engine.rank}
 
 
 plugins.add(SimpleNamespace(metrics=metrics), "probe")
 df = compare("none,metis", workload="mini", P=4, out=sys.argv[1], cache=False)
-if world() is None or world().Get_rank() == 0:
-    for _, r in df.iterrows():
-        print(f"{r['algorithm']} {r['level']} {r['status']} {r.get('loadimb')}")
+rows = [f"{r['algorithm']} {r['level']} {r['status']} {r.get('loadimb')} {r.get('probe_rank')}"
+        for _, r in df.iterrows()]
+comm = world()
+every = [rows] if comm is None else comm.gather(rows, root=0)
+if comm is None or comm.Get_rank() == 0:
+    print("\n".join(rows))
+    print(f"agree {all(x == rows for x in every)}")
