@@ -58,6 +58,7 @@ prepends it as level 0.
 """
 from __future__ import annotations
 
+import argparse
 import ctypes
 import itertools
 from functools import lru_cache
@@ -311,28 +312,42 @@ def generate(seed: int = 0, **params):
                         closure=bool(p["closure"]), meta=meta, cwgt_unit=int(p["cwgt_unit"]), core=float(p["core"]))
 
 
-def build_levels(pts, tets, centres, radius, max_depth, initial=False, meta=None, closure=True,
-                 chunk: int = 4096, cwgt_unit: int = 1, core: float = 1.0) -> list[Level]:
-    n = tets.shape[0]
+def level_bits(pts, tets, centres, radius, max_depth, core: float = 1.0, chunk: int = 4096):
+    """The active elements, their split bits per adaptation (the depths side by side, 1 + 8 + ... columns,
+    packed 8 to a byte) and every element's centroid."""
     P = pts[tets]  # (n, 4, 3)
     cent = P.mean(axis=1)
     reach = np.sqrt(((P[:, :, :2] - cent[:, None, :2]) ** 2).sum(-1)).max(axis=1)
     act = np.nonzero(active_elements(cent[:, :2], reach, centres, radius))[0]
     del reach
     P = P[act, :, :2]  # the active elements' vertices in the xy plane (the field ignores z)
-    T = len(centres)
     W = sample_weights(max_depth)  # (S, 4)
-    # split bits of active elements per level, the depths side by side (1 + 8 + ... columns), packed 8 to a byte
     cols = [8 ** k for k in range(max_depth)]
-    bits = [np.zeros((act.size, (sum(cols) + 7) // 8), np.uint8) for _ in range(T)]
+    bits = [np.zeros((act.size, (sum(cols) + 7) // 8), np.uint8) for _ in centres]
     for s in range(0, act.size, chunk):
         e = act[s:s + chunk]
         Pe = P[s:s + e.size].transpose(1, 0, 2).reshape(4, -1)  # (4, |e| * 2)
         xy = (W @ Pe).reshape(W.shape[0], e.size, 2).transpose(1, 0, 2).astype(np.float32)
         hist = depth_history(xy, centres, radius, max_depth, core)
-        for t in range(T):
+        for t in range(len(centres)):
             bits[t][s:s + e.size] = np.packbits(np.hstack(split_bits(hist[t], max_depth)), axis=1)
-    del P
+    return act, bits, cent
+
+
+def unpack_bits(packed: np.ndarray, max_depth: int) -> list[np.ndarray]:
+    """One adaptation's packed split bits as split[k] (active elements + 1, 8**k) bool per depth k; the last row
+    stands for an inactive element (never split)."""
+    cols = [8 ** k for k in range(max_depth)]
+    flat = np.unpackbits(np.vstack([packed, np.zeros((1, packed.shape[1]), np.uint8)]), axis=1,
+                         count=sum(cols)).view(bool)
+    return np.split(flat, np.cumsum(cols)[:-1], axis=1)
+
+
+def build_levels(pts, tets, centres, radius, max_depth, initial=False, meta=None, closure=True,
+                 chunk: int = 4096, cwgt_unit: int = 1, core: float = 1.0) -> list[Level]:
+    n = tets.shape[0]
+    T = len(centres)
+    act, bits, cent = level_bits(pts, tets, centres, radius, max_depth, core, chunk)
     a, b = dual_edges(tets)
     ctx = _face_context(tets, a, b, act, n)
     cctx = _edge_context(tets, a, b) if closure else None
@@ -356,10 +371,7 @@ def build_levels(pts, tets, centres, radius, max_depth, initial=False, meta=None
         levels.append(level(0, ones, ones, np.ones(ctx["a"].size, np.int64), None))
     for t in range(T):
         _trim_heap()  # the levels' arrays would otherwise stack above the freed temporaries
-        flat = np.unpackbits(np.vstack([bits[t], np.zeros((1, bits[t].shape[1]), np.uint8)]), axis=1,
-                             count=sum(cols)).view(bool)  # row act.size: an inactive element, never split
-        pw, rw, cw = weights(np.split(flat, np.cumsum(cols)[:-1], axis=1), ctx, act, n, max_depth, cctx)
-        del flat
+        pw, rw, cw = weights(unpack_bits(bits[t], max_depth), ctx, act, n, max_depth, cctx)
         bits[t] = None
         levels.append(level(t + 1, pw, rw, cw, centres[t]))
     return levels
@@ -449,6 +461,30 @@ def closure(split0: np.ndarray, etet: np.ndarray, nedges: int):
         forced[third] = True
 
 
+def element_weights(bits, act, n, closure_ctx=None):
+    """pwgt and rwgt per vertex, the 1:8 split flags after the closure and its bisected edges (None without
+    ``closure_ctx``) from the split bits of the active elements (:func:`weights`)."""
+    m = act.size
+    R = np.zeros(n, np.int64)
+    split0 = np.zeros(n, bool)
+    if m:
+        R[act] = sum(b[:m].sum(axis=1) for b in bits)
+        split0[act] = bits[0][:m, 0]
+    kind = np.zeros(n, np.int8)
+    marked = None
+    if closure_ctx is not None:
+        etet, _, nedges = closure_ctx
+        split_all, kind, marked = closure(split0, etet, nedges)
+        R[split_all & ~split0] = 1  # upgraded to 1:8
+    else:
+        split_all = split0
+    pw = 1 + 7 * R
+    rw = 1 + 8 * R
+    pw[kind == 2], rw[kind == 2] = 2, 3
+    pw[kind == 4], rw[kind == 4] = 4, 5
+    return pw, rw, split_all, marked
+
+
 def weights(bits, ctx, act, n, max_depth, closure_ctx=None, chunk: int = 1 << 17):
     """pwgt, rwgt per vertex and cwgt per dual edge from the split bits of the active elements (one row per
     active element and a last row of zeros, for the inactive side of a face).
@@ -460,23 +496,7 @@ def weights(bits, ctx, act, n, max_depth, closure_ctx=None, chunk: int = 1 << 17
     an upgraded one is a 1:8 split (pwgt 8, rwgt 9); a face between two unsplit
     elements carries 1 + (its bisected edges) triangles (1, 2 or 4).
     """
-    m = act.size
-    R = np.zeros(n, np.int64)
-    split0 = np.zeros(n, bool)
-    if m:
-        R[act] = sum(b[:m].sum(axis=1) for b in bits)
-        split0[act] = bits[0][:m, 0]
-    kind = np.zeros(n, np.int8)
-    if closure_ctx is not None:
-        etet, _, nedges = closure_ctx
-        split_all, kind, marked = closure(split0, etet, nedges)
-        R[split_all & ~split0] = 1  # upgraded to 1:8
-    else:
-        split_all = split0
-    pw = 1 + 7 * R
-    rw = 1 + 8 * R
-    pw[kind == 2], rw[kind == 2] = 2, 3
-    pw[kind == 4], rw[kind == 4] = 4, 5
+    pw, rw, split_all, marked = element_weights(bits, act, n, closure_ctx)
     # faces: depth 0 over all dual edges, deeper depths where an active element is involved
     a, b = ctx["a"], ctx["b"]
     face_split = (split_all[a] | split_all[b]).astype(np.int64)
@@ -496,7 +516,145 @@ def weights(bits, ctx, act, n, max_depth, closure_ctx=None, chunk: int = 1 << 17
     return pw, rw, cw
 
 
+# ------------------------------------------------------------------ the wake variant and its search
+
+def search_mesh(scale: float = 1.0, seed: int = 0) -> tuple:
+    """The initial mesh and the edge context its closure needs, computed once for many cylinders."""
+    pts, tets = initial_mesh(scale, seed)
+    none = np.zeros(0, np.int64)
+    return pts, tets, _edge_context(tets, none, none)
+
+
+def profile(mesh, radius: float, speed: float, start: float, max_depth: int = 3, core: float = 1.0,
+            levels: int = 9) -> dict:
+    """What the papers say of the workload, measured on one cylinder from pwgt alone (no faces, no graph).
+
+    Per level: the sum of pwgt, the vertices refined (pwgt up from the level before; level 1 against the
+    initial mesh) and coarsened (pwgt down), their pwgt, and the cylinder's trailing edge x = centre - radius.
+    """
+    pts, tets, cctx = mesh
+    n = tets.shape[0]
+    centres = [start + t * speed for t in range(levels)]
+    act, bits, _ = level_bits(pts, tets, centres, radius, max_depth, core)
+    prev = np.ones(n, np.int64)
+    out = {"radius": radius, "speed": speed, "start": start, "max_depth": max_depth, "core": core,
+           "elements": n, "sums": [], "refined": [], "coarsened": [], "coarsened_pwgt": [],
+           "trailing": [c - radius for c in centres], "leading": [c + radius for c in centres]}
+    for t in range(levels):
+        pw = element_weights(unpack_bits(bits[t], max_depth), act, n, cctx)[0]
+        down = pw < prev
+        out["sums"].append(int(pw.sum()))
+        out["refined"].append(int(np.count_nonzero(pw > prev)))
+        out["coarsened"].append(int(np.count_nonzero(down)))
+        out["coarsened_pwgt"].append(int((prev - pw)[down].sum()))
+        prev = pw
+    out["level_sum"] = sum(out["sums"])
+    return out
+
+
+def meets(p: dict) -> dict:
+    """Each statement of SBN §5.1 / MinEX §2.1 on a :func:`profile`: a relative error or whether it holds.
+
+    ``wake``: every level from 2 coarsens vertices refined before and the cylinder's trailing edge is inside the
+    domain (x > 0), so the wake lies behind it, not only on its flanks (``wake_flanks``: coarsening alone).
+    ``increased``: "increased from 50,000 to 1,833,730 over the nine levels", no level more than 2% above level 9
+    (a plateau's ups and downs; ``increased_each``: level over level). ``left_to_right``: a positive speed, in the domain at levels 1-9.
+    """
+    sums = p["sums"]
+    flanks = all(c > 0 for c in p["coarsened"][1:])
+    return {"initial": p["elements"] / PAPER_ELEMENTS[0] - 1, "final": sums[-1] / PAPER_ELEMENTS[1] - 1,
+            "level_sum": p["level_sum"] / PAPER_LEVEL_SUM - 1,
+            "wake": flanks and all(x > 0 for x in p["trailing"][1:]), "wake_flanks": flanks,
+            "increased": max(sums) <= (1 + TOLERANCE["final"]) * sums[-1], "increased_each": all(b > a for a, b in zip(sums, sums[1:])),
+            "left_to_right": p["speed"] > 0 and p["leading"][0] > 0 and p["trailing"][-1] < BOX[0]}
+
+
+TOLERANCE = {"initial": 0.02, "final": 0.02}
+LEVEL_SUM_TOLERANCE = 0.05
+
+
+def score(p: dict) -> float:
+    """The search's objective: the level sum's error against PAPER_LEVEL_SUM (a figure derived from MinEX's
+    Tables 3-4, so it ranks), among the cylinders that meet the papers' text (:func:`meets`: ``wake``,
+    ``increased``, ``left_to_right``, 50,000 and 1,833,730 within 2%); inf for any other. No cut, MaxSR,
+    LoadImb or other result of a method is read."""
+    m = meets(p)
+    if not (m["wake"] and m["increased"] and m["left_to_right"]):
+        return float("inf")
+    if any(abs(m[k]) > tol for k, tol in TOLERANCE.items()):
+        return float("inf")
+    return abs(m["level_sum"])
+
+
+def fit_radius(mesh, speed: float, trail2: float, max_depth: int = 3, lo: float = 0.15, hi: float = 0.45,
+               steps: int = 6) -> dict:
+    """The :func:`profile` of the cylinder of speed ``speed`` whose trailing edge is at x = ``trail2`` at level 2,
+    its radius fitted (secant steps on log radius against log level-9 pwgt) to put level 9 at 1,833,730."""
+    def run(r):
+        return profile(mesh, r, speed, r + trail2 - speed, max_depth)
+
+    a, b = run(lo), run(hi)
+    for _ in range(steps):
+        if abs(b["sums"][-1] / PAPER_ELEMENTS[1] - 1) < 0.005:
+            break
+        fa, fb = np.log(a["sums"][-1] / PAPER_ELEMENTS[1]), np.log(b["sums"][-1] / PAPER_ELEMENTS[1])
+        if fa == fb:
+            break
+        r = float(np.exp(np.log(b["radius"]) - fb * (np.log(b["radius"]) - np.log(a["radius"])) / (fb - fa)))
+        a, b = b, run(round(min(max(r, 0.02), 2.0), 4))
+    return b
+
+
+# The wake variant (workloads/README.md, "shock: the wake variant"): :func:`search`'s best cylinder, a preset of the
+# parameters above (the default, version 5, is unchanged): shock[radius=0.2978,speed=0.15,start=0.3478].
+WAKE = {"radius": 0.2978, "speed": 0.15, "start": 0.3478}
+
+SEARCH_GRID = {"max_depth": (3,), "speed": (0.05, 0.1, 0.15, 0.2, 0.25),
+               "trail2": (-0.3, -0.2, -0.1, 0.02, 0.1, 0.2)}
+
+
+def search(grid: dict | None = None, seed: int = 0, echo=None) -> list[dict]:
+    """The wake variant's search (workloads/README.md, "shock: the wake variant"): every cylinder of the grid,
+    its radius fitted to level 9, scored by :func:`score`; best first."""
+    grid = {**SEARCH_GRID, **(grid or {})}
+    mesh = search_mesh(1.0, seed)
+    rows = []
+    for D, v, e in itertools.product(grid["max_depth"], grid["speed"], grid["trail2"]):
+        p = fit_radius(mesh, v, e, D)
+        p["score"] = score(p)
+        rows.append(p)
+        if echo:
+            echo(_row(p))
+    return sorted(rows, key=lambda p: (p["score"], abs(meets(p)["level_sum"])))
+
+
+def _row(p: dict) -> str:
+    m = meets(p)
+    yes = [k for k in ("wake", "wake_flanks", "increased", "increased_each") if m[k]]
+    return (f"max_depth={p['max_depth']} radius={p['radius']:.4f} speed={p['speed']:.4f} start={p['start']:.4f} "
+            f"trailing@2={p['trailing'][1]:+.3f} level9={p['sums'][-1]:,} ({m['final']:+.1%}) "
+            f"sum={p['level_sum']:,} ({m['level_sum']:+.1%}) coarsened(2-9)={min(p['coarsened'][1:])}-"
+            f"{max(p['coarsened'][1:])} holds={','.join(yes) or '-'} score={p['score']:.3f} "
+            f"sums={','.join(str(x) for x in p['sums'])}")
+
+
+def main(argv=None) -> int:
+    """``python -m workloads.shock --search``: the wake variant's search, one line per cylinder, best last."""
+    ap = argparse.ArgumentParser(prog="python -m workloads.shock", description=main.__doc__)
+    ap.add_argument("--search", action="store_true", required=True)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    rows = search(seed=args.seed, echo=lambda line: print(line, flush=True))
+    print("best:")
+    for p in rows[:3]:
+        print("  " + _row(p))
+    return 0
+
 WORKLOAD = Workload(
     "shock", generate, version=VERSION, params=dict(DEFAULTS), validate=validate,
     level_indices=lambda p: range(0 if p["initial"] else 1, int(p["levels"]) + 1),
     description="SBN/MinEX shock: ~50,000-tet Delaunay mesh, 9 levels, moving refined cylinder, PLUM weights")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
