@@ -51,6 +51,11 @@ workloads/README.md):
   the whole cylinder). The MinEX cells pass their fitted value with a radius
   that keeps level 9 at 1,833,730 elements (plugins/minex/README.md).
 
+The wake variant (:data:`WAKE`, workloads/README.md "shock: the wake variant"): a preset of the parameters above
+whose cylinder is inside the domain from level 1 and coarsens behind its trailing edge at every level from 2,
+found by :func:`search` (``python -m workloads.shock --search``) against the papers' statements on the workload;
+the default stays version 5.
+
 Level t (t = 1..9) is the mesh after the t-th adaptation; the initial mesh
 (sum pwgt = number of elements, about 50,000) is the state before level 1 and
 is recorded in each level's ``meta["initial_elements"]``; ``initial=True``
