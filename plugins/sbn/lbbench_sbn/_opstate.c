@@ -604,7 +604,8 @@ static int init(Ops *s, PyObject *args, PyObject *Py_UNUSED(kw)) {
     int pow2;
     release(s);
     if (!PyArg_ParseTuple(args, "pOOOOOOOOOOOOOOOOOO", &pow2, &cb[0], &o[BUSY], &o[PROM], &o[PROM_UNTIL], &o[HOLD],
-                          &o[MINTH], &o[OPS], &o[ABORTED], &o[QS], &o[STG], &o[UNSORTED], &cb[1], &cb[2], &cb[3], &cb[4], &cb[5], &cb[6], &cb[7]))
+                          &o[MINTH], &o[OPS], &o[ABORTED], &o[QS], &o[STG], &o[UNSORTED], &cb[1], &cb[2], &cb[3],
+                          &cb[4], &cb[5], &cb[6], &cb[7]))
         return -1;
     t0 = PyObject_CallFunction(cb[0], "i", 0);
     if (!t0 || !PyTuple_Check(t0) || PyTuple_GET_SIZE(t0) != 5) {

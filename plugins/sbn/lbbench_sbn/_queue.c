@@ -600,8 +600,8 @@ static PyObject *ints_list(const i64 *x, i64 n, i64 step) {
 /* received(values, offsets, src, dst, below): a superstep's batch of sbn messages read for balancer._Received
  * (its steps in numpy, the reference path, give the same): each message's start and end in values and its
  * size (offsets), its code (values[start]) and its source, as lists; {dst: slice(first, last + 1)} of each
- * destination's run of messages (its start and stop read as a range's), in delivery order; and the frozenset of the destinations all of whose
- * codes are below ``below`` (the balance kind's messages). */
+ * destination's run of messages (its start and stop read as a range's), in delivery order; and the
+ * frozenset of the destinations all of whose codes are below ``below`` (the balance kind's messages). */
 static PyObject *received(PyObject *Py_UNUSED(self), PyObject *args) {
     enum { VALUES, OFFSETS, SRC, DST, NB };
     static const char *const name[NB] = {"values", "offsets", "src", "dst"};
