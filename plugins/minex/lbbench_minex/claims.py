@@ -15,8 +15,9 @@ table ``sec4``) are also judged on the paper's printed figures
 
 Each claim names the printed cells it judges (``reads``: none is a
 calibration cell of :mod:`lbbench_minex.fits`), its robustness variants
-(P subsets; the fits' neighbouring values: ThroTtle unit 16 and 64,
-cwgt_unit 3 and 5, shock[core] 0 and 0.1) and, where it does not hold, its cause with the figure that shows it.
+(P subsets; the fits' neighbouring values on their grids, :func:`lbbench_minex.fits.neighbours`: ThroTtle
+unit 128 and 512, cwgt_unit 3, shock[core] 0 and 0.1; the METIS start) and, where it does not hold, its cause
+with the figure that shows it.
 """
 from __future__ import annotations
 
