@@ -591,12 +591,12 @@ def score(p: dict) -> float:
     return abs(m["level_sum"])
 
 
-def fit_radius(mesh, speed: float, trail2: float, max_depth: int = 3, lo: float = 0.15, hi: float = 0.45,
-               steps: int = 6) -> dict:
+def fit_radius(mesh, speed: float, trail2: float, max_depth: int = 3, core: float = 1.0, lo: float = 0.15,
+               hi: float = 0.45, steps: int = 6) -> dict:
     """The :func:`profile` of the cylinder of speed ``speed`` whose trailing edge is at x = ``trail2`` at level 2,
     its radius fitted (secant steps on log radius against log level-9 pwgt) to put level 9 at 1,833,730."""
     def run(r):
-        return profile(mesh, r, speed, r + trail2 - speed, max_depth)
+        return profile(mesh, r, speed, r + trail2 - speed, max_depth, core)
 
     a, b = run(lo), run(hi)
     for _ in range(steps):
@@ -614,7 +614,7 @@ def fit_radius(mesh, speed: float, trail2: float, max_depth: int = 3, lo: float 
 # parameters above (the default, version 5, is unchanged): shock[radius=0.2978,speed=0.15,start=0.3478].
 WAKE = {"radius": 0.2978, "speed": 0.15, "start": 0.3478}
 
-SEARCH_GRID = {"max_depth": (3,), "speed": (0.05, 0.1, 0.15, 0.2, 0.25),
+SEARCH_GRID = {"max_depth": (3,), "core": (1.0,), "speed": (0.05, 0.1, 0.15, 0.2, 0.25),
                "trail2": (-0.3, -0.2, -0.1, 0.02, 0.1, 0.2)}
 
 
@@ -624,8 +624,8 @@ def search(grid: dict | None = None, seed: int = 0, echo=None) -> list[dict]:
     grid = {**SEARCH_GRID, **(grid or {})}
     mesh = search_mesh(1.0, seed)
     rows = []
-    for D, v, e in itertools.product(grid["max_depth"], grid["speed"], grid["trail2"]):
-        p = fit_radius(mesh, v, e, D)
+    for D, c, v, e in itertools.product(grid["max_depth"], grid["core"], grid["speed"], grid["trail2"]):
+        p = fit_radius(mesh, v, e, D, c)
         p["score"] = score(p)
         rows.append(p)
         if echo:
@@ -636,7 +636,7 @@ def search(grid: dict | None = None, seed: int = 0, echo=None) -> list[dict]:
 def _row(p: dict) -> str:
     m = meets(p)
     yes = [k for k in ("wake", "wake_flanks", "increased", "increased_each") if m[k]]
-    return (f"max_depth={p['max_depth']} radius={p['radius']:.4f} speed={p['speed']:.4f} start={p['start']:.4f} "
+    return (f"max_depth={p['max_depth']} core={p['core']:g} radius={p['radius']:.4f} speed={p['speed']:.4f} start={p['start']:.4f} "
             f"trailing@2={p['trailing'][1]:+.3f} level9={p['sums'][-1]:,} ({m['final']:+.1%}) "
             f"sum={p['level_sum']:,} ({m['level_sum']:+.1%}) coarsened(2-9)={min(p['coarsened'][1:])}-"
             f"{max(p['coarsened'][1:])} holds={','.join(yes) or '-'} score={p['score']:.3f} "
@@ -648,8 +648,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m workloads.shock", description=main.__doc__)
     ap.add_argument("--search", action="store_true", required=True)
     ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args(argv)
-    rows = search(seed=args.seed, echo=lambda line: print(line, flush=True))
+    for key, value in SEARCH_GRID.items():  # another grid: e.g. --max-depth 4 --speed 0.1 0.15
+        ap.add_argument("--" + key.replace("_", "-"), type=type(value[0]), nargs="+", default=list(value))
+    args = vars(ap.parse_args(argv))
+    for key in ("max_depth", "core", "speed"):
+        lo, hi = BOUNDS[key]
+        if not all(lo <= x <= hi for x in args[key]):
+            ap.error(f"--{key.replace('_', '-')} must be in [{lo:g}, {hi:g}]")
+    rows = search({k: args[k] for k in SEARCH_GRID}, seed=args["seed"], echo=lambda line: print(line, flush=True))
     print("best:")
     for p in rows[:3]:
         print("  " + _row(p))
