@@ -563,19 +563,20 @@ def meets(p: dict) -> dict:
     ``wake``: every level from 2 coarsens vertices refined before and the cylinder's trailing edge is inside the
     domain (x > 0), so the wake lies behind it, not only on its flanks (``wake_flanks``: coarsening alone).
     ``increased``: "increased from 50,000 to 1,833,730 over the nine levels", no level more than 2% above level 9
-    (a plateau's ups and downs; ``increased_each``: level over level). ``left_to_right``: a positive speed, in the domain at levels 1-9.
+    (a plateau's ups and downs; ``increased_each``: level over level). ``left_to_right``: a positive speed, in
+    the domain at levels 1-9.
     """
     sums = p["sums"]
     flanks = all(c > 0 for c in p["coarsened"][1:])
     return {"initial": p["elements"] / PAPER_ELEMENTS[0] - 1, "final": sums[-1] / PAPER_ELEMENTS[1] - 1,
             "level_sum": p["level_sum"] / PAPER_LEVEL_SUM - 1,
             "wake": flanks and all(x > 0 for x in p["trailing"][1:]), "wake_flanks": flanks,
-            "increased": max(sums) <= (1 + TOLERANCE["final"]) * sums[-1], "increased_each": all(b > a for a, b in zip(sums, sums[1:])),
+            "increased": max(sums) <= (1 + TOLERANCE["final"]) * sums[-1],
+            "increased_each": all(b > a for a, b in zip(sums, sums[1:])),
             "left_to_right": p["speed"] > 0 and p["leading"][0] > 0 and p["trailing"][-1] < BOX[0]}
 
 
 TOLERANCE = {"initial": 0.02, "final": 0.02}
-LEVEL_SUM_TOLERANCE = 0.05
 
 
 def score(p: dict) -> float:
@@ -636,8 +637,8 @@ def search(grid: dict | None = None, seed: int = 0, echo=None) -> list[dict]:
 def _row(p: dict) -> str:
     m = meets(p)
     yes = [k for k in ("wake", "wake_flanks", "increased", "increased_each") if m[k]]
-    return (f"max_depth={p['max_depth']} core={p['core']:g} radius={p['radius']:.4f} speed={p['speed']:.4f} start={p['start']:.4f} "
-            f"trailing@2={p['trailing'][1]:+.3f} level9={p['sums'][-1]:,} ({m['final']:+.1%}) "
+    return (f"max_depth={p['max_depth']} core={p['core']:g} radius={p['radius']:.4f} speed={p['speed']:.4f} "
+            f"start={p['start']:.4f} trailing@2={p['trailing'][1]:+.3f} level9={p['sums'][-1]:,} ({m['final']:+.1%}) "
             f"sum={p['level_sum']:,} ({m['level_sum']:+.1%}) coarsened(2-9)={min(p['coarsened'][1:])}-"
             f"{max(p['coarsened'][1:])} holds={','.join(yes) or '-'} score={p['score']:.3f} "
             f"sums={','.join(str(x) for x in p['sums'])}")
@@ -651,6 +652,8 @@ def main(argv=None) -> int:
     for key, value in SEARCH_GRID.items():  # another grid: e.g. --max-depth 4 --speed 0.1 0.15
         ap.add_argument("--" + key.replace("_", "-"), type=type(value[0]), nargs="+", default=list(value))
     args = vars(ap.parse_args(argv))
+    if args["seed"] < 0:
+        ap.error("--seed must be >= 0")
     for key in ("max_depth", "core", "speed"):
         lo, hi = BOUNDS[key]
         if not all(lo <= x <= hi for x in args[key]):
@@ -660,6 +663,7 @@ def main(argv=None) -> int:
     for p in rows[:3]:
         print("  " + _row(p))
     return 0
+
 
 WORKLOAD = Workload(
     "shock", generate, version=VERSION, params=dict(DEFAULTS), validate=validate,
