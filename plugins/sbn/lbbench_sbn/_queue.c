@@ -694,81 +694,6 @@ done:
     return ret;
 }
 
-/* near(xadj, queue, homes, q): for §3.4's subset drawn next to q's data (selection.select, near_q): each queued
- * vertex's degree (int64 x k), then whether one of its neighbours has its data at q (bool x k); homes: where
- * p's view puts the data of the neighbours of the queue, in CSR order (Graph.neighbours_of). */
-static PyObject *near(PyObject *Py_UNUSED(self), PyObject *args) {
-    enum { XADJ, QUEUE, HOMES, NB };
-    static const char *const name[NB] = {"xadj", "queue", "homes"};
-    PyObject *o[NB];
-    Py_buffer b[NB];
-    int have[NB] = {0};
-    long long q;
-    PyObject *ret = NULL;
-    if (!PyArg_ParseTuple(args, "OOOL", &o[XADJ], &o[QUEUE], &o[HOMES], &q)) return NULL;
-    if (!get_all(o, b, have, "iii", name, NB)) goto done;
-    i64 n = b[XADJ].len / 8 - 1, k = b[QUEUE].len / 8, nh = b[HOMES].len / 8, t = 0;
-    const i64 *xadj = b[XADJ].buf, *queue = b[QUEUE].buf, *homes = b[HOMES].buf;
-    if (!all_in(queue, k, n, "a queued vertex is")) goto done;
-    for (i64 j = 0; j < k; ++j) t += xadj[queue[j] + 1] - xadj[queue[j]];
-    if (t != nh) {
-        PyErr_SetString(PyExc_ValueError, "queue: near got homes that are not the queue's neighbours'");
-        goto done;
-    }
-    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(9 * k));
-    if (!ret) goto done;
-    i64 *deg = (i64 *)PyByteArray_AS_STRING(ret);
-    uint8_t *hit = (uint8_t *)(deg + k);
-    for (i64 j = 0, at = 0; j < k; ++j) {
-        i64 d = xadj[queue[j] + 1] - xadj[queue[j]];
-        deg[j] = d, hit[j] = 0;
-        for (i64 e = 0; e < d; ++e) hit[j] |= homes[at + e] == q;
-        at += d;
-    }
-done:
-    release_all(b, have, NB);
-    return ret;
-}
-
-/* pool(queue, avail, near): §3.4's pool for a round of selection.select: the positions in queue of the vertices
- * still available (avail[queue[j]]), and of those, when near is given (bool per position) and any of them is
- * near, only the near ones (int64, increasing: numpy's at[free], then pool[near[free]]). */
-static PyObject *pool(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *oq, *oa, *on, *ret = NULL;
-    Py_buffer bq, ba, bn;
-    int hq = 0, ha = 0, hn = 0;
-    if (!PyArg_ParseTuple(args, "OOO", &oq, &oa, &on)) return NULL;
-    if (!(hq = get(oq, &bq, 'i', "queue"))) goto done;
-    if (PyObject_GetBuffer(oa, &ba, PyBUF_C_CONTIGUOUS) < 0) goto done;
-    ha = 1;
-    if (on != Py_None) {
-        if (PyObject_GetBuffer(on, &bn, PyBUF_C_CONTIGUOUS) < 0) goto done;
-        hn = 1;
-    }
-    i64 k = bq.len / 8, n = ba.len;
-    const i64 *queue = bq.buf;
-    const uint8_t *avail = ba.buf, *nr = hn ? bn.buf : NULL;
-    if (ba.itemsize != 1 || (hn && (bn.itemsize != 1 || bn.len != k))) {
-        PyErr_SetString(PyExc_TypeError, "queue: pool's avail and near must be bool arrays (near one per queued)");
-        goto done;
-    }
-    if (!all_in(queue, k, n, "a queued vertex is")) goto done;
-    i64 m = 0, t = 0;
-    for (i64 j = 0; j < k; ++j)
-        if (avail[queue[j]]) ++m, t += nr && nr[j];
-    if (!t) nr = NULL; /* none near: every available one */
-    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((nr ? t : m) * 8));
-    if (!ret) goto done;
-    i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
-    for (i64 j = 0, u = 0; j < k; ++j)
-        if (avail[queue[j]] && (!nr || nr[j])) out[u++] = j;
-done:
-    if (hq) PyBuffer_Release(&bq);
-    if (ha) PyBuffer_Release(&ba);
-    if (hn) PyBuffer_Release(&bn);
-    return ret;
-}
-
 /* done(verts, procs, who, cost, step, holder, pinned, done_by, stg, nstaged, proc_cost, busy_steps, last_busy):
  * the processed chunks (balancer.LevelRun._done), numpy's steps in numpy's order (who's entries are
  * distinct): holder[verts] = -1; pinned[verts] = False; done_by[verts] = procs; stg[who] -= cost;
@@ -1371,48 +1296,23 @@ done:
     return ret;
 }
 
-/* search(xadj, adjncy, queue, cq, qc, qr, R, avail, cw, cc, cr, slot, sent_p, sent_q, amount, cap_p, load_p,
- * base_q): one round of the §3.4 selection (selection.select) from the random subset R (positions in queue).
- * MinV is the vertex of R with the smallest differential edge cut, ``delta_cut`` (harness.measure.metrics)
- * of its costs on p (cw, cc, cr, by vertex) against those on q (qc, qr, by position), np.argmin's choice
- * (the first smallest; the first NaN if any). Then the breadth-first search from MinV over the vertices of
- * queue (distinct) still marked in avail (bool, by vertex; only queued vertices are). A layer's vertices move
- * in order while q has received less than amount before each, p has shed less than cap_p before it, and q
- * would not end heavier than p (running sums in layer order, double arithmetic); the moved ones leave avail;
- * a partly moved layer ends the search, a wholly moved one is followed by its vertices' neighbours still in
- * avail, sorted, each once. Costs on p: cw + cc + cr; on q: cq (by position). slot (int64, one per vertex,
- * all 0) is scratch and left all 0. Returns, in a bytearray, whether the search stopped (a layer not wholly
- * moved), the number moved, sent_p and sent_q after them (float64), then the vertices moved in order
- * (int64). */
-static PyObject *search(PyObject *Py_UNUSED(self), PyObject *args) {
-    enum { XADJ, ADJNCY, QUEUE, CQ, QC, QR, RS, AVAIL, CW, CC, CR, SLOT, NB };
-    static const char *const name[NB] = {"xadj", "adjncy", "queue", "cq", "qc", "qr", "R", "avail", "cw", "cc",
-                                         "cr", "slot"};
-    PyObject *o[NB];
-    Py_buffer b[NB];
-    int have[NB] = {0};
-    double sent_p, sent_q, amount, cap_p, load_p, base_q;
-    PyObject *ret = NULL;
-    i64 *layer = NULL, *next = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOdddddd", &o[XADJ], &o[ADJNCY], &o[QUEUE], &o[CQ], &o[QC], &o[QR],
-                          &o[RS], &o[AVAIL], &o[CW], &o[CC], &o[CR], &o[SLOT], &sent_p, &sent_q, &amount, &cap_p,
-                          &load_p, &base_q))
-        return NULL;
-    if (!get_all(o, b, have, "iiifffibfffi", name, NB)) goto done;
-    i64 m = b[QUEUE].len / 8, n = b[SLOT].len / 8, nadj = b[ADJNCY].len / 8, nr = b[RS].len / 8;
-    const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *queue = b[QUEUE].buf, *R = b[RS].buf;
-    const double *cq = b[CQ].buf, *qc = b[QC].buf, *qr = b[QR].buf, *cw = b[CW].buf, *cc = b[CC].buf,
-                 *cr = b[CR].buf;
-    uint8_t *avail = b[AVAIL].buf;
-    i64 *slot = b[SLOT].buf;
-    if (b[CQ].len / 8 != m || b[QC].len / 8 != m || b[QR].len / 8 != m || b[XADJ].len / 8 != n + 1 ||
-        b[AVAIL].len != n || b[CW].len / 8 != n || b[CC].len / 8 != n || b[CR].len / 8 != n || nr < 1) {
-        PyErr_SetString(PyExc_ValueError, "queue: search got arrays of inconsistent lengths");
-        goto done;
-    }
-    if (!all_in(queue, m, n, "a queued vertex is") || !all_in(R, nr, m, "a position of R is")) goto done;
+/* One round of the §3.4 selection (selection.select) from the random subset R (positions in queue). MinV is
+ * the vertex of R with the smallest differential edge cut, ``delta_cut`` (harness.measure.metrics) of its
+ * costs on p (cw, cc, cr, by vertex) against those on q (qc, qr, by position), np.argmin's choice (the first
+ * smallest; the first NaN if any). Then the breadth-first search from MinV over the vertices of queue
+ * (distinct) still marked in avail (bool, by vertex; only queued vertices are). A layer's vertices move in
+ * order while q has received less than amount before each, p has shed less than cap_p before it, and q would
+ * not end heavier than p (running sums in layer order, double arithmetic); the moved ones leave avail; a
+ * partly moved layer ends the search (*stopped = 1), a wholly moved one is followed by its vertices'
+ * neighbours still in avail, sorted, each once. Costs on p: cw + cc + cr; on q: cq (by position). slot
+ * (int64, one per vertex, all 0) is scratch and left all 0; layer and next: m + 1 int64 each. The vertices
+ * moved are written to moved, in order; returns how many, or -1 with an exception set. */
+static i64 search_round(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *queue, i64 m, const double *cq,
+                        const double *qc, const double *qr, const i64 *R, i64 nr, uint8_t *avail, const double *cw,
+                        const double *cc, const double *cr, i64 *slot, double *sp, double *sq, double amount,
+                        double cap_p, double load_p, double base_q, i64 *layer, i64 *next, i64 *moved, i64 *stopped) {
     i64 first = R[0];  /* MinV: delta_cut(on p, on q), normalized by Wgt where positive; np.argmin */
-    double best = 0.0;
+    double best = 0.0, sent_p = *sp, sent_q = *sq;
     for (i64 i = 0; i < nr; ++i) {
         i64 v = queue[R[i]];
         double d = (qr[R[i]] - cr[v]) + (qc[R[i]] - cc[v]), w = cw[v];
@@ -1423,14 +1323,8 @@ static PyObject *search(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         if (i == 0 || d < best) best = d, first = R[i];
     }
-    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((4 + m) * 8));
-    layer = malloc((size_t)(m + 1) * 8), next = malloc((size_t)(m + 1) * 8);
-    if (!ret || !layer || !next) {
-        Py_CLEAR(ret);
-        if (!PyErr_Occurred()) PyErr_NoMemory();
-        goto done;
-    }
-    i64 *out = (i64 *)PyByteArray_AS_STRING(ret), *moved = out + 4, k = 0, stopped = 0;
+    i64 k = 0;
+    *stopped = 0;
     for (i64 i = 0; i < m; ++i) slot[queue[i]] = i + 1;  /* position + 1 in queue */
     i64 nl = 1;
     layer[0] = queue[first];
@@ -1450,22 +1344,67 @@ static PyObject *search(PyObject *Py_UNUSED(self), PyObject *args) {
         sent_p = now_p, sent_q = now_q;
         for (i64 i = 0; i < t; ++i) avail[layer[i]] = 0, moved[k++] = layer[i];
         if (t < nl) {
-            stopped = 1;
+            *stopped = 1;
             break;
         }
         i64 nn = next_layer(xadj, adj, n, nadj, layer, nl, slot, avail, next);  /* still available */
-        if (nn < 0) goto fail;
+        if (nn < 0) {
+            k = -1;
+            break;
+        }
         i64 *sw = layer;
         layer = next, next = sw, nl = nn;
+    }
+    for (i64 i = 0; i < m; ++i) slot[queue[i]] = 0;
+    *sp = sent_p, *sq = sent_q;
+    return k;
+}
+
+/* search(xadj, adjncy, queue, cq, qc, qr, R, avail, cw, cc, cr, slot, sent_p, sent_q, amount, cap_p, load_p,
+ * base_q): one round of the §3.4 selection (search_round above; the reference path's, selection.select with
+ * native False). Returns, in a bytearray, whether the search stopped (a layer not wholly moved), the number
+ * moved, sent_p and sent_q after them (float64), then the vertices moved in order (int64). */
+static PyObject *search(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { XADJ, ADJNCY, QUEUE, CQ, QC, QR, RS, AVAIL, CW, CC, CR, SLOT, NB };
+    static const char *const name[NB] = {"xadj", "adjncy", "queue", "cq", "qc", "qr", "R", "avail", "cw", "cc",
+                                         "cr", "slot"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    double sent_p, sent_q, amount, cap_p, load_p, base_q;
+    PyObject *ret = NULL;
+    i64 *layer = NULL, *next = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOdddddd", &o[XADJ], &o[ADJNCY], &o[QUEUE], &o[CQ], &o[QC], &o[QR],
+                          &o[RS], &o[AVAIL], &o[CW], &o[CC], &o[CR], &o[SLOT], &sent_p, &sent_q, &amount, &cap_p,
+                          &load_p, &base_q))
+        return NULL;
+    if (!get_all(o, b, have, "iiifffibfffi", name, NB)) goto done;
+    i64 m = b[QUEUE].len / 8, n = b[SLOT].len / 8, nadj = b[ADJNCY].len / 8, nr = b[RS].len / 8;
+    if (b[CQ].len / 8 != m || b[QC].len / 8 != m || b[QR].len / 8 != m || b[XADJ].len / 8 != n + 1 ||
+        b[AVAIL].len != n || b[CW].len / 8 != n || b[CC].len / 8 != n || b[CR].len / 8 != n || nr < 1) {
+        PyErr_SetString(PyExc_ValueError, "queue: search got arrays of inconsistent lengths");
+        goto done;
+    }
+    if (!all_in(b[QUEUE].buf, m, n, "a queued vertex is") || !all_in(b[RS].buf, nr, m, "a position of R is"))
+        goto done;
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((4 + m) * 8));
+    layer = malloc((size_t)(m + 1) * 8), next = malloc((size_t)(m + 1) * 8);
+    if (!ret || !layer || !next) {
+        Py_CLEAR(ret);
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret), stopped;
+    i64 k = search_round(b[XADJ].buf, b[ADJNCY].buf, n, nadj, b[QUEUE].buf, m, b[CQ].buf, b[QC].buf, b[QR].buf,
+                         b[RS].buf, nr, b[AVAIL].buf, b[CW].buf, b[CC].buf, b[CR].buf, b[SLOT].buf, &sent_p, &sent_q,
+                         amount, cap_p, load_p, base_q, layer, next, out + 4, &stopped);
+    if (k < 0) {
+        Py_CLEAR(ret);
+        goto done;
     }
     out[0] = stopped, out[1] = k;
     memcpy(out + 2, &sent_p, 8);
     memcpy(out + 3, &sent_q, 8);
-    for (i64 i = 0; i < m; ++i) slot[queue[i]] = 0;
-    goto done;
-fail:
-    for (i64 i = 0; i < m; ++i) slot[queue[i]] = 0;
-    Py_CLEAR(ret);
 done:
     free(layer);
     free(next);
@@ -1550,21 +1489,13 @@ static void shuffle_int(bitgen_t *g, i64 n, i64 first, i64 *data) {
  * §3.4 random subset R), the same draws from the same stream: Floyd's algorithm with a hash set, then a
  * shuffle; a tail shuffle of 0..n - 1 when n > 10,000 and size > n // 50. 0 < size <= n < 2^32.
  * tests/test_sbn_queue.py compares it with rng.choice. */
-static PyObject *choice(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *cap, *po;
-    Py_ssize_t size;
-    if (!PyArg_ParseTuple(args, "OOn", &cap, &po, &size)) return NULL;
-    bitgen_t *g = PyCapsule_GetPointer(cap, "BitGenerator");
-    if (!g) return NULL;
-    Py_buffer b;
-    if (!get(po, &b, 'i', "pool")) return NULL;
-    const i64 *pool = b.buf, n = b.len / 8;
-    PyObject *ret = NULL;
+static int choose(bitgen_t *g, const i64 *pool, i64 n, i64 size, i64 *out) {
     i64 *idx = NULL;
     uint64_t *set = NULL;
+    int ok = 0;
     if (size <= 0 || size > n || n >= (i64)UINT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "choice: 0 < size <= len(pool) < 2**32");
-        goto done;
+        return 0;
     }
     if (n > 10000 && size > n / 50) {
         if (!(idx = malloc(n * sizeof(i64)))) goto nomem;
@@ -1590,16 +1521,158 @@ static PyObject *choice(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         shuffle_int(g, size, 1, idx);
     }
-    if (!(ret = PyByteArray_FromStringAndSize(NULL, size * (Py_ssize_t)sizeof(i64)))) goto done;
-    i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
-    for (Py_ssize_t k = 0; k < size; ++k) out[k] = pool[idx[k]];
+    for (i64 k = 0; k < size; ++k) out[k] = pool[idx[k]];
+    ok = 1;
     goto done;
 nomem:
     PyErr_NoMemory();
 done:
     free(idx);
     free(set);
+    return ok;
+}
+
+static PyObject *choice(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *cap, *po;
+    Py_ssize_t size;
+    if (!PyArg_ParseTuple(args, "OOn", &cap, &po, &size)) return NULL;
+    bitgen_t *g = PyCapsule_GetPointer(cap, "BitGenerator");
+    if (!g) return NULL;
+    Py_buffer b;
+    if (!get(po, &b, 'i', "pool")) return NULL;
+    PyObject *ret = PyByteArray_FromStringAndSize(NULL, (size > 0 ? size : 0) * (Py_ssize_t)sizeof(i64));
+    if (ret && !choose(g, b.buf, b.len / 8, size, (i64 *)PyByteArray_AS_STRING(ret))) Py_CLEAR(ret);
     PyBuffer_Release(&b);
+    return ret;
+}
+
+/* the value of x in a processor's view (harness LocationView: base, its sorted learned keys kk and values
+ * kv): kv's where x is a key, else base[x] (harness/kernels/_graph.c's lookup) */
+static i64 seen_at(const i64 *base, const i64 *kk, const i64 *kv, i64 m, i64 x) {
+    i64 lo = 0, hi = m;
+    while (lo < hi) {
+        i64 mid = lo + (hi - lo) / 2;
+        if (kk[mid] < x) lo = mid + 1;
+        else hi = mid;
+    }
+    return (lo < m && kk[lo] == x) ? kv[lo] : base[x];
+}
+
+/* select(xadj, adjncy, queue, qw, qc, qr, avail, cw, cc, cr, slot, base, kk, kv, capsule, q, near_q, subset,
+ * max_rounds, amount, cap_p, load_p, base_q): selection.select's rounds (§3.4) in one call, numpy's steps in
+ * numpy's order: the queue priced on q (qw, qc, qr by position: cq = qw + qc + qr), each vertex's degree and,
+ * with near_q, whether a neighbour's data is at q in p's view (base, kk, kv); per round, while q has received
+ * less than amount and p has shed less than cap_p: the pool (the available positions; the near ones when any
+ * is), R (the pool, or rng.choice(pool, subset, replace=False) from the capsule's stream), Σ deg over R, and
+ * search_round from it, until a search stops or the pool is empty. Returns, in a bytearray of int64, the
+ * number moved, Σ over rounds of Σ deg[R] (§5.4's δ_r), sent_p and sent_q (float64), then the vertices moved
+ * in order. With pinned and fixed (bool by vertex; None: avail as given), avail is first marked on the queued
+ * vertices in neither (balancer.LevelRun._select's ~(pinned | fixed)) and cleared on them again after. */
+static PyObject *select_(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { XADJ, ADJNCY, QUEUE, QW, QC, QR, AVAIL, CW, CC, CR, SLOT, BASE, KK, KV, PINNED, FIXED, NB };
+    static const char *const name[NB] = {"xadj", "adjncy", "queue", "qw", "qc", "qr", "avail", "cw", "cc", "cr",
+                                         "slot", "base", "kk", "kv", "pinned", "fixed"};
+    PyObject *o[NB], *cap;
+    Py_buffer b[NB];
+    int have[NB] = {0}, near_q, marked = 0;
+    long long q, subset, rounds;
+    double amount, cap_p, load_p, base_q, sent_p = 0.0, sent_q = 0.0;
+    PyObject *ret = NULL;
+    i64 *work = NULL;
+    double *cq = NULL;
+    o[PINNED] = o[FIXED] = Py_None;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOLpLLdddd|OO", &o[XADJ], &o[ADJNCY], &o[QUEUE], &o[QW], &o[QC],
+                          &o[QR], &o[AVAIL], &o[CW], &o[CC], &o[CR], &o[SLOT], &o[BASE], &o[KK], &o[KV], &cap, &q,
+                          &near_q, &subset, &rounds, &amount, &cap_p, &load_p, &base_q, &o[PINNED], &o[FIXED]))
+        return NULL;
+    bitgen_t *g = PyCapsule_GetPointer(cap, "BitGenerator");
+    if (!g) return NULL;
+    int lock = o[PINNED] != Py_None;
+    if (lock != (o[FIXED] != Py_None)) {
+        PyErr_SetString(PyExc_TypeError, "queue: select takes pinned and fixed together");
+        return NULL;
+    }
+    if (!get_all(o, b, have, "iiifffbfffiiiirr", name, lock ? NB : PINNED)) goto done;
+    i64 m = b[QUEUE].len / 8, n = b[SLOT].len / 8, nadj = b[ADJNCY].len / 8, nk = b[KK].len / 8;
+    const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *queue = b[QUEUE].buf, *base = b[BASE].buf,
+              *kk = b[KK].buf, *kv = b[KV].buf;
+    const double *qw = b[QW].buf, *qc = b[QC].buf, *qr = b[QR].buf;
+    uint8_t *avail = b[AVAIL].buf;
+    if (b[QW].len / 8 != m || b[QC].len / 8 != m || b[QR].len / 8 != m || b[XADJ].len / 8 != n + 1 ||
+        b[AVAIL].len != n || b[CW].len / 8 != n || b[CC].len / 8 != n || b[CR].len / 8 != n ||
+        b[BASE].len / 8 != n || b[KV].len / 8 != nk || subset < 1 ||
+        (lock && (b[PINNED].len != n || b[FIXED].len != n))) {
+        PyErr_SetString(PyExc_ValueError, "queue: select got arrays of inconsistent lengths");
+        goto done;
+    }
+    if (!all_in(queue, m, n, "a queued vertex is")) goto done;
+    if (lock) {
+        const uint8_t *pinned = b[PINNED].buf, *fixed = b[FIXED].buf;
+        for (i64 j = 0; j < m; ++j) avail[queue[j]] = !(pinned[queue[j]] | fixed[queue[j]]);
+        marked = 1;
+    }
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((4 + m) * 8));
+    /* work: deg (m), near (m), pool (m), R (m), layer (m + 1), next (m + 1) */
+    work = malloc((size_t)(6 * m + 2) * 8), cq = malloc((size_t)(m + 1) * 8);
+    if (!ret || !work || !cq) {
+        Py_CLEAR(ret);
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret), *deg = work, *nr = work + m, *pool = work + 2 * m,
+        *R = work + 3 * m, *layer = work + 4 * m, *next = work + 5 * m + 1, k = 0, evaluated = 0, nnear = 0;
+    for (i64 j = 0; j < m; ++j) {
+        i64 v = queue[j], hit = 0;
+        if (xadj[v] < 0 || xadj[v + 1] < xadj[v] || xadj[v + 1] > nadj) {
+            PyErr_SetString(PyExc_ValueError, "queue: xadj does not match adjncy");
+            goto fail;
+        }
+        cq[j] = (qw[j] + qc[j]) + qr[j];
+        deg[j] = xadj[v + 1] - xadj[v];
+        if (near_q)
+            for (i64 e = xadj[v]; e < xadj[v + 1] && !hit; ++e) {
+                if (adj[e] < 0 || adj[e] >= n) {
+                    PyErr_SetString(PyExc_ValueError, "queue: a neighbour is out of range");
+                    goto fail;
+                }
+                hit = seen_at(base, kk, kv, nk, adj[e]) == q;
+            }
+        nr[j] = hit, nnear += hit;
+    }
+    for (i64 r = 0; r < rounds && !(sent_q >= amount || sent_p >= cap_p); ++r) {
+        i64 np_ = 0, t = 0;
+        for (i64 j = 0; j < m; ++j)
+            if (avail[queue[j]]) ++np_, t += nr[j];
+        for (i64 j = 0, u = 0; j < m; ++j)  /* the near ones when any is */
+            if (avail[queue[j]] && (!t || nr[j])) pool[u++] = j;
+        if (t) np_ = t;
+        if (!np_) break;
+        i64 size = np_ <= subset ? np_ : subset, stopped;
+        if (np_ <= subset) memcpy(R, pool, (size_t)np_ * 8);
+        else if (!choose(g, pool, np_, size, R)) goto fail;
+        for (i64 i = 0; i < size; ++i) evaluated += deg[R[i]];
+        i64 got = search_round(xadj, adj, n, nadj, queue, m, cq, qc, qr, R, size, avail, b[CW].buf, b[CC].buf,
+                               b[CR].buf, b[SLOT].buf, &sent_p, &sent_q, amount, cap_p, load_p, base_q, layer, next,
+                               out + 4 + k, &stopped);
+        if (got < 0) goto fail;
+        k += got;
+        if (stopped) break;
+    }
+    out[0] = k, out[1] = evaluated;
+    memcpy(out + 2, &sent_p, 8);
+    memcpy(out + 3, &sent_q, 8);
+    goto done;
+fail:
+    Py_CLEAR(ret);
+done:
+    if (marked) {  /* the queued vertices unmarked again */
+        uint8_t *av = b[AVAIL].buf;
+        const i64 *qv = b[QUEUE].buf;
+        for (i64 j = 0, m = b[QUEUE].len / 8; j < m; ++j) av[qv[j]] = 0;
+    }
+    free(work);
+    free(cq);
+    release_all(b, have, NB);
     return ret;
 }
 
@@ -1715,6 +1788,7 @@ static PyMethodDef methods[] = {
     {"depth", depth, METH_VARARGS, "every vertex's graph distance to the partition boundary"},
     {"done", done, METH_VARARGS, "the bookkeeping of the processed chunks"},
     {"search", search, METH_VARARGS, "the breadth-first search of the §3.4 selection"},
+    {"select", select_, METH_VARARGS, "the rounds of a §3.4 selection in one call"},
     {"spread", spread, METH_VARARGS, "GetDistribute's split of a distribution message's jobs at a node"},
     {"distribute", distribute, METH_VARARGS, "GetDistribute at a node: the split and the jobs it keeps queued"},
     {"affected", affected, METH_VARARGS, "the vertices queued at p to re-price after data moved in its view"},
@@ -1723,8 +1797,6 @@ static PyMethodDef methods[] = {
     {"receivers", receivers, METH_VARARGS, "the processors a locate message goes to (§3.5)"},
     {"received", received, METH_VARARGS, "a superstep's sbn messages read as lists (balancer._Received)"},
     {"priced", priced, METH_VARARGS, "vertices (re-)priced at a processor: their prices, stale marks and count"},
-    {"near", near, METH_VARARGS, "the queued vertices' degrees and which are next to q's data (§3.4's variant)"},
-    {"pool", pool, METH_VARARGS, "the positions §3.4's subset of a selection round is drawn from"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
     {"djobs", djobs, METH_VARARGS, "a run of DJOB messages read for distribute"},
     {"choice", choice, METH_VARARGS, "numpy Generator.choice without replacement, the same draws (§3.4's R)"},

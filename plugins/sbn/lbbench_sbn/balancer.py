@@ -202,6 +202,7 @@ class LevelRun:
         self.depth = boundary_depth(g, owner)
         self.cw, self.cc, self.cr = np.zeros(n), np.zeros(n), np.zeros(n)
         self.cw[mine], self.cc[mine], self.cr[mine] = c0.wgt, c0.comm, c0.remap
+        self.costs = Costs(self.cw, self.cc, self.cr)                # the three above (_select's cost on p)
         q = qwgt_of(c0, slot, L)
         w0 = wsysll(np.array(engine.allgather(dict(zip(self.mine.tolist(), q)), "sbn-qwgt")))
         # processing speed: the level's initial WSysLL takes `checks` checks (J_avg = W0 f / checks per second)
@@ -929,14 +930,20 @@ class LevelRun:
         """§3.4's selection (``selection.select``) from p's queue of what p may hand over to q: queued at p and
         not pinned, marked in a mask the level keeps (cleared again after)."""
         Q = v.Q
-        self.avail[Q] = ~(self.pinned[Q] | self.fixed[Q])
         evaluated: list = []
-        try:
-            verts, _, _ = select(self.g, self.m, v.view, Q, self.avail, Costs(self.cw, self.cc, self.cr), q,
-                                 amount, L, base, v.rng, self.prm.subset, cap_p=cap, slot=self.slot,
-                                 near_q=self.prm.subset_from == "receiver", evaluated=evaluated, native=self.native)
-        finally:
-            self.avail[Q] = False
+        near_q = self.prm.subset_from == "receiver"
+        if self.native:  # the mask marked and cleared in C
+            verts, _, _ = select(self.g, self.m, v.view, Q, self.avail, self.costs, q, amount, L, base, v.rng,
+                                 self.prm.subset, cap_p=cap, slot=self.slot, near_q=near_q, evaluated=evaluated,
+                                 locked=(self.pinned, self.fixed))
+        else:
+            self.avail[Q] = ~(self.pinned[Q] | self.fixed[Q])
+            try:
+                verts, _, _ = select(self.g, self.m, v.view, Q, self.avail, self.costs, q, amount, L, base, v.rng,
+                                     self.prm.subset, cap_p=cap, slot=self.slot, near_q=near_q, evaluated=evaluated,
+                                     native=False)
+            finally:
+                self.avail[Q] = False
         # §5.4's job migration: ΔCut of each r in R (δ_r), the breadth-first search (|V_mig| + Σ δ_v) and the
         # |V_mig| + 1 removals from the heap ((log V_p + δ_v) each)
         d = np.add.reduce(self.deg[verts])

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import Costs, costs_if_on
+from harness import Costs, LocationView, costs_if_on
 
 from . import _queue
 
@@ -34,7 +34,7 @@ from . import _queue
 def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, q: int, amount: float,
            load_p: float, base_q: float, rng: np.random.Generator, subset: int = 8, max_rounds: int = 64,
            cap_p: float = np.inf, near_q: bool = False, slot: np.ndarray | None = None,
-           evaluated: list | None = None, native: bool = True):
+           evaluated: list | None = None, native: bool = True, locked: tuple | None = None):
     """Choose vertices of ``queue`` (those with ``avail``; only queued vertices have it) to move from p to q.
 
     ``cost`` holds Wgt/Comm/Remap on p for every vertex (indexed by vertex, float64);
@@ -45,15 +45,19 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
     ``near_q``: draw R from the queued vertices next to data q holds, when there are any (our variant; False:
     from the whole local queue, §3.4).
     Returns (vertices in selection order, their total cost on p, their total cost on q).
-    ``avail`` is updated in place (selected vertices become unavailable).
-    MinV and the search from it are C (``_queue.search``, ΔCut as :func:`harness.delta_cut` computes it), and
-    so are the degrees and ``near_q``'s test (``_queue.near``) and each round's pool (``_queue.pool``; ``native``
-    False: numpy's, the reference path).
+    ``avail`` is updated in place (selected vertices become unavailable). ``locked`` (native only): (pinned,
+    fixed), bool by vertex: ``avail`` is marked on the queued vertices in neither and cleared on them after, in C.
+    The rounds are one C call (``_queue.select``: the degrees, ``near_q``'s test, each round's pool, R, MinV and
+    the search, ΔCut as :func:`harness.delta_cut` computes it); ``native`` False: the reference path, numpy's
+    pool and test, R (``_queue.choice``) and the search (``_queue.search``) one round at a time.
     """
-    chosen: list[np.ndarray] = []
-    sent_p = sent_q = 0.0
     slot = np.zeros(g.n, np.int64) if slot is None else slot
     queue = np.ascontiguousarray(queue, np.int64)
+    if native:
+        return _select(g, machine, view, queue, avail, cost, q, amount, load_p, base_q, rng, subset, max_rounds,
+                       cap_p, near_q, slot, evaluated, locked or ())
+    chosen: list[np.ndarray] = []
+    sent_p = sent_q = 0.0
     at = np.arange(queue.size)
     on_q = None  # every queued vertex priced on q, each on its own (p's view does not change here)
     near = None  # per queued vertex: has a neighbour whose data q holds
@@ -65,27 +69,19 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
                 break
             on_q = costs_if_on(g, view, machine, queue, q)
             cq = on_q.total
-            if near_q and native:  # the degrees and the test below in C
-                k = queue.size
-                buf = _queue.near(g.xadj, queue, view.home[g.neighbours_of(queue)], q)
-                deg, near = np.frombuffer(buf, np.int64, k), np.frombuffer(buf, np.bool_, k, 8 * k)
-            else:
-                deg = g.xadj[queue + 1] - g.xadj[queue]
-        if native:  # the pool below in C
-            pool = np.frombuffer(_queue.pool(queue, avail, near), np.int64)
-        else:
-            free = avail[queue]
-            pool = at[free]  # positions in queue
-            if near_q and pool.size:
-                # our variant (module doc): vertices next to data held by q, when there are any
-                if near is None:
-                    hit = np.zeros(int(deg.sum()) + 1, np.int64)  # hits among the neighbours so far, by CSR order
-                    np.cumsum(view.home[g.neighbours_of(queue)] == q, out=hit[1:])
-                    end = np.cumsum(deg)
-                    near = hit[end] > hit[end - deg]
-                touch = pool[near[free]]
-                if touch.size:
-                    pool = touch
+            deg = g.xadj[queue + 1] - g.xadj[queue]
+        free = avail[queue]
+        pool = at[free]  # positions in queue
+        if near_q and pool.size:
+            # our variant (module doc): vertices next to data held by q, when there are any
+            if near is None:
+                hit = np.zeros(int(deg.sum()) + 1, np.int64)  # hits among the neighbours so far, by CSR order
+                np.cumsum(view.home[g.neighbours_of(queue)] == q, out=hit[1:])
+                end = np.cumsum(deg)
+                near = hit[end] > hit[end - deg]
+            touch = pool[near[free]]
+            if touch.size:
+                pool = touch
         if pool.size == 0:
             break
         # rng.choice(pool, size=subset, replace=False): the same draws, in C
@@ -105,6 +101,24 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
             break
         # the search ran out of adjacent queued vertices: draw a new subset
     return _finish(chosen, sent_p, sent_q)
+
+
+def _select(g, machine, view, queue, avail, cost, q, amount, load_p, base_q, rng, subset, max_rounds, cap_p, near_q,
+            slot, evaluated, locked):
+    """select's rounds in one C call (``_queue.select``): the queue priced on q here (``costs_if_on``), then the
+    degrees, near_q's test in p's view, each round's pool, R, MinV and the search in C."""
+    if queue.size == 0:
+        return _finish([], 0.0, 0.0)
+    on_q = costs_if_on(g, view, machine, queue, q)
+    h = view.home if isinstance(view.home, LocationView) else LocationView(view.home, machine.P)
+    buf = _queue.select(g.xadj, g.adjncy, queue, on_q.wgt, on_q.comm, on_q.remap, avail, cost.wgt, cost.comm,
+                        cost.remap, slot, h.base, h.keys, h.values, rng.bit_generator.capsule, int(q), near_q, int(subset),
+                        int(max_rounds), float(amount), float(cap_p), float(load_p), float(base_q), *locked)
+    k, ev = np.frombuffer(buf, np.int64, 2).tolist()
+    sent_p, sent_q = np.frombuffer(buf, np.float64, 2, 16).tolist()
+    if evaluated is not None and ev:
+        evaluated.append(ev)
+    return np.frombuffer(buf, np.int64, k, 32), sent_p, sent_q
 
 
 def _finish(chosen, sent_p, sent_q):
