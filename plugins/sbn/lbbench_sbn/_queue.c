@@ -1558,6 +1558,64 @@ static i64 seen_at(const i64 *base, const i64 *kk, const i64 *kv, i64 m, i64 x) 
     return (lo < m && kk[lo] == x) ? kv[lo] : base[x];
 }
 
+/* holders(xadj, adjncy, verts, base, kk, kv, P, p): the processors other than p that hold, in a processor's view
+ * (base, kk, kv: seen_at), the data of a neighbour of verts, sorted, each once (int64; balancer._holders_at:
+ * view.holders(neighbours_of(verts)) without p) */
+static PyObject *holders(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { XADJ, ADJNCY, VERTS, BASE, KK, KV, NB };
+    static const char *const name[NB] = {"xadj", "adjncy", "verts", "base", "kk", "kv"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    long long P, p;
+    PyObject *ret = NULL;
+    uint8_t *seen = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOOLL", &o[XADJ], &o[ADJNCY], &o[VERTS], &o[BASE], &o[KK], &o[KV], &P, &p))
+        return NULL;
+    if (!get_all(o, b, have, "iiiiii", name, NB)) goto done;
+    i64 n = b[BASE].len / 8, nadj = b[ADJNCY].len / 8, k = b[VERTS].len / 8, nk = b[KK].len / 8, count = 0;
+    const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *verts = b[VERTS].buf, *base = b[BASE].buf,
+              *kk = b[KK].buf, *kv = b[KV].buf;
+    if (b[XADJ].len / 8 != n + 1 || b[KV].len / 8 != nk || P < 1) {
+        PyErr_SetString(PyExc_ValueError, "queue: holders got arrays of inconsistent lengths");
+        goto done;
+    }
+    if (!all_in(verts, k, n, "a vertex is")) goto done;
+    if (!(seen = calloc((size_t)P, 1))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (i64 i = 0; i < k; ++i) {
+        i64 v = verts[i];
+        if (xadj[v] < 0 || xadj[v + 1] < xadj[v] || xadj[v + 1] > nadj) {
+            PyErr_SetString(PyExc_ValueError, "queue: xadj does not match adjncy");
+            goto done;
+        }
+        for (i64 e = xadj[v]; e < xadj[v + 1]; ++e) {
+            if (adj[e] < 0 || adj[e] >= n) {
+                PyErr_SetString(PyExc_ValueError, "queue: a neighbour is out of range");
+                goto done;
+            }
+            i64 x = seen_at(base, kk, kv, nk, adj[e]);
+            if (x < 0 || x >= P) {
+                PyErr_SetString(PyExc_ValueError, "queue: a processor is out of range");
+                goto done;
+            }
+            count += !seen[x];
+            seen[x] = 1;
+        }
+    }
+    if (p >= 0 && p < P) count -= seen[p], seen[p] = 0;
+    if (!(ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(count * 8)))) goto done;
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
+    for (i64 x = 0; x < P; ++x)
+        if (seen[x]) *out++ = x;
+done:
+    free(seen);
+    release_all(b, have, NB);
+    return ret;
+}
+
 /* select(xadj, adjncy, queue, qw, qc, qr, avail, cw, cc, cr, slot, base, kk, kv, capsule, q, near_q, subset,
  * max_rounds, amount, cap_p, load_p, base_q): selection.select's rounds (§3.4) in one call, numpy's steps in
  * numpy's order: the queue priced on q (qw, qc, qr by position: cq = qw + qc + qr), each vertex's degree and,
@@ -1789,6 +1847,7 @@ static PyMethodDef methods[] = {
     {"done", done, METH_VARARGS, "the bookkeeping of the processed chunks"},
     {"search", search, METH_VARARGS, "the breadth-first search of the §3.4 selection"},
     {"select", select_, METH_VARARGS, "the rounds of a §3.4 selection in one call"},
+    {"holders", holders, METH_VARARGS, "the processors holding data next to a processor's queue, in its view"},
     {"spread", spread, METH_VARARGS, "GetDistribute's split of a distribution message's jobs at a node"},
     {"distribute", distribute, METH_VARARGS, "GetDistribute at a node: the split and the jobs it keeps queued"},
     {"affected", affected, METH_VARARGS, "the vertices queued at p to re-price after data moved in its view"},

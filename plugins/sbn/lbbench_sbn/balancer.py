@@ -723,8 +723,13 @@ class LevelRun:
         return row, (np.array([v.p], np.int64), np.array([procs.size], np.int64), procs)
 
     def _holders_at(self, i: int) -> np.ndarray:
-        """The processors other than p (local index i) holding data adjacent to p's queue, in p's view."""
+        """The processors other than p (local index i) holding data adjacent to p's queue, in p's view (in C:
+        ``_queue.holders``; the reference path: the view's and the graph's calls)."""
         v = self.vlist[i]
+        if self.native:
+            h = v.view
+            return np.frombuffer(_queue.holders(self.g.xadj, self.g.adjncy, np.ascontiguousarray(v.Q, np.int64),
+                                                h.base, h.keys, h.values, self.P, v.p), np.int64)
         procs = v.view.holders(self.g.neighbours_of(v.Q))
         return procs[procs != v.p]
 
