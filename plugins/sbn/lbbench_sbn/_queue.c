@@ -1623,8 +1623,8 @@ done:
  * less than amount and p has shed less than cap_p: the pool (the available positions; the near ones when any
  * is), R (the pool, or rng.choice(pool, subset, replace=False) from the capsule's stream), Σ deg over R, and
  * search_round from it, until a search stops or the pool is empty. Returns, in a bytearray of int64, the
- * number moved, Σ over rounds of Σ deg[R] (§5.4's δ_r), sent_p and sent_q (float64), then the vertices moved
- * in order. With pinned and fixed (bool by vertex; None: avail as given), avail is first marked on the queued
+ * number moved, Σ over rounds of Σ deg[R] (§5.4's δ_r), Σ deg over the vertices moved, sent_p and sent_q
+ * (float64), then the vertices moved in order. With pinned and fixed (bool by vertex; None: avail as given), avail is first marked on the queued
  * vertices in neither (balancer.LevelRun._select's ~(pinned | fixed)) and cleared on them again after. */
 static PyObject *select_(PyObject *Py_UNUSED(self), PyObject *args) {
     enum { XADJ, ADJNCY, QUEUE, QW, QC, QR, AVAIL, CW, CC, CR, SLOT, BASE, KK, KV, PINNED, FIXED, NB };
@@ -1669,7 +1669,7 @@ static PyObject *select_(PyObject *Py_UNUSED(self), PyObject *args) {
         for (i64 j = 0; j < m; ++j) avail[queue[j]] = !(pinned[queue[j]] | fixed[queue[j]]);
         marked = 1;
     }
-    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((4 + m) * 8));
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((5 + m) * 8));
     /* work: deg (m), near (m), pool (m), R (m), layer (m + 1), next (m + 1) */
     work = malloc((size_t)(6 * m + 2) * 8), cq = malloc((size_t)(m + 1) * 8);
     if (!ret || !work || !cq) {
@@ -1711,14 +1711,16 @@ static PyObject *select_(PyObject *Py_UNUSED(self), PyObject *args) {
         for (i64 i = 0; i < size; ++i) evaluated += deg[R[i]];
         i64 got = search_round(xadj, adj, n, nadj, queue, m, cq, qc, qr, R, size, avail, b[CW].buf, b[CC].buf,
                                b[CR].buf, b[SLOT].buf, &sent_p, &sent_q, amount, cap_p, load_p, base_q, layer, next,
-                               out + 4 + k, &stopped);
+                               out + 5 + k, &stopped);
         if (got < 0) goto fail;
         k += got;
         if (stopped) break;
     }
-    out[0] = k, out[1] = evaluated;
-    memcpy(out + 2, &sent_p, 8);
-    memcpy(out + 3, &sent_q, 8);
+    i64 dv = 0;
+    for (i64 i = 0; i < k; ++i) dv += xadj[out[5 + i] + 1] - xadj[out[5 + i]];
+    out[0] = k, out[1] = evaluated, out[2] = dv;
+    memcpy(out + 3, &sent_p, 8);
+    memcpy(out + 4, &sent_q, 8);
     goto done;
 fail:
     Py_CLEAR(ret);

@@ -86,7 +86,7 @@ from . import _opstate, _queue
 from . import messages as msg
 from .messages import DATA, DJOB, FETCH, JOB, UP
 from . import thresholds as th
-from .selection import select, spread
+from .selection import ROUNDS, rounds, select, spread
 from .topology import Trees
 
 BYTES_PER_UNIT = 8
@@ -935,24 +935,23 @@ class LevelRun:
         """§3.4's selection (``selection.select``) from p's queue of what p may hand over to q: queued at p and
         not pinned, marked in a mask the level keeps (cleared again after)."""
         Q = v.Q
-        evaluated: list = []
         near_q = self.prm.subset_from == "receiver"
-        if self.native:  # the mask marked and cleared in C
-            verts, _, _ = select(self.g, self.m, v.view, Q, self.avail, self.costs, q, amount, L, base, v.rng,
-                                 self.prm.subset, cap_p=cap, slot=self.slot, near_q=near_q, evaluated=evaluated,
-                                 locked=(self.pinned, self.fixed))
+        if self.native:  # the rounds in one C call (selection.rounds), the mask marked and cleared in C
+            verts, _, _, ev, d = rounds(self.g, self.m, v.view, Q, self.avail, self.costs, q, amount, L, base, v.rng,
+                                        self.prm.subset, ROUNDS, cap, near_q, self.slot, (self.pinned, self.fixed))
         else:
+            evaluated: list = []
             self.avail[Q] = ~(self.pinned[Q] | self.fixed[Q])
             try:
                 verts, _, _ = select(self.g, self.m, v.view, Q, self.avail, self.costs, q, amount, L, base, v.rng,
-                                     self.prm.subset, cap_p=cap, slot=self.slot, near_q=near_q, evaluated=evaluated,
-                                     native=False)
+                                     self.prm.subset, ROUNDS, cap_p=cap, slot=self.slot, near_q=near_q,
+                                     evaluated=evaluated, native=False)
             finally:
                 self.avail[Q] = False
+            ev, d = sum(evaluated), np.add.reduce(self.deg[verts])
         # §5.4's job migration: ΔCut of each r in R (δ_r), the breadth-first search (|V_mig| + Σ δ_v) and the
         # |V_mig| + 1 removals from the heap ((log V_p + δ_v) each)
-        d = np.add.reduce(self.deg[verts])
-        self.ops[BAL, v.i] += sum(evaluated) + verts.size * (1 + self.log2[Q.size]) + 2 * d
+        self.ops[BAL, v.i] += ev + verts.size * (1 + self.log2[Q.size]) + 2 * d
         return verts
 
     def _send_jobs(self, v: VProc, j: int, amount: float, base: float) -> None:

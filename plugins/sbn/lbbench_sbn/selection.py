@@ -30,9 +30,12 @@ from harness import Costs, LocationView, costs_if_on
 
 from . import _queue
 
+_NONE = np.zeros(0, np.int64)
+ROUNDS = 64  # the most subsets R one selection draws (select's max_rounds)
+
 
 def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, q: int, amount: float,
-           load_p: float, base_q: float, rng: np.random.Generator, subset: int = 8, max_rounds: int = 64,
+           load_p: float, base_q: float, rng: np.random.Generator, subset: int = 8, max_rounds: int = ROUNDS,
            cap_p: float = np.inf, near_q: bool = False, slot: np.ndarray | None = None,
            evaluated: list | None = None, native: bool = True, locked: tuple | None = None):
     """Choose vertices of ``queue`` (those with ``avail``; only queued vertices have it) to move from p to q.
@@ -54,8 +57,11 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
     slot = np.zeros(g.n, np.int64) if slot is None else slot
     queue = np.ascontiguousarray(queue, np.int64)
     if native:
-        return _select(g, machine, view, queue, avail, cost, q, amount, load_p, base_q, rng, subset, max_rounds,
-                       cap_p, near_q, slot, evaluated, locked or ())
+        verts, sent_p, sent_q, ev, _ = rounds(g, machine, view, queue, avail, cost, q, amount, load_p, base_q, rng,
+                                              subset, max_rounds, cap_p, near_q, slot, locked or ())
+        if evaluated is not None and ev:
+            evaluated.append(ev)
+        return verts, sent_p, sent_q
     chosen: list[np.ndarray] = []
     sent_p = sent_q = 0.0
     at = np.arange(queue.size)
@@ -103,26 +109,27 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
     return _finish(chosen, sent_p, sent_q)
 
 
-def _select(g, machine, view, queue, avail, cost, q, amount, load_p, base_q, rng, subset, max_rounds, cap_p, near_q,
-            slot, evaluated, locked):
-    """select's rounds in one C call (``_queue.select``): the queue priced on q here (``costs_if_on``), then the
-    degrees, near_q's test in p's view, each round's pool, R, MinV and the search in C."""
+def rounds(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, q: int, amount: float, load_p: float,
+           base_q: float, rng: np.random.Generator, subset: int, max_rounds: int, cap_p: float, near_q: bool,
+           slot: np.ndarray, locked: tuple = ()) -> tuple:
+    """select's rounds in one C call (``_queue.select``), its arguments as select's (``queue``: int64,
+    contiguous): the queue priced on q here (``costs_if_on``), then the degrees, near_q's test in p's view, each
+    round's pool, R, MinV and the search in C. Returns (vertices, their cost on p, their cost on q, Σ δ_r over
+    the rounds' R (§5.4), Σ δ_v over the vertices)."""
     if queue.size == 0:
-        return _finish([], 0.0, 0.0)
+        return _NONE, 0.0, 0.0, 0, 0
     on_q = costs_if_on(g, view, machine, queue, q)
     h = view.home if isinstance(view.home, LocationView) else LocationView(view.home, machine.P)
     buf = _queue.select(g.xadj, g.adjncy, queue, on_q.wgt, on_q.comm, on_q.remap, avail, cost.wgt, cost.comm,
                         cost.remap, slot, h.base, h.keys, h.values, rng.bit_generator.capsule, int(q), near_q, int(subset),
                         int(max_rounds), float(amount), float(cap_p), float(load_p), float(base_q), *locked)
-    k, ev = np.frombuffer(buf, np.int64, 2).tolist()
-    sent_p, sent_q = np.frombuffer(buf, np.float64, 2, 16).tolist()
-    if evaluated is not None and ev:
-        evaluated.append(ev)
-    return np.frombuffer(buf, np.int64, k, 32), sent_p, sent_q
+    k, ev, deg = np.frombuffer(buf, np.int64, 3).tolist()
+    sent_p, sent_q = np.frombuffer(buf, np.float64, 2, 24).tolist()
+    return np.frombuffer(buf, np.int64, k, 40), sent_p, sent_q, ev, deg
 
 
 def _finish(chosen, sent_p, sent_q):
-    verts = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
+    verts = np.concatenate(chosen) if chosen else _NONE
     return verts, sent_p, sent_q
 
 
