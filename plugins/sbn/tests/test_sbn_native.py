@@ -3,15 +3,18 @@ level and the owners after it are the same bit for bit. The C paths: GetDistribu
 the balancing operations' state (``_opstate``: BAL, NAK, ABORT, UP, DIST; operations completed and abandoned,
 trees relabelled at P a power of two and built per root otherwise, at P = 24), a superstep's batch read
 (``_queue.received``), the data messages, requests and locate messages (``arrive``, ``serve``, ``receivers``),
-the re-pricing (``affected``, ``priced``) and §3.4's subset next to q's data (``near``, with
-``subset_from=receiver``)."""
+the re-pricing (``affected``, ``priced``), §3.4's selection rounds in one call (``select``: the pool, R, the
+search, and the subset next to q's data with ``subset_from=receiver``) and a gather entry's neighbour processors
+(``holders``)."""
 import math
 
 import numpy as np
 import pytest
 
+from harness import LocationView, Machine, costs_if_on, initial_state, load_workload
 from harness.run.api import compare
 from lbbench_sbn import _queue, balancer
+from lbbench_sbn.selection import rounds, select
 
 # what a run measures on the clock, not what it computes: wall and CPU times, and the shares of them
 _CLOCK = ("time_", "rank_", "texec_s", "git_commit")
@@ -61,3 +64,43 @@ def test_locate_messages_are_packed_one_per_receiver():
     k = int(cols[0])
     got = [*cols[1:1 + 3 * k].reshape(3, k), cols[1 + 3 * k:]]
     assert k == n.sum() and all(np.array_equal(a, b) for a, b in zip(got, want))
+
+
+@pytest.mark.parametrize("near_q", [False, True])
+def test_selection_rounds_and_holders_in_c_are_the_reference(near_q):
+    """``selection.rounds`` (one C call, the mask marked from pinned and fixed and cleared in C) chooses what
+    select's reference path chooses (numpy's rounds, the mask marked in numpy), with the same sums and §5.4
+    counts; ``_queue.holders`` is the view's ``holders`` of the queue's neighbours without p."""
+    _, _, levels = load_workload("mini", {}, 0)
+    g, P = levels[1].data, 4
+    m = Machine.uniform(P)
+    s = initial_state(levels[1], P, 0)
+    rng = np.random.default_rng(5)
+    view = LocationView(s.home, P)
+    moved = rng.choice(g.n, g.n // 8, replace=False)
+    view.learn(moved, rng.integers(0, P, moved.size))  # p's view: some data elsewhere
+    cost = costs_if_on(g, view, m, np.arange(g.n), s.owner)
+    deg, slot, chosen = np.diff(g.xadj), np.zeros(g.n, np.int64), 0
+    for trial in range(40):
+        p, q = (int(x) for x in rng.choice(P, 2, replace=False))
+        queue = np.flatnonzero(s.owner == p)
+        pinned, fixed = rng.random(g.n) < 0.2, rng.random(g.n) < 0.05
+        total = float(cost.total[queue].sum())
+        amount, cap = (float(x) * total for x in rng.random(2) * rng.choice([0.05, 0.5, 2.0]))
+        base, seed = float(rng.random() * total), int(rng.integers(1 << 30))
+        want_avail = np.zeros(g.n, bool)
+        want_avail[queue] = ~(pinned[queue] | fixed[queue])
+        evaluated: list = []
+        want = select(g, m, view, queue, want_avail, cost, q, amount, total, base, np.random.default_rng(seed), 8,
+                      cap_p=cap, near_q=near_q, evaluated=evaluated, native=False)
+        avail = np.zeros(g.n, bool)
+        got = rounds(g, m, view, queue, avail, cost, q, amount, total, base, np.random.default_rng(seed), 8, 64, cap,
+                     near_q, slot, (pinned, fixed))
+        assert np.array_equal(got[0], want[0]) and got[1:3] == want[1:]
+        assert got[3] == sum(evaluated) and got[4] == deg[want[0]].sum()
+        assert not avail.any() and not slot.any()
+        chosen += got[0].size > 0
+        near = view.holders(g.neighbours_of(queue))
+        assert np.array_equal(np.frombuffer(_queue.holders(g.xadj, g.adjncy, queue, view.base, view.keys,
+                                                           view.values, P, p), np.int64), near[near != p])
+    assert chosen > 10  # most trials move vertices
