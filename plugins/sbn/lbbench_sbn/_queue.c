@@ -1546,16 +1546,11 @@ static PyObject *choice(PyObject *Py_UNUSED(self), PyObject *args) {
     return ret;
 }
 
-/* the value of x in a processor's view (harness LocationView: base, its sorted learned keys kk and values
- * kv): kv's where x is a key, else base[x] (harness/kernels/_graph.c's lookup) */
+/* the value of x in a processor's view (harness LocationView: base, its sorted learned keys kk, each once, and
+ * their values kv): kv's where x is a key, else base[x] (the view's lookup) */
 static i64 seen_at(const i64 *base, const i64 *kk, const i64 *kv, i64 m, i64 x) {
-    i64 lo = 0, hi = m;
-    while (lo < hi) {
-        i64 mid = lo + (hi - lo) / 2;
-        if (kk[mid] < x) lo = mid + 1;
-        else hi = mid;
-    }
-    return (lo < m && kk[lo] == x) ? kv[lo] : base[x];
+    const i64 *hit = m ? bsearch(&x, kk, (size_t)m, sizeof *kk, by_id) : NULL;
+    return hit ? kv[hit - kk] : base[x];
 }
 
 /* holders(xadj, adjncy, verts, base, kk, kv, P, p): the processors other than p that hold, in a processor's view
