@@ -272,25 +272,34 @@ static PyObject *merge(PyObject *Py_UNUSED(self), PyObject *args) {
         pairs[2 * u] = pairs[3 * i], pairs[2 * u + 1] = pairs[3 * i + 1], ++u;
     }
     k = u;
+    /* where each new id goes among the old keys (a lower bound, by binary search: the ids are few, the map
+     * large), reusing the pairs' third words; the old keys between two of them are copied as runs */
     i64 common = 0;
-    for (i64 i = 0, j = 0; i < m && j < k;) {
-        if (kk[i] < pairs[2 * j]) ++i;
-        else if (kk[i] > pairs[2 * j]) ++j;
-        else ++common, ++i, ++j;
+    for (i64 j = 0, lo = 0; j < k; ++j) {
+        i64 hi = m, x = pairs[2 * j];
+        while (lo < hi) {
+            i64 mid = lo + (hi - lo) / 2;
+            if (kk[mid] < x) lo = mid + 1;
+            else hi = mid;
+        }
+        pairs[2 * k + j] = lo;
+        common += lo < m && kk[lo] == x;
     }
     i64 size = m + k - common;
     ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(2 * size * 8));
     if (!ret) goto done;
     i64 *ok = (i64 *)PyByteArray_AS_STRING(ret), *ov = ok + size;
-    i64 i = 0, j = 0, t = 0;
-    while (i < m || j < k) {
-        if (j == k || (i < m && kk[i] < pairs[2 * j])) {
-            ok[t] = kk[i], ov[t++] = kv[i++];
-        } else {
-            if (i < m && kk[i] == pairs[2 * j]) ++i;  /* the new value wins */
-            ok[t] = pairs[2 * j], ov[t++] = pairs[2 * j + 1], ++j;
-        }
+    i64 i = 0, t = 0;
+    for (i64 j = 0; j < k; ++j) {
+        i64 at = pairs[2 * k + j];
+        memcpy(ok + t, kk + i, (size_t)(at - i) * 8);
+        memcpy(ov + t, kv + i, (size_t)(at - i) * 8);
+        t += at - i, i = at;
+        if (i < m && kk[i] == pairs[2 * j]) ++i;  /* the new value wins */
+        ok[t] = pairs[2 * j], ov[t++] = pairs[2 * j + 1];
     }
+    memcpy(ok + t, kk + i, (size_t)(m - i) * 8);
+    memcpy(ov + t, kv + i, (size_t)(m - i) * 8);
 done:
     free(pairs);
     release(a, 4);
