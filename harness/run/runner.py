@@ -232,14 +232,28 @@ def carry(state: State, level: Level) -> State:
     return pins.place(State(owner, home, state.P, state.pieces), level)
 
 
-_TRIM = getattr(ctypes.CDLL(None), "malloc_trim", None)  # glibc's; None elsewhere
+_LIBC = ctypes.CDLL(None)
+_TRIM = getattr(_LIBC, "malloc_trim", None)  # glibc's; None elsewhere
+_INFO = getattr(_LIBC, "mallinfo2", None)  # glibc >= 2.33
+TRIM_ABOVE = 64 << 20  # free heap bytes worth handing back
+
+
+class _Mallinfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                                     "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+if _INFO is not None:
+    _INFO.restype = _Mallinfo2
 
 
 def give_back_freed() -> None:
-    """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``; nothing elsewhere). Called
-    after METIS and after a level's hooks: glibc keeps what a library freed for the process's next allocations,
-    so each rank went on holding it, 287 MiB after METIS at ``shock[scale=20]`` (issue 52)."""
-    if _TRIM is not None:
+    """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``; nothing elsewhere) when more
+    than ``TRIM_ABOVE`` bytes of it are free. Called after METIS and after a level's hooks: glibc keeps what a
+    library freed for the process's next allocations, so each rank went on holding it, 287 MiB after METIS at
+    ``shock[scale=20]`` (issue 52). A small heap is left alone: the pages handed back fault in again on the
+    next allocations, which doubled the system time of ``reproduce``'s cells when every cell trimmed."""
+    if _TRIM is not None and (_INFO is None or _INFO().fordblks > TRIM_ABOVE):
         _TRIM(0)
 
 
