@@ -10,7 +10,6 @@ its cell: the row says why, the state stays as it was, and the run goes on.
 """
 from __future__ import annotations
 
-import ctypes
 import gc
 import json
 import os
@@ -36,6 +35,7 @@ from ..contract.spec import Method, parse_method, resolve
 from ..engine.vprocs import CellAborted, Diverged, Engine
 from ..store.boxgraphs import box_graph
 from ..store.validate import check_types
+from .heap import give_back_freed
 from .partitioners import metis_kway
 
 ROLES = ("partition", "remap", "accept", "balance")
@@ -230,32 +230,6 @@ def carry(state: State, level: Level) -> State:
     if new.size:
         owner[new] = home[new] = np.asarray(level.meta["home"])[new]
     return pins.place(State(owner, home, state.P, state.pieces), level)
-
-
-_LIBC = ctypes.CDLL(None)
-_TRIM = getattr(_LIBC, "malloc_trim", None)  # glibc's; None elsewhere
-_INFO = getattr(_LIBC, "mallinfo2", None)  # glibc >= 2.33
-TRIM_ABOVE = 256 << 20  # free heap bytes worth handing back
-
-
-class _Mallinfo2(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
-                                                     "fsmblks", "uordblks", "fordblks", "keepcost")]
-
-
-if _INFO is not None:
-    _INFO.restype = _Mallinfo2
-
-
-def give_back_freed() -> None:
-    """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``; nothing elsewhere) when more
-    than ``TRIM_ABOVE`` bytes of it are free. Called after METIS and after a level's hooks: glibc keeps what a
-    library freed for the process's next allocations, so each rank went on holding it, 287 MiB after METIS at
-    ``shock[scale=20]`` (issue 52). A smaller heap is left alone, as its pages would fault in again on the
-    next allocations: trimming every cell doubled the page faults of ``reproduce --paper sbn``, and trimming
-    above 64 MiB made ``--paper amr``'s 16x theirs (7.2M against 0.45M; 21 s of system time against 6)."""
-    if _TRIM is not None and (_INFO is None or _INFO().fordblks > TRIM_ABOVE):
-        _TRIM(0)
 
 
 WATCHDOG_GRACE_S = 10.0
