@@ -15,10 +15,13 @@ Four choices the paper leaves open (README.md, "Calibration"), fitted in this or
   inside a moving cylinder are refined, §2.2 that refinement splits them into
   "two, four, or eight subelements" and "Subsequent refinements can further
   split the child elements", but not how deep, where): only the inner ``core``
-  of the cylinder's radius is refined to depth 3, the rest to depth 2. For
-  each candidate the radius is set so that level 9 has the paper's 1,833,730
-  elements (``RADIUS``, ``python -m lbbench_minex.fits``; the cylinder enters
-  the box over the nine levels as shock's defaults do). It sets the
+  of the cylinder's radius is refined to depth 3, the rest to depth 2. Each
+  candidate has its own cylinder (``CYLINDERS``), one rule for all: it meets
+  the statements shock's wake variant meets (``workloads.shock.meets``: the
+  wake behind the cylinder from level 2, constant velocity left to right,
+  about 50,000 elements and 1,833,730 at level 9), with the wake variant's
+  trailing edge at level 2 (x = ``TRAIL2``), the speed ``SPEED`` and the
+  radius fitted to level 9 (README.md, "The cylinder"). It sets the
   imbalance the adaptation creates on the initial partition, so it is fitted
   on Table 4's LoadImb without partitioning at P = 16-256 (no claim reads
   them: the Tables 3-4 claims read P = 2, 4, 8).
@@ -69,10 +72,18 @@ CORES = (0.0, 0.05, 0.1, 0.15)
 UNITS = (16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0)
 CWGTS = (2, 3, 4)
 MODELS = tuple(f"core={c:g} unit={u:g} cwgt_unit={k}" for c in CORES for u in UNITS for k in CWGTS)
-LEVEL9 = 1_833_730  # §2.1: "the size of the mesh increases from 50,000 elements to 1,833,730 elements"
-# shock[core] candidate -> the radius whose level 9 has LEVEL9 elements (``python -m lbbench_minex.fits``);
-# 1.0 is shock's default mesh (its radius 0.237 was bisected to the same target, workloads/README.md)
-RADIUS = {0.0: 0.6829, 0.05: 0.6673, 0.1: 0.6349, 0.15: 0.5925, 0.2: 0.5479, 0.3: 0.4725, 0.4: 0.4098, 0.5: 0.357, 0.75: 0.2768, 1.0: 0.237}
+# The MinEX cells' cylinders (README.md, "The cylinder"): the trailing edge at level 2 at shock's wake variant's
+# (workloads.shock.WAKE: x = 0.3478 - 0.2978 + 0.15 = 0.2) and the fastest speed of the wake search's grid at which
+# every core meets the papers' statements (at WAKE's 0.15 and at 0.1 the wide cylinders leave through the right face:
+# level 9 below 1,833,730 or more than 2% below an earlier level);
+# per core the radius fitted to level 9, printed (radius, speed, start) by
+#     python -m workloads.shock --search --core 0 0.05 0.1 0.15 --speed 0.05 --trail2 0.2
+# Core 1 is shock's default cylinder (the SBN tables' mesh).
+SPEED, TRAIL2 = 0.05, 0.2
+CYLINDERS = {0.0: {"radius": 0.6395, "speed": SPEED, "start": 0.7895},
+             0.05: {"radius": 0.6278, "speed": SPEED, "start": 0.7778},
+             0.1: {"radius": 0.5987, "speed": SPEED, "start": 0.7487},
+             0.15: {"radius": 0.5639, "speed": SPEED, "start": 0.7139}}
 
 
 def minex_start() -> str:
@@ -107,30 +118,12 @@ def neighbours(grid: tuple, value) -> tuple:
     return tuple(grid[j] for j in (i - 1, i + 1) if 0 <= j < len(grid))
 
 
-def entry(radius: float) -> dict:
-    """The cylinder of this radius entering the box over the nine levels (shock's rule: speed = 2R/9, start =
-    speed - R; workloads/README.md)."""
-    speed = round(2 * radius / 9, 6)
-    return {"radius": radius, "speed": speed, "start": round(speed - radius, 6)}
-
-
 def shock_params(core: float | None = None, cwgt: int | None = None) -> dict:
-    """The MinEX cells' shock parameters: the cost of a leaf face and the spread (its radius from ``RADIUS``);
+    """The MinEX cells' shock parameters: the cost of a leaf face and the spread with its cylinder (``CYLINDERS``);
     None: the fitted value. Core 1 is shock's own cylinder."""
     core = spread_core() if core is None else float(core)
     out = {"cwgt_unit": cwgt_unit() if cwgt is None else int(cwgt)}
-    return out if core == 1 else {**out, "core": core, **entry(RADIUS[core])}
-
-
-def radius_for(core: float, lo: float = 0.2, hi: float = 0.9, tol: float = 2e-4) -> float:
-    """The radius (bisection, 4 decimals) at which level 9 of ``shock[core]`` has ``LEVEL9`` elements."""
-    from harness import load_workload
-
-    while hi - lo > tol:
-        mid = (lo + hi) / 2
-        level9 = load_workload("shock", {"core": core, **entry(mid)})[2][-1].data.pwgt.sum()
-        lo, hi = (mid, hi) if level9 < LEVEL9 else (lo, mid)
-    return round((lo + hi) / 2, 4)
+    return out if core == 1 else {**out, "core": core, **CYLINDERS[core]}
 
 
 def start_figures(opts, start: str) -> dict:
@@ -196,7 +189,3 @@ CALIBRATIONS = [
             "(Table 3's MaxQwgt there); no claim reads them"),
 ]
 
-
-if __name__ == "__main__":  # the radii of RADIUS
-    for c in RADIUS:
-        print(c, 0.237 if c == 1 else radius_for(c))

@@ -28,7 +28,7 @@ import pandas as pd
 
 from harness import Table, available_algorithms, paper_values, with_paper
 
-from .fits import RADIUS, minex_start, shock_params
+from .fits import CYLINDERS, minex_start, shock_params
 from .runs import _fmt_t, _method, accumulated
 
 THROTTLES = [0, 1, 4, 16, 32, 64, 128, math.inf]
@@ -48,13 +48,13 @@ NOTE = ("MaxQwgt: thousands, summed over the adaptation levels (Σ_levels max_p 
 
 def workload_params(opts) -> dict:
     """The MinEX cells' shock: the fitted cost of a leaf face and spread of the refined region (``shock[cwgt_unit]``,
-    ``shock[core]`` and its radius, :func:`lbbench_minex.fits.shock_params`) where the command names none of
+    ``shock[core]`` and its cylinder, :func:`lbbench_minex.fits.shock_params`) where the command names none of
     them; another workload as given."""
     if opts.workload != "shock":
         return dict(opts.workload_params)
     given = opts.workload_params
-    core = given.get("core")  # a core of the fit's grid brings its radius unless the command names the cylinder
-    own = {"radius", "speed", "start"} & set(given) or (core is not None and float(core) not in RADIUS)
+    core = given.get("core")  # a core of the fit's grid brings its cylinder unless the command names the cylinder
+    own = {"radius", "speed", "start"} & set(given) or (core is not None and float(core) not in CYLINDERS)
     return {**shock_params(1.0 if own else core, given.get("cwgt_unit")), **given}
 
 
