@@ -1611,6 +1611,89 @@ done:
     return ret;
 }
 
+typedef struct {
+    i64 to, at;
+} dest_at;
+
+static int by_dest(const void *x, const void *y) {
+    const dest_at *a = x, *b = y;
+    if (a->to != b->to) return (a->to > b->to) - (a->to < b->to);
+    return (a->at > b->at) - (a->at < b->at);
+}
+
+/* fetches(msgs, code, p, requester, ids, dest, base, kk, kv): the data requests (§3.5) p sends for requester
+ * (balancer.LevelRun._fetch): one message (p, h, code, [requester, h's ids in their order], 0) appended to msgs
+ * (messages.Outbox.msgs) per destination h, in increasing h. dest: each id's destination; None: the processor
+ * holding its data in p's view (base, kk, kv: seen_at), never p (a RuntimeError: the view is out of date).
+ * Returns the number of messages. */
+static PyObject *fetches(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { IDS, BASE, KK, KV, DEST, NB };
+    static const char *const name[NB] = {"ids", "base", "kk", "kv", "dest"};
+    PyObject *msgs, *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    long long code, p, requester;
+    PyObject *ret = NULL;
+    dest_at *d = NULL;
+    if (!PyArg_ParseTuple(args, "O!LLLOOOOO", &PyList_Type, &msgs, &code, &p, &requester, &o[IDS], &o[DEST],
+                          &o[BASE], &o[KK], &o[KV]))
+        return NULL;
+    int look = o[DEST] == Py_None;
+    if (!get_all(o, b, have, "iiiii", name, look ? DEST : NB)) goto done;
+    i64 k = b[IDS].len / 8, n = b[BASE].len / 8, nk = b[KK].len / 8;
+    const i64 *ids = b[IDS].buf, *base = b[BASE].buf, *kk = b[KK].buf, *kv = b[KV].buf;
+    if (b[KV].len / 8 != nk || (!look && b[DEST].len / 8 != k)) {
+        PyErr_SetString(PyExc_ValueError, "queue: fetches got arrays of inconsistent lengths");
+        goto done;
+    }
+    if (!all_in(ids, k, n, "a requested vertex is")) goto done;
+    if (!(d = malloc((size_t)(k ? k : 1) * sizeof *d))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int sorted = 1;
+    for (i64 i = 0; i < k; ++i) {
+        d[i].to = look ? seen_at(base, kk, kv, nk, ids[i]) : ((const i64 *)b[DEST].buf)[i], d[i].at = i;
+        if (look && d[i].to == p) {
+            PyErr_SetString(PyExc_RuntimeError, "sbn: location view out of date");
+            goto done;
+        }
+        sorted &= i == 0 || d[i].to >= d[i - 1].to;
+    }
+    if (!sorted) qsort(d, (size_t)k, sizeof *d, by_dest);  /* by destination, each one's ids in their order */
+    Py_ssize_t groups = 0;
+    for (i64 a = 0, e; a < k; a = e) {
+        for (e = a + 1; e < k && d[e].to == d[a].to; ++e) {}
+        PyObject *fields = PyList_New((Py_ssize_t)(1 + e - a)), *t = NULL;
+        if (!fields) goto done;
+        PyObject *x = PyLong_FromLongLong(requester);
+        if (!x) {
+            Py_DECREF(fields);
+            goto done;
+        }
+        PyList_SET_ITEM(fields, 0, x);
+        for (i64 j = a; j < e; ++j) {
+            if (!(x = PyLong_FromLongLong(ids[d[j].at]))) {
+                Py_DECREF(fields);
+                goto done;
+            }
+            PyList_SET_ITEM(fields, 1 + j - a, x);
+        }
+        t = Py_BuildValue("(LLLNi)", p, (long long)d[a].to, code, fields, 0);
+        if (!t || PyList_Append(msgs, t) < 0) {
+            Py_XDECREF(t);
+            goto done;
+        }
+        Py_DECREF(t);
+        ++groups;
+    }
+    ret = PyLong_FromSsize_t(groups);
+done:
+    free(d);
+    release_all(b, have, NB);
+    return ret;
+}
+
 /* select(xadj, adjncy, queue, qw, qc, qr, avail, cw, cc, cr, slot, base, kk, kv, capsule, q, near_q, subset,
  * max_rounds, amount, cap_p, load_p, base_q): selection.select's rounds (§3.4) in one call, numpy's steps in
  * numpy's order: the queue priced on q (qw, qc, qr by position: cq = qw + qc + qr), each vertex's degree and,
@@ -1845,6 +1928,7 @@ static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS, "the breadth-first search of the §3.4 selection"},
     {"select", select_, METH_VARARGS, "the rounds of a §3.4 selection in one call"},
     {"holders", holders, METH_VARARGS, "the processors holding data next to a processor's queue, in its view"},
+    {"fetches", fetches, METH_VARARGS, "the data requests a processor sends, one message per destination (§3.5)"},
     {"spread", spread, METH_VARARGS, "GetDistribute's split of a distribution message's jobs at a node"},
     {"distribute", distribute, METH_VARARGS, "GetDistribute at a node: the split and the jobs it keeps queued"},
     {"affected", affected, METH_VARARGS, "the vertices queued at p to re-price after data moved in its view"},

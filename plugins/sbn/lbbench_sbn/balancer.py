@@ -359,7 +359,7 @@ class LevelRun:
                     break  # this exchange delivered (and counted) the last locate messages
                 if self.step > self.max_steps:
                     raise RuntimeError(f"sbn: level did not finish within {self.max_steps} supersteps")
-            locate = eng.received("locate").by_dst()
+            locate = _rows_by_dst(eng.received("locate"))
             got = _Received(eng.received(msg.TAG), self.opstate is not None)
             # per-vproc CPU (eng.each): the engine lays vprocs over ranks by it
             if got.at or locate:  # no clock read in a superstep with nothing delivered
@@ -374,7 +374,7 @@ class LevelRun:
                         handle(vp[p].i, p, r.start, r.stop, step, out)
                     else:
                         t1 = clock()
-                        self._receive(vp[p], got, [rows for _, rows in locate.get(p, ())])
+                        self._receive(vp[p], got, locate.get(p, ()))
                         other += clock() - t1
                 if ops:  # the balance-only turns: the loop's time but _receive's (no clock read per turn)
                     self.timer.seconds["balance"] += clock() - t0 - other
@@ -525,14 +525,25 @@ class LevelRun:
             nxt = np.array([v.fwd.get(int(x), -1) for x in rest], np.int64)
             if np.any(nxt < 0):
                 raise RuntimeError(f"sbn: processor {p} asked for data it never held")
-            self._fetch(p, rest, nxt, requester)
+            self._fetch(v, rest, nxt, requester)
 
-    def _fetch(self, p: int, ids: np.ndarray, dest: np.ndarray, requester: int) -> None:
-        """Requests for the data of ``ids`` on behalf of ``requester``: one per destination, in processor order."""
-        groups = _groups(dest, ids)
-        self.bcast[FETCHED, self.vp[p].i] += msg.WORD * (2 * len(groups) + ids.size)
-        for h, part in groups:
-            self.out.add(p, h, msg.FETCH, [requester, *part.tolist()])
+    def _fetch(self, v: VProc, ids: np.ndarray, dest: np.ndarray | None, requester: int) -> None:
+        """Requests for the data of ``ids`` on behalf of ``requester``: one per destination (``dest``; None: where
+        p's view has the data), in processor order (in C: ``_queue.fetches``)."""
+        p = v.p
+        if self.native:
+            h = v.view
+            groups = _queue.fetches(self.out.msgs, msg.FETCH, p, requester, ids, dest, h.base, h.keys, h.values)
+        else:
+            if dest is None:
+                dest = v.view[ids]
+                if np.count_nonzero(dest == p):
+                    raise RuntimeError("sbn: location view out of date")
+            parts = _groups(dest, ids)
+            for h, part in parts:
+                self.out.add(p, h, msg.FETCH, [requester, *part.tolist()])
+            groups = len(parts)
+        self.bcast[FETCHED, v.i] += msg.WORD * (2 * groups + ids.size)
 
     def _locate(self, v: VProc, ids: np.ndarray) -> None:
         """Locate message (§3.5) to the processors that need it, not to all: those holding data adjacent
@@ -658,13 +669,10 @@ class LevelRun:
             self.requested[ids] = True
             for p, part in _groups(rq, ids):
                 v = self.vp[p]
-                homes = v.view[part]
-                if np.count_nonzero(homes == p):
-                    raise RuntimeError("sbn: location view out of date")
+                self._fetch(v, part, None, p)  # to where p's view has the data
                 # §3.5: the paper broadcasts the request, [requester, vertices] to the P - 1 others
                 self.bcast[REQ_N, v.i] += self.P - 1
                 self.bcast[REQ_B, v.i] += (self.P - 1) * msg.WORD * (2 + part.size)
-                self._fetch(p, part, homes, p)
         self._tick("migration", t0)
 
     # ------------------------------------------------------------------ main line (Fig. 4)
@@ -1085,6 +1093,18 @@ class _Received:
     def words(self, m: int) -> np.ndarray:
         """Message m's fields (after its code)."""
         return self.values[self.start[m] + 1:self.end[m]]
+
+
+def _rows_by_dst(b) -> dict:
+    """``{dst: [rows, ...]}`` of a delivered batch, each destination's messages in delivery order (``by_dst``
+    without the senders: the views of ``values`` the offsets cut)."""
+    if not len(b):
+        return {}
+    out: dict = {}
+    off, values = b.offsets.tolist(), b.values
+    for d, a, e in zip(b.dst.tolist(), off[:-1], off[1:]):
+        out.setdefault(d, []).append(values[a:e])
+    return out
 
 
 def _log2(k):
