@@ -624,8 +624,8 @@ SEARCH_GRID = {"max_depth": (3,), "core": (1.0,), "speed": (0.05, 0.1, 0.15, 0.2
 
 
 def search(grid: dict | None = None, seed: int = 0, echo=None) -> list[dict]:
-    """The search of the default cylinder (workloads/README.md, "shock: the wake (version 6)"): every cylinder of the grid,
-    its radius fitted to level 9, scored by :func:`score`; best first."""
+    """The search of the default cylinder (workloads/README.md, "shock: the wake (version 6)"): every cylinder of
+    the grid, its radius fitted to level 9, scored by :func:`score`; best first."""
     grid = {**SEARCH_GRID, **(grid or {})}
     mesh = search_mesh(1.0, seed)
     rows = []

@@ -90,8 +90,8 @@ def test_counts_and_locate_broadcasts_of_a_level(tmp_path):
 def test_maxsr_is_the_papers_every_transfer_counted():
     """MaxSR (§5.2) = max over p of the Remap sent from p + max over p of the Remap received by p. The core's
     ``maxsr`` derives it from the homes before and after a level. SBN's lazy migration (§3.5) moves a data set once
-    a level (on shock at most 0.4% of the moved vertices move twice, README), so on a level of ``mini`` at P = 8
-    the homes give every transfer its DATA messages made."""
+    a level (on shock version 5 at most 0.4% of the moved vertices moved twice, README), so on a level of ``mini``
+    at P = 8 the homes give every transfer its DATA messages made."""
     P = 8
     _, _, levels = load_workload("mini", {}, 0)
     g, m = levels[1].data, Machine.uniform(P)
