@@ -23,6 +23,6 @@ class OptionalBuildExt(build_ext):
 
 setup(
     ext_modules=[Extension("lbbench_minex._kernel", ["lbbench_minex/_kernel.c"],
-                           extra_compile_args=["-O2", "-ffp-contract=off", "-std=c99"])],
+                           extra_compile_args=["-O3", "-ffp-contract=off", "-std=c99"])],
     cmdclass={"build_ext": OptionalBuildExt},
 )

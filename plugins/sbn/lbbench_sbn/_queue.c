@@ -1621,6 +1621,52 @@ static int by_dest(const void *x, const void *y) {
     return (a->at > b->at) - (a->at < b->at);
 }
 
+/* d[0..k) (each entry's key and position) by key, each key's entries in their order (np.argsort, stable) */
+static void by_key(dest_at *d, i64 k) {
+    int sorted = 1;
+    for (i64 i = 1; i < k && sorted; ++i) sorted = d[i].to >= d[i - 1].to;
+    if (!sorted) qsort(d, (size_t)k, sizeof *d, by_dest);
+}
+
+/* groups(key, ids): balancer._groups: ids grouped by key (int64, equal lengths), keys increasing, each group's
+ * ids in their order. Returns int64 [g, the g keys, the g + 1 cuts, the ids in group order]. */
+static PyObject *groups(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { KEY, IDS, NB };
+    static const char *const name[NB] = {"key", "ids"};
+    PyObject *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    PyObject *ret = NULL;
+    dest_at *d = NULL;
+    if (!PyArg_ParseTuple(args, "OO", &o[KEY], &o[IDS])) return NULL;
+    if (!get_all(o, b, have, "ii", name, NB)) goto done;
+    i64 k = b[KEY].len / 8, g = 0;
+    const i64 *key = b[KEY].buf, *ids = b[IDS].buf;
+    if (b[IDS].len / 8 != k) {
+        PyErr_SetString(PyExc_ValueError, "queue: groups got arrays of different lengths");
+        goto done;
+    }
+    if (!(d = malloc((size_t)(k ? k : 1) * sizeof *d))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (i64 i = 0; i < k; ++i) d[i].to = key[i], d[i].at = i;
+    by_key(d, k);
+    for (i64 i = 0; i < k; ++i) g += i == 0 || d[i].to != d[i - 1].to;
+    if (!(ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((2 + 2 * g + k) * 8)))) goto done;
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret), *keys = out + 1, *cuts = keys + g, *grouped = cuts + g + 1;
+    out[0] = g;
+    for (i64 i = 0, j = 0; i < k; ++i) {
+        if (i == 0 || d[i].to != d[i - 1].to) keys[j] = d[i].to, cuts[j++] = i;
+        grouped[i] = ids[d[i].at];
+    }
+    cuts[g] = k;
+done:
+    free(d);
+    release_all(b, have, NB);
+    return ret;
+}
+
 /* fetches(msgs, code, p, requester, ids, dest, base, kk, kv): the data requests (§3.5) p sends for requester
  * (balancer.LevelRun._fetch): one message (p, h, code, [requester, h's ids in their order], 0) appended to msgs
  * (messages.Outbox.msgs) per destination h, in increasing h. dest: each id's destination; None: the processor
@@ -1651,16 +1697,14 @@ static PyObject *fetches(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    int sorted = 1;
     for (i64 i = 0; i < k; ++i) {
         d[i].to = look ? seen_at(base, kk, kv, nk, ids[i]) : ((const i64 *)b[DEST].buf)[i], d[i].at = i;
         if (look && d[i].to == p) {
             PyErr_SetString(PyExc_RuntimeError, "sbn: location view out of date");
             goto done;
         }
-        sorted &= i == 0 || d[i].to >= d[i - 1].to;
     }
-    if (!sorted) qsort(d, (size_t)k, sizeof *d, by_dest);  /* by destination, each one's ids in their order */
+    by_key(d, k);  /* by destination, each one's ids in their order */
     Py_ssize_t groups = 0;
     for (i64 a = 0, e; a < k; a = e) {
         for (e = a + 1; e < k && d[e].to == d[a].to; ++e) {}
@@ -1928,6 +1972,7 @@ static PyMethodDef methods[] = {
     {"search", search, METH_VARARGS, "the breadth-first search of the §3.4 selection"},
     {"select", select_, METH_VARARGS, "the rounds of a §3.4 selection in one call"},
     {"holders", holders, METH_VARARGS, "the processors holding data next to a processor's queue, in its view"},
+    {"groups", groups, METH_VARARGS, "ids grouped by key, keys increasing, each group in its order"},
     {"fetches", fetches, METH_VARARGS, "the data requests a processor sends, one message per destination (§3.5)"},
     {"spread", spread, METH_VARARGS, "GetDistribute's split of a distribution message's jobs at a node"},
     {"distribute", distribute, METH_VARARGS, "GetDistribute at a node: the split and the jobs it keeps queued"},

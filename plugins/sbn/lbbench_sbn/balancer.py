@@ -549,11 +549,14 @@ class LevelRun:
         """Locate message (§3.5) to the processors that need it, not to all: those holding data adjacent
         to the moved vertices (their queues hold the neighbours) and the vertices' home processors (the
         directory a stale request goes through); never to p itself or to the only processor that sent it."""
-        p, near = v.p, v.view.holders(self.g.neighbours_of(ids))
+        p, g = v.p, self.g
         server = next(iter(v.servers)) if len(v.servers) == 1 else -1
-        if self.native:  # the same processors in C (_queue.receivers)
+        if self.native:  # the same processors in C (_queue.holders, but p; _queue.receivers)
+            h = v.view
+            near = np.frombuffer(_queue.holders(g.xadj, g.adjncy, ids, h.base, h.keys, h.values, self.P, p), np.int64)
             to = np.frombuffer(_queue.receivers(near, self.home0, ids, p, server), np.int64)
         else:  # the processors marked in a mask the level keeps (cleared again after)
+            near = v.view.holders(g.neighbours_of(ids))
             mark = self.pmark
             mark[near] = True
             mark[self.home0[ids]] = True
@@ -1113,13 +1116,12 @@ def _log2(k):
 
 
 def _groups(key: np.ndarray, ids: np.ndarray) -> list:
-    """``ids`` grouped by ``key``: [(key, its ids in their order), ...] in increasing key."""
-    if key.size == 1 or np.count_nonzero(key != key[0]) == 0:  # one group (most calls)
-        return [(int(key[0]), ids)]
-    order = np.argsort(key, kind="stable")
-    key, ids = key[order], ids[order]
-    cuts = (np.flatnonzero(key[1:] != key[:-1]) + 1).tolist()
-    return [(int(key[a]), ids[a:b]) for a, b in zip([0, *cuts], [*cuts, key.size])]
+    """``ids`` grouped by ``key``: [(key, its ids in their order), ...] in increasing key (in C: ``_queue.groups``,
+    a stable sort by key)."""
+    out = np.frombuffer(_queue.groups(key, ids), np.int64)
+    g = int(out[0])
+    keys, cuts, grouped = out[1:1 + g].tolist(), out[1 + g:2 + 2 * g].tolist(), out[2 + 2 * g:]
+    return [(h, grouped[a:b]) for h, a, b in zip(keys, cuts, cuts[1:])]
 
 
 def boundary_depth(g, owner: np.ndarray) -> np.ndarray:
