@@ -605,9 +605,10 @@ class LevelRun:
         if batch is not None:
             verts, procs, who, cost = batch
             bad = self.data_at[verts] != procs
-            at = self.lix[procs]
-            wait = (set(np.unique(at[bad]).tolist()) if bad.any() else set()) | self.stalled
+            missing = np.count_nonzero(bad)  # data not there yet (forwarded requests)
+            wait = self.stalled | set(np.unique(self.lix[procs[bad]]).tolist()) if missing else set(self.stalled)
             if wait:
+                at = self.lix[procs]
                 keep = ~np.isin(at, list(wait))
                 for i in sorted(wait & set(who.tolist())):
                     self.vlist[i].backlog.append((verts[at == i], float(cost[who == i][0])))
