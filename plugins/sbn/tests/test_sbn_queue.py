@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from harness import LocationView
 from lbbench_sbn import _queue
 from lbbench_sbn.balancer import _log2
 
@@ -350,3 +351,29 @@ def test_choice_draws_what_numpy_choice_draws():
         assert a.random() == b.random()  # the streams stay in step
     with pytest.raises(ValueError):
         _queue.choice(np.random.default_rng(0).bit_generator.capsule, np.arange(3), 4)
+
+
+def test_groups_and_fetches_are_the_stable_argsort():
+    """``_queue.groups`` (balancer._groups) and ``_queue.fetches`` (the data requests, §3.5) group as a stable
+    argsort by key does, and fetches reads the processor holding each vertex from the view (base, keys, values)."""
+    rng = np.random.default_rng(11)
+    for k in (1, 2, 7, 60):
+        key, ids = rng.integers(0, 4, k), rng.choice(500, k, replace=False)
+        order = np.argsort(key, kind="stable")
+        want = [(int(h), ids[order][key[order] == h].tolist()) for h in np.unique(key)]
+        buf = np.frombuffer(_queue.groups(key, ids), np.int64)
+        g = int(buf[0])
+        cuts = buf[1 + g:2 + 2 * g].tolist()
+        grouped = buf[2 + 2 * g:]
+        assert [(h, grouped[a:b].tolist()) for h, a, b in zip(buf[1:1 + g].tolist(), cuts, cuts[1:])] == want
+        view = LocationView(rng.integers(0, 4, 500), 5)
+        view.learn(ids[: k // 2], 4)
+        dest = view[ids]
+        for given in (dest, None):
+            msgs = []
+            n = _queue.fetches(msgs, 7, 5, 3, ids, given, view.base, view.keys, view.values)
+            order = np.argsort(dest, kind="stable")
+            assert n == len(msgs) == np.unique(dest).size
+            assert msgs == [(5, int(h), 7, [3, *ids[order][dest[order] == h].tolist()], 0) for h in np.unique(dest)]
+    with pytest.raises(RuntimeError, match="view out of date"):
+        _queue.fetches([], 7, 4, 3, ids, None, view.base, view.keys, view.values)  # p = 4 holds some of them
