@@ -153,21 +153,21 @@ static int merge_pair(K *k, i64 v, i64 w) {
     k->elen[M] = cnt;
     k->pwgt[M] = k->pwgt[v] + k->pwgt[w];
     k->rwgt[M] = k->rwgt[v] + k->rwgt[w];
-    /* rhome: v's records, then w's added (same key) or appended */
+    /* rhome: v's records, then w's added (same key) or appended; pmark holds each home's record (-1: none) */
     if (grow_h(k, k->hlen[v] + k->hlen[w])) return -1;
     i64 hs = k->htop, hc = 0;
     for (i64 j = 0; j < k->hlen[v]; j++) {
         k->hh[hs + hc] = k->hh[k->hstart[v] + j];
         k->hr[hs + hc] = k->hr[k->hstart[v] + j];
+        k->pmark[k->hh[hs + hc]] = hc;
         hc++;
     }
     for (i64 j = 0; j < k->hlen[w]; j++) {
-        i64 h = k->hh[k->hstart[w] + j], r = k->hr[k->hstart[w] + j], f = -1;
-        for (i64 i = 0; i < hc; i++)
-            if (k->hh[hs + i] == h) { f = i; break; }
+        i64 h = k->hh[k->hstart[w] + j], r = k->hr[k->hstart[w] + j], f = k->pmark[h];
         if (f >= 0) k->hr[hs + f] += r;
-        else { k->hh[hs + hc] = h; k->hr[hs + hc] = r; hc++; }
+        else { k->hh[hs + hc] = h; k->hr[hs + hc] = r; k->pmark[h] = hc; hc++; }
     }
+    for (i64 i = 0; i < hc; i++) k->pmark[k->hh[hs + i]] = -1;
     k->htop = hs + hc;
     k->hstart[M] = hs;
     k->hlen[M] = hc;
