@@ -28,10 +28,13 @@ processors (their data will be there once processed), Remap counts vertices
 whose data is not on their new processor. §5.3 says what is traded: "The
 pre-partitioner will allow an increase in the redistribution cost if it is
 compensated by a larger improvement in the communication cost", an improvement
-only the projected Comm can show (against the data where it is, a move never
-lowers a neighbour's Comm). Tried against the data homes (§3.1's Comm at the
-level start): Table 4's MaxSR fell below Table 5's at P = 8 and 16 (34,043 vs
-36,619; 27,772 vs 30,470), where the paper's is 1.9-2.2x it.
+the projected Comm shows on both ends of an edge (against the data where it is,
+a move lowers only the moved vertex's own Comm, never a neighbour's). Against
+the data homes (§3.1's Comm at the level start, the other fair reading), Table
+4's MaxSR was below Table 5's at P = 8 and 16 on shock version 5 (34,043 vs
+36,619; 27,772 vs 30,470) and is 1.13-1.20x it at P = 8-32 on version 6, where
+the projected reading gives 0.88-1.07x (README "Table 4 on version 6: what
+SBN's execution moves"): neither reading is chosen by that figure.
 
 The partitioner is sequential, as the paper's was (§5.4); it runs identically
 on every MPI rank from ``ctx.rng("prepartition")``.
