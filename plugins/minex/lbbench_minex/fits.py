@@ -30,13 +30,14 @@ Four choices the paper leaves open (README.md, "Calibration"), fitted in this or
   ThroTtle`` but not the unit of the loads in it): loads are measured in
   units of Q0/unit, a constant, so that the best ThroTtle still grows with P
   (§3.3: it "generally converges at values between P and 2P"). The
-  candidates run from the whole QwgtTot (1, ``normalize=total``) past the
-  mean load at the P of Tables 1-2 (32, ``normalize=mean`` there) to 256. It sets how far
-  MinEX balances at a given ThroTtle, so it is fitted on LoadImb cells.
+  candidates run from 8 past the mean load at the P of Tables 1-2 (32,
+  ``normalize=mean`` there) to 1,024. It sets how far MinEX balances at a
+  given ThroTtle, so it is fitted on LoadImb cells.
 * ``shock[cwgt_unit]``, the cost of one leaf face in Cwgt in the unit of one
   element's Pwgt (§2.2: Pwgt and Rwgt count elements, Cwgt "depends on the
   number of leaf faces"). It sets the share of Comm in Qwgt, so it is fitted
-  on MaxQwgt cells with and without latency tolerance.
+  on MaxQwgt cells with and without latency tolerance; 1, an element's Pwgt
+  per leaf face, is the lowest shock allows (an integer).
 
 The start is fitted first, on its own cells. The other three are fitted
 together (``minex-model``: every combination of ``CORES``, ``UNITS`` and
@@ -67,23 +68,28 @@ CAL_P = (16, 64)
 CAL_C = (1, 8)
 CORE_P = (16, 32, 64, 128, 256)  # Table 4 without partitioning, below the P where §4 blames granularity
 CASES = {"None": "none", "Max": "max"}
-# the joint fit's grid: beyond it each parameter's own fit (README, "Calibration") rose steeply
-CORES = (0.0, 0.05, 0.1, 0.15)
-UNITS = (16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0)
-CWGTS = (2, 3, 4)
+# the joint fit's grid (README, "Calibration"): the first fit's (cores 0-0.15, units 16-1,024, costs 2-4) ended at
+# its edge in all three, so it is widened to the whole cylinder (core 1), to unit 8 and cost 1 (shock's lowest); the
+# points that fit's residual already excluded are dropped (cores 0 and 0.05: 0.371 or more against 0.176 at 0.15;
+# cost 4: above cost 3 at every core and unit), the unit thinned where it was flat (0.176-0.187 from 16 to 1,024)
+CORES = (0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
+UNITS = (8.0, 16.0, 64.0, 256.0, 1024.0)
+CWGTS = (1, 2, 3)
 MODELS = tuple(f"core={c:g} unit={u:g} cwgt_unit={k}" for c in CORES for u in UNITS for k in CWGTS)
 # The MinEX cells' cylinders (README.md, "The cylinder"): the trailing edge at level 2 at shock's wake variant's
 # (workloads.shock.WAKE: x = 0.3478 - 0.2978 + 0.15 = 0.2) and the fastest speed of the wake search's grid at which
 # every core meets the papers' statements (at WAKE's 0.15 and at 0.1 the wide cylinders leave through the right face:
 # level 9 below 1,833,730 or more than 2% below an earlier level);
 # per core the radius fitted to level 9, printed (radius, speed, start) by
-#     python -m workloads.shock --search --core 0 0.05 0.1 0.15 --speed 0.05 --trail2 0.2
-# Core 1 is shock's default cylinder (the SBN tables' mesh).
+#     python -m workloads.shock --search --core 0.1 0.15 0.2 0.3 0.5 1 --speed 0.05 --trail2 0.2
+# Core 1 (the whole cylinder refined to depth 3, shock's own spread) by the same rule, not shock's default cylinder.
 SPEED, TRAIL2 = 0.05, 0.2
-CYLINDERS = {0.0: {"radius": 0.6395, "speed": SPEED, "start": 0.7895},
-             0.05: {"radius": 0.6278, "speed": SPEED, "start": 0.7778},
-             0.1: {"radius": 0.5987, "speed": SPEED, "start": 0.7487},
-             0.15: {"radius": 0.5639, "speed": SPEED, "start": 0.7139}}
+CYLINDERS = {0.1: {"radius": 0.5987, "speed": SPEED, "start": 0.7487},
+             0.15: {"radius": 0.5639, "speed": SPEED, "start": 0.7139},
+             0.2: {"radius": 0.5273, "speed": SPEED, "start": 0.6773},
+             0.3: {"radius": 0.4613, "speed": SPEED, "start": 0.6113},
+             0.5: {"radius": 0.3550, "speed": SPEED, "start": 0.5050},
+             1.0: {"radius": 0.2350, "speed": SPEED, "start": 0.3850}}
 
 
 def minex_start() -> str:
@@ -120,10 +126,9 @@ def neighbours(grid: tuple, value) -> tuple:
 
 def shock_params(core: float | None = None, cwgt: int | None = None) -> dict:
     """The MinEX cells' shock parameters: the cost of a leaf face and the spread with its cylinder (``CYLINDERS``);
-    None: the fitted value. Core 1 is shock's own cylinder."""
+    None: the fitted value (README.md, "The cylinder")."""
     core = spread_core() if core is None else float(core)
-    out = {"cwgt_unit": cwgt_unit() if cwgt is None else int(cwgt)}
-    return out if core == 1 else {**out, "core": core, **CYLINDERS[core]}
+    return {"cwgt_unit": cwgt_unit() if cwgt is None else int(cwgt), "core": core, **CYLINDERS[core]}
 
 
 def start_figures(opts, start: str) -> dict:

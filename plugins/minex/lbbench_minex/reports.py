@@ -58,7 +58,9 @@ def workload_params(opts) -> dict:
     given = opts.workload_params
     core = given.get("core")  # a core of the fit's grid brings its cylinder unless the command names the cylinder
     own = {"radius", "speed", "start"} & set(given) or (core is not None and float(core) not in CYLINDERS)
-    return {**shock_params(1.0 if own else core, given.get("cwgt_unit")), **given}
+    if own:  # the command's own cylinder on the fitted cost
+        return {"cwgt_unit": shock_params()["cwgt_unit"], **given}
+    return {**shock_params(core, given.get("cwgt_unit")), **given}
 
 
 def start(opts) -> str:
