@@ -21,6 +21,11 @@ and skip the absent nodes x >= P. In the tree T_x (x < P, so the root is
 present) every absent node is removed and its successors are attached to its
 nearest present ancestor (:class:`Trees`). Every present node is then reached
 exactly once, and a message never waits on a node that does not exist.
+
+``network`` and ``tree`` follow Definition 1 literally (dicts of nodes: about
+36 MiB at P = 8,192, kept for the tests); :class:`Trees` builds the same trees
+arithmetically from Lemmas 1 and 2 in arrays of 2**d (about 1.5 MiB at
+P = 8,192, per rank: issue 52 item 3).
 """
 from __future__ import annotations
 
@@ -138,34 +143,44 @@ class Trees:
         self._t0 = self._build(0)
 
     def _build(self, x: int) -> tuple:
-        """(pred, depth, children, subtree sizes, (kstart, kid): the children as arrays) of T_x."""
+        """(pred, depth, children, subtree sizes, (kstart, kid): the children as arrays) of T_x.
+
+        Arithmetic, in arrays of 2**d (no SBN(d) as dicts: about 0.5 MiB at P = 8,192, not 49 MiB): T_0 stage by
+        stage by Lemma 2's successors, T_x = T_0 XOR x (Lemma 1), each absent node's successors attached to its
+        nearest present ancestor (module doc). Equal to the trees of Definition 1 (:func:`tree`; a test)."""
         P, d = self.P, self.d
-        parent_of: dict[int, int] = {}
+        full = np.full(1 << d, -1, np.int64)  # T_x's predecessors in SBN(d), absent nodes too
+        stage = np.zeros(1 << d, np.int64)  # their stages
+        front = np.zeros(1, np.int64)  # T_0's nodes at stage s
+        for s in range(d):  # Lemma 2: successor n + 2^(d-1) of the root; n +- 2^(d-s-1) at stages 1..d-1
+            step = 1 << (d - s - 1)
+            nxt = front + step if s == 0 else np.concatenate((front + step, front - step))
+            full[nxt], stage[nxt] = np.tile(front, nxt.size // front.size), s + 1
+            front = nxt
+        node = np.arange(1 << d, dtype=np.int64) ^ x  # Lemma 1: node m of T_x is node m ^ x of T_0
+        full[node], stage[node] = np.where(full >= 0, full ^ x, -1), stage.copy()
+        pred = full[:P].copy()  # nearest present ancestor
+        up = np.flatnonzero(pred >= P)
+        while up.size:
+            pred[up] = full[pred[up]]
+            up = up[pred[up] >= P]
         depth = np.zeros(P, np.int64)
-        for level in tree(d, x):
-            for n, p in level:
-                if p < 0:
-                    continue
-                q = p  # nearest present ancestor
-                while q >= P:
-                    q = parent_of[q]
-                parent_of[n] = q
-                if n < P:
-                    depth[n] = depth[q] + 1
-        pred = np.full(P, -1, np.int64)
-        kids: list[list] = [[] for _ in range(P)]
-        for n in range(P):
-            if n != x:
-                pred[n] = parent_of[n]
-                kids[parent_of[n]].append(n)
+        by_stage = np.argsort(stage[:P], kind="stable")
+        bounds = np.searchsorted(stage[by_stage], np.arange(d + 2))
+        for s in range(1, d + 1):  # present ancestors first: depth is the count of present ancestors
+            n = by_stage[bounds[s]:bounds[s + 1]]
+            depth[n] = depth[pred[n]] + 1
         sizes = np.ones(P, np.int64)
-        for n in np.argsort(-depth, kind="stable").tolist():  # deepest first
-            if pred[n] >= 0:
-                sizes[pred[n]] += sizes[n]
+        for s in range(d, 0, -1):  # deepest stage first
+            n = by_stage[bounds[s]:bounds[s + 1]]
+            np.add.at(sizes, pred[n], sizes[n])
+        others = np.flatnonzero(pred >= 0)  # every node but x, ascending: each node's children in node order
+        kid = others[np.argsort(pred[others], kind="stable")]
         kstart = np.zeros(P + 1, np.int64)
-        kstart[1:] = np.cumsum([len(k) for k in kids])
-        kid = np.array([c for k in kids for c in k], np.int64)
-        return pred, depth, [tuple(k) for k in kids], sizes, (kstart, kid)
+        kstart[1:] = np.cumsum(np.bincount(pred[others], minlength=P))
+        flat = kid.tolist()
+        kids = [tuple(flat[a:b]) for a, b in zip(kstart[:-1].tolist(), kstart[1:].tolist())]
+        return pred, depth, kids, sizes, (kstart, kid)
 
     def _tree(self, x: int) -> tuple:
         if self.pow2 or x == 0:

@@ -106,3 +106,39 @@ def test_power_of_two_trees_by_lemma1_equal_the_built_ones(P):
             assert T.parent(x, n) == pred[n]
             assert T.depth(x, n) == depth[n]
             assert T.subtree_size(x, n) == sizes[n]
+
+
+def _definition1(P: int, x: int) -> tuple:
+    """T_x of P processors from Definition 1's network (:func:`tree`), each absent node's successors attached to
+    its nearest present ancestor: (pred, depth, children, subtree sizes)."""
+    parent_of, depth = {}, np.zeros(P, np.int64)
+    for level in tree(dimension(P), x):
+        for n, p in level:
+            if p >= 0:
+                q = p
+                while q >= P:
+                    q = parent_of[q]
+                parent_of[n] = q
+                if n < P:
+                    depth[n] = depth[q] + 1
+    pred = np.array([parent_of.get(n, -1) for n in range(P)], np.int64)
+    kids = [tuple(n for n in range(P) if pred[n] == p) for p in range(P)]
+    sizes = np.ones(P, np.int64)
+    for n in np.argsort(-depth, kind="stable").tolist():
+        if pred[n] >= 0:
+            sizes[pred[n]] += sizes[n]
+    return pred, depth, kids, sizes
+
+
+@pytest.mark.parametrize("P", [*range(1, 18), 31, 33, 48, 64, 100, 129])
+def test_trees_by_lemmas_equal_definition1(P):
+    """Trees builds T_x arithmetically (Lemmas 1-2, arrays of 2^d); every root's tree equals the one of
+    Definition 1's network, children in node order, and the arrays the C kernels read agree."""
+    T = Trees(P)
+    for x in range(P):
+        pred, depth, kids, sizes, (kstart, kid) = T._build(x)
+        want = _definition1(P, x)
+        assert np.array_equal(pred, want[0]) and np.array_equal(depth, want[1])
+        assert kids == want[2] and np.array_equal(sizes, want[3])
+        assert kid.tolist() == [c for k in kids for c in k]
+        assert np.diff(kstart).tolist() == [len(k) for k in kids]
