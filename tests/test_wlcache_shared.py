@@ -1,6 +1,8 @@
 """Issue 52 item 3: a cached level's arrays are mapped read-only from the cache file (one copy per host), a file
 written before is still read, and the figures are those of the copied arrays."""
+import json
 import mmap
+import struct
 import zipfile
 
 import numpy as np
@@ -109,3 +111,49 @@ def test_figures_are_those_of_the_copied_arrays(tmp_path, monkeypatch, shared):
                             cache=False))
     cols = [c for c in runs[0].columns if not any(t in c for t in ("time", "wall", "cpu", "busy", "_s", "rank_", "overhead"))]
     pd.testing.assert_frame_equal(runs[0][cols], runs[1][cols])
+
+
+def test_a_cached_graph_is_checked_symmetric_once_where_it_is_built(tmp_path, monkeypatch, capsys):
+    """Issue 52 item 3: the writer marks a graph symmetric and no reader checks it again; a file written before
+    (no mark) is checked once and rewritten marked."""
+    from harness.contract import model
+
+    calls = []
+    check = model._check_symmetric
+    monkeypatch.setattr(model, "_check_symmetric", lambda *a: calls.append(1) or check(*a))
+    path = tmp_path / "x.npz"
+    want = big()  # level 2's Graph is checked when built
+    assert len(calls) == 1 and wlcache.write(path, want)
+    assert_same_levels(wlcache.read(path), want)
+    assert len(calls) == 1  # not again on read
+    with np.load(path) as z:  # the header as written before: no mark
+        arrays = {k: z[k] for k in z.files}
+    head = json.loads(arrays["levels.json"].tobytes())
+    for e in head["levels"]:
+        del e["symmetric"]
+    arrays["levels.json"] = np.frombuffer(json.dumps(head).encode(), np.uint8)
+    np.savez(path, **arrays)
+    assert_same_levels(wlcache.read(path, wanted=[2]), want[1:])
+    assert len(calls) == 2  # level 2 checked, and marked
+    assert_same_levels(wlcache.read(path), want)
+    assert len(calls) == 3  # level 1 was not read before: checked now, then marked too
+    assert_same_levels(wlcache.read(path), want)
+    assert len(calls) == 3 and capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("member", ["0.adjncy", "levels.json"])
+def test_a_damaged_byte_of_a_member_is_found_mapped_or_copied(tmp_path, capsys, member):
+    """A byte changed in a mapped member's data (large: checked against its CRC-32 by read) or in a copied one
+    (zipfile's check): the cache is regenerated with one warning."""
+    path = tmp_path / "x.npz"
+    assert wlcache.write(path, big())
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo(f"{member}.npy")
+    data = bytearray(path.read_bytes())
+    name, extra = struct.unpack("<HH", data[info.header_offset + 26:info.header_offset + 30])
+    at = info.header_offset + 30 + name + extra + info.file_size - 3  # inside the member's last item
+    data[at] ^= 1
+    path.write_bytes(bytes(data))
+    assert wlcache.read(path) is None
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and "regenerating" in err[0] and not path.exists()

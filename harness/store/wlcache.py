@@ -23,6 +23,11 @@ processes read the file. A smaller array is copied, as it always was, and frozen
 array of a cached level is read-only (writing into it raises ``ValueError``). A file written before (format 2,
 large arrays unaligned) is still read, its large arrays copied, and rewritten aligned once (the same members, so
 the next reader maps them).
+A graph's symmetry is checked once, where it is built (``Graph``), not again by each rank that reads it: ``write``
+marks each graph ``symmetric`` in the header (a Graph is symmetric), and ``read`` builds such a graph with
+``Graph(..., symmetric=True)``; every other check below is still made. A mapped member's bytes are checked against
+its CRC-32, as ``zipfile`` checks a member it reads, so a level read is the one written. A graph not so marked (a
+file written before) is checked, and the file rewritten once with it marked (with the alignment above).
 A writer replaces a cache file (``os.replace``), never writes into it, so a mapped array does not change under a
 run; a file another program edits in place while a run maps it is outside this contract.
 
@@ -44,6 +49,7 @@ import mmap
 import os
 import struct
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -83,7 +89,8 @@ def write(path: str | os.PathLike, levels: list[Level]) -> bool:
         d = lv.data
         entry = {"index": int(lv.index), "parent": lv.parent is not None}
         if isinstance(d, Graph):
-            entry.update(form="graph", name=d.name, coords=d.coords is not None)
+            # a Graph is symmetric (checked or built so): its reader need not check again (``_levels``)
+            entry.update(form="graph", name=d.name, coords=d.coords is not None, symmetric=True)
             for k in _GRAPH + (("coords",) if d.coords is not None else ()):
                 a = getattr(d, k)
                 if id(a) in first:
@@ -177,7 +184,7 @@ def read(path: str | os.PathLike, expect: list[int] | None = None, wanted: list[
     if not os.path.lexists(path):
         return None
     try:
-        levels, indices, unaligned = _levels(path, wanted)
+        levels, indices, stale = _levels(path, wanted)
         if expect is not None and indices != list(expect):
             raise ValueError(f"levels {_span(indices)}, the workload declares {_span(list(expect))}")
     except Exception as exc:  # any failure to read means the cache is unusable: regenerate
@@ -187,16 +194,17 @@ def read(path: str | os.PathLike, expect: list[int] | None = None, wanted: list[
         except OSError:
             pass
         return None
-    if unaligned:  # written before issue 52: the same arrays again, aligned, for the next reader to map
+    if stale:  # written before issue 52: the same arrays again, aligned, the graphs checked now marked symmetric
         try:
-            _realign(path)
+            _refresh(path, {lv.index for lv in levels if isinstance(lv.data, Graph)})
         except (OSError, ValueError):  # (gone or replaced meanwhile: the next reader sees what is there)
             pass
     return levels
 
 
-def _realign(path: Path) -> None:
-    """Rewrite the valid cache file ``path`` with every member as it is, large arrays aligned (:func:`aligned`);
+def _refresh(path: Path, checked: set) -> None:
+    """Rewrite the valid cache file ``path`` with every member as it is, large arrays aligned (:func:`aligned`),
+    and the graphs of the levels ``checked`` (read and checked symmetric) marked ``symmetric`` in its header;
     nothing (and no warning) in a directory this process cannot write (a cache shared read-only)."""
     if not os.access(path.parent, os.W_OK):
         return
@@ -206,6 +214,11 @@ def _realign(path: Path) -> None:
         for info in npz.zip.infolist():  # large ones as views of the file (written from there), the rest read
             a = _mapped(mm, info, anywhere=True)
             arrays[info.filename[:-4]] = npz[info.filename[:-4]] if a is None else a
+        head = _header(npz)
+    for e in head["levels"]:
+        if e.get("form") == "graph" and e["index"] in checked:
+            e["symmetric"] = True
+    arrays["levels.json"] = np.frombuffer(json.dumps(head).encode(), np.uint8)
     _save(path, {k: a for k, a in arrays.items() if not k.startswith("-1.")})
 
 
@@ -278,7 +291,8 @@ def _header(npz) -> dict:
 def _mapped(mm: mmap.mmap, info: zipfile.ZipInfo, anywhere: bool = False) -> np.ndarray | None:
     """The array a stored (uncompressed) ``.npy`` member of at least ``SHARED_BYTES`` holds, as a read-only view
     of the mapped file, when its data is aligned in the file (``write`` places it so; ``anywhere``: also when
-    not); None otherwise (it is read and copied)."""
+    not); None otherwise (it is read and copied). A member whose bytes do not match its CRC-32 (the check
+    ``zipfile`` makes of a member it reads) is ``ValueError``."""
     if info.compress_type != zipfile.ZIP_STORED or info.file_size < SHARED_BYTES:
         return None
     head = mm[info.header_offset:info.header_offset + 30]
@@ -296,12 +310,16 @@ def _mapped(mm: mmap.mmap, info: zipfile.ZipInfo, anywhere: bool = False) -> np.
     if version not in ((1, 0), (2, 0)) or fortran or dtype.hasobject or \
             (offset % ALIGN and not anywhere) or fp.tell() + count * dtype.itemsize != info.file_size:
         return None
-    return np.frombuffer(mm, dtype, count, offset).reshape(shape)
+    a = np.frombuffer(mm, dtype, count, offset).reshape(shape)
+    if zlib.crc32(a.reshape(-1).view(np.uint8), zlib.crc32(mm[start:offset])) != info.CRC:
+        raise ValueError(f"member {info.filename} is damaged (CRC-32)")
+    return a
 
 
 def _levels(path: Path, wanted: list[int] | None = None) -> tuple[list[Level], list[int], bool]:
-    """The levels :func:`read` reads for ``wanted``, the indices of all the file holds, and whether a large array
-    of them was copied because it is not aligned in the file (one written before issue 52)."""
+    """The levels :func:`read` reads for ``wanted``, the indices of all the file holds, and whether the file is
+    one written before issue 52: a large array of them copied because it is not aligned in the file, or a graph
+    not marked ``symmetric`` (checked here)."""
     # a .npy file is no context manager: TypeError
     with open_regular(path, MAX_BYTES, "cache file") as fh, np.load(fh, allow_pickle=False) as npz:
         mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)  # open while an array maps it (no close)
@@ -319,14 +337,14 @@ def _levels(path: Path, wanted: list[int] | None = None) -> tuple[list[Level], l
         want |= {k for k in refs if int(k.split(".", 1)[0]) in pick}
         if pick and pick[0] > 0 and entries[pick[0] - 1].get("form") == "graph":
             want.add(f"{pick[0] - 1}.xadj")
-        arrays, unaligned = {}, False
+        arrays, stale = {}, False
         for k in sorted(want):  # mapped, or owned (a view of np.load's buffer is copied here, one at a time)
             name = refs.get(k, k)
             if name not in arrays:
                 info = npz.zip.getinfo(f"{name}.npy")
                 a = _mapped(mm, info)
                 if a is None:
-                    unaligned |= _mapped(mm, info, anywhere=True) is not None
+                    stale |= _mapped(mm, info, anywhere=True) is not None
                     a = npz[name]
                     a = a if a.flags.owndata else a.copy()
                 a.setflags(write=False)
@@ -344,8 +362,11 @@ def _levels(path: Path, wanted: list[int] | None = None) -> tuple[list[Level], l
             name = e["name"]
             if not isinstance(name, str):
                 raise ValueError("graph name is not a string")
-            # frozen (mapped or owned): the Graphs take them as they are, however many levels share them
-            data = Graph(*(arrays[p + k] for k in _GRAPH), coords=coords, name=name)
+            # frozen (mapped or owned): the Graphs take them as they are, however many levels share them; a
+            # graph the writer had checked symmetric is not checked again (every member's CRC-32 is checked)
+            checked = e.get("symmetric") is True
+            stale |= not checked
+            data = Graph(*(arrays[p + k] for k in _GRAPH), coords=coords, name=name, symmetric=checked)
         elif form == "boxes":
             data = Boxes(*(arrays[p + k] for k in _BOXES), ratio=int(e["ratio"]))
         elif form == "array":
@@ -368,4 +389,4 @@ def _levels(path: Path, wanted: list[int] | None = None) -> tuple[list[Level], l
                 (np.asarray(lv.parent).size != lv.data.n or (lv.data.n and int(np.max(lv.parent)) >= prev_n)):
             raise ValueError(f"level {lv.index}: parent map does not fit the two levels")
         prev_n = lv.data.n if isinstance(lv.data, Graph) else None
-    return out, every, unaligned
+    return out, every, stale
