@@ -215,6 +215,40 @@ def test_a_senders_modelled_time_is_summed_in_send_order_across_both_paths():
     assert mixed.totals() == posted.totals()  # == on floats: the same additions in the same order
 
 
+def test_one_rank_superstep_in_one_call_is_the_general_path(monkeypatch):
+    """At R = 1 a superstep of batches is counted and delivered in one C call (``_engine.local``): the same
+    batches (every column, values of any row shape), counts, modelled times and step statistics as the general
+    path (``_count_sent``, ``deliver`` per tag, ``most``), which a tag sent twice in a superstep still takes."""
+    from harness.engine.counters import Counters
+
+    def run(general: bool) -> tuple:
+        if general:
+            monkeypatch.setattr(Counters, "local", lambda self, step, sends, P: None)
+        else:
+            monkeypatch.undo()
+        rng, P = np.random.default_rng(11), 12
+        e, got = Engine(P, Machine.parse("grid:3:4", P), comm=None), []
+        for step in range(6):
+            for tag, shape in (("b", (2,)), ("a", ()), ("c", None)) if step % 3 else (("a", ()), ("a", ())):
+                n = int(rng.integers(1, 9))
+                counts = rng.integers(0, 3, n)
+                values = None if shape is None else rng.integers(0, 99, (int(counts.sum()), *shape))
+                e.send(tag, rng.integers(0, P, n), rng.integers(0, P, n), values,
+                       counts=None if values is None else counts, nbytes=rng.integers(0, 1 << 20, n),
+                       kind=rng.integers(0, 3, n))
+            e.exchange(tally=step)
+            got.append((e.tally, {t: [getattr(e.received(t), f) for f in ("src", "dst", "kind", "nbytes", "counts",
+                                                                         "offsets", "values")] for t in "abc"}))
+        return got, e.totals(), [e.step_stats(k) for k in ("balance", "migration", "application")]
+
+    fused, general = run(False), run(True)
+    for (tally, a), (tally2, b) in zip(fused[0], general[0]):
+        assert tally == tally2 and a.keys() == b.keys()
+        for t in a:
+            assert all((x is None and y is None) or np.array_equal(x, y) for x, y in zip(a[t], b[t]))
+    assert fused[1:] == general[1:]
+
+
 def _spin(seconds: float) -> None:
     t = time.process_time()
     while time.process_time() - t < seconds:  # CPU work

@@ -39,8 +39,26 @@ class Counters:
         """One superstep's sends of this rank: ``parts`` [(kind, src, dst, nbytes), ...] int64 columns, one per
         send in the order sent (``_engine.counted``); ValueError when the cell's bytes would pass
         :data:`MAX_BYTES` (its int64 counters would no longer count them exactly)."""
-        stats, keys, kinds, nbytes, declared = _engine.counted(parts, self.loc, self.L, self.lat, self.bw, self.one,
-                                                               self.conn, self.cluster)
+        self._book(step, _engine.counted(parts, self.loc, self.L, self.lat, self.bw, self.one, self.conn,
+                                         self.cluster))
+
+    def local(self, step: int, sends: list, P: int) -> list | None:
+        """One superstep of a rank that hosts every vproc, counted and delivered in one C call
+        (``_engine.local``: :meth:`count_sent`, each tag's delivery and :meth:`count_received`): ``sends``
+        the engine's batch sends [(tag, columns, values, row bytes), ...]; [(tag, columns, values bytes,
+        values), ...] by tag, each tag's messages in (destination, source, send order); None (nothing counted)
+        when the general path must run (a tag sent twice, values not contiguous)."""
+        got = _engine.local(sends, P, self.loc, self.L, self.lat, self.bw, self.one, self.conn, self.cluster)
+        if got is None:
+            return None
+        counted, streams, most = got
+        self._book(step, counted)
+        self.count_received(step, most)
+        return streams
+
+    def _book(self, step: int, counted: tuple) -> None:
+        """Keep one superstep's counts (``_engine.counted``'s result)."""
+        stats, keys, kinds, nbytes, declared = counted
         self.declared += declared
         if self.declared > MAX_BYTES:
             raise ValueError(f"the level's messages declare {self.declared:.4g} bytes; the engine counts at most "

@@ -473,6 +473,13 @@ class Engine:
         if not sends and self.R == 1:  # an empty superstep: nothing to count or move
             self._got, self.tally = {}, tally
             return Inbox()
+        if self.R == 1 and not out:  # batches only: counted and delivered in one C call
+            streams = self._counters.local(step, sends, self.P)
+            if streams is not None:
+                self._got, self.tally = {}, tally
+                for tag, cols, vals, v in streams:
+                    self._got[tag] = joined(cols, vals, None if v is None else v.dtype, () if v is None else v.shape[1:])
+                return Inbox()
         streams = self._count_sent(step, out, sends) if sends else []
         if self.R == 1:
             received, self.tally, self._got = out, tally, {}

@@ -146,41 +146,22 @@ static int list_of(PyObject *list, arg *as, Py_ssize_t cap, const char *name) {
     return 1;
 }
 
-/* counted(parts, loc, L, lat, bw, one, conn, cluster): one superstep's sends of a rank, counted in the order
- * they were made. parts: a list of (kind, src, dst, nbytes) int64 columns, one per send in order; loc[v]: the
- * local index of vproc v (L local vprocs); one >= 0: Conn of a one-cluster machine, else conn (C x C float64)
- * and cluster (per vproc). Returns (stats, keys, kinds, nbytes, declared): stats per kind, None when no
- * message had it, else (messages, bytes, most one local vproc sent, the longest local sender's modelled
- * seconds or None when every message stayed on its vproc); keys src * P + dst, kinds and nbytes of every
- * message in send order; declared, their bytes as a float. A sender's modelled time is (latency + bytes /
- * bandwidth) * Conn summed in send order (Counters.count_sent's bincount). */
-static PyObject *counted(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *parts, *loco, *conno, *clo;
-    Py_ssize_t L;
-    double lat, bw, one;
-    if (!PyArg_ParseTuple(args, "O!OndddOO", &PyList_Type, &parts, &loco, &L, &lat, &bw, &one, &conno, &clo))
-        return NULL;
-    Py_ssize_t m = PyList_GET_SIZE(parts);
-    arg *a = calloc((size_t)(4 * m + 3), sizeof(arg));
+/* the counting of counted() over m parts whose (kind, src, dst, nbytes) columns are held in a[4 s .. 4 s + 3]
+ * (each part's four of one length), with loc, conn, cluster in a[4 m .. 4 m + 2]: counted()'s result, or NULL
+ * with an exception */
+static PyObject *count_parts(arg *a, Py_ssize_t m, Py_ssize_t L, double lat, double bw, double one) {
     i64 *msgs = calloc((size_t)(NKINDS * L) + 1, sizeof(i64));
     double *secs = calloc((size_t)(NKINDS * L) + 1, sizeof(double));
     PyObject *ret = NULL, *keys = NULL, *kinds = NULL, *bytes = NULL, *stats = NULL;
-    if (!a || !msgs || !secs) {
+    if (!msgs || !secs) {
         PyErr_NoMemory();
         goto done;
     }
-    if (!get(loco, &a[4 * m], 'i', "loc") || !get(conno, &a[4 * m + 1], 'f', "conn") ||
-        !get(clo, &a[4 * m + 2], 'i', "cluster"))
-        goto done;
     const i64 *loc = I64(a[4 * m]), *cl = I64(a[4 * m + 2]);
     const double *conn = F64(a[4 * m + 1]);
     i64 P = LEN(a[4 * m]), C = 1, n = 0;
     while (C * C < LEN(a[4 * m + 1])) ++C;
-    for (Py_ssize_t s = 0; s < m; ++s) {
-        i64 k = columns_of(PyList_GET_ITEM(parts, s), 4, 4, &a[4 * s], "part (kind, src, dst, nbytes)");
-        if (k < 0) goto done;
-        n += k;
-    }
+    for (Py_ssize_t s = 0; s < m; ++s) n += LEN(a[4 * s]);
     i64 *K, *Kd, *B;
     if (!(keys = bytes_of(n * 8, (char **)&K)) || !(kinds = bytes_of(n * 8, (char **)&Kd)) ||
         !(bytes = bytes_of(n * 8, (char **)&B)))
@@ -239,10 +220,41 @@ done:
     Py_XDECREF(keys);
     Py_XDECREF(kinds);
     Py_XDECREF(bytes);
-    if (a) release(a, (int)(4 * m + 3));
-    free(a);
     free(msgs);
     free(secs);
+    return ret;
+}
+
+/* loc, conn and cluster held in a[0 .. 2] */
+static int machine_of(arg *a, PyObject *loco, PyObject *conno, PyObject *clo) {
+    return get(loco, &a[0], 'i', "loc") && get(conno, &a[1], 'f', "conn") && get(clo, &a[2], 'i', "cluster");
+}
+
+/* counted(parts, loc, L, lat, bw, one, conn, cluster): one superstep's sends of a rank, counted in the order
+ * they were made. parts: a list of (kind, src, dst, nbytes) int64 columns, one per send in order; loc[v]: the
+ * local index of vproc v (L local vprocs); one >= 0: Conn of a one-cluster machine, else conn (C x C float64)
+ * and cluster (per vproc). Returns (stats, keys, kinds, nbytes, declared): stats per kind, None when no
+ * message had it, else (messages, bytes, most one local vproc sent, the longest local sender's modelled
+ * seconds or None when every message stayed on its vproc); keys src * P + dst, kinds and nbytes of every
+ * message in send order; declared, their bytes as a float. A sender's modelled time is (latency + bytes /
+ * bandwidth) * Conn summed in send order (Counters.count_sent's bincount). */
+static PyObject *counted(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *parts, *loco, *conno, *clo;
+    Py_ssize_t L;
+    double lat, bw, one;
+    if (!PyArg_ParseTuple(args, "O!OndddOO", &PyList_Type, &parts, &loco, &L, &lat, &bw, &one, &conno, &clo))
+        return NULL;
+    Py_ssize_t m = PyList_GET_SIZE(parts);
+    arg *a = calloc((size_t)(4 * m + 3), sizeof(arg));
+    PyObject *ret = NULL;
+    if (!a) return PyErr_NoMemory();
+    if (!machine_of(&a[4 * m], loco, conno, clo)) goto done;
+    for (Py_ssize_t s = 0; s < m; ++s)
+        if (columns_of(PyList_GET_ITEM(parts, s), 4, 4, &a[4 * s], "part (kind, src, dst, nbytes)") < 0) goto done;
+    ret = count_parts(a, m, L, lat, bw, one);
+done:
+    release(a, (int)(4 * m + 3));
+    free(a);
     return ret;
 }
 
@@ -550,6 +562,127 @@ static PyObject *deliver(PyObject *Py_UNUSED(self), PyObject *args) {
 done:
     free(cols);
     release(a, 6);
+    return ret;
+}
+
+/* local(sends, P, loc, L, lat, bw, one, conn, cluster): one superstep of one rank that hosts every vproc
+ * (Engine.exchange at R = 1) in one call: the sends counted in the order made (counted()'s result), each
+ * tag's messages delivered in (destination, source, send order) (deliver()'s), tags in increasing order, and
+ * per kind the most messages one local vproc received (most()'s). sends: Engine._sends, each (tag, its five
+ * columns, values or None, row bytes). Returns (counted, [(tag, columns, values bytes or None, values), ...],
+ * most), or None when a tag was sent more than once, a send's values are not contiguous or an entry is the
+ * object path's (the caller's general path then). */
+static PyObject *local(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *sends, *loco, *conno, *clo;
+    Py_ssize_t P, L;
+    double lat, bw, one;
+    if (!PyArg_ParseTuple(args, "O!nOndddOO", &PyList_Type, &sends, &P, &loco, &L, &lat, &bw, &one, &conno, &clo))
+        return NULL;
+    Py_ssize_t m = PyList_GET_SIZE(sends);
+    arg *a = calloc((size_t)(6 * m + 3), sizeof(arg));  /* 4 per send for count_parts, the machine, counts, values */
+    Py_ssize_t *order = malloc((size_t)(m + 1) * sizeof(Py_ssize_t));
+    i64 *got = calloc((size_t)(NKINDS * L) + 1, sizeof(i64)), *cols = NULL;
+    PyObject *ret = NULL, *counts = NULL, *streams = NULL, *most = NULL;
+    if (!a || !order || !got) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    arg *cnt = a + 4 * m + 3, *vals = a + 5 * m + 3;
+    for (Py_ssize_t s = 0; s < m; ++s) {
+        PyObject *e = PyList_GET_ITEM(sends, s), *c;
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 4) goto general;
+        for (Py_ssize_t r = 0; r < s; ++r) {  /* a tag twice: the general path joins them */
+            int same = PyObject_RichCompareBool(PyTuple_GET_ITEM(e, 0), PyTuple_GET_ITEM(PyList_GET_ITEM(sends, r), 0),
+                                                Py_EQ);
+            if (same < 0) goto done;
+            if (same) goto general;
+        }
+        c = PyTuple_GET_ITEM(e, 1);
+        if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 5) goto general;
+        static const int col[4] = {2, 0, 1, 3};  /* kind, src, dst, nbytes */
+        for (int j = 0; j < 4; ++j)
+            if (!get(PyTuple_GET_ITEM(c, col[j]), &a[4 * s + j], 'i', "column")) goto done;
+        if (!get(PyTuple_GET_ITEM(c, 4), &cnt[s], 'i', "column")) goto done;
+        for (int j = 1; j < 4; ++j)
+            if (LEN(a[4 * s + j]) != LEN(a[4 * s])) goto general;
+        if (LEN(cnt[s]) != LEN(a[4 * s])) goto general;
+        PyObject *v = PyTuple_GET_ITEM(e, 2);
+        if (v != Py_None && PyObject_GetBuffer(v, &vals[s].b, PyBUF_C_CONTIGUOUS) < 0) {
+            PyErr_Clear();
+            goto general;
+        }
+        vals[s].held = v != Py_None;
+    }
+    if (!machine_of(&a[4 * m], loco, conno, clo)) goto done;
+    if (!(counts = count_parts(a, m, L, lat, bw, one))) goto done;
+    /* the sends by tag (insertion sort with the tags' <) */
+    for (Py_ssize_t s = 0; s < m; ++s) {
+        Py_ssize_t j = s;
+        while (j > 0) {
+            int lt = PyObject_RichCompareBool(PyTuple_GET_ITEM(PyList_GET_ITEM(sends, s), 0),
+                                              PyTuple_GET_ITEM(PyList_GET_ITEM(sends, order[j - 1]), 0), Py_LT);
+            if (lt < 0) goto done;
+            if (!lt) break;
+            order[j] = order[j - 1], --j;
+        }
+        order[j] = s;
+    }
+    if (!(streams = PyList_New(m))) goto done;
+    const i64 *loc = I64(a[4 * m]);
+    int seen[NKINDS] = {0};
+    for (Py_ssize_t o = 0; o < m; ++o) {
+        Py_ssize_t s = order[o];
+        PyObject *e = PyList_GET_ITEM(sends, s);
+        i64 n = LEN(a[4 * s]);
+        const i64 *kd = I64(a[4 * s]), *dst = I64(a[4 * s + 2]);
+        for (i64 i = 0; i < n; ++i) {  /* count_parts() checked kinds and destinations */
+            if (loc[dst[i]] < 0 || loc[dst[i]] >= L) {
+                PyErr_SetString(PyExc_ValueError, "engine: a delivered message is out of range");
+                goto done;
+            }
+            got[kd[i] * L + loc[dst[i]]] += 1;
+            seen[kd[i]] = 1;
+        }
+        Py_ssize_t row = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 3));
+        if (row == -1 && PyErr_Occurred()) goto done;
+        free(cols);
+        if (!(cols = malloc((size_t)(5 * n) * 8 + 8))) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        static const int at[5] = {1, 2, 0, 3, -1};  /* src, dst, kind, nbytes from a[], counts */
+        for (int j = 0; j < 5; ++j) memcpy(cols + j * n, at[j] < 0 ? cnt[s].b.buf : a[4 * s + at[j]].b.buf, (size_t)n * 8);
+        seg_t g = {cols, n, n, vals[s].held ? (const char *)vals[s].b.buf : NULL, vals[s].held ? (i64)vals[s].b.len : 0};
+        PyObject *j = join(&g, 1, row, vals[s].held, P, 1);
+        if (!j) goto done;
+        PyObject *t = PyTuple_Pack(4, PyTuple_GET_ITEM(e, 0), PyTuple_GET_ITEM(j, 0), PyTuple_GET_ITEM(j, 1),
+                                   PyTuple_GET_ITEM(e, 2));
+        Py_DECREF(j);
+        if (!t) goto done;
+        PyList_SET_ITEM(streams, o, t);
+    }
+    if (!(most = PyTuple_New(NKINDS))) goto done;
+    for (int q = 0; q < NKINDS; ++q) {
+        i64 best = seen[q] ? 0 : -1;
+        for (i64 i = 0; seen[q] && i < L; ++i)
+            if (got[q * L + i] > best) best = got[q * L + i];
+        PyObject *x = PyLong_FromLongLong(best);
+        if (!x) goto done;
+        PyTuple_SET_ITEM(most, q, x);
+    }
+    ret = PyTuple_Pack(3, counts, streams, most);
+    goto done;
+general:
+    ret = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(counts);
+    Py_XDECREF(streams);
+    Py_XDECREF(most);
+    if (a) release(a, (int)(6 * m + 3));
+    free(a);
+    free(order);
+    free(got);
+    free(cols);
     return ret;
 }
 
@@ -884,6 +1017,7 @@ static PyMethodDef methods[] = {
     {"counted", counted, METH_VARARGS, "one superstep's sends counted per kind, in send order"},
     {"most", most, METH_VARARGS, "per kind, the most messages one local vproc received"},
     {"pack", pack, METH_VARARGS, "every rank's chunk of a superstep in one buffer, and their sizes"},
+    {"local", local, METH_VARARGS, "one superstep at R = 1: the sends counted, delivered by tag, the most received"},
     {"deliver", deliver, METH_VARARGS, "a rank's own messages of a tag sorted by (dst, src, send order)"},
     {"receive", receive, METH_VARARGS, "every sender's chunk parsed, each tag joined (and sorted)"},
     {NULL, NULL, 0, NULL},

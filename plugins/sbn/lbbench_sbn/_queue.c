@@ -1905,14 +1905,15 @@ done:
     return ret;
 }
 
-/* pack(msgs, word): a superstep's SBN messages (messages.Outbox: tuples (src, dst, code, fields, data bytes);
- * fields a list or tuple of ints, or a contiguous int64 array) as the engine sends them: one bytearray of
- * int64 columns src, dst, code, counts (words with the code) and declared bytes (word x counts + data), n
- * each, then every message's words (its code, then its fields), in order: np.fromiter's words. */
+/* pack(msgs, word, split, lo, hi): a superstep's SBN messages (messages.Outbox: tuples (src, dst, code, fields,
+ * data bytes); fields a list or tuple of ints, or a contiguous int64 array) as the engine sends them: one
+ * bytearray of int64 columns src, dst, kind (lo for a code below split, else hi: the engine's message kind),
+ * counts (words with the code) and declared bytes (word x counts + data), n each, then every message's words
+ * (its code, then its fields), in order: np.fromiter's words. */
 static PyObject *pack(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *msgs;
-    long long word;
-    if (!PyArg_ParseTuple(args, "O!L", &PyList_Type, &msgs, &word)) return NULL;
+    long long word, split, lo, hi;
+    if (!PyArg_ParseTuple(args, "O!LLLL", &PyList_Type, &msgs, &word, &split, &lo, &hi)) return NULL;
     Py_ssize_t n = PyList_GET_SIZE(msgs), total = 0;
     for (Py_ssize_t k = 0; k < n; ++k) {
         PyObject *t = PyList_GET_ITEM(msgs, k);
@@ -1935,6 +1936,7 @@ static PyObject *pack(PyObject *Py_UNUSED(self), PyObject *args) {
         i64 data = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 4));
         if (data == -1 && PyErr_Occurred()) goto fail;
         *w++ = col[2 * n + k];
+        col[2 * n + k] = col[2 * n + k] < split ? lo : hi;
         if (PyList_CheckExact(fields) || PyTuple_CheckExact(fields)) {
             Py_ssize_t len = PySequence_Fast_GET_SIZE(fields);
             PyObject **item = PySequence_Fast_ITEMS(fields);

@@ -71,11 +71,11 @@ class Outbox:
         if not self.msgs:
             return
         n = len(self.msgs)
-        cols = np.frombuffer(_queue.pack(self.msgs, WORD), np.int64)  # columns, then the words (C)
+        # the columns (the kind of each message from its code: FETCH and DATA are migration), then the words (C)
+        cols = np.frombuffer(_queue.pack(self.msgs, WORD, FETCH, _BALANCE, _MIGRATION), np.int64)
         self.msgs = []
-        src, dst, code, counts, nbytes = cols[:5 * n].reshape(5, n)
-        eng.send(TAG, src, dst, cols[5 * n:], counts=counts, nbytes=nbytes,
-                 kind=np.where(code >= FETCH, _MIGRATION, _BALANCE))
+        src, dst, kind, counts, nbytes = cols[:5 * n].reshape(5, n)
+        eng.send(TAG, src, dst, cols[5 * n:], counts=counts, nbytes=nbytes, kind=kind)
 
 
 def up_fields(op: tuple, rows: np.ndarray, nbd: tuple) -> np.ndarray:
