@@ -165,13 +165,21 @@ def pack(batches: list, cuts: list, objects: list) -> list:
     return out
 
 
-def receive(parts: list, P: int, sort: bool = True) -> tuple[list, dict]:
-    """The object-path messages and ``{tag: Batch}`` of the chunks :func:`wire` wrote, one per sending rank in
-    rank order (``_engine.receive``): each tag's messages joined in that order, then with ``sort`` ordered by
-    destination, source and arrival (what :meth:`Engine.received` gives)."""
-    blobs, streams = _engine.receive(parts, P, sort)
-    got = {tag: joined(cols, vals, None if dt is None else np.dtype(dt), shape) for tag, dt, shape, cols, vals in streams}
-    return [m for blob in blobs for m in pickle.loads(blob)], got
+def receive(parts: list, P: int, loc: np.ndarray, L: int) -> tuple[list, dict, tuple]:
+    """The object-path messages, ``{tag: Batch}`` and per kind the most messages one of the ``L`` local vprocs
+    received (``loc[v]``: local vproc v's index, -1 elsewhere; -1: none of the kind) of the chunks :func:`wire`
+    wrote, one per sending rank in rank order (``_engine.receive``): each tag's messages joined in that order,
+    then ordered by destination, source and arrival (what :meth:`Engine.received` gives)."""
+    blobs, streams, most = _engine.receive(parts, P, True, loc, L)
+    return _objects(blobs), _batches(streams), most
+
+
+def _batches(streams: list) -> dict:
+    return {tag: joined(cols, vals, None if dt is None else np.dtype(dt), shape) for tag, dt, shape, cols, vals in streams}
+
+
+def _objects(blobs: list) -> list:
+    return [m for blob in blobs for m in pickle.loads(blob)]
 
 
 def joined(cols, vals, dtype: np.dtype | None, shape: tuple) -> Batch:
@@ -189,7 +197,8 @@ def joined(cols, vals, dtype: np.dtype | None, shape: tuple) -> Batch:
 def unpack(parts: list) -> tuple[list, dict]:
     """The object-path messages and ``{tag: Batch}`` of the chunks :func:`pack` wrote, one per sending rank in
     rank order (each tag's messages joined in that order, not sorted)."""
-    return receive(parts, 2 ** 62, sort=False)
+    blobs, streams = _engine.receive(parts, 2 ** 62, False)
+    return _objects(blobs), _batches(streams)
 
 
 _COLS = ("src", "dst", "kind", "nbytes", "counts")

@@ -56,6 +56,18 @@ class Counters:
         self.count_received(step, most)
         return streams
 
+    def outgoing(self, step: int, sends: list, by: list, rank: np.ndarray, R: int, desc: bytes) -> tuple | None:
+        """One superstep's batch sends of a rank under MPI counted and packed for every rank in one C call
+        (``_engine.outgoing``: :meth:`count_sent` and ``batch.wire``'s chunks): ``sends`` in the order made,
+        ``by`` the same by tag, ``rank[v]`` vproc v's rank, ``desc`` their descriptor; (buffer, sizes), or None
+        (nothing counted) when the general path must run (a tag sent twice, values not contiguous)."""
+        got = _engine.outgoing(sends, by, rank, R, desc, self.loc, self.L, self.lat, self.bw, self.one, self.conn,
+                               self.cluster)
+        if got is None:
+            return None
+        self._book(step, got[0])
+        return got[1], got[2]
+
     def _book(self, step: int, counted: tuple) -> None:
         """Keep one superstep's counts (``_engine.counted``'s result)."""
         stats, keys, kinds, nbytes, declared = counted

@@ -24,6 +24,7 @@ whatever collective they wait in (:meth:`Engine.abort`; they raise :class:`CellA
 """
 from __future__ import annotations
 
+import operator
 import os
 import pickle
 import time
@@ -32,7 +33,7 @@ import numpy as np
 
 from ..contract.model import Machine
 from ..kernels import _engine
-from .batch import KINDS, Batch, joined, raw, receive, row_bytes, wire
+from .batch import KINDS, Batch, descriptor, joined, raw, receive, row_bytes, wire
 from .counters import MAX_BYTES, Counters
 from .transport import CellAborted, Diverged, Transport, crowded
 
@@ -42,6 +43,7 @@ __all__ = ["KINDS", "LAYOUTS", "Batch", "CellAborted", "Diverged", "Engine", "Lo
 _KIND = {k: i for i, k in enumerate(KINDS)}
 _KIND_COL = [np.array([i], np.int64) for i in range(len(KINDS))]
 _I64 = np.dtype(np.int64)
+_TAG = operator.itemgetter(0)  # a send's tag
 LAYOUTS = ("blocks", "interleave", "roundrobin", "profile")
 _PROFILE_ROWS = 256  # under ``profile`` a cell keeps its vprocs' CPU at 256-512 points (pairs merged beyond)
 _REFUSED = {  # _engine.columns's codes: Engine.send's one-line errors
@@ -473,13 +475,21 @@ class Engine:
         if not sends and self.R == 1:  # an empty superstep: nothing to count or move
             self._got, self.tally = {}, tally
             return Inbox()
-        if self.R == 1 and not out:  # batches only: counted and delivered in one C call
-            streams = self._counters.local(step, sends, self.P)
-            if streams is not None:
-                self._got, self.tally = {}, tally
-                for tag, cols, vals, v in streams:
-                    self._got[tag] = joined(cols, vals, None if v is None else v.dtype, () if v is None else v.shape[1:])
-                return Inbox()
+        if sends and not out:  # batches only, each tag once: counted and delivered (R = 1) or packed in one C call
+            if self.R == 1:
+                streams = self._counters.local(step, sends, self.P)
+                if streams is not None:
+                    self._got, self.tally = {}, tally
+                    for tag, cols, vals, v in streams:
+                        self._got[tag] = joined(cols, vals, None if v is None else v.dtype,
+                                                () if v is None else v.shape[1:])
+                    return Inbox()
+            else:
+                by = sorted(sends, key=_TAG)
+                packed = self._counters.outgoing(step, sends, by, self._rank, self.R,
+                                                 descriptor([(e[0], e[2]) for e in by], self._descs))
+                if packed is not None:
+                    return self._arrived(step, *self._move(out, [], tally, packed))
         streams = self._count_sent(step, out, sends) if sends else []
         if self.R == 1:
             received, self.tally, self._got = out, tally, {}
@@ -487,7 +497,22 @@ class Engine:
                 self._got[tag] = joined(*_engine.deliver(*cols, raw(v), row_bytes(v), self.P),
                                         None if v is None else v.dtype, () if v is None else v.shape[1:])
         else:
-            received, self._got = self._move(out, streams, tally)
+            return self._arrived(step, *self._move(out, streams, tally))
+        return self._inbox(step, received)
+
+    def _arrived(self, step: int, received: list, got: dict, most: tuple | None) -> Inbox:
+        """What an exchange under MPI brought (``_move``'s result): the batches kept; the deliveries counted
+        (``most``: per kind the most one local vproc received of the batches, None when nothing came), with
+        the object path's messages when some came."""
+        self._got = got
+        if received:
+            return self._inbox(step, received)
+        if most is not None:
+            self._counters.count_received(step, most)
+        return Inbox()
+
+    def _inbox(self, step: int, received: list) -> Inbox:
+        """The object path's messages by destination, and the deliveries of both paths counted."""
         if not received and not self._got:  # nothing came
             return Inbox()
         kinds = [b.kind for b in self._got.values()]
@@ -531,10 +556,14 @@ class Engine:
                             np.concatenate([e[2] for e in es]) if with_values[0] else None))
         return streams
 
-    def _move(self, out: list, streams: list, tally) -> tuple[list, dict]:
+    def _move(self, out: list, streams: list, tally, packed: tuple | None = None) -> tuple[list, dict, tuple | None]:
         """The superstep's messages to the ranks that host their destinations (one pack for all ranks, the
-        tally in the header); what came to this rank: its object-path messages and ``{tag: Batch}``."""
-        if not streams and not out:  # nothing to send: the header alone
+        tally in the header; ``packed``: the buffer and sizes packed already); what came to this rank: its
+        object-path messages, ``{tag: Batch}`` and per kind the most one local vproc received (None: nothing
+        came)."""
+        if packed is not None:
+            buf, sizes = packed
+        elif not streams and not out:  # nothing to send: the header alone
             buf, sizes = b"", [0] * self.R
         else:
             objects = [[] for _ in range(self.R)]
@@ -545,7 +574,7 @@ class Engine:
         parts = self._net.exchange(buf, sizes, "exchange", 0 if tally is None else tally)
         if tally is not None:
             self.tally = self._net.tally
-        return receive(parts, self.P) if self._net.came else ([], {})
+        return receive(parts, self.P, self.local_index, len(self.mine)) if self._net.came else ([], {}, None)
 
     def migrate(self, home_before: np.ndarray, home_after: np.ndarray, weight: np.ndarray,
                 bytes_per_unit: int = 8) -> None:

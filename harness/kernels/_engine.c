@@ -258,6 +258,20 @@ done:
     return ret;
 }
 
+/* per kind, the largest of got[kind * L + i] over i (-1 for a kind not seen), as a tuple */
+static PyObject *best_of(const i64 *got, const i64 *seen, i64 L) {
+    PyObject *ret = PyTuple_New(NKINDS);
+    for (int q = 0; ret && q < NKINDS; ++q) {
+        i64 best = seen[q] ? 0 : -1;
+        for (i64 i = 0; seen[q] && i < L; ++i)
+            if (got[q * L + i] > best) best = got[q * L + i];
+        PyObject *x = PyLong_FromLongLong(best);
+        if (!x) Py_CLEAR(ret);
+        else PyTuple_SET_ITEM(ret, q, x);
+    }
+    return ret;
+}
+
 /* most(kinds, dsts, loc, L): per kind, the most messages one local vproc received (-1: none of the kind),
  * from lists of int64 columns (Counters.count_received). */
 static PyObject *most(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -292,13 +306,7 @@ static PyObject *most(PyObject *Py_UNUSED(self), PyObject *args) {
             seen[k[i]] = 1;
         }
     }
-    if (!(ret = PyTuple_New(NKINDS))) goto done;
-    for (int q = 0; q < NKINDS; ++q) {
-        i64 best = seen[q] ? 0 : -1;
-        for (i64 i = 0; seen[q] && i < L; ++i)
-            if (got[q * L + i] > best) best = got[q * L + i];
-        PyTuple_SET_ITEM(ret, q, PyLong_FromLongLong(best));
-    }
+    ret = best_of(got, seen, L);
 done:
     if (a) release(a, (int)(2 * m + 1));
     free(a);
@@ -306,45 +314,23 @@ done:
     return ret;
 }
 
-/* pack(streams, rank, R, desc, blobs): every rank's chunk of one superstep, one after another in one
- * bytearray, and each chunk's size (batch.pack's wire form). streams: per tag (src, dst, kind, nbytes, counts,
- * values or None, row bytes), in any order of destinations (each rank's messages keep their order); rank[v]:
- * the rank of vproc v; desc: the streams' descriptor; blobs: per rank the pickled object-path messages (b""
- * for none). A chunk: int64 header (tags, descriptor bytes, blob bytes, per tag its messages, per tag its
- * value bytes), descriptor, blob, per tag its five columns and values, each padded to 8 bytes. */
-static PyObject *pack(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *streams, *ranko, *desco, *blobs;
-    Py_ssize_t R;
-    if (!PyArg_ParseTuple(args, "O!OnOO!", &PyList_Type, &streams, &ranko, &R, &desco, &PyList_Type, &blobs))
-        return NULL;
-    Py_ssize_t k = PyList_GET_SIZE(streams);
-    arg *a = calloc((size_t)(6 * k + 2 + R), sizeof(arg));
+/* pack()'s chunks from its buffers held in a[]: per stream t, a[6 t .. 6 t + 4] its columns (src, dst, kind,
+ * nbytes, counts) and a[6 t + 5] its values (held or not), row bytes rowb[t]; a[6 k] rank, a[6 k + 1] desc,
+ * a[6 k + 2 + r] rank r's blob. Returns (buffer, sizes) or NULL with an exception. */
+static PyObject *pack_core(arg *a, Py_ssize_t k, Py_ssize_t R, const i64 *rowb) {
     i64 *nm = calloc((size_t)((k + 1) * R), sizeof(i64)), *nv = calloc((size_t)((k + 1) * R), sizeof(i64));
-    i64 *size = calloc((size_t)R + 1, sizeof(i64)), *rowb = calloc((size_t)k + 1, sizeof(i64));
+    i64 *size = calloc((size_t)R + 1, sizeof(i64));
     char **base = calloc((size_t)((k + 1) * R), sizeof(char *));
     char **vbase = calloc((size_t)((k + 1) * R), sizeof(char *));
     PyObject *buf = NULL, *sizes = NULL, *ret = NULL;
-    if (!a || !nm || !nv || !size || !rowb || !base || !vbase) {
+    if (!nm || !nv || !size || !base || !vbase) {
         PyErr_NoMemory();
         goto done;
     }
-    if (PyList_GET_SIZE(blobs) != R) {
-        PyErr_SetString(PyExc_ValueError, "engine: one blob per rank");
-        goto done;
-    }
-    if (!get(ranko, &a[6 * k], 'i', "rank") || !get(desco, &a[6 * k + 1], 'b', "desc")) goto done;
-    for (Py_ssize_t r = 0; r < R; ++r)
-        if (!get(PyList_GET_ITEM(blobs, r), &a[6 * k + 2 + r], 'b', "blob")) goto done;
     const i64 *rank = I64(a[6 * k]);
     i64 P = LEN(a[6 * k]), dlen = a[6 * k + 1].b.len;
     for (Py_ssize_t t = 0; t < k; ++t) {
-        PyObject *s = PyList_GET_ITEM(streams, t);
-        i64 n = columns_of(s, 7, 5, &a[6 * t], "stream (src, dst, kind, nbytes, counts, values, row)");
-        if (n < 0) goto done;
-        PyObject *v = PyTuple_GET_ITEM(s, 5);
-        rowb[t] = PyLong_AsLongLong(PyTuple_GET_ITEM(s, 6));
-        if (rowb[t] < 0 && PyErr_Occurred()) goto done;
-        if (v != Py_None && !get(v, &a[6 * t + 5], 'b', "values")) goto done;
+        i64 n = LEN(a[6 * t]);
         const i64 *dst = I64(a[6 * t + 1]), *cnt = I64(a[6 * t + 4]);
         i64 rows = 0;
         for (i64 i = 0; i < n; ++i) {
@@ -356,7 +342,7 @@ static PyObject *pack(PyObject *Py_UNUSED(self), PyObject *args) {
             nv[t * R + rank[dst[i]]] += cnt[i] * rowb[t];
             rows += cnt[i];
         }
-        if (v != Py_None && rows * rowb[t] != a[6 * t + 5].b.len) {
+        if (a[6 * t + 5].held && rows * rowb[t] != a[6 * t + 5].b.len) {
             PyErr_SetString(PyExc_ValueError, "engine: a stream's values do not match its counts");
             goto done;
         }
@@ -422,14 +408,54 @@ static PyObject *pack(PyObject *Py_UNUSED(self), PyObject *args) {
 done:
     Py_XDECREF(buf);
     Py_XDECREF(sizes);
-    if (a) release(a, (int)(6 * k + 2 + R));
-    free(a);
     free(nm);
     free(nv);
     free(size);
-    free(rowb);
     free(base);
     free(vbase);
+    return ret;
+}
+
+
+/* pack(streams, rank, R, desc, blobs): every rank's chunk of one superstep, one after another in one
+ * bytearray, and each chunk's size (batch.pack's wire form). streams: per tag (src, dst, kind, nbytes, counts,
+ * values or None, row bytes), in any order of destinations (each rank's messages keep their order); rank[v]:
+ * the rank of vproc v; desc: the streams' descriptor; blobs: per rank the pickled object-path messages (b""
+ * for none). A chunk: int64 header (tags, descriptor bytes, blob bytes, per tag its messages, per tag its
+ * value bytes), descriptor, blob, per tag its five columns and values, each padded to 8 bytes. */
+static PyObject *pack(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *streams, *ranko, *desco, *blobs;
+    Py_ssize_t R;
+    if (!PyArg_ParseTuple(args, "O!OnOO!", &PyList_Type, &streams, &ranko, &R, &desco, &PyList_Type, &blobs))
+        return NULL;
+    Py_ssize_t k = PyList_GET_SIZE(streams);
+    arg *a = calloc((size_t)(6 * k + 2 + R), sizeof(arg));
+    i64 *rowb = calloc((size_t)k + 1, sizeof(i64));
+    PyObject *ret = NULL;
+    if (!a || !rowb) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (PyList_GET_SIZE(blobs) != R) {
+        PyErr_SetString(PyExc_ValueError, "engine: one blob per rank");
+        goto done;
+    }
+    if (!get(ranko, &a[6 * k], 'i', "rank") || !get(desco, &a[6 * k + 1], 'b', "desc")) goto done;
+    for (Py_ssize_t r = 0; r < R; ++r)
+        if (!get(PyList_GET_ITEM(blobs, r), &a[6 * k + 2 + r], 'b', "blob")) goto done;
+    for (Py_ssize_t t = 0; t < k; ++t) {
+        PyObject *s = PyList_GET_ITEM(streams, t);
+        if (columns_of(s, 7, 5, &a[6 * t], "stream (src, dst, kind, nbytes, counts, values, row)") < 0) goto done;
+        PyObject *v = PyTuple_GET_ITEM(s, 5);
+        rowb[t] = PyLong_AsLongLong(PyTuple_GET_ITEM(s, 6));
+        if (rowb[t] < 0 && PyErr_Occurred()) goto done;
+        if (v != Py_None && !get(v, &a[6 * t + 5], 'b', "values")) goto done;
+    }
+    ret = pack_core(a, k, R, rowb);
+done:
+    if (a) release(a, (int)(6 * k + 2 + R));
+    free(a);
+    free(rowb);
     return ret;
 }
 
@@ -565,13 +591,81 @@ done:
     return ret;
 }
 
+/* per kind, the most messages of segs one local vproc received (loc[v]: the local index of vproc v among L;
+ * -1: no message of the kind), as a tuple (most()'s), or NULL with an exception */
+static PyObject *most_of(const seg_t *segs, Py_ssize_t m, const i64 *loc, i64 P, i64 L) {
+    i64 *got = calloc((size_t)(NKINDS * L) + 1, sizeof(i64)), seen[NKINDS] = {0};
+    PyObject *ret = NULL;
+    if (!got) return PyErr_NoMemory();
+    for (Py_ssize_t s = 0; s < m; ++s)
+        for (i64 i = 0; i < segs[s].n; ++i) {
+            i64 d = segs[s].col[segs[s].stride + i], k = segs[s].col[2 * segs[s].stride + i];
+            if (k < 0 || k >= NKINDS || d < 0 || d >= P || loc[d] < 0 || loc[d] >= L) {
+                PyErr_SetString(PyExc_ValueError, "engine: a delivered message is out of range");
+                goto done;
+            }
+            got[k * L + loc[d]] += 1;
+            seen[k] = 1;
+        }
+    ret = best_of(got, seen, L);
+done:
+    free(got);
+    return ret;
+}
+
+/* The batch sends of one superstep (Engine._sends: each (tag, its five columns, values or None, row bytes)),
+ * each tag once, held in a[6 s .. 6 s + 5] (src, dst, kind, nbytes, counts, values) with rowb[s]: 1; 0 when
+ * the caller's general path must run (a tag sent twice, values not contiguous, an object-path entry); -1 with
+ * an exception. */
+static int sends_of(PyObject *sends, arg *a, i64 *rowb) {
+    Py_ssize_t m = PyList_GET_SIZE(sends);
+    for (Py_ssize_t s = 0; s < m; ++s) {
+        PyObject *e = PyList_GET_ITEM(sends, s), *c;
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 4) return 0;
+        for (Py_ssize_t r = 0; r < s; ++r) {  /* a tag twice: the general path joins them */
+            int same = PyObject_RichCompareBool(PyTuple_GET_ITEM(e, 0), PyTuple_GET_ITEM(PyList_GET_ITEM(sends, r), 0),
+                                                Py_EQ);
+            if (same) return same < 0 ? -1 : 0;
+        }
+        c = PyTuple_GET_ITEM(e, 1);
+        if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 5) return 0;
+        for (int j = 0; j < 5; ++j)
+            if (!get(PyTuple_GET_ITEM(c, j), &a[6 * s + j], 'i', "column")) return -1;
+        for (int j = 1; j < 5; ++j)
+            if (LEN(a[6 * s + j]) != LEN(a[6 * s])) return 0;
+        PyObject *v = PyTuple_GET_ITEM(e, 2);
+        if (v != Py_None) {
+            if (PyObject_GetBuffer(v, &a[6 * s + 5].b, PyBUF_C_CONTIGUOUS) < 0) {
+                PyErr_Clear();
+                return 0;
+            }
+            a[6 * s + 5].held = 1;
+        }
+        if ((rowb[s] = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 3))) == -1 && PyErr_Occurred()) return -1;
+    }
+    return 1;
+}
+
+/* count_parts() of the sends held in a[] (sends_of()) with the machine's loc, conn, cluster */
+static PyObject *count_sends(arg *a, Py_ssize_t m, Py_ssize_t L, double lat, double bw, double one, PyObject *loco,
+                             PyObject *conno, PyObject *clo) {
+    arg *c = calloc((size_t)(4 * m + 3), sizeof(arg));  /* the columns' buffers borrowed, the machine's held */
+    PyObject *ret = NULL;
+    if (!c) return PyErr_NoMemory();
+    static const int col[4] = {2, 0, 1, 3};  /* kind, src, dst, nbytes */
+    for (Py_ssize_t s = 0; s < m; ++s)
+        for (int j = 0; j < 4; ++j) c[4 * s + j].b = a[6 * s + col[j]].b;
+    if (machine_of(&c[4 * m], loco, conno, clo)) ret = count_parts(c, m, L, lat, bw, one);
+    release(c + 4 * m, 3);
+    free(c);
+    return ret;
+}
+
 /* local(sends, P, loc, L, lat, bw, one, conn, cluster): one superstep of one rank that hosts every vproc
- * (Engine.exchange at R = 1) in one call: the sends counted in the order made (counted()'s result), each
- * tag's messages delivered in (destination, source, send order) (deliver()'s), tags in increasing order, and
- * per kind the most messages one local vproc received (most()'s). sends: Engine._sends, each (tag, its five
- * columns, values or None, row bytes). Returns (counted, [(tag, columns, values bytes or None, values), ...],
- * most), or None when a tag was sent more than once, a send's values are not contiguous or an entry is the
- * object path's (the caller's general path then). */
+ * (Engine.exchange at R = 1) in one call: the sends (sends_of()) counted in the order made (counted()'s
+ * result), each tag's messages delivered in (destination, source, send order) (deliver()'s), tags in
+ * increasing order, and per kind the most messages one local vproc received (most()'s). Returns (counted,
+ * [(tag, columns, values bytes or None, values), ...], most), or None for the caller's general path. */
 static PyObject *local(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *sends, *loco, *conno, *clo;
     Py_ssize_t P, L;
@@ -579,42 +673,24 @@ static PyObject *local(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!nOndddOO", &PyList_Type, &sends, &P, &loco, &L, &lat, &bw, &one, &conno, &clo))
         return NULL;
     Py_ssize_t m = PyList_GET_SIZE(sends);
-    arg *a = calloc((size_t)(6 * m + 3), sizeof(arg));  /* 4 per send for count_parts, the machine, counts, values */
+    arg *a = calloc((size_t)(6 * m + 1), sizeof(arg)), loc;
+    i64 *rowb = calloc((size_t)m + 1, sizeof(i64));
     Py_ssize_t *order = malloc((size_t)(m + 1) * sizeof(Py_ssize_t));
-    i64 *got = calloc((size_t)(NKINDS * L) + 1, sizeof(i64)), *cols = NULL;
+    seg_t *segs = malloc((size_t)(m + 1) * sizeof(seg_t));
+    i64 *cols = NULL, total = 0;
     PyObject *ret = NULL, *counts = NULL, *streams = NULL, *most = NULL;
-    if (!a || !order || !got) {
+    loc.held = 0;
+    if (!a || !rowb || !order || !segs) {
         PyErr_NoMemory();
         goto done;
     }
-    arg *cnt = a + 4 * m + 3, *vals = a + 5 * m + 3;
-    for (Py_ssize_t s = 0; s < m; ++s) {
-        PyObject *e = PyList_GET_ITEM(sends, s), *c;
-        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 4) goto general;
-        for (Py_ssize_t r = 0; r < s; ++r) {  /* a tag twice: the general path joins them */
-            int same = PyObject_RichCompareBool(PyTuple_GET_ITEM(e, 0), PyTuple_GET_ITEM(PyList_GET_ITEM(sends, r), 0),
-                                                Py_EQ);
-            if (same < 0) goto done;
-            if (same) goto general;
-        }
-        c = PyTuple_GET_ITEM(e, 1);
-        if (!PyTuple_Check(c) || PyTuple_GET_SIZE(c) != 5) goto general;
-        static const int col[4] = {2, 0, 1, 3};  /* kind, src, dst, nbytes */
-        for (int j = 0; j < 4; ++j)
-            if (!get(PyTuple_GET_ITEM(c, col[j]), &a[4 * s + j], 'i', "column")) goto done;
-        if (!get(PyTuple_GET_ITEM(c, 4), &cnt[s], 'i', "column")) goto done;
-        for (int j = 1; j < 4; ++j)
-            if (LEN(a[4 * s + j]) != LEN(a[4 * s])) goto general;
-        if (LEN(cnt[s]) != LEN(a[4 * s])) goto general;
-        PyObject *v = PyTuple_GET_ITEM(e, 2);
-        if (v != Py_None && PyObject_GetBuffer(v, &vals[s].b, PyBUF_C_CONTIGUOUS) < 0) {
-            PyErr_Clear();
-            goto general;
-        }
-        vals[s].held = v != Py_None;
+    int ok = sends_of(sends, a, rowb);
+    if (ok <= 0) {
+        if (!ok) ret = Py_NewRef(Py_None);
+        goto done;
     }
-    if (!machine_of(&a[4 * m], loco, conno, clo)) goto done;
-    if (!(counts = count_parts(a, m, L, lat, bw, one))) goto done;
+    if (!(counts = count_sends(a, m, L, lat, bw, one, loco, conno, clo)) || !get(loco, &loc, 'i', "loc")) goto done;
+    for (Py_ssize_t s = 0; s < m; ++s) total += LEN(a[6 * s]);
     /* the sends by tag (insertion sort with the tags' <) */
     for (Py_ssize_t s = 0; s < m; ++s) {
         Py_ssize_t j = s;
@@ -627,33 +703,17 @@ static PyObject *local(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         order[j] = s;
     }
-    if (!(streams = PyList_New(m))) goto done;
-    const i64 *loc = I64(a[4 * m]);
-    int seen[NKINDS] = {0};
-    for (Py_ssize_t o = 0; o < m; ++o) {
+    if (!(streams = PyList_New(m)) || !(cols = malloc((size_t)(5 * total) * 8 + 8))) goto done;
+    for (Py_ssize_t o = 0, w = 0; o < m; ++o) {
         Py_ssize_t s = order[o];
         PyObject *e = PyList_GET_ITEM(sends, s);
-        i64 n = LEN(a[4 * s]);
-        const i64 *kd = I64(a[4 * s]), *dst = I64(a[4 * s + 2]);
-        for (i64 i = 0; i < n; ++i) {  /* count_parts() checked kinds and destinations */
-            if (loc[dst[i]] < 0 || loc[dst[i]] >= L) {
-                PyErr_SetString(PyExc_ValueError, "engine: a delivered message is out of range");
-                goto done;
-            }
-            got[kd[i] * L + loc[dst[i]]] += 1;
-            seen[kd[i]] = 1;
-        }
-        Py_ssize_t row = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 3));
-        if (row == -1 && PyErr_Occurred()) goto done;
-        free(cols);
-        if (!(cols = malloc((size_t)(5 * n) * 8 + 8))) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        static const int at[5] = {1, 2, 0, 3, -1};  /* src, dst, kind, nbytes from a[], counts */
-        for (int j = 0; j < 5; ++j) memcpy(cols + j * n, at[j] < 0 ? cnt[s].b.buf : a[4 * s + at[j]].b.buf, (size_t)n * 8);
-        seg_t g = {cols, n, n, vals[s].held ? (const char *)vals[s].b.buf : NULL, vals[s].held ? (i64)vals[s].b.len : 0};
-        PyObject *j = join(&g, 1, row, vals[s].held, P, 1);
+        i64 n = LEN(a[6 * s]);
+        for (int j = 0; j < 5; ++j) memcpy(cols + 5 * w + j * n, a[6 * s + j].b.buf, (size_t)n * 8);
+        const arg *v = &a[6 * s + 5];
+        seg_t *g = &segs[o];
+        *g = (seg_t){cols + 5 * w, n, n, v->held ? (const char *)v->b.buf : NULL, v->held ? (i64)v->b.len : 0};
+        w += n;
+        PyObject *j = join(g, 1, rowb[s], v->held, P, 1);
         if (!j) goto done;
         PyObject *t = PyTuple_Pack(4, PyTuple_GET_ITEM(e, 0), PyTuple_GET_ITEM(j, 0), PyTuple_GET_ITEM(j, 1),
                                    PyTuple_GET_ITEM(e, 2));
@@ -661,28 +721,66 @@ static PyObject *local(PyObject *Py_UNUSED(self), PyObject *args) {
         if (!t) goto done;
         PyList_SET_ITEM(streams, o, t);
     }
-    if (!(most = PyTuple_New(NKINDS))) goto done;
-    for (int q = 0; q < NKINDS; ++q) {
-        i64 best = seen[q] ? 0 : -1;
-        for (i64 i = 0; seen[q] && i < L; ++i)
-            if (got[q * L + i] > best) best = got[q * L + i];
-        PyObject *x = PyLong_FromLongLong(best);
-        if (!x) goto done;
-        PyTuple_SET_ITEM(most, q, x);
-    }
+    if (!(most = most_of(segs, m, I64(loc), LEN(loc), L))) goto done;
     ret = PyTuple_Pack(3, counts, streams, most);
-    goto done;
-general:
-    ret = Py_NewRef(Py_None);
 done:
     Py_XDECREF(counts);
     Py_XDECREF(streams);
     Py_XDECREF(most);
-    if (a) release(a, (int)(6 * m + 3));
+    if (a) release(a, (int)(6 * m));
+    release(&loc, 1);
     free(a);
+    free(rowb);
     free(order);
-    free(got);
+    free(segs);
     free(cols);
+    return ret;
+}
+
+/* outgoing(sends, by, rank, R, desc, loc, L, lat, bw, one, conn, cluster): one superstep's batch sends of a
+ * rank under MPI (sends_of()) counted in the order made (counted()'s result) and packed for every rank in
+ * the order of `by` (the same sends in increasing tag: pack()'s chunks, no object-path messages). Returns
+ * (counted, buffer, sizes), or None for the caller's general path. */
+static PyObject *outgoing(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *sends, *by, *ranko, *desco, *loco, *conno, *clo;
+    Py_ssize_t R, L;
+    double lat, bw, one;
+    if (!PyArg_ParseTuple(args, "O!O!OnOOndddOO", &PyList_Type, &sends, &PyList_Type, &by, &ranko, &R, &desco, &loco,
+                          &L, &lat, &bw, &one, &conno, &clo))
+        return NULL;
+    Py_ssize_t k = PyList_GET_SIZE(sends);
+    arg *a = calloc((size_t)(6 * k + 2 + R), sizeof(arg)), *b = calloc((size_t)(6 * k + 2 + R), sizeof(arg));
+    i64 *rowb = calloc((size_t)k + 1, sizeof(i64)), *rowby = calloc((size_t)k + 1, sizeof(i64));
+    PyObject *ret = NULL, *counts = NULL, *packed = NULL, *none = PyBytes_FromStringAndSize(NULL, 0);
+    if (!a || !b || !rowb || !rowby || !none) {
+        if (none) PyErr_NoMemory();
+        goto done;
+    }
+    if (PyList_GET_SIZE(by) != k) {
+        PyErr_SetString(PyExc_ValueError, "engine: outgoing's sends and their order differ in length");
+        goto done;
+    }
+    int ok = sends_of(sends, a, rowb), okb = ok > 0 ? sends_of(by, b, rowby) : ok;
+    if (ok <= 0 || okb <= 0) {
+        if (!ok || !okb) ret = Py_NewRef(Py_None);
+        goto done;
+    }
+    if (!get(ranko, &b[6 * k], 'i', "rank") || !get(desco, &b[6 * k + 1], 'b', "desc")) goto done;
+    for (Py_ssize_t r = 0; r < R; ++r)
+        if (!get(none, &b[6 * k + 2 + r], 'b', "blob")) goto done;
+    if (!(counts = count_sends(a, k, L, lat, bw, one, loco, conno, clo))) goto done;
+    if (!(packed = pack_core(b, k, R, rowby))) goto done;
+    ret = Py_BuildValue("(OOO)", counts, PyTuple_GET_ITEM(packed, 0), PyTuple_GET_ITEM(packed, 1));
+done:
+    Py_XDECREF(counts);
+    Py_XDECREF(packed);
+    if (a) release(a, (int)(6 * k + 2 + R));
+    if (b) release(b, (int)(6 * k + 2 + R));
+    free(a);
+    free(b);
+    free(rowb);
+    free(rowby);
+    Py_XDECREF(none);
     return ret;
 }
 
@@ -717,10 +815,13 @@ static int by_name(const stream_t *x, const stream_t *y) {
  * streams: per tag in tag order (tag, dtype str or None, row shape, columns, values or None), its senders'
  * messages joined in rank order and, with sort, ordered as join() does (join()'s columns and values). */
 static PyObject *receive(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *parts;
-    Py_ssize_t P;
+    PyObject *parts, *loco = NULL;
+    Py_ssize_t P, L = 0;
     int sort;
-    if (!PyArg_ParseTuple(args, "O!np", &PyList_Type, &parts, &P, &sort)) return NULL;
+    arg loc;
+    loc.held = 0;
+    if (!PyArg_ParseTuple(args, "O!np|On", &PyList_Type, &parts, &P, &sort, &loco, &L)) return NULL;
+    if (loco && !get(loco, &loc, 'i', "loc")) return NULL;
     Py_ssize_t R = PyList_GET_SIZE(parts), nseg = 0, nstream = 0, cap = 16;
     arg *a = calloc((size_t)R + 1, sizeof(arg));
     seg_t *segs = malloc((size_t)cap * sizeof(seg_t)), *pick = NULL;
@@ -854,13 +955,19 @@ static PyObject *receive(PyObject *Py_UNUSED(self), PyObject *args) {
         PyList_SET_ITEM(streams, i, item);
     }
     free(order);
-    ret = PyTuple_Pack(2, blobs, streams);
+    if (loco) {  /* per kind, the most messages one local vproc received (most()'s) */
+        PyObject *most = most_of(segs, nseg, I64(loc), LEN(loc), L);
+        if (most) ret = PyTuple_Pack(3, blobs, streams, most);
+        Py_XDECREF(most);
+    } else
+        ret = PyTuple_Pack(2, blobs, streams);
     goto done;
 malformed:
     PyErr_SetString(PyExc_ValueError, "engine: a received chunk is malformed");
 done:
     Py_XDECREF(blobs);
     Py_XDECREF(streams);
+    release(&loc, 1);
     release(a, (int)R);
     free(a);
     free(segs);
@@ -1017,6 +1124,7 @@ static PyMethodDef methods[] = {
     {"counted", counted, METH_VARARGS, "one superstep's sends counted per kind, in send order"},
     {"most", most, METH_VARARGS, "per kind, the most messages one local vproc received"},
     {"pack", pack, METH_VARARGS, "every rank's chunk of a superstep in one buffer, and their sizes"},
+    {"outgoing", outgoing, METH_VARARGS, "one superstep's batch sends under MPI: counted and packed"},
     {"local", local, METH_VARARGS, "one superstep at R = 1: the sends counted, delivered by tag, the most received"},
     {"deliver", deliver, METH_VARARGS, "a rank's own messages of a tag sorted by (dst, src, send order)"},
     {"receive", receive, METH_VARARGS, "every sender's chunk parsed, each tag joined (and sorted)"},
