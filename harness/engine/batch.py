@@ -188,7 +188,12 @@ def joined(cols, vals, dtype: np.dtype | None, shape: tuple) -> Batch:
     a = np.frombuffer(cols, _I64)
     n = (a.size - 1) // 6
     offsets = a[5 * n:]
-    values = None if vals is None else np.frombuffer(vals, dtype).reshape((int(offsets[-1]),) + shape)
+    if vals is None:
+        values = None
+    elif shape:
+        values = np.frombuffer(vals, dtype).reshape((int(offsets[-1]),) + shape)
+    else:  # one item a row: the buffer holds exactly the rows (the kernels write no more)
+        values = np.frombuffer(vals, dtype)
     b = Batch(a[:n], a[n:2 * n], a[2 * n:3 * n], a[3 * n:4 * n], a[4 * n:5 * n], values)
     b.__dict__["offsets"] = offsets  # the cached property, known already
     return b
