@@ -416,7 +416,6 @@ done:
     return ret;
 }
 
-
 /* pack(streams, rank, R, desc, blobs): every rank's chunk of one superstep, one after another in one
  * bytearray, and each chunk's size (batch.pack's wire form). streams: per tag (src, dst, kind, nbytes, counts,
  * values or None, row bytes), in any order of destinations (each rank's messages keep their order); rank[v]:

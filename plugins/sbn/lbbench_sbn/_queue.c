@@ -114,6 +114,7 @@ done:
 }
 
 static PyObject *Q_, *BEF_; /* "Q", "bef", interned */
+static int all_in(const i64 *x, i64 n, i64 hi, const char *what);
 
 /* the queue's tail from k on (obj[k:], a view) set as attribute name of v */
 static int advance(PyObject *v, PyObject *name, PyObject *obj, i64 k) {
@@ -129,26 +130,38 @@ static int advance(PyObject *v, PyObject *name, PyObject *obj, i64 k) {
  * the head of Q that grows 4x while all of it is taken. Returns (k, rest, chosen, seg) as one bytearray:
  * k (how many taken) and rest (the queue's load after them) per processor, then the taken vertices and
  * the processor (index into Qs) of each. With act (the processors, objects with attributes Q and bef), Qs
- * and befs are None and read from act, and each processor's Q and bef are set to their tails after the
- * taken ones (Q[k:], bef[k:]). */
+ * and befs are None and read from act, and each processor's Q is set to its tail after the taken ones
+ * (Q[k:]), and its bef too (bef[k:]); with heads and who (int64: heads[who[j]], how much of processor j's
+ * bef its earlier chunks took since its queue was sorted), its bef is read from heads[who[j]] on and stays,
+ * heads[who[j]] += k (the same sums, no view made). */
 static PyObject *chunks(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *Qs, *befs, *oc, *oq, *act = NULL, *objQ = NULL, *objb = NULL;
+    PyObject *Qs, *befs, *oc, *oq, *act = NULL, *objQ = NULL, *objb = NULL, *oh = NULL, *ow = NULL;
     Py_ssize_t window;
-    Py_buffer bc, bq, bQ, bb;
-    int have_c = 0, have_q = 0;
+    Py_buffer bc, bq, bQ, bb, bh, bw;
+    int have_c = 0, have_q = 0, have_h = 0, have_w = 0;
     PyObject *ret = NULL;
     i64 *out = NULL, cap = 0, got = 0;
-    if (!PyArg_ParseTuple(args, "OOOOn|O!", &Qs, &befs, &oc, &oq, &window, &PyList_Type, &act)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOOOn|O!OO", &Qs, &befs, &oc, &oq, &window, &PyList_Type, &act, &oh, &ow))
+        return NULL;
     if (act ? Qs != Py_None || befs != Py_None : !PyList_Check(Qs) || !PyList_Check(befs)) {
         PyErr_SetString(PyExc_TypeError, "queue: chunks takes lists Qs and befs, or None and act");
         return NULL;
     }
     Py_ssize_t A = PyList_GET_SIZE(act ? act : Qs);
     if (!(have_c = get(oc, &bc, 'f', "credit")) || !(have_q = get(oq, &bq, 'f', "qs"))) goto done;
-    if ((!act && PyList_GET_SIZE(befs) != A) || bc.len / 8 != A || bq.len / 8 != A || window < 1) {
+    if (oh && (!(have_h = get(oh, &bh, 'i', "heads")) || !(have_w = get(ow, &bw, 'i', "who")))) goto done;
+    if (oh && bh.readonly) {
+        PyErr_SetString(PyExc_ValueError, "queue: heads must be writable");
+        goto done;
+    }
+    if ((!act && PyList_GET_SIZE(befs) != A) || bc.len / 8 != A || bq.len / 8 != A || window < 1 ||
+        (oh && bw.len / 8 != A)) {
         PyErr_SetString(PyExc_ValueError, "queue: chunks got lists of different lengths");
         goto done;
     }
+    i64 *heads = oh ? bh.buf : NULL;
+    const i64 *who = oh ? bw.buf : NULL;
+    if (oh && !all_in(who, A, bh.len / 8, "a processor is")) goto done;
     const double *credit = bc.buf, *qs = bq.buf;
     i64 *k = malloc((size_t)(A + 1) * 8);
     double *rest = malloc((size_t)(A + 1) * 8);
@@ -171,9 +184,10 @@ static PyObject *chunks(PyObject *Py_UNUSED(self), PyObject *args) {
             goto fail;
         }
         const i64 *Q = bQ.buf;
-        const double *bef = bb.buf;
+        i64 head = heads ? heads[who[j]] : 0;
+        const double *bef = (const double *)bb.buf + head;
         i64 full = bQ.len / 8;
-        if (bb.len / 8 != full || full == 0) {
+        if (head < 0 || bb.len / 8 - head != full || full == 0) {
             PyErr_SetString(PyExc_ValueError, "queue: a queue and its sums differ in length, or it is empty");
             PyBuffer_Release(&bQ), PyBuffer_Release(&bb);
             goto fail;
@@ -202,7 +216,8 @@ static PyObject *chunks(PyObject *Py_UNUSED(self), PyObject *args) {
         rest[j] = c < full ? qs[j] - (after - bef[0]) : 0.0;
         PyBuffer_Release(&bQ), PyBuffer_Release(&bb);
         PyObject *v = act ? PyList_GET_ITEM(act, j) : NULL;
-        if (v && (advance(v, Q_, objQ, c) < 0 || advance(v, BEF_, objb, c) < 0)) goto fail;
+        if (v && (advance(v, Q_, objQ, c) < 0 || (!heads && advance(v, BEF_, objb, c) < 0))) goto fail;
+        if (heads) heads[who[j]] += c;
     }
     ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((2 * A + 2 * got) * 8));
     if (ret) {
@@ -218,6 +233,8 @@ done:
     Py_XDECREF(objQ), Py_XDECREF(objb);
     if (have_c) PyBuffer_Release(&bc);
     if (have_q) PyBuffer_Release(&bq);
+    if (have_h) PyBuffer_Release(&bh);
+    if (have_w) PyBuffer_Release(&bw);
     return ret;
 }
 

@@ -141,7 +141,7 @@ class VProc:
     rng: np.random.Generator
     Q: np.ndarray                                   # queued vertices (not yet chosen), in priority order when clean
     view: LocationView                              # where p believes the data of every vertex is (§3.5)
-    bef: np.ndarray | None = None                   # clean Q: exclusive prefix sums of Wgt+Comm+Remap in Q order
+    bef: np.ndarray | None = None                   # prefix sums of Q's Wgt+Comm+Remap at its last sort (LevelRun.head)
     fwd: dict = field(default_factory=dict)         # vertex -> processor p last sent its data to
     changed: list = field(default_factory=list)     # vertices whose location p learned this superstep
     arrived: list = field(default_factory=list)     # data arrived this superstep (locates to send)
@@ -216,6 +216,7 @@ class LevelRun:
         self.qlen = np.zeros(L, np.int64)   # its length (clean)
         self.unsorted = np.ones(L, bool)    # Q's membership or prices changed since its last sort
         self.WINDOW = 32                    # head of each queue looked at first when choosing a chunk (_queue.chunks)
+        self.head = np.zeros(L, np.int64)   # the entries of each queue's bef its chunks took since its last sort
         self.stg = np.zeros(L)              # QWgt of the chunks chosen but not yet processed
         self.nstaged = np.zeros(L, np.int64)  # how many such chunks
         self.busy = np.zeros(L, np.int64)   # balancing operations passing through
@@ -323,6 +324,7 @@ class LevelRun:
         buf, self.qs[v.i] = _queue.order(np.ascontiguousarray(v.Q, np.int64), self.stale, self.cw, self.cc, self.cr,
                                          self.depth)
         v.Q, v.bef = np.frombuffer(buf, np.int64, k), np.frombuffer(buf, np.float64, k, 8 * k)
+        self.head[v.i] = 0
         self.qlen[v.i] = k
         self.unsorted[v.i] = False
 
@@ -641,7 +643,7 @@ class LevelRun:
         # take the vertices whose preceding load (in priority order) is below the credit; the last may overdraw
         # (each processor's Q and bef advanced past its chunk in C)
         A = len(act)
-        buf = _queue.chunks(None, None, self.credit[who], self.qs[who], self.WINDOW, act)
+        buf = _queue.chunks(None, None, self.credit[who], self.qs[who], self.WINDOW, act, self.head, who)
         k, rest = np.frombuffer(buf, np.int64, A), np.frombuffer(buf, np.float64, A, 8 * A)
         got = len(buf) // 16 - A
         chosen, seg = np.frombuffer(buf, np.int64, got, 16 * A), np.frombuffer(buf, np.int64, got, 8 * (2 * A + got))

@@ -96,6 +96,42 @@ def test_chunks_match_the_windowed_numpy_choice():
             assert np.array_equal(a, b)
 
 
+def test_chunks_read_a_processors_sums_from_its_head_as_from_its_tail():
+    """``chunks`` with act: each processor's queue advanced past its chunk (Q[k:]); its prefix sums either set to
+    their tail (bef[k:]) or kept whole and read from ``heads`` (advanced by k): the same chunks, step after
+    step, and the same queues."""
+    from types import SimpleNamespace
+
+    rng = np.random.default_rng(8)
+    A = 7
+    tails, heads = [], []
+    for _ in range(A):
+        k = int(rng.integers(1, 300))
+        tot = rng.random(k) * 3 * (rng.random(k) < 0.9)
+        cum = np.cumsum(tot)
+        Q, bef = rng.choice(10**6, k, replace=False), cum - tot
+        tails.append(SimpleNamespace(Q=Q, bef=bef, qs=float(cum[-1])))
+        heads.append(SimpleNamespace(Q=Q, bef=bef, qs=float(cum[-1])))
+    at = np.zeros(A + 2, np.int64)
+    for _ in range(12):
+        act = [j for j in range(A) if tails[j].Q.size]
+        if not act:
+            break
+        credit = rng.random(len(act)) * rng.choice([1.0, 20.0, 400.0])
+        who = np.array(act, np.int64) + 2  # the processors' slots in heads
+        got = []
+        for procs, extra in (([tails[j] for j in act], ()), ([heads[j] for j in act], (at, who))):
+            qs = np.array([p.qs for p in procs])
+            buf = _queue.chunks(None, None, credit, qs, 4, procs, *extra)
+            got.append(bytes(buf))
+            for p, r in zip(procs, np.frombuffer(buf, np.float64, len(act), 8 * len(act)).tolist()):
+                p.qs = r  # the queue's load after its chunk
+        assert got[0] == got[1]
+        for j in act:
+            assert np.array_equal(tails[j].Q, heads[j].Q)
+            assert np.array_equal(tails[j].bef, heads[j].bef[at[j + 2]:])
+
+
 def _graph(rng, n, deg=4):
     """A random symmetric graph in CSR form (some isolated vertices, some small separate components)."""
     a = rng.integers(0, n, n * deg // 2)
