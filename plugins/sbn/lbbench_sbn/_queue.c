@@ -113,7 +113,7 @@ done:
     return ret;
 }
 
-static PyObject *Q_, *BEF_; /* "Q", "bef", interned */
+static PyObject *Q_, *QALL_, *BEF_; /* "Q", "Qall", "bef", interned */
 static int all_in(const i64 *x, i64 n, i64 hi, const char *what);
 
 /* the queue's tail from k on (obj[k:], a view) set as attribute name of v */
@@ -132,8 +132,8 @@ static int advance(PyObject *v, PyObject *name, PyObject *obj, i64 k) {
  * the processor (index into Qs) of each. With act (the processors, objects with attributes Q and bef), Qs
  * and befs are None and read from act, and each processor's Q is set to its tail after the taken ones
  * (Q[k:]), and its bef too (bef[k:]); with heads and who (int64: heads[who[j]], how much of processor j's
- * bef its earlier chunks took since its queue was sorted), its bef is read from heads[who[j]] on and stays,
- * heads[who[j]] += k (the same sums, no view made). */
+ * queue its earlier chunks took since it was sorted), its queue is attribute Qall and its sums bef, both
+ * read from heads[who[j]] on and left as they are, and heads[who[j]] += k (no view made). */
 static PyObject *chunks(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *Qs, *befs, *oc, *oq, *act = NULL, *objQ = NULL, *objb = NULL, *oh = NULL, *ow = NULL;
     Py_ssize_t window;
@@ -174,7 +174,7 @@ static PyObject *chunks(PyObject *Py_UNUSED(self), PyObject *args) {
         Py_CLEAR(objQ);
         Py_CLEAR(objb);
         if (act) {
-            if (!(objQ = PyObject_GetAttr(PyList_GET_ITEM(act, j), Q_))) goto fail;
+            if (!(objQ = PyObject_GetAttr(PyList_GET_ITEM(act, j), heads ? QALL_ : Q_))) goto fail;
             if (!(objb = PyObject_GetAttr(PyList_GET_ITEM(act, j), BEF_))) goto fail;
         } else
             objQ = Py_NewRef(PyList_GET_ITEM(Qs, j)), objb = Py_NewRef(PyList_GET_ITEM(befs, j));
@@ -183,11 +183,11 @@ static PyObject *chunks(PyObject *Py_UNUSED(self), PyObject *args) {
             PyBuffer_Release(&bQ);
             goto fail;
         }
-        const i64 *Q = bQ.buf;
         i64 head = heads ? heads[who[j]] : 0;
+        const i64 *Q = (const i64 *)bQ.buf + head;
         const double *bef = (const double *)bb.buf + head;
-        i64 full = bQ.len / 8;
-        if (head < 0 || bb.len / 8 - head != full || full == 0) {
+        i64 full = bQ.len / 8 - head;
+        if (head < 0 || bb.len / 8 - head != full || full <= 0) {
             PyErr_SetString(PyExc_ValueError, "queue: a queue and its sums differ in length, or it is empty");
             PyBuffer_Release(&bQ), PyBuffer_Release(&bb);
             goto fail;
@@ -216,8 +216,10 @@ static PyObject *chunks(PyObject *Py_UNUSED(self), PyObject *args) {
         rest[j] = c < full ? qs[j] - (after - bef[0]) : 0.0;
         PyBuffer_Release(&bQ), PyBuffer_Release(&bb);
         PyObject *v = act ? PyList_GET_ITEM(act, j) : NULL;
-        if (v && (advance(v, Q_, objQ, c) < 0 || (!heads && advance(v, BEF_, objb, c) < 0))) goto fail;
-        if (heads) heads[who[j]] += c;
+        if (heads)
+            heads[who[j]] += c;
+        else if (v && (advance(v, Q_, objQ, c) < 0 || advance(v, BEF_, objb, c) < 0))
+            goto fail;
     }
     ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((2 * A + 2 * got) * 8));
     if (ret) {
@@ -2012,6 +2014,8 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_queue", "SBN's priority queue order (§3.3).", -1, methods};
 
 PyMODINIT_FUNC PyInit__queue(void) {
-    if (!(Q_ = PyUnicode_InternFromString("Q")) || !(BEF_ = PyUnicode_InternFromString("bef"))) return NULL;
+    if (!(Q_ = PyUnicode_InternFromString("Q")) || !(QALL_ = PyUnicode_InternFromString("Qall")) ||
+        !(BEF_ = PyUnicode_InternFromString("bef")))
+        return NULL;
     return PyModule_Create(&module);
 }

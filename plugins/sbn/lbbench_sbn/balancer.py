@@ -139,9 +139,9 @@ class VProc:
     p: int
     i: int                                          # index among the rank's processors
     rng: np.random.Generator
-    Q: np.ndarray                                   # queued vertices (not yet chosen), in priority order when clean
+    Qall: np.ndarray                                # Q with the chunks taken since its last sort (LevelRun.head)
     view: LocationView                              # where p believes the data of every vertex is (§3.5)
-    bef: np.ndarray | None = None                   # prefix sums of Q's Wgt+Comm+Remap at its last sort (LevelRun.head)
+    bef: np.ndarray | None = None                   # Qall's exclusive prefix sums of Wgt+Comm+Remap (sorted Qall)
     fwd: dict = field(default_factory=dict)         # vertex -> processor p last sent its data to
     changed: list = field(default_factory=list)     # vertices whose location p learned this superstep
     arrived: list = field(default_factory=list)     # data arrived this superstep (locates to send)
@@ -156,6 +156,18 @@ class VProc:
     n_distribute: int = 0
     n_guard: int = 0
     run: object = field(default=None, repr=False)
+
+    @property
+    def Q(self) -> np.ndarray:
+        """The queued vertices (not yet chosen), in priority order when clean: Qall past the chunks taken since
+        its last sort (a view made when read, not at every chunk)."""
+        h = self.run.head[self.i]
+        return self.Qall[h:] if h else self.Qall
+
+    @Q.setter
+    def Q(self, q: np.ndarray) -> None:
+        self.Qall = q
+        self.run.head[self.i] = 0
 
     @property
     def thr(self) -> th.Thresholds:
@@ -216,7 +228,7 @@ class LevelRun:
         self.qlen = np.zeros(L, np.int64)   # its length (clean)
         self.unsorted = np.ones(L, bool)    # Q's membership or prices changed since its last sort
         self.WINDOW = 32                    # head of each queue looked at first when choosing a chunk (_queue.chunks)
-        self.head = np.zeros(L, np.int64)   # the entries of each queue's bef its chunks took since its last sort
+        self.head = np.zeros(L, np.int64)   # the vertices of each Qall its chunks took since its last sort
         self.stg = np.zeros(L)              # QWgt of the chunks chosen but not yet processed
         self.nstaged = np.zeros(L, np.int64)  # how many such chunks
         self.busy = np.zeros(L, np.int64)   # balancing operations passing through
@@ -324,7 +336,6 @@ class LevelRun:
         buf, self.qs[v.i] = _queue.order(np.ascontiguousarray(v.Q, np.int64), self.stale, self.cw, self.cc, self.cr,
                                          self.depth)
         v.Q, v.bef = np.frombuffer(buf, np.int64, k), np.frombuffer(buf, np.float64, k, 8 * k)
-        self.head[v.i] = 0
         self.qlen[v.i] = k
         self.unsorted[v.i] = False
 

@@ -97,9 +97,9 @@ def test_chunks_match_the_windowed_numpy_choice():
 
 
 def test_chunks_read_a_processors_sums_from_its_head_as_from_its_tail():
-    """``chunks`` with act: each processor's queue advanced past its chunk (Q[k:]); its prefix sums either set to
-    their tail (bef[k:]) or kept whole and read from ``heads`` (advanced by k): the same chunks, step after
-    step, and the same queues."""
+    """``chunks`` with act: each processor's queue and prefix sums either set to their tails after its chunk
+    (Q[k:], bef[k:]) or kept whole (Qall, bef) and read from ``heads`` (advanced by k): the same chunks, step
+    after step, and the same queues."""
     from types import SimpleNamespace
 
     rng = np.random.default_rng(8)
@@ -111,7 +111,7 @@ def test_chunks_read_a_processors_sums_from_its_head_as_from_its_tail():
         cum = np.cumsum(tot)
         Q, bef = rng.choice(10**6, k, replace=False), cum - tot
         tails.append(SimpleNamespace(Q=Q, bef=bef, qs=float(cum[-1])))
-        heads.append(SimpleNamespace(Q=Q, bef=bef, qs=float(cum[-1])))
+        heads.append(SimpleNamespace(Qall=Q, bef=bef, qs=float(cum[-1])))
     at = np.zeros(A + 2, np.int64)
     for _ in range(12):
         act = [j for j in range(A) if tails[j].Q.size]
@@ -128,7 +128,7 @@ def test_chunks_read_a_processors_sums_from_its_head_as_from_its_tail():
                 p.qs = r  # the queue's load after its chunk
         assert got[0] == got[1]
         for j in act:
-            assert np.array_equal(tails[j].Q, heads[j].Q)
+            assert np.array_equal(tails[j].Q, heads[j].Qall[at[j + 2]:])
             assert np.array_equal(tails[j].bef, heads[j].bef[at[j + 2]:])
 
 
