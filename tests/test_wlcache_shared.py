@@ -129,16 +129,39 @@ def test_a_cached_graph_is_checked_symmetric_once_where_it_is_built(tmp_path, mo
     with np.load(path) as z:  # the header as written before: no mark
         arrays = {k: z[k] for k in z.files}
     head = json.loads(arrays["levels.json"].tobytes())
-    for e in head["levels"]:
-        del e["symmetric"]
+    for i, e in enumerate(head["levels"]):
+        del e["symmetric"], e["src"]
+        (arrays if f"{i}.src" in arrays else head["refs"]).pop(f"{i}.src")
     arrays["levels.json"] = np.frombuffer(json.dumps(head).encode(), np.uint8)
     np.savez(path, **arrays)
     assert_same_levels(wlcache.read(path, wanted=[2]), want[1:])
     assert len(calls) == 2  # level 2 checked, and marked
     assert_same_levels(wlcache.read(path), want)
     assert len(calls) == 3  # level 1 was not read before: checked now, then marked too
-    assert_same_levels(wlcache.read(path), want)
+    got = wlcache.read(path)
+    assert_same_levels(got, want)
     assert len(calls) == 3 and capsys.readouterr().err == ""
+    with np.load(path) as z:  # one src for the two levels' one xadj
+        assert [k for k in z.files if k.endswith(".src")] == ["1.src"]
+
+
+def test_a_cached_graphs_src_is_mapped_once_for_the_levels_that_share_xadj(tmp_path, capsys):
+    """Each graph's src (the row of each adjacency entry) is in the file, once per xadj, and mapped; a wrong one
+    (a file edited and saved again) is found: regenerated with one warning."""
+    path = tmp_path / "x.npz"
+    want = big()
+    assert wlcache.write(path, want)
+    a, b = (lv.data for lv in wlcache.read(path))
+    assert a.src is b.src and isinstance(root(a.src), mmap.mmap) and not a.src.flags.writeable
+    assert np.array_equal(a.src, want[0].data.src)
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["0.src"] = arrays["0.src"].copy()
+    arrays["0.src"][[5, 6]] = arrays["0.src"][[6, 5]] + [1, -1]  # still sorted, rows 5 and 6 swapped in part
+    np.savez(path, **arrays)
+    assert wlcache.read(path) is None
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1 and "not the row of each adjacency entry" in err[0] and not path.exists()
 
 
 @pytest.mark.parametrize("member", ["0.adjncy", "levels.json"])

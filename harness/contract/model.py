@@ -75,6 +75,17 @@ def check_integer_dtype(name: str, values) -> None:
         raise ValueError(f"{name} has dtype {dtype}, expected integers")
 
 
+def _check_rows(xadj: np.ndarray, src: np.ndarray, block: int = 1 << 18) -> None:
+    """``src`` is the CSR row of every adjacency entry (``np.repeat(arange(n), diff(xadj))``), compared ``block``
+    vertices at a time (no temporary of the adjacency's size)."""
+    n = xadj.size - 1
+    for v in range(0, n, block):
+        w = min(v + block, n)
+        a, b = int(xadj[v]), int(xadj[w])
+        if not np.array_equal(src[a:b], np.repeat(np.arange(v, w, dtype=IDX), np.diff(xadj[v:w + 1]))):
+            raise ValueError("src_array is not the row of each adjacency entry")
+
+
 def _check_symmetric(src: np.ndarray, adjncy: np.ndarray, cwgt: np.ndarray) -> None:
     """Symmetry of adjacency and of cwgt: the sorted (u, v, w) triples equal the sorted (v, u, w) ones.
 
@@ -110,6 +121,8 @@ class Graph:
         coords: optional ``(n, dim)`` float coordinates (pictures, Hilbert order, ORB).
         name: a label.
         symmetric: built symmetric (``from_edges``): skips the symmetry check.
+        src_array: this graph's :attr:`src` when the caller has it (the workload cache maps it from its file,
+            one copy per host): checked block by block and kept as it is (a frozen int64 array) or copied.
 
     Example:
         >>> g = Graph.from_edges(4, [0, 1, 2], [1, 2, 3], w=[1, 2, 1], pwgt=[1, 1, 2, 2])
@@ -125,8 +138,9 @@ class Graph:
     coords: np.ndarray | None = None
     name: str = ""
     symmetric: InitVar[bool] = False  # built symmetric (from_edges): skip the O(m log m) symmetry check
+    src_array: InitVar[np.ndarray | None] = None  # src, when the caller has it (checked)
 
-    def __post_init__(self, symmetric: bool = False):
+    def __post_init__(self, symmetric: bool = False, src_array: np.ndarray | None = None):
         xadj = _as_int_array("xadj", self.xadj)
         if xadj.size == 0 or xadj[0] != 0 or np.any(np.diff(xadj) < 0):
             raise ValueError("xadj must start at 0 and be non-decreasing")
@@ -138,7 +152,12 @@ class Graph:
         pwgt = _as_int_array("pwgt", np.ones(n, IDX) if self.pwgt is None else self.pwgt, n)
         rwgt = _as_int_array("rwgt", pwgt if self.rwgt is None else self.rwgt, n)
         cwgt = _as_int_array("cwgt", np.ones(m2, IDX) if self.cwgt is None else self.cwgt, m2)
-        src = np.repeat(np.arange(n, dtype=IDX), np.diff(xadj))
+        if src_array is None:
+            src = np.repeat(np.arange(n, dtype=IDX), np.diff(xadj))
+        else:
+            src = _as_int_array("src_array", src_array, m2)
+            _check_rows(xadj, src)
+            object.__setattr__(self, "_src", src)
         if np.any(src == adjncy):
             v = int(src[np.argmax(src == adjncy)])
             raise ValueError(f"self loop at vertex {v}")

@@ -26,8 +26,11 @@ the next reader maps them).
 A graph's symmetry is checked once, where it is built (``Graph``), not again by each rank that reads it: ``write``
 marks each graph ``symmetric`` in the header (a Graph is symmetric), and ``read`` builds such a graph with
 ``Graph(..., symmetric=True)``; every other check below is still made. A mapped member's bytes are checked against
-its CRC-32, as ``zipfile`` checks a member it reads, so a level read is the one written. A graph not so marked (a
-file written before) is checked, and the file rewritten once with it marked (with the alignment above).
+its CRC-32, as ``zipfile`` checks a member it reads, so a level read is the one written. Each graph's ``src`` (the
+row of each adjacency entry, which the metrics and many plugins read) is in the file too, once per xadj array, and
+mapped like the rest (``Graph(..., src_array=...)`` checks it block by block): no rank computes its own. A graph not
+so marked, or without its src (a file written before), is checked, and the file rewritten once with it marked and
+its src added (with the alignment above).
 A writer replaces a cache file (``os.replace``), never writes into it, so a mapped array does not change under a
 run; a file another program edits in place while a run maps it is outside this contract.
 
@@ -83,6 +86,7 @@ def write(path: str | os.PathLike, levels: list[Level]) -> bool:
     arrays: dict[str, np.ndarray] = {}
     refs: dict[str, str] = {}
     first: dict[int, tuple[str, np.ndarray]] = {}  # id of a graph array written already -> (its key, it)
+    rows: dict = {}  # the key of a graph's xadj -> the key of its src
     head = []
     for i, lv in enumerate(levels):
         p = f"{i}."
@@ -90,7 +94,7 @@ def write(path: str | os.PathLike, levels: list[Level]) -> bool:
         entry = {"index": int(lv.index), "parent": lv.parent is not None}
         if isinstance(d, Graph):
             # a Graph is symmetric (checked or built so): its reader need not check again (``_levels``)
-            entry.update(form="graph", name=d.name, coords=d.coords is not None, symmetric=True)
+            entry.update(form="graph", name=d.name, coords=d.coords is not None, symmetric=True, src=True)
             for k in _GRAPH + (("coords",) if d.coords is not None else ()):
                 a = getattr(d, k)
                 if id(a) in first:
@@ -98,6 +102,7 @@ def write(path: str | os.PathLike, levels: list[Level]) -> bool:
                 else:
                     first[id(a)] = (p + k, a)
                     arrays[p + k] = np.asarray(a)
+            _put_src(arrays, refs, rows, p, d.xadj)
         elif isinstance(d, Boxes):
             entry.update(form="boxes", ratio=int(d.ratio))
             for k in _BOXES:
@@ -194,17 +199,29 @@ def read(path: str | os.PathLike, expect: list[int] | None = None, wanted: list[
         except OSError:
             pass
         return None
-    if stale:  # written before issue 52: the same arrays again, aligned, the graphs checked now marked symmetric
+    if stale:  # written before issue 52: the same arrays again, aligned, the graphs read now marked and their src
         try:
-            _refresh(path, {lv.index for lv in levels if isinstance(lv.data, Graph)})
+            _refresh(path, levels)
         except (OSError, ValueError):  # (gone or replaced meanwhile: the next reader sees what is there)
             pass
     return levels
 
 
-def _refresh(path: Path, checked: set) -> None:
+def _put_src(arrays: dict, refs: dict, rows: dict, p: str, xadj: np.ndarray) -> None:
+    """The ``src`` of level ``p``'s graph (the row of each adjacency entry) as the member ``<p>src``, once per
+    xadj member (``rows``: xadj's key -> its src's key; a level whose graph shares another's xadj names that
+    one's src in ``refs``). Read, it is mapped and the Graph takes it (``src_array``): one copy per host."""
+    xkey = refs.get(p + "xadj", p + "xadj")
+    if xkey in rows:
+        refs[p + "src"] = rows[xkey]
+    else:
+        rows[xkey] = p + "src"
+        arrays[p + "src"] = np.repeat(np.arange(xadj.size - 1, dtype=np.int64), np.diff(xadj))
+
+
+def _refresh(path: Path, levels: list[Level]) -> None:
     """Rewrite the valid cache file ``path`` with every member as it is, large arrays aligned (:func:`aligned`),
-    and the graphs of the levels ``checked`` (read and checked symmetric) marked ``symmetric`` in its header;
+    and the graphs of ``levels`` (read and checked) marked ``symmetric`` in its header, with their ``src``;
     nothing (and no warning) in a directory this process cannot write (a cache shared read-only)."""
     if not os.access(path.parent, os.W_OK):
         return
@@ -215,9 +232,16 @@ def _refresh(path: Path, checked: set) -> None:
             a = _mapped(mm, info, anywhere=True)
             arrays[info.filename[:-4]] = npz[info.filename[:-4]] if a is None else a
         head = _header(npz)
-    for e in head["levels"]:
-        if e.get("form") == "graph" and e["index"] in checked:
+    read = {lv.index: lv.data for lv in levels if isinstance(lv.data, Graph)}
+    refs = head["refs"]
+    rows = {refs.get(f"{i}.xadj", f"{i}.xadj"): refs.get(f"{i}.src", f"{i}.src")
+            for i, e in enumerate(head["levels"]) if e.get("src") is True}
+    for i, e in enumerate(head["levels"]):
+        if e.get("form") == "graph" and e["index"] in read:
             e["symmetric"] = True
+            if e.get("src") is not True:
+                e["src"] = True
+                _put_src(arrays, refs, rows, f"{i}.", read[e["index"]].xadj)
     arrays["levels.json"] = np.frombuffer(json.dumps(head).encode(), np.uint8)
     _save(path, {k: a for k, a in arrays.items() if not k.startswith("-1.")})
 
@@ -364,9 +388,10 @@ def _levels(path: Path, wanted: list[int] | None = None) -> tuple[list[Level], l
                 raise ValueError("graph name is not a string")
             # frozen (mapped or owned): the Graphs take them as they are, however many levels share them; a
             # graph the writer had checked symmetric is not checked again (every member's CRC-32 is checked)
-            checked = e.get("symmetric") is True
-            stale |= not checked
-            data = Graph(*(arrays[p + k] for k in _GRAPH), coords=coords, name=name, symmetric=checked)
+            checked, src = e.get("symmetric") is True, arrays[p + "src"] if e.get("src") is True else None
+            stale |= not checked or src is None
+            data = Graph(*(arrays[p + k] for k in _GRAPH), coords=coords, name=name, symmetric=checked,
+                         src_array=src)
         elif form == "boxes":
             data = Boxes(*(arrays[p + k] for k in _BOXES), ratio=int(e["ratio"]))
         elif form == "array":
