@@ -3,15 +3,19 @@
  * operation and in the same order, so both give the same owners bit for bit.
  *
  * Data structures of §3.4:
- *   VList   struct-of-arrays over vertex ids 0..vtot-1 (originals first, merged after):
- *           pwgt, rwgt, rhome (arena of {home, rwgt}), e (start/len into the EList arena),
- *           merge, lookup, vpos (*vmap), hpos (*Heap), border, owner
+ *   VList   vertex ids 0..vtot-1 (originals first, merged after), one record per vertex in two
+ *           arrays of structs, so that visiting a vertex reads one cache line, not one per field:
+ *           Hot  (what a neighbour's visit reads: Find, the owner, the merge scratch mark, Rwgt)
+ *           Cold (what the vertex's own visit reads: its EList and rhome records, Pwgt, *vmap,
+ *                 *Heap, the border and pinned flags)
  *   VMap    vmap[0..nv-1]
  *   EList   an arena of {w, Cwgt}; originals' records first, each merged vertex's
  *           records appended when it is made and dropped when it is split (stack order)
+ *   rhome   an arena of {home, Rwgt}, kept the same way
  *   Heap    binary min-heap keyed by (Gain, v) with direct pointers hpos[v]
  *   Stack   stack of collapsed pairs (v, w)
  * Union/Find of Fig. 2: lookup is current when lookup != -1 and lookup < vtot.
+ * Vertex ids are 32-bit (at most MAX_N original vertices); weights and arena positions 64-bit.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -28,25 +32,33 @@ static double now(void) {
 }
 
 typedef int64_t i64;
+typedef int32_t vid; /* a vertex id (original or merged), a position in VMap or the Heap */
+#define MAX_N ((i64)(INT32_MAX / 2 - 1)) /* ids go up to 2 n: they must fit a vid */
+
+typedef struct { i64 rwgt; vid merge, lookup, owner, mark; } Hot;
+typedef struct {
+    i64 estart, hstart, pwgt, seen; /* EList and rhome records from estart, hstart; seen: drain's neighbour stamp */
+    vid elen, hlen, vpos, hpos; /* their numbers; *vmap; *Heap */
+    char border, fixed; /* fixed: pinned (Level.pinned), never moved; a merged vertex holding one is fixed */
+} Cold;
+typedef struct { i64 c; vid x; } Edge;  /* an EList record: {w, Cwgt} */
+typedef struct { i64 r; vid h; } Home;  /* an rhome record: {home, Rwgt} */
 
 typedef struct {
     /* VList */
     i64 n0, cap, vtot;
-    i64 *pwgt, *rwgt, *merge, *lookup, *vpos, *hpos, *owner;
-    char *border;
-    char *fixed;            /* pinned (Level.pinned): never moved; a merged vertex holding one is fixed */
-    i64 *estart, *elen;     /* EList records of each vertex */
-    i64 *hstart, *hlen;     /* rhome records of each vertex */
+    Hot *hot;
+    Cold *cold;
     /* arenas */
-    i64 *enbr, *ecw, etop, ecap;
-    i64 *hh, *hr, htop, hcap;
+    Edge *el; i64 etop, ecap;
+    Home *hl; i64 htop, hcap;
     /* VMap */
-    i64 *vmap, nv;
+    vid *vmap; i64 nv;
     /* Stack */
-    i64 *stk, sp;
+    vid *stk; i64 sp;
     int expanding;
     /* scratch */
-    i64 *mark, *path;
+    vid *path;
     /* processors */
     i64 P, C;
     i64 *cl;
@@ -64,9 +76,8 @@ typedef struct {
     i64 *baff; double *bdW, *bdC, *bdR; i64 bn; /* best deltas */
     double bgain, bdmv; i64 bq;
     /* heap */
-    double *hg; i64 *hv, hn;
-    /* neighbour scratch */
-    i64 *seen, stamp;
+    double *hg; vid *hv; i64 hn;
+    i64 stamp;
     int oom;
 } K;
 
@@ -81,12 +92,9 @@ static int grow_e(K *k, i64 need) {
     if (k->etop + need <= k->ecap) return 0;
     i64 nc = k->ecap * 2;
     while (nc < k->etop + need) nc *= 2;
-    i64 *a = realloc(k->enbr, nc * sizeof(i64)), *b;
+    Edge *a = realloc(k->el, (size_t)nc * sizeof(Edge));
     if (!a) return -1;
-    k->enbr = a;
-    b = realloc(k->ecw, nc * sizeof(i64));
-    if (!b) return -1;
-    k->ecw = b;
+    k->el = a;
     k->ecap = nc;
     return 0;
 }
@@ -95,98 +103,103 @@ static int grow_h(K *k, i64 need) {
     if (k->htop + need <= k->hcap) return 0;
     i64 nc = k->hcap * 2;
     while (nc < k->htop + need) nc *= 2;
-    i64 *a = realloc(k->hh, nc * sizeof(i64)), *b;
+    Home *a = realloc(k->hl, (size_t)nc * sizeof(Home));
     if (!a) return -1;
-    k->hh = a;
-    b = realloc(k->hr, nc * sizeof(i64));
-    if (!b) return -1;
-    k->hr = b;
+    k->hl = a;
     k->hcap = nc;
     return 0;
 }
 
 /* ------------------------------------------------------------ Union/Find */
-static i64 find(K *k, i64 v) {
-    if (k->merge[v] == -1) return v;
-    i64 x = v;
-    while (k->merge[x] != -1) {
-        i64 lk = k->lookup[x];
-        x = (lk != -1 && lk < k->vtot) ? lk : k->merge[x];
+static inline vid find(K *k, vid v) {
+    Hot *H = k->hot;
+    if (H[v].merge == -1) return v;
+    vid lv = H[v].lookup;
+    if (lv != -1 && lv < k->vtot && H[lv].merge == -1) return lv; /* the path is compressed already */
+    vid x = v;
+    while (H[x].merge != -1) {
+        vid lk = H[x].lookup;
+        x = (lk != -1 && lk < k->vtot) ? lk : H[x].merge;
     }
-    i64 y = v;
-    while (k->merge[y] != -1) {
-        i64 lk = k->lookup[y];
-        i64 nx = (lk != -1 && lk < k->vtot) ? lk : k->merge[y];
-        k->lookup[y] = x;
+    vid y = v;
+    while (H[y].merge != -1) {
+        vid lk = H[y].lookup;
+        vid nx = (lk != -1 && lk < k->vtot) ? lk : H[y].merge;
+        H[y].lookup = x;
         y = nx;
     }
     return x;
 }
 
 /* --------------------------------------------------------------- merging */
-static int merge_pair(K *k, i64 v, i64 w) {
-    i64 M = k->vtot;
+static int merge_pair(K *k, vid v, vid w) {
+    Hot *H = k->hot;
+    Cold *V = k->cold;
+    vid M = (vid)k->vtot;
     i64 start = k->etop, cnt = 0;
-    if (grow_e(k, k->elen[v] + k->elen[w])) return -1;
-    i64 lists[2] = {v, w};
+    if (grow_e(k, (i64)V[v].elen + V[w].elen)) return -1;
+    Edge *el = k->el;
+    vid lists[2] = {v, w};
     for (int t = 0; t < 2; t++) {
-        i64 u = lists[t];
-        i64 s = k->estart[u], e = s + k->elen[u];
+        vid u = lists[t];
+        i64 s = V[u].estart, e = s + V[u].elen;
         for (i64 j = s; j < e; j++) {
-            i64 x = k->enbr[j], c = k->ecw[j];
-            if (k->merge[x] != -1) x = find(k, x);
+            vid x = el[j].x;
+            i64 c = el[j].c;
+            if (H[x].merge != -1) x = find(k, x);
             if (x == v || x == w) continue;
-            i64 pos = k->mark[x];
+            vid pos = H[x].mark;
             if (pos >= 0) {
-                k->ecw[start + pos] += c;
+                el[start + pos].c += c;
             } else {
-                k->mark[x] = cnt;
-                k->enbr[start + cnt] = x;
-                k->ecw[start + cnt] = c;
+                H[x].mark = (vid)cnt;
+                el[start + cnt].x = x;
+                el[start + cnt].c = c;
                 cnt++;
             }
         }
     }
-    for (i64 j = 0; j < cnt; j++) k->mark[k->enbr[start + j]] = -1;
+    for (i64 j = 0; j < cnt; j++) H[el[start + j].x].mark = -1;
     k->etop = start + cnt;
-    k->estart[M] = start;
-    k->elen[M] = cnt;
-    k->pwgt[M] = k->pwgt[v] + k->pwgt[w];
-    k->rwgt[M] = k->rwgt[v] + k->rwgt[w];
+    V[M].estart = start;
+    V[M].elen = (vid)cnt;
+    V[M].pwgt = V[v].pwgt + V[w].pwgt;
+    H[M].rwgt = H[v].rwgt + H[w].rwgt;
     /* rhome: v's records, then w's added (same key) or appended; pmark holds each home's record (-1: none) */
-    if (grow_h(k, k->hlen[v] + k->hlen[w])) return -1;
+    if (grow_h(k, (i64)V[v].hlen + V[w].hlen)) return -1;
+    Home *hl = k->hl;
     i64 hs = k->htop, hc = 0;
-    for (i64 j = 0; j < k->hlen[v]; j++) {
-        k->hh[hs + hc] = k->hh[k->hstart[v] + j];
-        k->hr[hs + hc] = k->hr[k->hstart[v] + j];
-        k->pmark[k->hh[hs + hc]] = hc;
+    for (i64 j = 0; j < V[v].hlen; j++) {
+        hl[hs + hc] = hl[V[v].hstart + j];
+        k->pmark[hl[hs + hc].h] = hc;
         hc++;
     }
-    for (i64 j = 0; j < k->hlen[w]; j++) {
-        i64 h = k->hh[k->hstart[w] + j], r = k->hr[k->hstart[w] + j], f = k->pmark[h];
-        if (f >= 0) k->hr[hs + f] += r;
-        else { k->hh[hs + hc] = h; k->hr[hs + hc] = r; k->pmark[h] = hc; hc++; }
+    for (i64 j = 0; j < V[w].hlen; j++) {
+        vid h = hl[V[w].hstart + j].h;
+        i64 r = hl[V[w].hstart + j].r, f = k->pmark[h];
+        if (f >= 0) hl[hs + f].r += r;
+        else { hl[hs + hc].h = h; hl[hs + hc].r = r; k->pmark[h] = hc; hc++; }
     }
-    for (i64 i = 0; i < hc; i++) k->pmark[k->hh[hs + i]] = -1;
+    for (i64 i = 0; i < hc; i++) k->pmark[hl[hs + i].h] = -1;
     k->htop = hs + hc;
-    k->hstart[M] = hs;
-    k->hlen[M] = hc;
-    k->merge[M] = -1;
-    k->lookup[M] = -1;
-    k->owner[M] = k->owner[v];
-    k->border[M] = k->border[v] || k->border[w];
-    k->fixed[M] = k->fixed[v] || k->fixed[w];
-    k->hpos[M] = -1;
-    k->merge[v] = k->merge[w] = M;
-    k->lookup[v] = k->lookup[w] = M;
-    i64 pv = k->vpos[v];
+    V[M].hstart = hs;
+    V[M].hlen = (vid)hc;
+    H[M].merge = -1;
+    H[M].lookup = -1;
+    H[M].owner = H[v].owner;
+    V[M].border = V[v].border || V[w].border;
+    V[M].fixed = V[v].fixed || V[w].fixed;
+    V[M].hpos = -1;
+    H[v].merge = H[w].merge = M;
+    H[v].lookup = H[w].lookup = M;
+    vid pv = V[v].vpos;
     k->vmap[pv] = M;
-    k->vpos[M] = pv;
-    i64 pw = k->vpos[w];
-    i64 last = k->vmap[--k->nv];
+    V[M].vpos = pv;
+    vid pw = V[w].vpos;
+    vid last = k->vmap[--k->nv];
     if (pw < k->nv) {
         k->vmap[pw] = last;
-        k->vpos[last] = pw;
+        V[last].vpos = pw;
     }
     k->vtot = M + 1;
     k->stk[2 * k->sp] = v;
@@ -195,22 +208,24 @@ static int merge_pair(K *k, i64 v, i64 w) {
     return 0;
 }
 
-static void split_top(K *k, i64 *pv, i64 *pw) {
+static void split_top(K *k, vid *pv, vid *pw) {
+    Hot *H = k->hot;
+    Cold *V = k->cold;
     k->expanding = 1;
     k->sp--;
-    i64 v = k->stk[2 * k->sp], w = k->stk[2 * k->sp + 1];
-    i64 M = k->vtot - 1;
-    k->owner[v] = k->owner[w] = k->owner[M];
-    k->border[v] = k->border[w] = k->border[M];
-    k->merge[v] = k->merge[w] = -1;
-    k->lookup[v] = k->lookup[w] = -1;
-    i64 pm = k->vpos[M];
+    vid v = k->stk[2 * k->sp], w = k->stk[2 * k->sp + 1];
+    vid M = (vid)(k->vtot - 1);
+    H[v].owner = H[w].owner = H[M].owner;
+    V[v].border = V[w].border = V[M].border;
+    H[v].merge = H[w].merge = -1;
+    H[v].lookup = H[w].lookup = -1;
+    vid pm = V[M].vpos;
     k->vmap[pm] = v;
-    k->vpos[v] = pm;
-    k->vpos[w] = k->nv;
+    V[v].vpos = pm;
+    V[w].vpos = (vid)k->nv;
     k->vmap[k->nv++] = w;
-    k->etop = k->estart[M];
-    k->htop = k->hstart[M];
+    k->etop = V[M].estart;
+    k->htop = V[M].hstart;
     k->vtot = M;
     *pv = v;
     *pw = w;
@@ -229,34 +244,38 @@ static double rnd(uint64_t *s) {
 #define MAX_FAILS 64
 
 static i64 contract(K *k, i64 target, uint64_t seed, i64 sample) {
+    Hot *H = k->hot;
+    Cold *V = k->cold;
     uint64_t s = seed;
     i64 fails = 0, merges = 0;
-    i64 *acc_v = k->path; /* scratch of size cap */
+    vid *acc_v = k->path; /* scratch of size cap */
     i64 *accc = (i64 *)xmalloc(k, (size_t)k->cap * sizeof(i64));
     if (!accc) return -1;
     while (k->nv > target) {
-        i64 bv = -1, bw = -1;
+        vid bv = -1, bw = -1;
         double best_r = -1.0;
         i64 nv = k->nv;
         for (i64 t = 0; t < sample; t++) {
-            i64 v = k->vmap[(i64)(rnd(&s) * (double)nv)];
-            i64 pv = k->owner[v];
+            vid v = k->vmap[(i64)(rnd(&s) * (double)nv)];
+            vid pv = H[v].owner;
             i64 na = 0;
-            i64 st = k->estart[v], e = st + k->elen[v];
+            i64 st = V[v].estart, e = st + V[v].elen;
+            const Edge *el = k->el;
             for (i64 j = st; j < e; j++) {
-                i64 x = k->enbr[j], c = k->ecw[j];
-                if (k->merge[x] != -1) x = find(k, x);
-                if (k->owner[x] != pv) continue;
-                i64 pos = k->mark[x];
+                vid x = el[j].x;
+                i64 c = el[j].c;
+                if (H[x].merge != -1) x = find(k, x);
+                if (H[x].owner != pv) continue;
+                vid pos = H[x].mark;
                 if (pos >= 0) accc[pos] += c;
-                else { k->mark[x] = na; acc_v[na] = x; accc[na] = c; na++; }
+                else { H[x].mark = (vid)na; acc_v[na] = x; accc[na] = c; na++; }
             }
             if (na == 0) continue;
-            i64 rv = k->rwgt[v];
+            i64 rv = H[v].rwgt;
             for (i64 i = 0; i < na; i++) {
-                i64 x = acc_v[i];
-                k->mark[x] = -1;
-                i64 den = rv + k->rwgt[x];
+                vid x = acc_v[i];
+                H[x].mark = -1;
+                i64 den = rv + H[x].rwgt;
                 double r = den > 0 ? (double)accc[i] / (double)den : (double)accc[i];
                 if (r > best_r) { best_r = r; bv = v; bw = x; }
             }
@@ -273,7 +292,6 @@ static i64 contract(K *k, i64 target, uint64_t seed, i64 sample) {
     free(accc);
     return merges;
 }
-
 /* ---------------------------------------------------------------- model */
 static inline double model(K *k, double w, double c, double r) {
     if (k->model == 0) return w + c + r;
@@ -310,7 +328,7 @@ static void sl_replace(K *k, double oldq, double newq, i64 p) {
     k->slp[lo] = p;
 }
 
-static double delta_minvar(K *k, i64 na) {
+static inline double delta_minvar(K *k, i64 na) {
     double m = k->slq[0], m_un = INFINITY;
     for (i64 i = 0; i < k->P; i++) {
         i64 a = k->slp[i];
@@ -337,39 +355,78 @@ static double delta_minvar(K *k, i64 na) {
 /* ------------------------------------------------------------- evaluate */
 static inline double CONN(K *k, i64 c, i64 d) { return k->conn[c * k->C + d]; }
 
+/* the move of V to q whose deltas are in aff, dW, dC, dR (na processors): kept in b* when it is admissible and
+ * better than the best so far (found: there is one); returns whether there is a best now */
+static inline __attribute__((always_inline)) int candidate(K *k, i64 na, i64 q, int found) {
+    double gain = 0.0;
+    if (k->model == 0) {
+        for (i64 j = 0; j < na; j++) {
+            i64 a = k->aff[j];
+            k->nq[j] = k->Q[a] + k->dW[j] + k->dC[j] + k->dR[j];
+            gain += k->dW[j] + k->dC[j] + k->dR[j];
+        }
+    } else {
+        for (i64 j = 0; j < na; j++) {
+            i64 a = k->aff[j];
+            k->nq[j] = model(k, k->W[a] + k->dW[j], k->Cm[a] + k->dC[j], k->R[a] + k->dR[j]);
+            gain += k->gsum ? k->dW[j] + k->dC[j] + k->dR[j] : k->nq[j] - k->Q[a];
+        }
+    }
+    if (found && gain > k->bgain) return found; /* admissible or not, it cannot be the best */
+    double dmv = delta_minvar(k, na);
+    if (dmv >= -k->tol) return found;
+    if (!k->inf && !(gain < -k->limit * dmv)) return found;
+    if (!found || gain < k->bgain ||
+        (gain == k->bgain && (dmv < k->bdmv || (dmv == k->bdmv && q < k->bq)))) {
+        k->bgain = gain; k->bdmv = dmv; k->bq = q; k->bn = na;
+        memcpy(k->baff, k->aff, (size_t)na * sizeof(i64));
+        memcpy(k->bdW, k->dW, (size_t)na * sizeof(double));
+        memcpy(k->bdC, k->dC, (size_t)na * sizeof(double));
+        memcpy(k->bdR, k->dR, (size_t)na * sizeof(double));
+        return 1;
+    }
+    return found;
+}
+
 /* returns 1 and fills b* when V has an admissible move */
-static int evaluate(K *k, i64 V) {
-    if (k->fixed[V]) return 0;
-    i64 p = k->owner[V];
-    i64 nk = 0;
-    i64 s = k->estart[V], e = s + k->elen[V];
+static int evaluate(K *k, vid V) {
+    Hot *H = k->hot;
+    Cold *cv = &k->cold[V];
+    if (cv->fixed) return 0;
+    i64 p = H[V].owner;
+    i64 nk = 0, tot = 0; /* tot: V's Cwgt to all its neighbours */
+    const Edge *el = k->el;
+    i64 s = cv->estart, e = s + cv->elen;
     for (i64 j = s; j < e; j++) {
-        i64 x = k->enbr[j], c = k->ecw[j];
-        if (k->merge[x] != -1) x = find(k, x);
-        i64 r = k->owner[x];
+        vid x = el[j].x;
+        i64 c = el[j].c;
+        if (H[x].merge != -1) x = find(k, x);
+        i64 r = H[x].owner;
         i64 pos = k->pmark[r];
+        tot += c;
         if (pos >= 0) k->kv_[pos] += c;
         else { k->pmark[r] = nk; k->kp_[nk] = r; k->kv_[nk] = c; nk++; }
     }
-    for (i64 i = 0; i < nk; i++) k->pmark[k->kp_[i]] = -1;
     int has_p = 0;
     i64 kp = 0;
-    for (i64 i = 0; i < nk; i++)
-        if (k->kp_[i] == p) { has_p = 1; kp = k->kv_[i]; }
-    if (nk == 0 || (nk == 1 && has_p)) { k->border[V] = 0; return 0; }
-    k->border[V] = 1;
-    i64 pw = k->pwgt[V];
+    for (i64 i = 0; i < nk; i++) {
+        i64 r = k->kp_[i];
+        k->pmark[r] = -1;
+        if (r == p) { has_p = 1; kp = k->kv_[i]; }
+    }
+    if (nk == 0 || (nk == 1 && has_p)) { cv->border = 0; return 0; }
+    cv->border = 1;
+    i64 pw = cv->pwgt;
     i64 cp = k->cl[p];
-    i64 hs = k->hstart[V], hl = k->hlen[V];
+    const Home *rh = k->hl + cv->hstart;
+    i64 hl = cv->hlen;
     double remap_p = 0.0;
     for (i64 j = 0; j < hl; j++) {
-        i64 h = k->hh[hs + j];
-        if (h != p) remap_p += (double)k->hr[hs + j] * CONN(k, k->cl[h], cp);
+        i64 h = rh[j].h;
+        if (h != p) remap_p += (double)rh[j].r * CONN(k, k->cl[h], cp);
     }
-    i64 tot = 0;
     double comm_p = 0.0;
     if (k->uniform) {
-        for (i64 i = 0; i < nk; i++) tot += k->kv_[i];
         comm_p = (double)(tot - kp) * k->c0;
     } else {
         for (i64 i = 0; i < nk; i++)
@@ -384,8 +441,8 @@ static int evaluate(K *k, i64 V) {
         i64 kq = k->kv_[iq];
         double remap_q = 0.0;
         for (i64 j = 0; j < hl; j++) {
-            i64 h = k->hh[hs + j];
-            if (h != q) remap_q += (double)k->hr[hs + j] * CONN(k, k->cl[h], cq);
+            i64 h = rh[j].h;
+            if (h != q) remap_q += (double)rh[j].r * CONN(k, k->cl[h], cq);
         }
         i64 na = 2;
         k->aff[0] = p; k->aff[1] = q;
@@ -413,37 +470,14 @@ static int evaluate(K *k, i64 V) {
                 }
             }
         }
-        double gain = 0.0;
-        if (k->model == 0) {
-            for (i64 j = 0; j < na; j++) {
-                i64 a = k->aff[j];
-                k->nq[j] = k->Q[a] + k->dW[j] + k->dC[j] + k->dR[j];
-                gain += k->dW[j] + k->dC[j] + k->dR[j];
-            }
-        } else {
-            for (i64 j = 0; j < na; j++) {
-                i64 a = k->aff[j];
-                k->nq[j] = model(k, k->W[a] + k->dW[j], k->Cm[a] + k->dC[j], k->R[a] + k->dR[j]);
-                gain += k->gsum ? k->dW[j] + k->dC[j] + k->dR[j] : k->nq[j] - k->Q[a];
-            }
-        }
-        double dmv = delta_minvar(k, na);
-        if (dmv >= -k->tol) continue;
-        if (!k->inf && !(gain < -k->limit * dmv)) continue;
-        if (!found || gain < k->bgain ||
-            (gain == k->bgain && (dmv < k->bdmv || (dmv == k->bdmv && q < k->bq)))) {
-            found = 1;
-            k->bgain = gain; k->bdmv = dmv; k->bq = q; k->bn = na;
-            memcpy(k->baff, k->aff, (size_t)na * sizeof(i64));
-            memcpy(k->bdW, k->dW, (size_t)na * sizeof(double));
-            memcpy(k->bdC, k->dC, (size_t)na * sizeof(double));
-            memcpy(k->bdR, k->dR, (size_t)na * sizeof(double));
-        }
+        /* na is 2 on one cluster: that case gets its own inlined copy, its loops unrolled */
+        found = na == 2 ? candidate(k, 2, q, found) : candidate(k, na, q, found);
     }
     return found;
 }
 
-static void move(K *k, i64 V) {
+static void move(K *k, vid V) {
+    Hot *H = k->hot;
     for (i64 j = 0; j < k->bn; j++) {
         i64 a = k->baff[j];
         double old = k->Q[a];
@@ -455,14 +489,15 @@ static void move(K *k, i64 V) {
         k->S1 += nq - old;
         sl_replace(k, old, nq, a);
     }
-    i64 q = k->bq;
-    k->owner[V] = q;
-    k->border[V] = 1;
-    i64 s = k->estart[V], e = s + k->elen[V];
+    vid q = (vid)k->bq;
+    H[V].owner = q;
+    k->cold[V].border = 1;
+    const Edge *el = k->el;
+    i64 s = k->cold[V].estart, e = s + k->cold[V].elen;
     for (i64 j = s; j < e; j++) {
-        i64 x = k->enbr[j];
-        if (k->merge[x] != -1) x = find(k, x);
-        if (k->owner[x] != q) k->border[x] = 1;
+        vid x = el[j].x;
+        if (H[x].merge != -1) x = find(k, x);
+        if (H[x].owner != q) k->cold[x].border = 1;
     }
     k->moves++;
 }
@@ -475,9 +510,9 @@ static inline int hless(K *k, i64 i, i64 j) {
 
 static inline void hswap(K *k, i64 i, i64 j) {
     double g = k->hg[i]; k->hg[i] = k->hg[j]; k->hg[j] = g;
-    i64 v = k->hv[i]; k->hv[i] = k->hv[j]; k->hv[j] = v;
-    k->hpos[k->hv[i]] = i;
-    k->hpos[k->hv[j]] = j;
+    vid v = k->hv[i]; k->hv[i] = k->hv[j]; k->hv[j] = v;
+    k->cold[k->hv[i]].hpos = (vid)i;
+    k->cold[k->hv[j]].hpos = (vid)j;
 }
 
 static void hup(K *k, i64 i) {
@@ -499,11 +534,11 @@ static void hdown(K *k, i64 i) {
     }
 }
 
-static void hput(K *k, i64 v, double g) {
-    i64 i = k->hpos[v];
+static void hput(K *k, vid v, double g) {
+    i64 i = k->cold[v].hpos;
     if (i < 0) {
         i = k->hn++;
-        k->hg[i] = g; k->hv[i] = v; k->hpos[v] = i;
+        k->hg[i] = g; k->hv[i] = v; k->cold[v].hpos = (vid)i;
         hup(k, i);
         return;
     }
@@ -512,38 +547,40 @@ static void hput(K *k, i64 v, double g) {
     if (g < old) hup(k, i); else hdown(k, i);
 }
 
-static void hremove(K *k, i64 v) {
-    i64 i = k->hpos[v];
+static void hremove(K *k, vid v) {
+    i64 i = k->cold[v].hpos;
     if (i < 0) return;
-    k->hpos[v] = -1;
+    k->cold[v].hpos = -1;
     i64 last = k->hn - 1;
     if (i != last) {
         k->hg[i] = k->hg[last]; k->hv[i] = k->hv[last];
-        k->hpos[k->hv[i]] = i;
+        k->cold[k->hv[i]].hpos = (vid)i;
         k->hn--;
-        i64 u = k->hv[i];
+        vid u = k->hv[i];
         hup(k, i);
-        hdown(k, k->hpos[u]);
+        hdown(k, k->cold[u].hpos);
     } else {
         k->hn--;
     }
 }
 
 static void hclear(K *k) {
-    for (i64 i = 0; i < k->hn; i++) k->hpos[k->hv[i]] = -1;
+    for (i64 i = 0; i < k->hn; i++) k->cold[k->hv[i]].hpos = -1;
     k->hn = 0;
 }
 
 /* --------------------------------------------------------------- refiner */
-static void consider(K *k, i64 v) {
+static void consider(K *k, vid v) {
     if (evaluate(k, v)) hput(k, v, k->bgain);
     else hremove(k, v);
 }
 
 static i64 drain(K *k) {
+    Hot *H = k->hot;
+    Cold *C = k->cold;
     i64 made = 0;
     while (k->hn) {
-        i64 v = k->hv[0];
+        vid v = k->hv[0];
         hremove(k, v);
         if (!evaluate(k, v)) continue;
         if (k->hn && k->bgain > k->hg[0]) { hput(k, v, k->bgain); continue; }
@@ -552,32 +589,31 @@ static i64 drain(K *k) {
         if (k->moves >= k->max_moves) { hclear(k); break; }
         consider(k, v);
         k->stamp++;
-        k->seen[v] = k->stamp;
-        i64 s = k->estart[v], e = s + k->elen[v];
+        C[v].seen = k->stamp;
+        /* consider() grows nothing: EList records are stable while refining */
+        const Edge *el = k->el;
+        i64 s = C[v].estart, e = s + C[v].elen;
         for (i64 j = s; j < e; j++) {
-            i64 x = k->enbr[j];
-            if (k->merge[x] != -1) x = find(k, x);
-            if (k->seen[x] != k->stamp) {
-                k->seen[x] = k->stamp;
-                if (k->border[x]) consider(k, x);
+            vid x = el[j].x;
+            if (H[x].merge != -1) x = find(k, x);
+            if (C[x].seen != k->stamp) {
+                C[x].seen = k->stamp;
+                if (C[x].border) consider(k, x);
             }
         }
-        /* consider() may have grown nothing: EList records are stable while refining */
     }
     return made;
 }
 
-static int cmp_i64(const void *a, const void *b) {
-    i64 x = *(const i64 *)a, y = *(const i64 *)b;
+static int cmp_vid(const void *a, const void *b) {
+    vid x = *(const vid *)a, y = *(const vid *)b;
     return (x > y) - (x < y);
 }
 
 /* ------------------------------------------------------------------ run */
 static void kfree(K *k) {
-    void *ptrs[] = {k->pwgt, k->rwgt, k->merge, k->lookup, k->vpos, k->hpos, k->owner, k->border,
-                    k->fixed, k->estart, k->elen, k->hstart, k->hlen, k->enbr, k->ecw, k->hh, k->hr, k->vmap,
-                    k->stk, k->mark, k->path, k->slq, k->slp, k->pmark, k->kp_, k->kv_, k->aff, k->dW,
-                    k->dC, k->dR, k->nq, k->baff, k->bdW, k->bdC, k->bdR, k->hg, k->hv, k->seen};
+    void *ptrs[] = {k->hot, k->cold, k->el, k->hl, k->vmap, k->stk, k->path, k->slq, k->slp, k->pmark, k->kp_,
+                    k->kv_, k->aff, k->dW, k->dC, k->dR, k->nq, k->baff, k->bdW, k->bdC, k->bdR, k->hg, k->hv};
     for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) free(ptrs[i]);
 }
 
@@ -609,7 +645,9 @@ static PyObject *run(PyObject *self, PyObject *args) {
     i64 n = (i64)(bx.len / 8) - 1;
     i64 m2 = n >= 0 ? ((i64 *)bx.buf)[n] : 0;
     if (n < 1) PyErr_SetString(PyExc_ValueError, "minex kernel: the graph has no vertices");
-    if (n < 1 || need(&ba, m2 * 8, "adjncy") || need(&bc, m2 * 8, "cwgt") || need(&bp, n * 8, "pwgt") ||
+    else if (n > MAX_N) PyErr_Format(PyExc_ValueError, "minex kernel: at most %lld vertices, got %lld",
+                                     (long long)MAX_N, (long long)n);
+    if (n < 1 || n > MAX_N || need(&ba, m2 * 8, "adjncy") || need(&bc, m2 * 8, "cwgt") || need(&bp, n * 8, "pwgt") ||
         need(&br, n * 8, "rwgt") || need(&bo, n * 8, "owner") || need(&bh, n * 8, "home") ||
         need(&bb, n, "border") || need(&bcl, P * 8, "cluster") || need(&bconn, C * C * 8, "conn") ||
         need(&bproc, P * 8, "proc") || need(&bW, P * 8, "W") || need(&bC, P * 8, "C") ||
@@ -621,35 +659,32 @@ static PyObject *run(PyObject *self, PyObject *args) {
         const char *bord = bb.buf;
         i64 cap = 2 * n + 1;
         k->n0 = n; k->cap = cap; k->vtot = n; k->P = P; k->C = C;
-        size_t I = sizeof(i64), D = sizeof(double);
-        k->pwgt = xmalloc(k, cap * I); k->rwgt = xmalloc(k, cap * I); k->merge = xmalloc(k, cap * I);
-        k->lookup = xmalloc(k, cap * I); k->vpos = xmalloc(k, cap * I); k->hpos = xmalloc(k, cap * I);
-        k->owner = xmalloc(k, cap * I); k->border = xmalloc(k, cap); k->fixed = xmalloc(k, cap);
-        k->estart = xmalloc(k, cap * I); k->elen = xmalloc(k, cap * I);
-        k->hstart = xmalloc(k, cap * I); k->hlen = xmalloc(k, cap * I);
-        k->ecap = 2 * m2 + 16; k->enbr = xmalloc(k, k->ecap * I); k->ecw = xmalloc(k, k->ecap * I);
-        k->hcap = 2 * n + 16; k->hh = xmalloc(k, k->hcap * I); k->hr = xmalloc(k, k->hcap * I);
-        k->vmap = xmalloc(k, cap * I); k->stk = xmalloc(k, 2 * cap * I);
-        k->mark = xmalloc(k, cap * I); k->path = xmalloc(k, cap * I); k->seen = xmalloc(k, cap * I);
+        size_t I = sizeof(i64), D = sizeof(double), U = sizeof(vid);
+        k->hot = xmalloc(k, cap * sizeof(Hot)); k->cold = xmalloc(k, cap * sizeof(Cold));
+        k->ecap = 2 * m2 + 16; k->el = xmalloc(k, k->ecap * sizeof(Edge));
+        k->hcap = 2 * n + 16; k->hl = xmalloc(k, k->hcap * sizeof(Home));
+        k->vmap = xmalloc(k, cap * U); k->stk = xmalloc(k, 2 * cap * U); k->path = xmalloc(k, cap * U);
         k->slq = xmalloc(k, P * D); k->slp = xmalloc(k, P * I); k->pmark = xmalloc(k, P * I);
         k->kp_ = xmalloc(k, (P + 2) * I); k->kv_ = xmalloc(k, (P + 2) * I);
         k->aff = xmalloc(k, (P + 2) * I); k->dW = xmalloc(k, (P + 2) * D); k->dC = xmalloc(k, (P + 2) * D);
         k->dR = xmalloc(k, (P + 2) * D); k->nq = xmalloc(k, (P + 2) * D);
         k->baff = xmalloc(k, (P + 2) * I); k->bdW = xmalloc(k, (P + 2) * D); k->bdC = xmalloc(k, (P + 2) * D);
         k->bdR = xmalloc(k, (P + 2) * D);
-        k->hg = xmalloc(k, cap * D); k->hv = xmalloc(k, cap * I);
+        k->hg = xmalloc(k, cap * D); k->hv = xmalloc(k, cap * U);
         if (k->oom) { PyErr_NoMemory(); goto done; }
-        memcpy(k->enbr, adj, m2 * I);
-        memcpy(k->ecw, cw, m2 * I);
+        for (i64 j = 0; j < m2; j++) { k->el[j].x = (vid)adj[j]; k->el[j].c = cw[j]; }
         k->etop = m2;
         for (i64 v = 0; v < n; v++) {
-            k->pwgt[v] = pw[v]; k->rwgt[v] = rw[v]; k->merge[v] = -1; k->lookup[v] = -1;
-            k->vpos[v] = v; k->vmap[v] = v; k->hpos[v] = -1; k->owner[v] = own[v];
-            k->border[v] = bord[v] & 1; k->fixed[v] = (bord[v] & 2) != 0; k->estart[v] = xadj[v]; k->elen[v] = xadj[v + 1] - xadj[v];
-            k->hstart[v] = v; k->hlen[v] = 1; k->hh[v] = home[v]; k->hr[v] = rw[v];
+            Hot *h = &k->hot[v];
+            Cold *c = &k->cold[v];
+            h->rwgt = rw[v]; h->merge = -1; h->lookup = -1; h->owner = (vid)own[v]; h->mark = -1;
+            c->estart = xadj[v]; c->elen = (vid)(xadj[v + 1] - xadj[v]); c->pwgt = pw[v]; c->seen = 0;
+            c->hstart = v; c->hlen = 1; c->vpos = (vid)v; c->hpos = -1;
+            c->border = bord[v] & 1; c->fixed = (bord[v] & 2) != 0;
+            k->vmap[v] = (vid)v;
+            k->hl[v].h = (vid)home[v]; k->hl[v].r = rw[v];
         }
-        for (i64 i = 0; i < cap; i++) { k->mark[i] = -1; k->seen[i] = 0; }
-        for (i64 i = n; i < cap; i++) k->hpos[i] = -1;
+        for (i64 i = n; i < cap; i++) { k->hot[i].mark = -1; k->cold[i].seen = 0; k->cold[i].hpos = -1; }
         k->htop = n; k->nv = n; k->sp = 0;
         k->cl = (i64 *)bcl.buf; k->conn = (double *)bconn.buf; k->proc = (double *)bproc.buf;
         k->W = (double *)bW.buf; k->Cm = (double *)bC.buf; k->R = (double *)bR.buf; k->Q = (double *)bQ.buf;
@@ -676,14 +711,14 @@ static PyObject *run(PyObject *self, PyObject *args) {
         if (merges < 0) { PyErr_NoMemory(); goto done; }
         i64 coarse_vertices = k->nv;
         i64 npass = 0, coarse_moves = 0, expand_moves = 0;
-        i64 *order = xmalloc(k, cap * I);
+        vid *order = xmalloc(k, cap * U);
         if (!order) { PyErr_NoMemory(); goto done; }
         for (i64 t = 0; t < passes; t++) {
             i64 nv = k->nv;
-            memcpy(order, k->vmap, nv * I);
-            qsort(order, nv, I, cmp_i64);
+            memcpy(order, k->vmap, nv * U);
+            qsort(order, nv, U, cmp_vid);
             for (i64 i = 0; i < nv; i++)
-                if (k->border[order[i]]) consider(k, order[i]);
+                if (k->cold[order[i]].border) consider(k, order[i]);
             i64 made = drain(k);
             npass++;
             coarse_moves += made;
@@ -692,17 +727,19 @@ static PyObject *run(PyObject *self, PyObject *args) {
         free(order);
         double t2 = now();
         while (k->sp) {
-            i64 v, w;
+            vid v, w;
             split_top(k, &v, &w);
-            if (k->border[v]) {
+            if (k->cold[v].border) {
                 consider(k, v);
                 consider(k, w);
                 if (k->hn) expand_moves += drain(k);
             }
         }
         double t3 = now();
-        PyObject *out = PyBytes_FromStringAndSize((const char *)k->owner, n * I);
+        PyObject *out = PyBytes_FromStringAndSize(NULL, n * I);
         if (!out) goto done;
+        i64 *parts = (i64 *)PyBytes_AS_STRING(out);
+        for (i64 v = 0; v < n; v++) parts[v] = k->hot[v].owner;
         result = Py_BuildValue("(NLLLLLd(ddd))", out, (long long)coarse_vertices, (long long)merges,
                                (long long)coarse_moves, (long long)expand_moves, (long long)npass, k->S1,
                                t1 - t0, t2 - t1, t3 - t2);
@@ -714,7 +751,7 @@ done:
 }
 
 static PyMethodDef methods[] = {
-    {"run", run, METH_VARARGS, "Run MinEX (contraction, partitioning, expansion); see kernel.py."},
+    {"run", run, METH_VARARGS, "Run MinEX (contraction, partitioning, expansion); see minex.py."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel",
