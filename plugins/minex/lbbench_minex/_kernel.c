@@ -649,14 +649,14 @@ static PyObject *run(PyObject *self, PyObject *args) {
                                      (long long)MAX_N, (long long)n);
     if (n < 1 || n > MAX_N || need(&ba, m2 * 8, "adjncy") || need(&bc, m2 * 8, "cwgt") || need(&bp, n * 8, "pwgt") ||
         need(&br, n * 8, "rwgt") || need(&bo, n * 8, "owner") || need(&bh, n * 8, "home") ||
-        need(&bb, n, "border") || need(&bcl, P * 8, "cluster") || need(&bconn, C * C * 8, "conn") ||
+        need(&bb, n, "flags") || need(&bcl, P * 8, "cluster") || need(&bconn, C * C * 8, "conn") ||
         need(&bproc, P * 8, "proc") || need(&bW, P * 8, "W") || need(&bC, P * 8, "C") ||
         need(&bR, P * 8, "R") || need(&bQ, P * 8, "Q"))
         goto done;
     {
         const i64 *xadj = bx.buf, *adj = ba.buf, *cw = bc.buf, *pw = bp.buf, *rw = br.buf, *own = bo.buf,
                   *home = bh.buf;
-        const char *bord = bb.buf;
+        const char *flags = bb.buf;
         i64 cap = 2 * n + 1;
         k->n0 = n; k->cap = cap; k->vtot = n; k->P = P; k->C = C;
         size_t I = sizeof(i64), D = sizeof(double), U = sizeof(vid);
@@ -680,7 +680,9 @@ static PyObject *run(PyObject *self, PyObject *args) {
             h->rwgt = rw[v]; h->merge = -1; h->lookup = -1; h->owner = (vid)own[v]; h->mark = -1;
             c->estart = xadj[v]; c->elen = (vid)(xadj[v + 1] - xadj[v]); c->pwgt = pw[v]; c->seen = 0;
             c->hstart = v; c->hlen = 1; c->vpos = (vid)v; c->hpos = -1;
-            c->border = bord[v] & 1; c->fixed = (bord[v] & 2) != 0;
+            c->border = 0; c->fixed = (flags[v] & 2) != 0;
+            for (i64 j = xadj[v]; j < xadj[v + 1]; j++) /* VList's border flags: a neighbour elsewhere */
+                if (own[adj[j]] != own[v]) { c->border = 1; break; }
             k->vmap[v] = (vid)v;
             k->hl[v].h = (vid)home[v]; k->hl[v].r = rw[v];
         }
@@ -760,7 +762,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel",
 
 PyMODINIT_FUNC PyInit__kernel(void) {
     PyObject *m = PyModule_Create(&module);
-    /* bit 2 of a border byte marks a pinned vertex (Level.pinned) */
+    /* a flags byte's bit 1 (2) marks a pinned vertex (Level.pinned) */
     if (m != NULL && PyModule_AddIntConstant(m, "PINS", 1) < 0) { Py_DECREF(m); return NULL; }
     return m;
 }

@@ -116,11 +116,12 @@ def _model_code(model):
     return None
 
 
-def minex_python(graph, machine, owner, home, border, loads: Loads, seed: int, target: int, sample: int,
+def minex_python(graph, machine, owner, home, loads: Loads, seed: int, target: int, sample: int,
                  passes: int, max_moves: int, trace: list | None, stats: Stats,
                  fixed: np.ndarray | None = None) -> np.ndarray:
     """The reference implementation."""
     t0 = time.perf_counter()
+    border = initial_border(graph.xadj, graph.adjncy, owner)
     mesh = Mesh(graph.xadj, graph.adjncy, graph.cwgt, graph.pwgt, graph.rwgt, owner, home, border.tolist(),
                 None if fixed is None else fixed.tolist())
     crit = Criteria(mesh, machine, loads, trace)
@@ -158,9 +159,9 @@ def minex_python(graph, machine, owner, home, border, loads: Loads, seed: int, t
     return np.asarray(mesh.owner, np.int64)
 
 
-def minex_c(graph, machine, owner, home, border, loads: Loads, seed: int, target: int, sample: int,
+def minex_c(graph, machine, owner, home, loads: Loads, seed: int, target: int, sample: int,
             passes: int, max_moves: int, stats: Stats, fixed: np.ndarray | None = None) -> np.ndarray:
-    """The C kernel: the same algorithm as :func:`minex_python`."""
+    """The C kernel: the same algorithm as :func:`minex_python` (it finds the border vertices itself)."""
     code, frac = _model_code(loads.model)
     i64 = np.int64
 
@@ -169,8 +170,9 @@ def minex_c(graph, machine, owner, home, border, loads: Loads, seed: int, target
 
     W, C, R, Q = (np.array(x, float) for x in (loads.W, loads.C, loads.R, loads.Q))
     t0 = time.perf_counter()
+    flags = np.zeros(graph.n, np.uint8) if fixed is None else 2 * a(fixed, np.uint8)  # bit 1: pinned
     out = _kernel.run(a(graph.xadj), a(graph.adjncy), a(graph.cwgt), a(graph.pwgt), a(graph.rwgt), a(owner),
-                      a(home), a(border, np.uint8) | (0 if fixed is None else 2 * a(fixed, np.uint8)), machine.P, machine.C, a(machine.cluster),
+                      a(home), flags, machine.P, machine.C, a(machine.cluster),
                       a(machine.conn, float), a(machine.proc_of, float), W, C, R, Q, loads.S1, loads.limit,
                       loads.tol, int(loads.inf), code, frac, target, sample, passes, max_moves,
                       int(seed) & ((1 << 64) - 1), int(loads.gsum))
@@ -228,7 +230,6 @@ def minex(graph, owner, home, machine, seed: int, throttle: float = 64.0, latenc
         return np.zeros(n, np.int64), stats
     t0 = time.perf_counter()
     loads = Loads(graph, machine, owner, home, throttle, latency, normalize, gain, unit)
-    border = initial_border(graph.xadj, graph.adjncy, owner)
     stats.seconds["loads"] = time.perf_counter() - t0
     cap = max_moves if max_moves is not None else 4 * n + 100
     fixed = None if pinned is None else np.asarray(pinned) >= 0
@@ -242,9 +243,9 @@ def minex(graph, owner, home, machine, seed: int, throttle: float = 64.0, latenc
         use_c = False
     stats.impl = "c" if use_c else "python"
     if use_c:
-        parts = minex_c(graph, machine, owner, home, border, loads, seed, coarse * P, sample, passes, cap, stats,
+        parts = minex_c(graph, machine, owner, home, loads, seed, coarse * P, sample, passes, cap, stats,
                         fixed)
     else:
-        parts = minex_python(graph, machine, owner, home, border, loads, seed, coarse * P, sample, passes, cap,
+        parts = minex_python(graph, machine, owner, home, loads, seed, coarse * P, sample, passes, cap,
                              trace, stats, fixed)
     return parts, stats
