@@ -15,23 +15,6 @@ import numpy as np
 HOST = 0
 
 
-class Residents:
-    """The vertices resident on each vproc, grouped once (a counting sort by home)."""
-
-    def __init__(self, home: np.ndarray, P: int):
-        home = np.asarray(home, np.int64)
-        self.order = np.argsort(home, kind="stable")
-        self.starts = np.searchsorted(home[self.order], np.arange(P + 1))
-
-    def of(self, vp: int) -> np.ndarray:
-        return self.order[self.starts[vp]:self.starts[vp + 1]]
-
-
-def similarity_row(verts: np.ndarray, parts: np.ndarray, rwgt: np.ndarray, nparts: int) -> np.ndarray:
-    """One processor's row of S from its resident vertices."""
-    return np.bincount(parts[verts], weights=rwgt[verts], minlength=nparts).astype(np.int64)
-
-
 def similarity_matrix(home: np.ndarray, parts: np.ndarray, rwgt: np.ndarray, P: int, nparts: int) -> np.ndarray:
     """The whole S in one process (reference for tests and the sequential path)."""
     key = np.asarray(home, np.int64) * nparts + np.asarray(parts, np.int64)
@@ -39,12 +22,17 @@ def similarity_matrix(home: np.ndarray, parts: np.ndarray, rwgt: np.ndarray, P: 
 
 
 def gather_similarity(engine, home, parts, rwgt, nparts: int) -> np.ndarray | None:
-    """Every local vproc sends its sparse row to the host; returns S on the host's rank, None elsewhere."""
-    res = Residents(home, engine.P)
-    parts = np.asarray(parts, np.int64)
-    rwgt = np.asarray(rwgt)
+    """Every local vproc sends its sparse row to the host; returns S on the host's rank, None elsewhere.
+
+    The rows of this rank's vprocs come from one count over the vertices resident on them."""
+    home = np.asarray(home, np.int64)
+    at = engine.local_index[home]
+    mine = np.flatnonzero(at >= 0)
+    key = at[mine] * nparts + np.asarray(parts, np.int64)[mine]
+    rows = np.bincount(key, weights=np.asarray(rwgt)[mine],
+                       minlength=len(engine.local) * nparts).astype(np.int64).reshape(-1, nparts)
     for vp in engine.local:
-        row = similarity_row(res.of(vp), parts, rwgt, nparts)
+        row = rows[engine.local_index[vp]]
         nz = np.flatnonzero(row)
         engine.post(vp, HOST, np.stack([nz, row[nz]]), kind="balance")
     inbox = engine.exchange()
