@@ -232,13 +232,19 @@ static void split_top(K *k, vid *pv, vid *pw) {
 }
 
 /* ----------------------------------------------------------- splitmix64 */
-static double rnd(uint64_t *s) {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+#define GOLDEN 0x9E3779B97F4A7C15ULL
+
+static inline double unit(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     z ^= z >> 31;
     return (double)(z >> 11) * (1.0 / 9007199254740992.0);
 }
+
+static inline double rnd(uint64_t *s) { return unit(*s += GOLDEN); }
+
+/* the draw j draws after the next one, the state left as it is */
+static inline double rnd_ahead(uint64_t s, uint64_t j) { return unit(s + (j + 1) * GOLDEN); }
 
 /* ----------------------------------------------------------- contraction */
 #define MAX_FAILS 64
@@ -255,6 +261,15 @@ static i64 contract(K *k, i64 target, uint64_t seed, i64 sample) {
         vid bv = -1, bw = -1;
         double best_r = -1.0;
         i64 nv = k->nv;
+        /* fetch ahead what the next two rounds' first draws read if every round merges (almost always):
+         * the vertex two rounds on, the EList records of the one next round; a wrong guess costs nothing */
+        if (nv > 2) {
+            vid v2 = k->vmap[(i64)(rnd_ahead(s, 2 * (uint64_t)sample) * (double)(nv - 2))];
+            __builtin_prefetch(&H[v2]);
+            __builtin_prefetch(&V[v2]);
+            vid v1 = k->vmap[(i64)(rnd_ahead(s, (uint64_t)sample) * (double)(nv - 1))];
+            __builtin_prefetch(&k->el[V[v1].estart]);
+        }
         for (i64 t = 0; t < sample; t++) {
             vid v = k->vmap[(i64)(rnd(&s) * (double)nv)];
             vid pv = H[v].owner;
@@ -730,6 +745,14 @@ static PyObject *run(PyObject *self, PyObject *args) {
         double t2 = now();
         while (k->sp) {
             vid v, w;
+            /* fetch ahead what the next two splits read: the halves two splits on, the records of the next */
+            if (k->sp > 2) {
+                const vid *two = k->stk + 2 * (k->sp - 3), *one = two + 2;
+                __builtin_prefetch(&k->cold[two[0]]);
+                __builtin_prefetch(&k->cold[two[1]]);
+                __builtin_prefetch(&k->el[k->cold[one[0]].estart]);
+                __builtin_prefetch(&k->el[k->cold[one[1]].estart]);
+            }
             split_top(k, &v, &w);
             if (k->cold[v].border) {
                 consider(k, v);
