@@ -673,13 +673,12 @@ static PyObject *local(PyObject *Py_UNUSED(self), PyObject *args) {
         return NULL;
     Py_ssize_t m = PyList_GET_SIZE(sends);
     arg *a = calloc((size_t)(6 * m + 1), sizeof(arg)), loc;
-    i64 *rowb = calloc((size_t)m + 1, sizeof(i64));
-    Py_ssize_t *order = malloc((size_t)(m + 1) * sizeof(Py_ssize_t));
-    seg_t *segs = malloc((size_t)(m + 1) * sizeof(seg_t));
-    i64 *cols = NULL, total = 0;
+    seg_t *segs = calloc((size_t)(m + 1), sizeof(seg_t) + sizeof(i64) + sizeof(Py_ssize_t));  /* rowb, order */
+    i64 *rowb = segs ? (i64 *)(segs + m + 1) : NULL, *cols = NULL, total = 0;
+    Py_ssize_t *order = segs ? (Py_ssize_t *)(rowb + m + 1) : NULL;
     PyObject *ret = NULL, *counts = NULL, *streams = NULL, *most = NULL;
     loc.held = 0;
-    if (!a || !rowb || !order || !segs) {
+    if (!a || !segs) {
         PyErr_NoMemory();
         goto done;
     }
@@ -729,8 +728,6 @@ done:
     if (a) release(a, (int)(6 * m));
     release(&loc, 1);
     free(a);
-    free(rowb);
-    free(order);
     free(segs);
     free(cols);
     return ret;
