@@ -430,7 +430,8 @@ class Engine:
     def received(self, tag: str) -> Batch:
         """The messages of ``tag`` the last exchange delivered to this rank's vprocs, sorted by destination,
         then source, then the order they were sent in (an empty Batch when none came)."""
-        return self._got.get(tag) or Batch.empty()
+        got = self._got.get(tag)
+        return got if got is not None and got.src.size else Batch.empty()
 
     def pending(self) -> int:
         """Messages posted or sent on this rank and not yet delivered."""
