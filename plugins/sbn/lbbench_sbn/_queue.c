@@ -571,6 +571,165 @@ done:
     return ret;
 }
 
+/* inbox(locs, values, offsets, src, m, end, p, i, data_at, requested, pinned, queued, rwgt, mig, loc_n, loc_b,
+ * msgs, fwd, servers, P, data, fetch, word, per_unit): at processor p (slot i) the locate messages ``locs``
+ * (int64 [processor, vertex, ...] each, by sender), then the run of DATA and FETCH messages from message m
+ * (values, offsets, src: the batch's columns, as _Received reads them) up to end (balancer.LevelRun._receive's
+ * steps for them, in its order, the reference path's arithmetic):
+ * - locates: mig[i] += their entries + their number; learned, each entry whose data is not at p;
+ * - every message: mig[i] += its words, the code included;
+ * - DATA (vertices): loc_n[i] += P - 1; loc_b[i] += (P - 1) * word * (1 + k); arrive's marks, and
+ *   mig[i] += the sum of their rwgt; learned at p; arrived; its source added to servers;
+ * - FETCH (requester, vertices), when p holds the data of every one of them (else the run stops before it:
+ *   the forwarding is the caller's): marked in flight, (p, requester, data, [vertices], words * per_unit)
+ *   appended to msgs when there are any, fwd[vertex] = requester, learned at requester.
+ * Returns int64 [the message the run stopped at, nl, na, the number of DATA messages, nl vertices learned,
+ * their processors, na arrived] in a bytearray: what p learned in order (one merge, the later entry winning,
+ * is the merges one by one). */
+static PyObject *inbox(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { VALUES, OFFSETS, SRC, DATA_AT, REQUESTED, PINNED, QUEUED, RWGT, MIG, LOC_N, LOC_B, NB };
+    static const char *const name[NB] = {"values", "offsets", "src", "data_at", "requested", "pinned", "queued",
+                                         "rwgt", "mig", "loc_n", "loc_b"};
+    PyObject *locs, *msgs, *fwd, *servers, *o[NB];
+    Py_buffer b[NB], lb;
+    int have[NB] = {0};
+    long long m, end, p, i, P, DATA, FETCH, word, per_unit;
+    PyObject *ret = NULL, *req = NULL;
+    i64 *buf = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOLLLLOOOOOOOOO!O!O!LLLLL", &locs, &o[VALUES], &o[OFFSETS], &o[SRC], &m, &end,
+                          &p, &i, &o[DATA_AT], &o[REQUESTED], &o[PINNED], &o[QUEUED], &o[RWGT], &o[MIG], &o[LOC_N],
+                          &o[LOC_B], &PyList_Type, &msgs, &PyDict_Type, &fwd, &PySet_Type, &servers, &P, &DATA,
+                          &FETCH, &word, &per_unit))
+        return NULL;
+    if (!(locs = PySequence_Fast(locs, "queue: inbox's locs must be a sequence"))) return NULL;
+    if (!get_all(o, b, have, "iiiibbrifff", name, NB)) goto done;
+    Py_ssize_t nlocs = PySequence_Fast_GET_SIZE(locs);
+    PyObject **loc = PySequence_Fast_ITEMS(locs);
+    i64 n = b[DATA_AT].len / 8, nv = b[VALUES].len / 8, nm = b[SRC].len / 8, L = b[MIG].len / 8;
+    const i64 *val = b[VALUES].buf, *off = b[OFFSETS].buf, *src = b[SRC].buf, *rwgt = b[RWGT].buf;
+    i64 *data_at = b[DATA_AT].buf;
+    uint8_t *requested = b[REQUESTED].buf, *pinned = b[PINNED].buf;
+    const uint8_t *queued = b[QUEUED].buf;
+    double *mig = b[MIG].buf, *loc_n = b[LOC_N].buf, *loc_b = b[LOC_B].buf;
+    if (b[REQUESTED].len != n || b[PINNED].len != n || b[QUEUED].len != n || b[RWGT].len / 8 != n ||
+        b[OFFSETS].len / 8 != nm + 1 || b[LOC_N].len / 8 != L || b[LOC_B].len / 8 != L || i < 0 || i >= L ||
+        m < 0 || m > end || end > nm || (nm && (off[0] < 0 || off[nm] > nv))) {
+        PyErr_SetString(PyExc_ValueError, "queue: inbox got arrays of inconsistent lengths");
+        goto done;
+    }
+    for (i64 k = m; k < end; ++k)
+        if (off[k] >= off[k + 1]) {
+            PyErr_SetString(PyExc_ValueError, "queue: inbox got an empty message");
+            goto done;
+        }
+    i64 cap = end > m ? off[end] - off[m] : 0, total = 0;
+    for (Py_ssize_t s = 0; s < nlocs; ++s) {
+        if (!get(loc[s], &lb, 'i', "a locate message")) goto done;
+        Py_ssize_t k = lb.len / 8;
+        PyBuffer_Release(&lb);
+        if (k < 1) {
+            PyErr_SetString(PyExc_ValueError, "queue: inbox got an empty locate message");
+            goto done;
+        }
+        cap += k - 1;
+    }
+    /* learned ids, their processors, arrived: at most cap each */
+    if (!(buf = malloc((size_t)(3 * cap + 1) * 8))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    i64 *lid = buf, *lat = buf + cap, *arr = buf + 2 * cap, nl = 0, na = 0, nd = 0;
+    for (Py_ssize_t s = 0; s < nlocs; ++s) {
+        if (!get(loc[s], &lb, 'i', "a locate message")) goto done;
+        const i64 *w = lb.buf;
+        i64 k = lb.len / 8;
+        int ok = all_in(w + 1, k - 1, n, "a located vertex is");
+        for (i64 j = 1; ok && j < k; ++j)
+            if (data_at[w[j]] != p) lid[nl] = w[j], lat[nl++] = w[0];
+        total += k - 1;
+        PyBuffer_Release(&lb);
+        if (!ok) goto done;
+    }
+    if (nlocs) mig[i] += (double)(total + nlocs);
+    for (; m < end; ++m) {
+        const i64 *w = val + off[m];
+        i64 code = w[0], k = off[m + 1] - off[m] - 1;
+        if (code == DATA) {
+            if (!all_in(w + 1, k, n, "an arrived vertex is")) goto done;
+            mig[i] += (double)(k + 1);
+            loc_n[i] += (double)(P - 1);
+            loc_b[i] += (double)((P - 1) * word * (1 + k));
+            i64 sum = 0;
+            for (i64 j = 1; j <= k; ++j) {
+                i64 v = w[j];
+                sum += rwgt[v];
+                data_at[v] = p;
+                requested[v] = 0;
+                if (queued[v]) pinned[v] = 0;
+                lid[nl] = v, lat[nl++] = p, arr[na++] = v;
+            }
+            mig[i] += (double)sum;
+            ++nd;
+            PyObject *s = PyLong_FromLongLong(src[m]);
+            int bad = !s || PySet_Add(servers, s) < 0;
+            Py_XDECREF(s);
+            if (bad) goto done;
+        } else if (code == FETCH && k >= 1) {
+            i64 requester = w[0 + 1], kk = k - 1;
+            const i64 *ids = w + 2;
+            if (!all_in(ids, kk, n, "a requested vertex is")) goto done;
+            i64 j = 0;
+            while (j < kk && data_at[ids[j]] == p) ++j;
+            if (j < kk) break;  /* some left already: forwarded by the caller */
+            mig[i] += (double)(k + 1);
+            if (!kk) continue;
+            i64 sum = 0;
+            PyObject *sent = PyList_New((Py_ssize_t)kk), *t = NULL;
+            if (!sent || !(req = PyLong_FromLongLong(requester))) {
+                Py_XDECREF(sent);
+                goto done;
+            }
+            for (j = 0; j < kk; ++j) {
+                i64 v = ids[j];
+                sum += rwgt[v];
+                data_at[v] = -2;
+                lid[nl] = v, lat[nl++] = requester;
+                PyObject *x = PyLong_FromLongLong(v);
+                if (!x) {
+                    Py_DECREF(sent);
+                    goto done;
+                }
+                PyList_SET_ITEM(sent, (Py_ssize_t)j, x);
+                if (PyDict_SetItem(fwd, x, req) < 0) {
+                    Py_DECREF(sent);
+                    goto done;
+                }
+            }
+            t = Py_BuildValue("(LOLNL)", p, req, DATA, sent, (long long)(sum * per_unit));
+            Py_CLEAR(req);
+            if (!t || PyList_Append(msgs, t) < 0) {
+                Py_XDECREF(t);
+                goto done;
+            }
+            Py_DECREF(t);
+        } else
+            break;
+    }
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((4 + 2 * nl + na) * 8));
+    if (!ret) goto done;
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
+    out[0] = m, out[1] = nl, out[2] = na, out[3] = nd;
+    memcpy(out + 4, lid, (size_t)nl * 8);
+    memcpy(out + 4 + nl, lat, (size_t)nl * 8);
+    memcpy(out + 4 + 2 * nl, arr, (size_t)na * 8);
+done:
+    Py_XDECREF(req);
+    free(buf);
+    Py_DECREF(locs);
+    release_all(b, have, NB);
+    return ret;
+}
+
 /* receivers(holders, home0, ids, p, server): the processors a locate message about ids goes to
  * (balancer.LevelRun._locate): those in holders and the home processors home0[ids], sorted, each once,
  * without p and without server (-1: none). */
@@ -2000,6 +2159,7 @@ static PyMethodDef methods[] = {
     {"affected", affected, METH_VARARGS, "the vertices queued at p to re-price after data moved in its view"},
     {"arrive", arrive, METH_VARARGS, "a DATA message's vertices arrived at p: their data's location and marks"},
     {"serve", serve, METH_VARARGS, "a data request at p: the vertices whose data p holds, marked in flight"},
+    {"inbox", inbox, METH_VARARGS, "a processor's locate messages and run of DATA and FETCH (§3.5)"},
     {"receivers", receivers, METH_VARARGS, "the processors a locate message goes to (§3.5)"},
     {"received", received, METH_VARARGS, "a superstep's sbn messages read as lists (balancer._Received)"},
     {"priced", priced, METH_VARARGS, "vertices (re-)priced at a processor: their prices, stale marks and count"},

@@ -91,6 +91,7 @@ from .topology import Trees
 
 BYTES_PER_UNIT = 8
 _NONE = np.empty(0, np.int64)
+_NO_COLUMNS = (_NONE, np.zeros(1, np.int64), _NONE)  # an empty batch's values, offsets and sources
 # the operation counts of §5.4's cost model, per processor (rows of LevelRun.ops; README "Table 9 on counts")
 SEL, BAL, MIG = range(3)
 # the message handlers in C (README "Handlers in C"); False: the Python reference path, which tests compare with
@@ -431,9 +432,14 @@ class LevelRun:
     def _receive(self, v: VProc, got: "_Received", locs: list) -> None:
         p = v.p
         t0 = time.perf_counter()
+        ms = got.at.get(p, range(0))
+        m, end, native = ms.start, ms.stop, self.opstate
+        inbox = self.native and self.trace is None  # the locates and the runs of DATA and FETCH in C
         # locate messages first (sent one superstep earlier, §3.5): int64 [processor, vertex, ...] each, by sender;
         # learned together, a later message's entry for a vertex winning over an earlier one's
-        if locs:
+        if inbox:
+            m = self._inbox(v, got, locs, m, end)
+        elif locs:
             if len(locs) == 1:  # one sender: its processor for every vertex
                 ids = locs[0][1:]
                 self._learn(v, ids[self.data_at[ids] != p], locs[0][0])
@@ -446,8 +452,6 @@ class LevelRun:
         cat = "migration"  # the category of the work since t0 (Table 9)
         codes, srcs, ops = got.code, got.src, got.ops
         count, size = self.ops[:, v.i], got.size
-        ms = got.at.get(p, range(0))
-        m, end, native = ms.start, ms.stop, self.opstate
         while m < end:
             code = codes[m]
             now = "migration" if code >= FETCH else "balance"
@@ -457,6 +461,10 @@ class LevelRun:
                 self._bind(got)
                 m = native.handle(v.i, p, m, end, self.step, self.out)
                 continue
+            if inbox and code >= FETCH:  # a run of DATA and FETCH in C (a FETCH to forward stops it)
+                k, m = m, self._inbox(v, got, (), m, end)
+                if m > k:
+                    continue
             count[MIG if code >= FETCH else BAL] += size[m]
             if code <= msg.ABORT:
                 self._control(v, srcs[m], code, ops[m], got.flag[m])
@@ -509,6 +517,24 @@ class LevelRun:
                 aff = aff[self.queued[aff] & (self.holder[aff] == p)]  # a chosen chunk keeps its price
                 self._price(v, aff)
         self._tick("migration", t0)
+
+    def _inbox(self, v: VProc, got: "_Received", locs, m: int, end: int) -> int:
+        """p's locate messages, then its run of DATA and FETCH from message m, in one C call (``_queue.inbox``:
+        the reference path's steps in its order, a FETCH whose data left p stopping the run); what p learned
+        merged into its view at once (the later entry winning, as merges one by one). Returns where it stopped."""
+        values, offsets, src = got.columns if m < end else _NO_COLUMNS
+        buf = np.frombuffer(_queue.inbox(locs, values, offsets, src, m, end, v.p, v.i, self.data_at, self.requested,
+                                         self.pinned, self.queued, self.g.rwgt, self.ops[MIG], self.bcast[LOC_N],
+                                         self.bcast[LOC_B], self.out.msgs, v.fwd, v.servers, self.P, DATA, FETCH,
+                                         msg.WORD, BYTES_PER_UNIT), np.int64)
+        m, nl, na, nd = buf[:4].tolist()
+        if nl:
+            ids = buf[4:4 + nl]
+            v.view.learn(ids, buf[4 + nl:4 + 2 * nl])
+            v.changed.append(ids)
+        if nd:
+            v.arrived.append(buf[4 + 2 * nl:4 + 2 * nl + na])
+        return m
 
     def _bind(self, got: "_Received") -> None:
         """The C state reads the superstep's batch in place."""
