@@ -373,29 +373,38 @@ done:
  * (fetch) the neighbours of the chosen vertices queued at the same processor with their data elsewhere and
  * not requested, sorted, each once (pinned[...] = True), each with the processor asking for it (holder).
  * Returns r (how many of them are chosen vertices), m, the m vertices and the m processors (int64). */
+enum { R_CHOSEN, R_PROCS, R_QUEUED, R_PINNED, R_DATA_AT, R_REQUESTED, R_HOLDER, R_XADJ, R_ADJNCY, NREQ };
+static const char *const req_name[NREQ] = {"chosen", "procs", "queued", "pinned", "data_at", "requested", "holder",
+                                           "xadj", "adjncy"};
+
+static PyObject *request_list(const Py_buffer *b, int fetch);
+
 static PyObject *requests(PyObject *Py_UNUSED(self), PyObject *args) {
-    enum { CHOSEN, PROCS, QUEUED, PINNED, DATA_AT, REQUESTED, HOLDER, XADJ, ADJNCY, NB };
-    static const char *const name[NB] = {"chosen", "procs", "queued", "pinned", "data_at", "requested", "holder",
-                                         "xadj", "adjncy"};
-    PyObject *o[NB];
-    Py_buffer b[NB];
-    int have[NB] = {0}, fetch;
+    PyObject *o[NREQ], *ret = NULL;
+    Py_buffer b[NREQ];
+    int have[NREQ] = {0}, fetch;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOp", &o[R_CHOSEN], &o[R_PROCS], &o[R_QUEUED], &o[R_PINNED], &o[R_DATA_AT],
+                          &o[R_REQUESTED], &o[R_HOLDER], &o[R_XADJ], &o[R_ADJNCY], &fetch))
+        return NULL;
+    if (get_all(o, b, have, "iibbiriii", req_name, NREQ)) ret = request_list(b, fetch);
+    release_all(b, have, NREQ);
+    return ret;
+}
+
+/* requests()' list from its buffers (b, by the enum above) */
+static PyObject *request_list(const Py_buffer *b, int fetch) {
     PyObject *ret = NULL;
     i64 *cand = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOp", &o[CHOSEN], &o[PROCS], &o[QUEUED], &o[PINNED], &o[DATA_AT],
-                          &o[REQUESTED], &o[HOLDER], &o[XADJ], &o[ADJNCY], &fetch))
-        return NULL;
-    if (!get_all(o, b, have, "iibbiriii", name, NB)) goto done;
-    i64 got = b[CHOSEN].len / 8, n = b[DATA_AT].len / 8, nadj = b[ADJNCY].len / 8;
-    if (b[PROCS].len / 8 != got || b[QUEUED].len != n || b[PINNED].len != n || b[REQUESTED].len != n ||
-        b[HOLDER].len / 8 != n || b[XADJ].len / 8 != n + 1) {
+    i64 got = b[R_CHOSEN].len / 8, n = b[R_DATA_AT].len / 8, nadj = b[R_ADJNCY].len / 8;
+    if (b[R_PROCS].len / 8 != got || b[R_QUEUED].len != n || b[R_PINNED].len != n || b[R_REQUESTED].len != n ||
+        b[R_HOLDER].len / 8 != n || b[R_XADJ].len / 8 != n + 1) {
         PyErr_SetString(PyExc_ValueError, "queue: requests got arrays of inconsistent lengths");
         goto done;
     }
-    const i64 *chosen = b[CHOSEN].buf, *procs = b[PROCS].buf, *data_at = b[DATA_AT].buf;
-    const i64 *holder = b[HOLDER].buf, *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf;
-    const uint8_t *queued = b[QUEUED].buf, *requested = b[REQUESTED].buf;
-    uint8_t *pinned = b[PINNED].buf;
+    const i64 *chosen = b[R_CHOSEN].buf, *procs = b[R_PROCS].buf, *data_at = b[R_DATA_AT].buf;
+    const i64 *holder = b[R_HOLDER].buf, *xadj = b[R_XADJ].buf, *adj = b[R_ADJNCY].buf;
+    const uint8_t *queued = b[R_QUEUED].buf, *requested = b[R_REQUESTED].buf;
+    uint8_t *pinned = b[R_PINNED].buf;
     i64 r = 0, ncand = 0;
     if (!all_in(chosen, got, n, "a chosen vertex is")) goto done;
     for (i64 i = 0; i < got; ++i) r += data_at[chosen[i]] != procs[i] && !requested[chosen[i]];
@@ -439,7 +448,6 @@ static PyObject *requests(PyObject *Py_UNUSED(self), PyObject *args) {
     }
 done:
     free(cand);
-    release_all(b, have, NB);
     return ret;
 }
 
@@ -1850,40 +1858,25 @@ done:
  * (messages.Outbox.msgs) per destination h, in increasing h. dest: each id's destination; None: the processor
  * holding its data in p's view (base, kk, kv: seen_at), never p (a RuntimeError: the view is out of date).
  * Returns the number of messages. */
-static PyObject *fetches(PyObject *Py_UNUSED(self), PyObject *args) {
-    enum { IDS, BASE, KK, KV, DEST, NB };
-    static const char *const name[NB] = {"ids", "base", "kk", "kv", "dest"};
-    PyObject *msgs, *o[NB];
-    Py_buffer b[NB];
-    int have[NB] = {0};
-    long long code, p, requester;
-    PyObject *ret = NULL;
-    dest_at *d = NULL;
-    if (!PyArg_ParseTuple(args, "O!LLLOOOOO", &PyList_Type, &msgs, &code, &p, &requester, &o[IDS], &o[DEST],
-                          &o[BASE], &o[KK], &o[KV]))
-        return NULL;
-    int look = o[DEST] == Py_None;
-    if (!get_all(o, b, have, "iiiii", name, look ? DEST : NB)) goto done;
-    i64 k = b[IDS].len / 8, n = b[BASE].len / 8, nk = b[KK].len / 8;
-    const i64 *ids = b[IDS].buf, *base = b[BASE].buf, *kk = b[KK].buf, *kv = b[KV].buf;
-    if (b[KV].len / 8 != nk || (!look && b[DEST].len / 8 != k)) {
-        PyErr_SetString(PyExc_ValueError, "queue: fetches got arrays of inconsistent lengths");
-        goto done;
-    }
-    if (!all_in(ids, k, n, "a requested vertex is")) goto done;
-    if (!(d = malloc((size_t)(k ? k : 1) * sizeof *d))) {
+/* fetches()' messages from p for requester about ids (k): to dest[i] (NULL: where p's view base, kk, kv has the
+ * data), one per destination in processor order, appended to msgs. Returns how many (-1: an error set). */
+static i64 send_fetches(PyObject *msgs, i64 code, i64 p, i64 requester, const i64 *ids, i64 k, const i64 *dest,
+                        const i64 *base, const i64 *kk, const i64 *kv, i64 nk) {
+    i64 groups = -1;
+    dest_at *d = malloc((size_t)(k ? k : 1) * sizeof *d);
+    if (!d) {
         PyErr_NoMemory();
-        goto done;
+        return -1;
     }
     for (i64 i = 0; i < k; ++i) {
-        d[i].to = look ? seen_at(base, kk, kv, nk, ids[i]) : ((const i64 *)b[DEST].buf)[i], d[i].at = i;
-        if (look && d[i].to == p) {
+        d[i].to = dest ? dest[i] : seen_at(base, kk, kv, nk, ids[i]), d[i].at = i;
+        if (!dest && d[i].to == p) {
             PyErr_SetString(PyExc_RuntimeError, "sbn: location view out of date");
             goto done;
         }
     }
     by_key(d, k);  /* by destination, each one's ids in their order */
-    Py_ssize_t groups = 0;
+    i64 made = 0;
     for (i64 a = 0, e; a < k; a = e) {
         for (e = a + 1; e < k && d[e].to == d[a].to; ++e) {}
         PyObject *fields = PyList_New((Py_ssize_t)(1 + e - a)), *t = NULL;
@@ -1901,16 +1894,126 @@ static PyObject *fetches(PyObject *Py_UNUSED(self), PyObject *args) {
             }
             PyList_SET_ITEM(fields, 1 + j - a, x);
         }
-        t = Py_BuildValue("(LLLNi)", p, (long long)d[a].to, code, fields, 0);
+        t = Py_BuildValue("(LLLNi)", (long long)p, (long long)d[a].to, (long long)code, fields, 0);
         if (!t || PyList_Append(msgs, t) < 0) {
             Py_XDECREF(t);
             goto done;
         }
         Py_DECREF(t);
-        ++groups;
+        ++made;
     }
-    ret = PyLong_FromSsize_t(groups);
+    groups = made;
 done:
+    free(d);
+    return groups;
+}
+
+static PyObject *fetches(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { IDS, BASE, KK, KV, DEST, NB };
+    static const char *const name[NB] = {"ids", "base", "kk", "kv", "dest"};
+    PyObject *msgs, *o[NB];
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    long long code, p, requester;
+    PyObject *ret = NULL;
+    if (!PyArg_ParseTuple(args, "O!LLLOOOOO", &PyList_Type, &msgs, &code, &p, &requester, &o[IDS], &o[DEST],
+                          &o[BASE], &o[KK], &o[KV]))
+        return NULL;
+    int look = o[DEST] == Py_None;
+    if (!get_all(o, b, have, "iiiii", name, look ? DEST : NB)) goto done;
+    i64 k = b[IDS].len / 8, n = b[BASE].len / 8, nk = b[KK].len / 8;
+    const i64 *ids = b[IDS].buf;
+    if (b[KV].len / 8 != nk || (!look && b[DEST].len / 8 != k)) {
+        PyErr_SetString(PyExc_ValueError, "queue: fetches got arrays of inconsistent lengths");
+        goto done;
+    }
+    if (!all_in(ids, k, n, "a requested vertex is")) goto done;
+    i64 groups = send_fetches(msgs, code, p, requester, ids, k, look ? NULL : b[DEST].buf, b[BASE].buf, b[KK].buf,
+                              b[KV].buf, nk);
+    if (groups >= 0) ret = PyLong_FromLongLong(groups);
+done:
+    release_all(b, have, NB);
+    return ret;
+}
+
+/* fetch_chunks(chosen, procs, queued, pinned, data_at, requested, holder, xadj, adjncy, fetch, msgs, code, lix,
+ * vlist, fetched, req_n, req_b, P, word): §3.5's data requests of the chosen chunks in one call
+ * (balancer.LevelRun._select_all): requests()' list; requested[ids] = True; then per requesting processor p,
+ * in increasing order, its ids in their order: fetches() from p's view (vlist[lix[p]].view's base, keys and
+ * values) for p itself, then fetched[i] += word * (2 * its messages + k), req_n[i] += P - 1 and
+ * req_b[i] += (P - 1) * word * (2 + k) (i = lix[p], k its ids). Returns requests()' bytearray. */
+static PyObject *fetch_chunks(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { LIX = NREQ, FETCHED, REQ_N, REQ_B, NB };
+    static const char *const name[NB] = {"chosen", "procs", "queued", "pinned", "data_at", "requested", "holder",
+                                         "xadj", "adjncy", "lix", "fetched", "req_n", "req_b"};
+    PyObject *o[NB], *msgs, *vlist, *ret = NULL, *view = NULL, *vo[3] = {NULL};
+    Py_buffer b[NB], vb[3];
+    int have[NB] = {0}, vh[3] = {0}, fetch;
+    long long code, P, word;
+    dest_at *d = NULL;
+    static const char *const vname[3] = {"base", "keys", "values"};
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOpO!LOO!OOOLL", &o[R_CHOSEN], &o[R_PROCS], &o[R_QUEUED], &o[R_PINNED],
+                          &o[R_DATA_AT], &o[R_REQUESTED], &o[R_HOLDER], &o[R_XADJ], &o[R_ADJNCY], &fetch, &PyList_Type,
+                          &msgs, &code, &o[LIX], &PyList_Type, &vlist, &o[FETCHED], &o[REQ_N], &o[REQ_B], &P, &word))
+        return NULL;
+    if (!get_all(o, b, have, "iibbibiiiifff", name, NB) || !(ret = request_list(b, fetch))) goto done;
+    i64 L = b[FETCHED].len / 8, np_ = b[LIX].len / 8;
+    if (b[REQ_N].len / 8 != L || b[REQ_B].len / 8 != L || PyList_GET_SIZE(vlist) != L) {
+        PyErr_SetString(PyExc_ValueError, "queue: fetch_chunks got arrays of inconsistent lengths");
+        goto fail;
+    }
+    const i64 *out = (const i64 *)PyByteArray_AS_STRING(ret), *lix = b[LIX].buf;
+    i64 m = out[1];
+    const i64 *ids = out + 2, *rq = out + 2 + m;
+    uint8_t *requested = b[R_REQUESTED].buf;
+    double *fetched = b[FETCHED].buf, *req_n = b[REQ_N].buf, *req_b = b[REQ_B].buf;
+    for (i64 j = 0; j < m; ++j) requested[ids[j]] = 1;
+    if (!(d = malloc((size_t)(m ? 2 * m : 1) * sizeof *d))) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (i64 j = 0; j < m; ++j) d[j].to = rq[j], d[j].at = j;
+    by_key(d, m);  /* by requester, each one's ids in their order (balancer._groups) */
+    i64 *part = (i64 *)(d + m);
+    for (i64 a = 0, e; a < m; a = e) {
+        i64 p = d[a].to;
+        for (e = a + 1; e < m && d[e].to == p; ++e) {}
+        for (i64 j = a; j < e; ++j) part[j - a] = ids[d[j].at];
+        i64 i = p >= 0 && p < np_ ? lix[p] : -1, k = e - a;
+        if (i < 0 || i >= L) {
+            PyErr_SetString(PyExc_ValueError, "queue: a requesting processor is not the rank's");
+            goto fail;
+        }
+        if (!(view = PyObject_GetAttrString(PyList_GET_ITEM(vlist, i), "view"))) goto fail;
+        for (int t = 0; t < 3; ++t) {
+            if (!(vo[t] = PyObject_GetAttrString(view, vname[t])) || !get(vo[t], &vb[t], 'i', vname[t])) goto fail;
+            vh[t] = 1;
+        }
+        i64 nk = vb[1].len / 8;
+        if (vb[2].len / 8 != nk) {
+            PyErr_SetString(PyExc_ValueError, "queue: a view's keys and values differ in length");
+            goto fail;
+        }
+        i64 groups = send_fetches(msgs, code, p, p, part, k, NULL, vb[0].buf, vb[1].buf, vb[2].buf, nk);
+        if (groups < 0) goto fail;
+        fetched[i] += (double)(word * (2 * groups + k));
+        req_n[i] += (double)(P - 1);
+        req_b[i] += (double)((P - 1) * word * (2 + k));
+        for (int t = 0; t < 3; ++t) {
+            if (vh[t]) PyBuffer_Release(&vb[t]), vh[t] = 0;
+            Py_CLEAR(vo[t]);
+        }
+        Py_CLEAR(view);
+    }
+    goto done;
+fail:
+    Py_CLEAR(ret);
+done:
+    for (int t = 0; t < 3; ++t) {
+        if (vh[t]) PyBuffer_Release(&vb[t]);
+        Py_XDECREF(vo[t]);
+    }
+    Py_XDECREF(view);
     free(d);
     release_all(b, have, NB);
     return ret;
@@ -2153,6 +2256,7 @@ static PyMethodDef methods[] = {
     {"select", select_, METH_VARARGS, "the rounds of a §3.4 selection in one call"},
     {"holders", holders, METH_VARARGS, "the processors holding data next to a processor's queue, in its view"},
     {"groups", groups, METH_VARARGS, "ids grouped by key, keys increasing, each group in its order"},
+    {"fetch_chunks", fetch_chunks, METH_VARARGS, "the data requests of the chosen chunks and their messages (§3.5)"},
     {"fetches", fetches, METH_VARARGS, "the data requests a processor sends, one message per destination (§3.5)"},
     {"spread", spread, METH_VARARGS, "GetDistribute's split of a distribution message's jobs at a node"},
     {"distribute", distribute, METH_VARARGS, "GetDistribute at a node: the split and the jobs it keeps queued"},

@@ -700,15 +700,23 @@ class LevelRun:
         t0 = self._tick("selection", t0)
         # §3.5: request the data of the chosen vertices and of the adjacent vertices queued at the same processor
         g = self.g
-        buf = _queue.requests(chosen, procs, self.queued, self.pinned, self.data_at, self.requested, self.holder,
-                              g.xadj, g.adjncy, self.prm.fetch_adjacent)
+        need = (chosen, procs, self.queued, self.pinned, self.data_at, self.requested, self.holder, g.xadj, g.adjncy,
+                self.prm.fetch_adjacent)
+        if self.native:  # the requests, their marks, messages and counts below in one C call
+            buf = _queue.fetch_chunks(*need, self.out.msgs, msg.FETCH, self.lix, self.vlist, self.bcast[FETCHED],
+                                      self.bcast[REQ_N], self.bcast[REQ_B], self.P, msg.WORD)
+            if self.trace is None:
+                self._tick("migration", t0)
+                return
+        else:
+            buf = _queue.requests(*need)
         r, m = np.frombuffer(buf, np.int64, 2).tolist()
         ids, rq = np.frombuffer(buf, np.int64, m, 16), np.frombuffer(buf, np.int64, m, 16 + 8 * m)
         if self.trace is not None:
             nb, pr = ids[r:], rq[r:]
             for p in np.unique(pr).tolist():
                 self.trace.append(("prefetch", self.step, p, nb[pr == p], p))
-        if ids.size:
+        if ids.size and not self.native:
             self.requested[ids] = True
             for p, part in _groups(rq, ids):
                 v = self.vp[p]
