@@ -108,7 +108,8 @@ class Context:
 
         For a balancer that processes the level's work while it balances; the
         core's ``loadimb``/``maxqwgt`` then describe this, and ``settled_*``
-        the end state. Identical on every rank.
+        the end state. Read only on the rank of vproc 0, where the metrics run (docs/plugins.md):
+        declared there, or identically on every rank.
 
         Args:
             on: one processor per vertex of ``ctx.graph``.

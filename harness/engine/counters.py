@@ -14,7 +14,7 @@ from ..contract.model import Machine
 from ..kernels import _engine
 from .batch import KINDS
 
-_COMPACT = 1 << 20  # pair entries kept before they are merged
+_COMPACT = 1 << 16  # at least this many logged messages are kept before they are merged into the pairs
 MAX_BYTES = 2**53  # the bytes a cell's messages may declare in all: exact in float64 (modelled time, rows)
 
 
@@ -30,7 +30,8 @@ class Counters:
         self.one = float(self.conn[0, 0]) if machine.C == 1 else -1.0
         self._pairs: dict = {}  # kind -> (src * P + dst, messages, bytes), merged
         self._log: list = []  # (keys, kinds, bytes) of the supersteps since the last merge
-        self._held = 0
+        self._held = 0  # messages logged since the last merge
+        self._limit = _COMPACT  # merged when more are held: the pairs' size, at least _COMPACT
         self._sent: list = []  # (superstep, _engine.counted's stats): read as sent and steps
         self._recv: list = []  # (superstep, _engine.most's maxima): read as recv
         self.declared = 0.0  # bytes this rank's vprocs sent in the cell (at most MAX_BYTES)
@@ -78,7 +79,7 @@ class Counters:
         self._sent.append((step, stats))
         self._log.append((keys, kinds, nbytes))
         self._held += len(keys) // 8
-        if self._held > _COMPACT:
+        if self._held > self._limit:
             self._compact()
 
     def count_received(self, step: int, most: tuple) -> None:
@@ -117,7 +118,10 @@ class Counters:
         return got
 
     def _compact(self) -> None:
-        """Merge the logged supersteps into one sorted entry per kind and vproc pair."""
+        """Merge the logged supersteps into one sorted entry per kind and vproc pair. The next merge comes once
+        as many messages are logged as the pairs hold (at least :data:`_COMPACT`): the log never holds much
+        more than the pairs (a level of 2.8M messages no longer keeps 1M of them, 24 MB a rank), and each merge's
+        sort is paid for by as many new messages."""
         if not self._log:
             return
         keys, kinds, nbytes = (np.frombuffer(b"".join(c), np.int64) for c in zip(*self._log))
@@ -132,4 +136,4 @@ class Counters:
             key, msgs, nb = key[order], msgs[order], nb[order]
             first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
             self._pairs[KINDS[k]] = (key[first], np.add.reduceat(msgs, first), np.add.reduceat(nb, first))
-            self._held += first.size
+        self._limit = max(_COMPACT, sum(p[0].size for p in self._pairs.values()))

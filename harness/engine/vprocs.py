@@ -599,7 +599,22 @@ class Engine:
         mine = [local[v] for v in self.local]
         if self.R == 1:
             return mine
-        got = [x for part in self._gather(mine, what) for x in part]  # rank 0's vprocs, then rank 1's, ...
+        return self._in_vproc_order(self._gather(mine, what))
+
+    def gather(self, local: dict, root: int = 0, what: str = "gather") -> list | None:
+        """All P vprocs' values, in vproc order, on the rank that hosts vproc ``root``; None on every other rank
+        (``local`` and ``what``: :meth:`allgather`). Each rank sends its values once, to that rank only: where
+        one rank needs them (the metrics' rank, vproc 0's), the other ranks never hold every rank's values."""
+        mine = [local[v] for v in self.local]
+        if self.R == 1:
+            return mine
+        to = int(self.rank_of(root))
+        got = self._net.objects([mine if r == to else None for r in range(self.R)], what)
+        return self._in_vproc_order(got) if self.rank == to else None
+
+    def _in_vproc_order(self, parts: list) -> list:
+        """Every rank's list of its vprocs' values (in rank order) as one list in vproc order."""
+        got = [x for part in parts for x in part]  # rank 0's vprocs, then rank 1's, ...
         if self.starts is not None:
             return got
         out = [None] * self.P

@@ -16,6 +16,7 @@ from harness import Algorithm, State, check_params, cut_pct, hookimpl, implement
 
 from .balancer import LevelRun, Params
 from .fits import fitted_checks, fitted_subset
+from .outcome import executed
 from .prepartition import prepartition
 from .topology import Trees
 
@@ -111,7 +112,9 @@ def balance(ctx, state):
                    init_thresholds=carried, fixed=None if ctx.level.pinned is None else ctx.level.pinned >= 0)
     after = run.run()
     ctx.memory.thresholds = run.thresholds()
-    ctx.executed(*run.executed())  # LoadImb of what each processor processed (§5.2)
+    ran = executed(run)  # LoadImb of what each processor processed (§5.2), on the metrics' rank only
+    if ran is not None:
+        ctx.executed(*ran)
     figs = run.figures()
     ctx.record.update(figs)
     tot = ctx.engine.totals()
