@@ -225,7 +225,8 @@ def carry(state: State, level: Level) -> State:
     if level.parent is None:
         return pins.place(state, level)
     parent = np.asarray(level.parent)
-    owner, home = state.owner[parent], state.home[parent]
+    owner = state.owner[parent]
+    home = owner if state.home is state.owner else state.home[parent]  # settled: one array (State shares it)
     new = np.flatnonzero(parent < 0)
     if new.size:
         owner[new] = home[new] = np.asarray(level.meta["home"])[new]
@@ -344,6 +345,8 @@ def partition_state(roles: dict, ctx: Context, before: State, memory: dict | Non
     if pieces is None:  # partitioners are not told about pins: the runner puts pinned vertices back
         owner, cost = pins.reassign(owner, ctx.level, ctx.graph.pwgt)
         ctx.record.update(cost)
+    if np.array_equal(owner, before.owner):  # the same owners (SBN without its pre-partitioner): one array, not two
+        owner = before.owner
     state = State(owner, before.home, P, pieces)
     if "accept" in roles:
         with ctx.timer("accept"):
@@ -383,6 +386,8 @@ def _run_level(roles: dict, ctx: Context, before: State, memory: dict, reference
         with ctx.timer("balance"):
             state = _check_state(plugins.hook().balance(algorithm=name, ctx=ctx, state=state),
                                  ctx.graph.n, ctx.P, name)
+        if state.home is not state.owner and np.array_equal(state.home, state.owner):
+            state = State.settled(state.owner, ctx.P, state.pieces)  # homes equal to owners: one array, not two
     else:
         state = state.migrated()  # eager migration, as PLUM does
     n_moved = pins.moved(state, ctx.level)
