@@ -125,6 +125,52 @@ static int advance(PyObject *v, PyObject *name, PyObject *obj, i64 k) {
     return r;
 }
 
+/* chunks()' choice at processor j: its queue Q (objQ) and sums bef (objb) from head on, with its credit and its
+ * queue's load qs; the taken vertices appended to out (pairs: vertex, j; got of them, room for cap), *k how many,
+ * *rest the queue's load after them. 0, or -1 with an error set. */
+static int one_chunk(PyObject *objQ, PyObject *objb, i64 head, double credit, double qs, i64 window, i64 j, i64 **out,
+                     i64 *cap, i64 *got, i64 *k, double *rest) {
+    Py_buffer bQ, bb;
+    int r = -1;
+    if (!get(objQ, &bQ, 'i', "Q")) return -1;
+    if (!get(objb, &bb, 'f', "bef")) {
+        PyBuffer_Release(&bQ);
+        return -1;
+    }
+    const i64 *Q = (const i64 *)bQ.buf + head;
+    const double *bef = (const double *)bb.buf + head;
+    i64 full = bQ.len / 8 - head;
+    if (head < 0 || bb.len / 8 - head != full || full <= 0) {
+        PyErr_SetString(PyExc_ValueError, "queue: a queue and its sums differ in length, or it is empty");
+        goto done;
+    }
+    double thr = credit + bef[0];
+    i64 W = full < window ? full : window, c = 0, seen = 0;
+    for (;;) {
+        for (; seen < W; ++seen) c += bef[seen] < thr;
+        if (c < W || W == full) break;
+        W = 4 * W < full ? 4 * W : full;
+    }
+    if (*got + c > *cap) {
+        *cap = 2 * (*got + c) + 64;
+        i64 *grown = realloc(*out, (size_t)(2 * *cap) * 8);
+        if (!grown) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        *out = grown;
+    }
+    for (i64 i = 0; i < W; ++i)
+        if (bef[i] < thr) (*out)[2 * *got] = Q[i], (*out)[2 * *got + 1] = j, ++*got;
+    double after = c < W ? bef[c] : 0.0;
+    *k = c;
+    *rest = c < full ? qs - (after - bef[0]) : 0.0;
+    r = 0;
+done:
+    PyBuffer_Release(&bQ), PyBuffer_Release(&bb);
+    return r;
+}
+
 /* chunks(Qs, befs, credit, qs, window[, act]): the chunk every processor chooses (balancer.LevelRun._select_all):
  * the vertices of its queue Q whose preceding load bef is below credit + bef[0], looked for in a window at
  * the head of Q that grows 4x while all of it is taken. Returns (k, rest, chosen, seg) as one bytearray:
@@ -137,7 +183,7 @@ static int advance(PyObject *v, PyObject *name, PyObject *obj, i64 k) {
 static PyObject *chunks(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *Qs, *befs, *oc, *oq, *act = NULL, *objQ = NULL, *objb = NULL, *oh = NULL, *ow = NULL;
     Py_ssize_t window;
-    Py_buffer bc, bq, bQ, bb, bh, bw;
+    Py_buffer bc, bq, bh, bw;
     int have_c = 0, have_q = 0, have_h = 0, have_w = 0;
     PyObject *ret = NULL;
     i64 *out = NULL, cap = 0, got = 0;
@@ -178,43 +224,10 @@ static PyObject *chunks(PyObject *Py_UNUSED(self), PyObject *args) {
             if (!(objb = PyObject_GetAttr(PyList_GET_ITEM(act, j), BEF_))) goto fail;
         } else
             objQ = Py_NewRef(PyList_GET_ITEM(Qs, j)), objb = Py_NewRef(PyList_GET_ITEM(befs, j));
-        if (!get(objQ, &bQ, 'i', "Q")) goto fail;
-        if (!get(objb, &bb, 'f', "bef")) {
-            PyBuffer_Release(&bQ);
+        if (one_chunk(objQ, objb, heads ? heads[who[j]] : 0, credit[j], qs[j], window, j, &out, &cap, &got, k + j,
+                      rest + j) < 0)
             goto fail;
-        }
-        i64 head = heads ? heads[who[j]] : 0;
-        const i64 *Q = (const i64 *)bQ.buf + head;
-        const double *bef = (const double *)bb.buf + head;
-        i64 full = bQ.len / 8 - head;
-        if (head < 0 || bb.len / 8 - head != full || full <= 0) {
-            PyErr_SetString(PyExc_ValueError, "queue: a queue and its sums differ in length, or it is empty");
-            PyBuffer_Release(&bQ), PyBuffer_Release(&bb);
-            goto fail;
-        }
-        double thr = credit[j] + bef[0];
-        i64 W = full < window ? full : window, c = 0, seen = 0;
-        for (;;) {
-            for (; seen < W; ++seen) c += bef[seen] < thr;
-            if (c < W || W == full) break;
-            W = 4 * W < full ? 4 * W : full;
-        }
-        if (got + c > cap) {
-            cap = 2 * (got + c) + 64;
-            i64 *grown = realloc(out, (size_t)(2 * cap) * 8);
-            if (!grown) {
-                PyErr_NoMemory();
-                PyBuffer_Release(&bQ), PyBuffer_Release(&bb);
-                goto fail;
-            }
-            out = grown;
-        }
-        for (i64 i = 0; i < W; ++i)
-            if (bef[i] < thr) out[2 * got] = Q[i], out[2 * got + 1] = j, ++got;
-        double after = c < W ? bef[c] : 0.0;
-        k[j] = c;
-        rest[j] = c < full ? qs[j] - (after - bef[0]) : 0.0;
-        PyBuffer_Release(&bQ), PyBuffer_Release(&bb);
+        i64 c = k[j];
         PyObject *v = act ? PyList_GET_ITEM(act, j) : NULL;
         if (heads)
             heads[who[j]] += c;
@@ -280,6 +293,52 @@ static void release_all(Py_buffer *b, const int *have, int nb) {
         if (have[j]) PyBuffer_Release(&b[j]);
 }
 
+/* take()'s steps on its arrays (A processors who, got chosen vertices; L processors of the rank, n vertices;
+ * sel NULL: no count): procs and cost written. 0, or -1 with an error set. */
+static int take_core(i64 A, i64 got, i64 L, i64 n, const i64 *who, const i64 *k, const double *rest, const i64 *chosen,
+                     const i64 *seg, const i64 *mine, double *qs, i64 *qlen, double *credit, double *stg,
+                     i64 *nstaged, uint8_t *queued, uint8_t *pinned, double *sel, const double *log2,
+                     const i64 *deg, i64 *procs, double *cost) {
+    if (!all_in(who, A, L, "a processor index is") || !all_in(chosen, got, n, "a chosen vertex is") ||
+        !all_in(seg, got, A, "a chosen vertex's processor is"))
+        return -1;
+    if (sel) {
+        double *acc = PyMem_Calloc((size_t)(A ? A : 1), 2 * sizeof(double));
+        if (!acc) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        double *lg = acc + A;
+        for (i64 j = 0; j < A; ++j) {
+            if (qlen[who[j]] < 0 || qlen[who[j]] > n) {
+                PyMem_Free(acc);
+                PyErr_SetString(PyExc_ValueError, "queue: a queue length is out of range");
+                return -1;
+            }
+            lg[j] = log2[qlen[who[j]]];
+        }
+        for (i64 i = 0; i < got; ++i) acc[seg[i]] += lg[seg[i]] + (double)deg[chosen[i]];
+        for (i64 j = 0; j < A; ++j) sel[who[j]] += acc[j];
+        PyMem_Free(acc);
+    }
+    for (i64 j = 0; j < A; ++j) {
+        i64 w = who[j];
+        double c = qs[w] - rest[j];
+        cost[j] = c;
+        qs[w] = rest[j];
+        qlen[w] -= k[j];
+        credit[w] -= c;
+        stg[w] += c;
+        nstaged[w] += 1;
+    }
+    for (i64 i = 0; i < got; ++i) {
+        procs[i] = mine[who[seg[i]]];
+        queued[chosen[i]] = 0;
+        pinned[chosen[i]] = 1;
+    }
+    return 0;
+}
+
 /* take(who, k, rest, chosen, seg, mine, qs, qlen, credit, stg, nstaged, queued, pinned): the bookkeeping of the
  * chunks chosen by chunks() (balancer.LevelRun._select_all), numpy's steps in numpy's order (who's entries
  * are distinct): cost = qs[who] - rest; qs[who] = rest; qlen[who] -= k; credit[who] -= cost;
@@ -295,7 +354,6 @@ static PyObject *take(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer b[NB];
     int have[NB] = {0};
     PyObject *ret = NULL;
-    double *acc = NULL;
     if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOO|OOO", &o[WHO], &o[K], &o[REST], &o[CHOSEN], &o[SEG], &o[MINE], &o[QS],
                           &o[QLEN], &o[CREDIT], &o[STG], &o[NSTAGED], &o[QUEUED], &o[PINNED], &o[SEL], &o[LOG2],
                           &o[DEG]))
@@ -313,57 +371,108 @@ static PyObject *take(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "queue: take got arrays of inconsistent lengths");
         goto done;
     }
-    const i64 *who = b[WHO].buf, *k = b[K].buf, *chosen = b[CHOSEN].buf, *seg = b[SEG].buf, *mine = b[MINE].buf;
-    const double *rest = b[REST].buf;
-    double *qs = b[QS].buf, *credit = b[CREDIT].buf, *stg = b[STG].buf;
-    i64 *qlen = b[QLEN].buf, *nstaged = b[NSTAGED].buf;
-    uint8_t *queued = b[QUEUED].buf, *pinned = b[PINNED].buf;
-    if (!all_in(who, A, L, "a processor index is") || !all_in(chosen, got, n, "a chosen vertex is") ||
-        !all_in(seg, got, A, "a chosen vertex's processor is"))
-        goto done;
     ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((got + A) * 8));
     if (!ret) goto done;
     i64 *procs = (i64 *)PyByteArray_AS_STRING(ret);
-    double *cost = (double *)(procs + got);
-    if (count) {
-        const double *log2 = b[LOG2].buf;
-        const i64 *deg = b[DEG].buf;
-        double *sel = b[SEL].buf;
-        acc = PyMem_Calloc((size_t)(A ? A : 1), 2 * sizeof(double));
-        if (!acc) {
-            Py_CLEAR(ret);
-            PyErr_NoMemory();
-            goto done;
-        }
-        double *lg = acc + A;
-        for (i64 j = 0; j < A; ++j) {
-            if (qlen[who[j]] < 0 || qlen[who[j]] > n) {
-                Py_CLEAR(ret);
-                PyErr_SetString(PyExc_ValueError, "queue: a queue length is out of range");
-                goto done;
-            }
-            lg[j] = log2[qlen[who[j]]];
-        }
-        for (i64 i = 0; i < got; ++i) acc[seg[i]] += lg[seg[i]] + (double)deg[chosen[i]];
-        for (i64 j = 0; j < A; ++j) sel[who[j]] += acc[j];
+    if (take_core(A, got, L, n, b[WHO].buf, b[K].buf, b[REST].buf, b[CHOSEN].buf, b[SEG].buf, b[MINE].buf, b[QS].buf,
+                  b[QLEN].buf, b[CREDIT].buf, b[STG].buf, b[NSTAGED].buf, b[QUEUED].buf, b[PINNED].buf,
+                  count ? b[SEL].buf : NULL, count ? b[LOG2].buf : NULL, count ? b[DEG].buf : NULL, procs,
+                  (double *)(procs + got)) < 0)
+        Py_CLEAR(ret);
+done:
+    release_all(b, have, NB);
+    return ret;
+}
+
+/* ready()'s steps: credit updated, the processors who choose written to out; returns how many */
+static i64 ready_core(double *credit, double B, const i64 *qlen, i64 L, i64 *out) {
+    i64 a = 0;
+    for (i64 i = 0; i < L; ++i) {
+        double c = credit[i];
+        credit[i] = (isnan(c) || c < 0.0 ? c : 0.0) + B;
+        if (qlen[i] > 0 && credit[i] > 0) out[a++] = i;
+    }
+    return a;
+}
+
+/* choose(credit, B, qlen, qs, window, vlist, heads, mine, stg, nstaged, queued, pinned[, sel, log2, deg]): a
+ * superstep's chunks in one call (balancer.LevelRun._select_all), the steps of ready(), chunks() and take() in
+ * turn: ready() on credit and qlen; chunks() at the processors who choose, who[j]'s queue vlist[who[j]].Qall
+ * and sums .bef from heads[who[j]] on, its credit[who[j]] and qs[who[j]] (heads advanced); take() (with sel,
+ * log2, deg: §5.4's count). Returns None when none chooses, else int64 [A, got, who (A), k (A), cost (A,
+ * float64), chosen (got), procs (got)] in a bytearray. */
+static PyObject *choose_(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { CREDIT, QLEN, QS, HEADS, MINE, STG, NSTAGED, QUEUED, PINNED, SEL, LOG2, DEG, NB };
+    static const char *const name[NB] = {"credit", "qlen", "qs", "heads", "mine", "stg", "nstaged", "queued",
+                                         "pinned", "sel", "log2", "deg"};
+    PyObject *o[NB] = {NULL}, *vlist, *ret = NULL, *objQ = NULL, *objb = NULL;
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    double B;
+    Py_ssize_t window;
+    i64 *who = NULL, *pairs = NULL, cap = 0, got = 0;
+    double *rest = NULL;
+    if (!PyArg_ParseTuple(args, "OdOOnO!OOOOOO|OOO", &o[CREDIT], &B, &o[QLEN], &o[QS], &window, &PyList_Type, &vlist,
+                          &o[HEADS], &o[MINE], &o[STG], &o[NSTAGED], &o[QUEUED], &o[PINNED], &o[SEL], &o[LOG2],
+                          &o[DEG]))
+        return NULL;
+    int count = o[SEL] != NULL;
+    if (count && (!o[LOG2] || !o[DEG])) {
+        PyErr_SetString(PyExc_TypeError, "queue: choose counts with sel, log2 and deg together");
+        return NULL;
+    }
+    if (!get_all(o, b, have, "fifiifibbffi", name, count ? NB : SEL)) goto done;
+    i64 L = b[CREDIT].len / 8, n = b[QUEUED].len;
+    if (b[CREDIT].readonly || b[QLEN].len / 8 != L || b[QS].len / 8 != L || b[HEADS].len / 8 != L ||
+        b[MINE].len / 8 != L || b[STG].len / 8 != L || b[NSTAGED].len / 8 != L || b[PINNED].len != n ||
+        PyList_GET_SIZE(vlist) != L || window < 1 ||
+        (count && (b[SEL].len / 8 != L || b[LOG2].len / 8 != n + 1 || b[DEG].len / 8 != n))) {
+        PyErr_SetString(PyExc_ValueError, "queue: choose got arrays of inconsistent lengths");
+        goto done;
+    }
+    double *credit = b[CREDIT].buf, *qs = b[QS].buf;
+    i64 *heads = b[HEADS].buf;
+    if (!(who = malloc((size_t)(2 * L + 1) * 8)) || !(rest = malloc((size_t)(L + 1) * 8))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    i64 A = ready_core(credit, B, b[QLEN].buf, L, who), *k = who + A;
+    if (!A) {
+        ret = Py_NewRef(Py_None);
+        goto done;
     }
     for (i64 j = 0; j < A; ++j) {
-        i64 w = who[j];
-        double c = qs[w] - rest[j];
-        cost[j] = c;
-        qs[w] = rest[j];
-        qlen[w] -= k[j];
-        credit[w] -= c;
-        stg[w] += c;
-        nstaged[w] += 1;
+        PyObject *v = PyList_GET_ITEM(vlist, who[j]);
+        Py_CLEAR(objQ);
+        Py_CLEAR(objb);
+        if (!(objQ = PyObject_GetAttr(v, QALL_)) || !(objb = PyObject_GetAttr(v, BEF_)) ||
+            one_chunk(objQ, objb, heads[who[j]], credit[who[j]], qs[who[j]], window, j, &pairs, &cap, &got, k + j,
+                      rest + j) < 0)
+            goto done;
+        heads[who[j]] += k[j];
     }
-    for (i64 i = 0; i < got; ++i) {
-        procs[i] = mine[who[seg[i]]];
-        queued[chosen[i]] = 0;
-        pinned[chosen[i]] = 1;
+    if (!(ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((2 + 3 * A + 2 * got) * 8)))) goto done;
+    i64 *out = (i64 *)PyByteArray_AS_STRING(ret), *chosen = out + 2 + 3 * A, *seg = chosen + got;
+    out[0] = A, out[1] = got;
+    memcpy(out + 2, who, (size_t)(2 * A) * 8);  /* who, then k */
+    for (i64 i = 0; i < got; ++i) chosen[i] = pairs[2 * i], seg[i] = pairs[2 * i + 1];
+    /* take() writes procs over seg once read: procs[i] needs seg[i] only */
+    i64 *procs = malloc((size_t)(got + 1) * 8);
+    if (!procs) {
+        Py_CLEAR(ret);
+        PyErr_NoMemory();
+        goto done;
     }
+    if (take_core(A, got, L, n, who, k, rest, chosen, seg, b[MINE].buf, qs, b[QLEN].buf, credit, b[STG].buf,
+                  b[NSTAGED].buf, b[QUEUED].buf, b[PINNED].buf, count ? b[SEL].buf : NULL,
+                  count ? b[LOG2].buf : NULL, count ? b[DEG].buf : NULL, procs, (double *)(out + 2 + 2 * A)) < 0)
+        Py_CLEAR(ret);
+    else
+        memcpy(seg, procs, (size_t)got * 8);
+    free(procs);
 done:
-    PyMem_Free(acc);
+    Py_XDECREF(objQ), Py_XDECREF(objb);
+    free(who), free(rest), free(pairs);
     release_all(b, have, NB);
     return ret;
 }
@@ -944,17 +1053,10 @@ static PyObject *ready(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "queue: ready needs a writable credit and a qlen as long");
         goto done;
     }
-    i64 L = bc.len / 8, a = 0;
-    double *credit = bc.buf;
-    const i64 *qlen = bq.buf;
+    i64 L = bc.len / 8, a;
     ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(L * 8));
     if (!ret) goto done;
-    i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
-    for (i64 i = 0; i < L; ++i) {
-        double c = credit[i];
-        credit[i] = (isnan(c) || c < 0.0 ? c : 0.0) + B;
-        if (qlen[i] > 0 && credit[i] > 0) out[a++] = i;
-    }
+    a = ready_core(bc.buf, B, bq.buf, L, (i64 *)PyByteArray_AS_STRING(ret));
     if (PyByteArray_Resize(ret, (Py_ssize_t)(a * 8)) < 0) Py_CLEAR(ret);
 done:
     if (have_c) PyBuffer_Release(&bc);
@@ -2247,6 +2349,7 @@ fail:
 static PyMethodDef methods[] = {
     {"chunks", chunks, METH_VARARGS, "the chunk each processor takes from the head of its queue"},
     {"order", order, METH_VARARGS, "a queue in SBN priority order, its exclusive load prefix sums and its total"},
+    {"choose", choose_, METH_VARARGS, "a superstep's chunks: ready, chunks and take in one call"},
     {"take", take, METH_VARARGS, "the bookkeeping of the chosen chunks"},
     {"ready", ready, METH_VARARGS, "the credit of a superstep and the processors that choose a chunk"},
     {"acting", acting, METH_VARARGS, "the processors whose main line acts (Fig. 4)"},

@@ -672,26 +672,37 @@ class LevelRun:
         """Every processor chooses its next chunk: a prefix of its sorted queue worth one check of processing."""
         t0 = time.perf_counter()
         self._clean()
-        who = np.frombuffer(_queue.ready(self.credit, self.B, self.qlen), np.int64)
-        if not who.size:
-            self._tick("selection", t0)
-            return
-        act = [self.vlist[i] for i in who.tolist()]
         # take the vertices whose preceding load (in priority order) is below the credit; the last may overdraw
-        # (each processor's Q and bef advanced past its chunk in C)
-        A = len(act)
-        buf = _queue.chunks(None, None, self.credit[who], self.qs[who], self.WINDOW, act, self.head, who)
-        k, rest = np.frombuffer(buf, np.int64, A), np.frombuffer(buf, np.float64, A, 8 * A)
-        got = len(buf) // 16 - A
-        chosen, seg = np.frombuffer(buf, np.int64, got, 16 * A), np.frombuffer(buf, np.int64, got, 8 * (2 * A + got))
-        # the queues' sums, credit and staging; the chosen vertices leave their queues (numpy's steps in C);
-        # §5.4: a delete-min costs O(log V_p + δ_v) (queue lengths before the chunks left), counted there too
-        count = (self.ops[SEL], self.log2, self.deg) if self.native else ()
-        buf = _queue.take(who, k, rest, chosen, seg, self.mine, self.qs, self.qlen, self.credit, self.stg,
-                          self.nstaged, self.queued, self.pinned, *count)
-        procs, cost = np.frombuffer(buf, np.int64, got), np.frombuffer(buf, np.float64, A, 8 * got)
-        self.due[self.step + 2] = (chosen, procs, who, cost)
-        if not self.native:  # the reference path: the same count in numpy
+        # (each processor's queue advanced past its chunk in C, by its head index); then the queues' sums, credit
+        # and staging; the chosen vertices leave their queues (numpy's steps in C); §5.4: a delete-min costs
+        # O(log V_p + δ_v) (queue lengths before the chunks left)
+        if self.native:  # ready, chunks and take in one C call, the count there too
+            buf = _queue.choose(self.credit, self.B, self.qlen, self.qs, self.WINDOW, self.vlist, self.head, self.mine,
+                                self.stg, self.nstaged, self.queued, self.pinned, self.ops[SEL], self.log2, self.deg)
+            if buf is None:
+                self._tick("selection", t0)
+                return
+            A, got = np.frombuffer(buf, np.int64, 2).tolist()
+            who, cost = np.frombuffer(buf, np.int64, A, 16), np.frombuffer(buf, np.float64, A, 16 + 16 * A)
+            at = 16 + 24 * A
+            chosen, procs = np.frombuffer(buf, np.int64, got, at), np.frombuffer(buf, np.int64, got, at + 8 * got)
+            self.due[self.step + 2] = (chosen, procs, who, cost)
+        else:  # the reference path: the three calls, and the count in numpy
+            who = np.frombuffer(_queue.ready(self.credit, self.B, self.qlen), np.int64)
+            if not who.size:
+                self._tick("selection", t0)
+                return
+            act = [self.vlist[i] for i in who.tolist()]
+            A = len(act)
+            buf = _queue.chunks(None, None, self.credit[who], self.qs[who], self.WINDOW, act, self.head, who)
+            k, rest = np.frombuffer(buf, np.int64, A), np.frombuffer(buf, np.float64, A, 8 * A)
+            got = len(buf) // 16 - A
+            chosen = np.frombuffer(buf, np.int64, got, 16 * A)
+            seg = np.frombuffer(buf, np.int64, got, 8 * (2 * A + got))
+            buf = _queue.take(who, k, rest, chosen, seg, self.mine, self.qs, self.qlen, self.credit, self.stg,
+                              self.nstaged, self.queued, self.pinned)
+            procs, cost = np.frombuffer(buf, np.int64, got), np.frombuffer(buf, np.float64, A, 8 * got)
+            self.due[self.step + 2] = (chosen, procs, who, cost)
             ql = np.zeros(len(self.vlist))
             ql[who] = self.qlen[who] + k
             at = self.lix[procs]

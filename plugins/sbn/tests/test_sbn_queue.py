@@ -132,6 +132,55 @@ def test_chunks_read_a_processors_sums_from_its_head_as_from_its_tail():
             assert np.array_equal(tails[j].bef, heads[j].bef[at[j + 2]:])
 
 
+def test_choose_is_ready_chunks_and_take_in_turn():
+    """``choose`` (balancer.LevelRun._select_all's one call) gives what ``ready``, ``chunks`` (by head index) and
+    ``take`` (with §5.4's count) give in turn, superstep after superstep: the same chunks, costs, queues and state."""
+    from types import SimpleNamespace
+
+    rng = np.random.default_rng(11)
+    L, n = 9, 3000
+    ids = rng.permutation(n)
+    cuts = np.sort(rng.choice(np.arange(1, n), L - 1, replace=False))
+    mine = np.arange(L, dtype=np.int64) * 3 + 1
+    st = {"credit": rng.random(L) - 0.3, "qlen": np.zeros(L, np.int64), "qs": np.zeros(L),
+          "head": np.zeros(L, np.int64),
+          "stg": np.zeros(L), "nstaged": np.zeros(L, np.int64), "queued": np.ones(n, bool),
+          "pinned": np.zeros(n, bool), "sel": np.zeros(L)}
+    procs = []
+    for i, Q in enumerate(np.split(ids, cuts)):
+        tot = rng.random(Q.size) * 3 * (rng.random(Q.size) < 0.9)
+        cum = np.cumsum(tot)
+        procs.append(SimpleNamespace(Qall=Q.astype(np.int64), bef=cum - tot))
+        st["qlen"][i], st["qs"][i] = Q.size, float(cum[-1]) if Q.size else 0.0
+    degs, table = rng.integers(0, 9, n).astype(np.int64), _log2(np.arange(n + 1))
+    want, got = ({x: v.copy() for x, v in st.items()} for _ in range(2))
+    for step in range(40):
+        B = float(rng.choice([0.5, 5.0, 60.0]))
+        w = want
+        who = np.frombuffer(_queue.ready(w["credit"], B, w["qlen"]), np.int64)
+        buf = _queue.choose(got["credit"], B, got["qlen"], got["qs"], 4, procs, got["head"], mine, got["stg"],
+                            got["nstaged"], got["queued"], got["pinned"], got["sel"], table, degs)
+        if not who.size:
+            assert buf is None
+            continue
+        A = who.size
+        c = _queue.chunks(None, None, w["credit"][who], w["qs"][who], 4, [procs[i] for i in who.tolist()], w["head"],
+                          who)
+        k, rest = np.frombuffer(c, np.int64, A), np.frombuffer(c, np.float64, A, 8 * A)
+        m = len(c) // 16 - A
+        chosen, seg = np.frombuffer(c, np.int64, m, 16 * A), np.frombuffer(c, np.int64, m, 8 * (2 * A + m))
+        t = _queue.take(who, k, rest, chosen, seg, mine, w["qs"], w["qlen"], w["credit"], w["stg"], w["nstaged"],
+                        w["queued"], w["pinned"], w["sel"], table, degs)
+        out = np.frombuffer(buf, np.int64)
+        assert out[:2].tolist() == [A, m]
+        assert np.array_equal(out[2:2 + A], who) and np.array_equal(out[2 + A:2 + 2 * A], k)
+        assert bytes(buf)[8 * (2 + 2 * A):8 * (2 + 3 * A)] == bytes(t)[8 * m:]  # cost
+        assert np.array_equal(out[2 + 3 * A:2 + 3 * A + m], chosen)
+        assert bytes(buf)[8 * (2 + 3 * A + m):] == bytes(t)[:8 * m]  # procs
+        for x in st:
+            assert np.array_equal(want[x], got[x]), x  # the head indices included
+
+
 def _graph(rng, n, deg=4):
     """A random symmetric graph in CSR form (some isolated vertices, some small separate components)."""
     a = rng.integers(0, n, n * deg // 2)
