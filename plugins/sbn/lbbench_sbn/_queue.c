@@ -395,11 +395,11 @@ static i64 ready_core(double *credit, double B, const i64 *qlen, i64 L, i64 *out
     return a;
 }
 
-/* choose(credit, B, qlen, qs, window, vlist, heads, mine, stg, nstaged, queued, pinned[, sel, log2, deg]): a
+/* choose(credit, B, qlen, qs, window, vlist, heads, mine, stg, nstaged, queued, pinned, sel, log2, deg): a
  * superstep's chunks in one call (balancer.LevelRun._select_all), the steps of ready(), chunks() and take() in
  * turn: ready() on credit and qlen; chunks() at the processors who choose, who[j]'s queue vlist[who[j]].Qall
- * and sums .bef from heads[who[j]] on, its credit[who[j]] and qs[who[j]] (heads advanced); take() (with sel,
- * log2, deg: §5.4's count). Returns None when none chooses, else int64 [A, got, who (A), k (A), cost (A,
+ * and sums .bef from heads[who[j]] on, its credit[who[j]] and qs[who[j]] (heads advanced); take() with §5.4's
+ * count (sel, log2, deg). Returns None when none chooses, else int64 [A, got, who (A), k (A), cost (A,
  * float64), chosen (got), procs (got)] in a bytearray. */
 static PyObject *choose_(PyObject *Py_UNUSED(self), PyObject *args) {
     enum { CREDIT, QLEN, QS, HEADS, MINE, STG, NSTAGED, QUEUED, PINNED, SEL, LOG2, DEG, NB };
@@ -412,21 +412,16 @@ static PyObject *choose_(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_ssize_t window;
     i64 *who = NULL, *pairs = NULL, cap = 0, got = 0;
     double *rest = NULL;
-    if (!PyArg_ParseTuple(args, "OdOOnO!OOOOOO|OOO", &o[CREDIT], &B, &o[QLEN], &o[QS], &window, &PyList_Type, &vlist,
+    if (!PyArg_ParseTuple(args, "OdOOnO!OOOOOOOOO", &o[CREDIT], &B, &o[QLEN], &o[QS], &window, &PyList_Type, &vlist,
                           &o[HEADS], &o[MINE], &o[STG], &o[NSTAGED], &o[QUEUED], &o[PINNED], &o[SEL], &o[LOG2],
                           &o[DEG]))
         return NULL;
-    int count = o[SEL] != NULL;
-    if (count && (!o[LOG2] || !o[DEG])) {
-        PyErr_SetString(PyExc_TypeError, "queue: choose counts with sel, log2 and deg together");
-        return NULL;
-    }
-    if (!get_all(o, b, have, "fifiifibbffi", name, count ? NB : SEL)) goto done;
+    if (!get_all(o, b, have, "fifiifibbffi", name, NB)) goto done;
     i64 L = b[CREDIT].len / 8, n = b[QUEUED].len;
     if (b[CREDIT].readonly || b[QLEN].len / 8 != L || b[QS].len / 8 != L || b[HEADS].len / 8 != L ||
         b[MINE].len / 8 != L || b[STG].len / 8 != L || b[NSTAGED].len / 8 != L || b[PINNED].len != n ||
-        PyList_GET_SIZE(vlist) != L || window < 1 ||
-        (count && (b[SEL].len / 8 != L || b[LOG2].len / 8 != n + 1 || b[DEG].len / 8 != n))) {
+        PyList_GET_SIZE(vlist) != L || window < 1 || b[SEL].len / 8 != L || b[LOG2].len / 8 != n + 1 ||
+        b[DEG].len / 8 != n) {
         PyErr_SetString(PyExc_ValueError, "queue: choose got arrays of inconsistent lengths");
         goto done;
     }
@@ -464,8 +459,8 @@ static PyObject *choose_(PyObject *Py_UNUSED(self), PyObject *args) {
         goto done;
     }
     if (take_core(A, got, L, n, who, k, rest, chosen, seg, b[MINE].buf, qs, b[QLEN].buf, credit, b[STG].buf,
-                  b[NSTAGED].buf, b[QUEUED].buf, b[PINNED].buf, count ? b[SEL].buf : NULL,
-                  count ? b[LOG2].buf : NULL, count ? b[DEG].buf : NULL, procs, (double *)(out + 2 + 2 * A)) < 0)
+                  b[NSTAGED].buf, b[QUEUED].buf, b[PINNED].buf, b[SEL].buf, b[LOG2].buf, b[DEG].buf, procs,
+                  (double *)(out + 2 + 2 * A)) < 0)
         Py_CLEAR(ret);
     else
         memcpy(seg, procs, (size_t)got * 8);
