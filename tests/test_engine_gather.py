@@ -25,8 +25,9 @@ def test_gather_reaches_only_the_roots_rank_in_vproc_order(layout):
     assert res.returncode == 0, res.stderr
     for root, seen in json.loads(res.stdout).items():
         values = seen["got"][seen["rank"]]
-        assert [v for v, _ in values] == list(range(P)), root  # every vproc's value, in vproc order
-        assert {r for _, r in values} == {0, 1}  # sent from both ranks
+        assert [v for v, _, _, _ in values] == list(range(P)), root  # every vproc's value, in vproc order
+        assert {r for _, r, _, _ in values} == {0, 1}  # sent from both ranks
+        assert all(a == [v / 2 for v in range(v)] and b == [[v, v]] * v for v, _, a, b in values)
         assert seen["got"][1 - seen["rank"]] is None  # nothing on the other rank
 
 
