@@ -988,24 +988,28 @@ done:
  * the processed chunks (balancer.LevelRun._done), numpy's steps in numpy's order (who's entries are
  * distinct): holder[verts] = -1; pinned[verts] = False; done_by[verts] = procs; stg[who] -= cost;
  * nstaged[who] -= 1; stg[who[nstaged[who] == 0]] = 0.0; proc_cost[who] += cost; busy_steps[who] += 1;
- * last_busy[who] = step. */
+ * last_busy[who] = step. Returns True; with data_at (int64, by vertex), only when every vertex's data is at
+ * its processor (data_at[verts] == procs), else False with nothing changed. */
 static PyObject *done(PyObject *Py_UNUSED(self), PyObject *args) {
-    enum { VERTS, PROCS, WHO, COST, HOLDER, PINNED, DONE_BY, STG, NSTAGED, PROC_COST, BUSY_STEPS, LAST_BUSY, NB };
+    enum { VERTS, PROCS, WHO, COST, HOLDER, PINNED, DONE_BY, STG, NSTAGED, PROC_COST, BUSY_STEPS, LAST_BUSY, DATA_AT,
+           NB };
     static const char *const name[NB] = {"verts", "procs", "who", "cost", "holder", "pinned", "done_by", "stg",
-                                         "nstaged", "proc_cost", "busy_steps", "last_busy"};
-    PyObject *o[NB];
+                                         "nstaged", "proc_cost", "busy_steps", "last_busy", "data_at"};
+    PyObject *o[NB] = {NULL};
     Py_buffer b[NB];
     int have[NB] = {0};
     long long step;
     PyObject *ret = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOLOOOOOOOO", &o[VERTS], &o[PROCS], &o[WHO], &o[COST], &step, &o[HOLDER],
-                          &o[PINNED], &o[DONE_BY], &o[STG], &o[NSTAGED], &o[PROC_COST], &o[BUSY_STEPS], &o[LAST_BUSY]))
+    if (!PyArg_ParseTuple(args, "OOOOLOOOOOOOO|O", &o[VERTS], &o[PROCS], &o[WHO], &o[COST], &step, &o[HOLDER],
+                          &o[PINNED], &o[DONE_BY], &o[STG], &o[NSTAGED], &o[PROC_COST], &o[BUSY_STEPS], &o[LAST_BUSY],
+                          &o[DATA_AT]))
         return NULL;
-    if (!get_all(o, b, have, "iiifibififii", name, NB)) goto done;
+    int check = o[DATA_AT] != NULL;
+    if (!get_all(o, b, have, "iiifibififiii", name, check ? NB : DATA_AT)) goto done;
     i64 nv = b[VERTS].len / 8, A = b[WHO].len / 8, n = b[HOLDER].len / 8, L = b[STG].len / 8;
     if (b[PROCS].len / 8 != nv || b[COST].len / 8 != A || b[PINNED].len != n || b[DONE_BY].len / 8 != n ||
         b[NSTAGED].len / 8 != L || b[PROC_COST].len / 8 != L || b[BUSY_STEPS].len / 8 != L ||
-        b[LAST_BUSY].len / 8 != L) {
+        b[LAST_BUSY].len / 8 != L || (check && b[DATA_AT].len / 8 != n)) {
         PyErr_SetString(PyExc_ValueError, "queue: done got arrays of inconsistent lengths");
         goto done;
     }
@@ -1016,6 +1020,14 @@ static PyObject *done(PyObject *Py_UNUSED(self), PyObject *args) {
     double *stg = b[STG].buf, *proc_cost = b[PROC_COST].buf;
     uint8_t *pinned = b[PINNED].buf;
     if (!all_in(verts, nv, n, "a processed vertex is") || !all_in(who, A, L, "a processor index is")) goto done;
+    if (check) {
+        const i64 *data_at = b[DATA_AT].buf;
+        for (i64 i = 0; i < nv; ++i)
+            if (data_at[verts[i]] != procs[i]) {
+                ret = Py_NewRef(Py_False);
+                goto done;
+            }
+    }
     for (i64 i = 0; i < nv; ++i) {
         holder[verts[i]] = -1;
         pinned[verts[i]] = 0;
@@ -1029,7 +1041,7 @@ static PyObject *done(PyObject *Py_UNUSED(self), PyObject *args) {
         busy_steps[w] += 1;
         last_busy[w] = step;
     }
-    ret = Py_NewRef(Py_None);
+    ret = Py_NewRef(Py_True);
 done:
     release_all(b, have, NB);
     return ret;

@@ -641,7 +641,8 @@ class LevelRun:
             if not v.backlog:
                 self.stalled.discard(i)
         batch = self.due.pop(self.step, None)
-        if batch is not None:
+        # C: the chunks done at once when none waits and every vertex's data is there (the common case)
+        if batch is not None and not (self.native and not self.stalled and self._done(*batch, self.data_at)):
             verts, procs, who, cost = batch
             bad = self.data_at[verts] != procs
             missing = np.count_nonzero(bad)  # data not there yet (forwarded requests)
@@ -657,16 +658,19 @@ class LevelRun:
             self._done(verts, procs, who, cost)
         self._tick("processing", t0)
 
-    def _done(self, verts, procs, who, cost) -> None:
+    def _done(self, verts, procs, who, cost, *data_at) -> bool:
+        """The chunks processed (with data_at: only if every vertex's data is there; False: nothing done)."""
         if verts.size == 0:
-            return
-        _queue.done(verts, procs, who, cost, self.step, self.holder, self.pinned, self.done_by, self.stg, self.nstaged,
-                    self.proc_cost, self.busy_steps, self.last_busy)  # numpy's steps in C
+            return True
+        if not _queue.done(verts, procs, who, cost, self.step, self.holder, self.pinned, self.done_by, self.stg,
+                           self.nstaged, self.proc_cost, self.busy_steps, self.last_busy, *data_at):
+            return False  # (numpy's steps in C)
         self.nheld -= int(verts.size)
         if self.trace is not None:
             for i in who.tolist():
                 p = int(self.mine[i])
                 self.trace.append(("proc", self.step, p, verts[procs == p], p))
+        return True
 
     def _select_all(self) -> None:
         """Every processor chooses its next chunk: a prefix of its sorted queue worth one check of processing."""

@@ -181,6 +181,29 @@ def test_choose_is_ready_chunks_and_take_in_turn():
             assert np.array_equal(want[x], got[x]), x  # the head indices included
 
 
+def test_done_with_data_at_waits_for_every_vertex_s_data():
+    """``done`` given data_at does the chunks only when every vertex's data is at its processor (True, as
+    without it), else returns False and changes nothing (balancer.LevelRun._process_all's common case)."""
+    rng = np.random.default_rng(5)
+    n, L = 50, 4
+    verts, procs = np.array([3, 7, 9, 20], np.int64), np.array([1, 1, 2, 2], np.int64)
+    who, cost = np.array([1, 2], np.int64), np.array([1.5, 2.5])
+    # holder, pinned, done_by, stg, nstaged, proc_cost, busy_steps, last_busy
+    a = [np.full(n, 1, np.int64), rng.random(n) < 0.5, np.full(n, -1, np.int64), np.full(L, 4.0),
+         np.full(L, 2, np.int64), np.zeros(L), np.zeros(L, np.int64), np.full(L, -1, np.int64)]
+    data_at = np.zeros(n, np.int64)
+    data_at[verts] = procs
+    data_at[9] = 0  # not there yet
+    before = [x.copy() for x in a]
+    assert _queue.done(verts, procs, who, cost, 6, *a, data_at) is False
+    assert all(np.array_equal(x, y) for x, y in zip(a, before))
+    data_at[9] = 2
+    b = [x.copy() for x in a]
+    assert _queue.done(verts, procs, who, cost, 6, *a, data_at) is True
+    assert _queue.done(verts, procs, who, cost, 6, *b) is True
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
 def _graph(rng, n, deg=4):
     """A random symmetric graph in CSR form (some isolated vertices, some small separate components)."""
     a = rng.integers(0, n, n * deg // 2)
