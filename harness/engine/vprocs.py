@@ -96,6 +96,29 @@ def payload_bytes(payload) -> int:
     return len(pickle.dumps(payload, protocol=5))
 
 
+def _framed(obj) -> bytes:
+    """``obj`` as one chunk: a count, the sizes, its pickle and, out of band, its numpy arrays' bytes, each on an
+    8-byte boundary (:func:`_unframed` reads the arrays where they arrived, without a copy)."""
+    bufs: list = []
+    head = pickle.dumps(obj, protocol=5, buffer_callback=bufs.append)
+    blobs = [head, *(b.raw() for b in bufs)]
+    sizes = [len(head), *(b.nbytes for b in blobs[1:])]
+    parts = [np.array([len(bufs), *sizes], np.int64).tobytes()]
+    for blob, n in zip(blobs, sizes):
+        parts += [blob, bytes(-n % 8)]
+    return b"".join(parts)
+
+
+def _unframed(view: memoryview):
+    """The object :func:`_framed` made, its arrays views of ``view``."""
+    k = int(np.frombuffer(view[:8], np.int64)[0])
+    at, blobs = 8 * (k + 2), []
+    for n in np.frombuffer(view[8:at], np.int64).tolist():
+        blobs.append(view[at:at + n])
+        at += n + (-n % 8)
+    return pickle.loads(blobs[0], buffers=blobs[1:])
+
+
 def interleave(P: int, R: int) -> np.ndarray:
     """The rank of each vproc: the XOR of its number's groups of ceil(log2 R) bits, mod R. Hypercube
     neighbours (numbers one bit apart: a parent and its child in SBN's broadcast trees, SBN §2) are always on
@@ -609,8 +632,11 @@ class Engine:
         if self.R == 1:
             return mine
         to = int(self.rank_of(root))
-        got = self._net.objects([mine if r == to else None for r in range(self.R)], what)
-        return self._in_vproc_order(got) if self.rank == to else None
+        blob = b"" if self.rank == to else _framed(mine)  # the root keeps its own values as they are
+        got = self._net.exchange(blob, [len(blob) if r == to else 0 for r in range(self.R)], what)
+        if self.rank != to:
+            return None
+        return self._in_vproc_order([mine if r == to else _unframed(part) for r, part in enumerate(got)])
 
     def _in_vproc_order(self, parts: list) -> list:
         """Every rank's list of its vprocs' values (in rank order) as one list in vproc order."""

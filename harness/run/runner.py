@@ -35,7 +35,7 @@ from ..contract.spec import Method, parse_method, resolve
 from ..engine.vprocs import CellAborted, Diverged, Engine
 from ..store.boxgraphs import box_graph
 from ..store.validate import check_types
-from .heap import give_back_freed
+from .heap import WAITING_TRIM_ABOVE, give_back_freed
 from .partitioners import metis_kway
 
 ROLES = ("partition", "remap", "accept", "balance")
@@ -434,6 +434,7 @@ def metrics_row(ctx: Context, before: State, after: State, skip: frozenset = fro
             return _metrics(ctx, before, after, skip)
         if eng.rank == int(eng.rank_of(0)):
             return eng.bcast(_metrics(ctx, before, after, skip), what="metrics")
+        give_back_freed(WAITING_TRIM_ABOVE)  # the level's freed heap back while vproc 0's rank is at its peak
         try:
             return eng.bcast(None, what="metrics")
         except Diverged:  # a metrics hook called a collective, which fails it there (below): its row comes next
