@@ -24,10 +24,11 @@ message. In each superstep every processor, in the order of Fig. 4's main line:
 Steps 2 and 3 run for all local processors at once (one C call of ``_queue`` per
 step over the processors, numpy's arithmetic in numpy's order; a processor's
 queue stays sorted between changes); only processors with messages, or whose
-main line acts, are visited one by one. A run of ``DJOB`` messages is one C call
+main line acts, are visited one by one. A processor's locate messages and its run of ``DATA`` and
+``FETCH`` are one C call (``_queue.inbox``); a run of ``DJOB`` messages is one C call
 (``_queue.distribute``); the balancing operations' messages (``BAL``, ``NAK``, ``ABORT``, ``UP``, ``DIST``)
 are handled by their state in C (``_opstate.Ops``), a processor's run of them in one call;
-``NATIVE = False`` runs the Python reference path of both.
+``NATIVE = False`` runs the Python reference path of them all.
 
 Balancing operation rooted at x (receiver-initiated, the 3 log P stages of §5.4):
 the balance message goes down the broadcast tree T_x (topology.Trees), the
@@ -450,8 +451,9 @@ class LevelRun:
                 self._learn(v, ids[keep], at[keep])
             self.ops[MIG, v.i] += ids.size + len(locs)  # §5.4: a message handled costs its words
         cat = "migration"  # the category of the work since t0 (Table 9)
-        codes, srcs, ops = got.code, got.src, got.ops
-        count, size = self.ops[:, v.i], got.size
+        if m < end:  # messages left to the loop (none, most often, after _inbox)
+            codes, srcs, ops = got.code, got.src, got.ops
+            count, size = self.ops[:, v.i], got.size
         while m < end:
             code = codes[m]
             now = "migration" if code >= FETCH else "balance"
