@@ -280,6 +280,9 @@ class LevelRun:
         self.max_steps = params.max_steps or (50 * params.checks + 200 * (d + 1) + 1000)
         # the balancing operations' state in C (join, refuse, gather, abandon); None: the reference path below
         self.bound = None  # the _Received its batch was last bound to
+        # what _queue.inbox reads and writes, bound once (these arrays are never rebound)
+        self.inboxed = (self.data_at, self.requested, self.pinned, self.queued, g.rwgt, self.ops[MIG],
+                        self.bcast[LOC_N], self.bcast[LOC_B])
         self.opstate = _opstate.Ops(self.trees.pow2, self.trees.arrays, self.busy, self.prom, self.prom_until,
                                     self.hold, self.minth, self.ops, self.aborted, self.qs, self.stg,
                                     self.unsorted, self._qwgt_at, self._holders_at,
@@ -525,10 +528,8 @@ class LevelRun:
         the reference path's steps in its order, a FETCH whose data left p stopping the run); what p learned
         merged into its view at once (the later entry winning, as merges one by one). Returns where it stopped."""
         values, offsets, src = got.columns if m < end else _NO_COLUMNS
-        buf = np.frombuffer(_queue.inbox(locs, values, offsets, src, m, end, v.p, v.i, self.data_at, self.requested,
-                                         self.pinned, self.queued, self.g.rwgt, self.ops[MIG], self.bcast[LOC_N],
-                                         self.bcast[LOC_B], self.out.msgs, v.fwd, v.servers, self.P, DATA, FETCH,
-                                         msg.WORD, BYTES_PER_UNIT), np.int64)
+        buf = np.frombuffer(_queue.inbox(locs, values, offsets, src, m, end, v.p, v.i, *self.inboxed, self.out.msgs,
+                                         v.fwd, v.servers, self.P, DATA, FETCH, msg.WORD, BYTES_PER_UNIT), np.int64)
         m, nl, na, nd = buf[:4].tolist()
         if nl:
             ids = buf[4:4 + nl]
