@@ -337,12 +337,14 @@ class LevelRun:
         Kept sorted between changes (jobs in or out, re-priced vertices): choosing the next chunk is then a
         prefix of Q, found by binary search in the prefix sums of the load.
         """
-        k = v.Q.size
-        buf, self.qs[v.i] = _queue.order(np.ascontiguousarray(v.Q, np.int64), self.stale, self.cw, self.cc, self.cr,
-                                         self.depth)
-        v.Q, v.bef = np.frombuffer(buf, np.int64, k), np.frombuffer(buf, np.float64, k, 8 * k)
-        self.qlen[v.i] = k
-        self.unsorted[v.i] = False
+        Q, i = v.Q, v.i
+        k = Q.size
+        buf, self.qs[i] = _queue.order(np.ascontiguousarray(Q, np.int64), self.stale, self.cw, self.cc, self.cr,
+                                       self.depth)
+        v.Qall, v.bef = np.frombuffer(buf, np.int64, k), np.frombuffer(buf, np.float64, k, 8 * k)
+        self.head[i] = 0  # (VProc.Q's setter)
+        self.qlen[i] = k
+        self.unsorted[i] = False
 
     def _clean(self) -> None:
         """Sort the queues changed since the last sort; nothing (not even a clock read) when none changed."""
