@@ -1080,22 +1080,6 @@ class LevelRun:
             v.n_guard += 1
 
     # ------------------------------------------------------------------ results
-    def executed(self) -> tuple[np.ndarray, Costs]:
-        """What ran (§3.3): for every vertex the processor that processed it, and its Wgt/Comm/Remap as
-        priced when that processor chose it for processing (identical on every rank)."""
-        if not self.process:
-            raise RuntimeError("sbn: executed() needs a level run with process=True")
-        first = next(iter(self.vp))
-        idx = np.flatnonzero(self.done_by >= 0)
-        mine = (idx, self.done_by[idx], np.stack([self.cw[idx], self.cc[idx], self.cr[idx]]))
-        on = np.full(self.n, -1, np.int64)
-        cost = np.zeros((3, self.n))
-        for part in self.eng.allgather({p: (mine if p == first else None) for p in self.vp}):
-            if part is not None:
-                on[part[0]] = part[1]
-                cost[:, part[0]] = part[2]
-        return on, Costs(cost[0], cost[1], cost[2])
-
     def thresholds(self) -> list:
         """Every processor's (WSysLL, MinTh, MaxTh) at the end of the level, in processor order (all ranks)."""
         return [tuple(t) for t in self.eng.allgather({v.p: (self._wsysll(v.i), float(self.minth[v.i]),
