@@ -76,14 +76,17 @@ class Transport:
         self.timed = False  # the cell runs under a deadline (SIGALRM): collectives wait inside MPI
         self._crowded = None  # known at the first collective (:func:`crowded` is one)
 
-    def exchange(self, buf, sizes: list, what: str, tally: int = 0) -> list:
+    def exchange(self, buf, sizes: list, what: str, tally: int = 0, clock: float | None = None,
+                 one: bool = False) -> list:
         """Send ``sizes[r]`` bytes of ``buf`` (every rank's chunk, one after another) to rank r; the bytes every
         rank sent here, in rank order. ``tally`` (an int64) rides in the header: ``self.tally`` is the sum over
-        ranks afterwards. Raises CellAborted if a rank aborted, Diverged (on every rank) if the ranks are in
-        different collectives."""
-        t = time.process_time()
+        ranks afterwards. ``clock``: the CPU clock (``time.process_time``) the caller read as it called (one
+        read serves both; None: read here). ``one``: ``buf`` is one chunk that goes to every rank (each
+        ``sizes[r]`` is its length; sent once from the same bytes). Raises CellAborted if a rank aborted,
+        Diverged (on every rank) if the ranks are in different collectives."""
+        t = time.process_time() if clock is None else clock
         self._arrive()
-        recv, got = self._both(code(what), sizes, np.frombuffer(buf, np.uint8), tally)
+        recv, got = self._both(code(what), sizes, np.frombuffer(buf, np.uint8), tally, one=one)
         codes, n, tallies, _ = zip(*got)
         self.tally = sum(tallies)
         self.cpu += time.process_time() - t
@@ -91,7 +94,7 @@ class Transport:
             at = sum(n[:codes.index(_ABORT)])
             raise CellAborted(pickle.loads(recv[at:at + n[codes.index(_ABORT)]]))
         if len(set(codes)) > 1:  # every rank sees it: all learn each other's names, then leave together
-            names = self.objects([what] * self.R, "diverged")
+            names = self.objects(what, "diverged")
             raise Diverged("failed: ranks took different paths through the cell (rank collectives: "
                            + ", ".join(f"{r}: {n}" for r, n in enumerate(names)) + ")")
         if not self.came:
@@ -102,12 +105,14 @@ class Transport:
             at += k
         return parts
 
-    def _both(self, what: int, sizes: list, send: np.ndarray, tally: int = 0, late: bool = True) -> tuple:
-        """The header ``Alltoall`` and the ``Alltoallv`` of ``send`` (``sizes[r]`` bytes to rank r), as one
-        step: the bytes received (every rank's in rank order) and the headers (a list of [code, bytes, tally,
-        bytes out] per rank). When no rank sends another a byte, every rank leaves the ``Alltoallv`` out and
-        receives its own chunk. An exception a signal handler hands to :meth:`defer` meanwhile is raised after
-        both (dropped with ``late=False``: the cell has failed already)."""
+    def _both(self, what: int, sizes: list, send: np.ndarray, tally: int = 0, late: bool = True,
+              one: bool = False) -> tuple:
+        """The header ``Alltoall`` and the ``Alltoallv`` of ``send`` (``sizes[r]`` bytes to rank r; with ``one``
+        the same chunk, all of ``send``, to every rank: every displacement 0, which MPI allows a send buffer),
+        as one step: the bytes received (every rank's in rank order) and the headers (a list of [code, bytes,
+        tally, bytes out] per rank). When no rank sends another a byte, every rank leaves the ``Alltoallv`` out
+        and receives its own chunk. An exception a signal handler hands to :meth:`defer` meanwhile is raised
+        after both (dropped with ``late=False``: the cell has failed already)."""
         head, got, me = self._head, self._got, self.me
         own = sizes[me]
         head[:, 0], head[:, 1], head[:, 2], head[:, 3] = what, sizes, tally, sum(sizes) - own
@@ -118,11 +123,12 @@ class Transport:
             n = [r[1] for r in rows]
             self.came = sum(n)
             if any(r[3] for r in rows):
-                sdis, rdis = [0, *accumulate(sizes)][:-1], [0, *accumulate(n)][:-1]
+                sdis = [0] * self.R if one else [0, *accumulate(sizes)][:-1]
+                rdis = [0, *accumulate(n)][:-1]
                 recv = np.empty(self.came, np.uint8)
                 self.comm.Alltoallv([send, (sizes, sdis), self.byte], [recv, (n, rdis), self.byte])
             else:  # no rank sends to another: every rank leaves the Alltoallv out alike
-                at = sum(sizes[:me])
+                at = 0 if one else sum(sizes[:me])
                 recv = send[at:at + own]
         finally:
             self.inside = False
@@ -138,17 +144,18 @@ class Transport:
             self.deferred = exc
         return self.inside
 
-    def objects(self, send: list, what: str) -> list:
-        """One Python object to each rank; the objects every rank sent here, in rank order."""
-        blobs = [pickle.dumps(x, protocol=5) for x in send]
-        got = self.exchange(b"".join(blobs), [len(b) for b in blobs], what)
+    def objects(self, obj, what: str) -> list:
+        """``obj`` to every rank (pickled once, its bytes sent once to all); the objects every rank sent here, in
+        rank order."""
+        blob = pickle.dumps(obj, protocol=5)
+        got = self.exchange(blob, [len(blob)] * self.R, what, one=True)
         return [pickle.loads(b) for b in got]
 
     def abort(self, reason: str) -> None:
         """Release the other ranks from the collective they wait in (this rank's cell failed)."""
         self._arrive()
         blob = pickle.dumps(reason, protocol=5)
-        self._both(code(ABORT), [len(blob)] * self.R, np.frombuffer(blob * self.R, np.uint8), late=False)
+        self._both(code(ABORT), [len(blob)] * self.R, np.frombuffer(blob, np.uint8), late=False, one=True)
 
     def _arrive(self) -> None:
         """On a crowded host, wait for every rank to reach the collective while yielding the core (a

@@ -251,7 +251,7 @@ class Engine:
         if self._net is not None:
             self._net.cpu = 0.0  # CPU seconds inside collectives (MPI may spin while it waits)
         self._vp_cpu = np.zeros(self.P)  # CPU seconds charged to each local vproc (``working``)
-        self._step_busy: list = []  # under MPI: this rank's busy seconds at each exchange of the cell
+        self._step_busy: list = []  # under MPI: this rank's busy seconds as each exchange's collective begins
         self.last_work = getattr(self, "last_work", None)  # per vproc, of the last cell (``rank_busy``)
 
     def busy_s(self) -> float:
@@ -280,8 +280,9 @@ class Engine:
         """``rank_busy_s_max``, ``rank_busy_s_mean`` over ranks and ``rank_balance`` = mean / max of ``busy``
         (default :meth:`busy_s` now); superstep by superstep, ``rank_critical_s`` (the busiest rank's busy time
         of each superstep, summed: the cell's time with a free exchange) and ``rank_step_balance`` (the means
-        summed over ``rank_critical_s``: how evenly each superstep's work fell on the ranks). Keeps the measured
-        work per vproc in ``last_work`` (a collective: every rank calls it at the end of a cell).
+        summed over ``rank_critical_s``: how evenly each superstep's work fell on the ranks; a superstep's busy
+        time runs from one exchange's collective to the next, its sends' counting and packing included). Keeps the
+        measured work per vproc in ``last_work`` (a collective: every rank calls it at the end of a cell).
 
         A vproc's work is the CPU charged to it with :meth:`working` plus an even share of its rank's other
         busy time.
@@ -488,8 +489,6 @@ class Engine:
         """
         step = self.superstep
         self.superstep += 1
-        if self._net is not None:
-            self._step_busy.append(self.busy_s())
         if self.layout == "profile" and self.R > 1:  # one rank has one layout
             self._vp_steps.append(self._vp_cpu[self.mine])
             if len(self._vp_steps) > 2 * _PROFILE_ROWS:  # adjacent supersteps merged: the profile stays bounded
@@ -595,7 +594,11 @@ class Engine:
             for msg in out:
                 objects[rank[msg[1]]].append(msg)
             buf, sizes = wire(streams, self._rank, objects, self._descs)
-        parts = self._net.exchange(buf, sizes, "exchange", 0 if tally is None else tally)
+        # one read of the CPU clock: this rank's busy seconds as the superstep's collective begins (its sends
+        # packed), and the collective's start
+        now = time.process_time()
+        self._step_busy.append(now - self._cpu0 - self._net.cpu)
+        parts = self._net.exchange(buf, sizes, "exchange", 0 if tally is None else tally, now)
         if tally is not None:
             self.tally = self._net.tally
         return receive(parts, self.P, self.local_index, len(self.mine)) if self._net.came else ([], {}, None)
@@ -658,7 +661,7 @@ class Engine:
         if self.R == 1:
             return obj
         src = int(self.rank_of(root))
-        return self._net.objects([obj if self.rank == src else None] * self.R, what)[src]
+        return self._net.objects(obj if self.rank == src else None, what)[src]
 
     def rank_max(self, value: float) -> float:
         """Max of a per-rank number (timings) over all ranks."""
@@ -670,12 +673,12 @@ class Engine:
 
     def _gather(self, obj, what: str) -> list:
         """:meth:`gather_ranks` tagged with the public collective it serves (ranks in different ones diverge)."""
-        return [obj] if self.R == 1 else self._net.objects([obj] * self.R, what)
+        return [obj] if self.R == 1 else self._net.objects(obj, what)
 
     def barrier(self) -> None:
         """Wait for every rank."""
         if self.R > 1:
-            self._net.objects([None] * self.R, "barrier")
+            self._net.objects(None, "barrier")
 
     def abort(self, reason: str) -> None:
         """Release the other ranks from the collective they wait in (this rank's cell failed)."""
