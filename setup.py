@@ -6,6 +6,6 @@ from setuptools import Extension, setup
 _C = ["-O2", "-std=c99"]
 setup(ext_modules=[Extension("harness.kernels._cells", ["harness/kernels/_cells.c"], extra_compile_args=_C),
                    Extension("harness.kernels._graph", ["harness/kernels/_graph.c"], extra_compile_args=_C,
-                             depends=["harness/kernels/_args.h"]),
+                             depends=["harness/kernels/_args.h", "harness/kernels/view_api.h"]),
                    Extension("harness.kernels._engine", ["harness/kernels/_engine.c"], extra_compile_args=_C,
                              depends=["harness/kernels/_args.h"])])

@@ -3,7 +3,8 @@
 The view starts from the home processors of a level and records what the
 processor learned since (data it received or sent, locate messages). It reads
 like a State's ``home`` (``view.home[verts]``), so :func:`harness.costs_if_on`
-prices vertices from it. Lookups and merges are C (``harness/kernels/_graph.c``).
+prices vertices from it. Lookups and merges are C (``harness/kernels/_graph.c``), and a plugin's C code
+calls the merge and the pricing through ``LocationView.C_API``.
 """
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ class LocationView:
     """
 
     __slots__ = ("base", "keys", "values", "P")
+    #: a capsule of the view's C kernels for a plugin's C code (``harness/kernels/_graph.c``, ``view_api``: costs_if_on's
+    #: pricing and :meth:`learn`, called without Python in between)
+    C_API = _graph.view_api
 
     def __init__(self, home: np.ndarray, P: int):
         self.base = np.ascontiguousarray(home, np.int64)
@@ -53,10 +57,8 @@ class LocationView:
         """Record that the data of ``ids`` is at ``where`` (one processor or one per id; of a vertex listed
         twice, the later entry wins)."""
         ids = np.ascontiguousarray(ids, np.int64)
-        if ids.size:
-            kv = np.frombuffer(_graph.merge(self.keys, self.values, ids, np.ascontiguousarray(where, np.int64).reshape(-1)),
-                               np.int64).reshape(2, -1)
-            self.keys, self.values = kv[0], kv[1]
+        if ids.size:  # keys and values replaced by the merged map's (C: _graph.learn)
+            _graph.learn(self, ids, np.ascontiguousarray(where, np.int64).reshape(-1))
 
     def __len__(self) -> int:
         """How many vertices p learned a location for."""

@@ -16,6 +16,7 @@ typedef int64_t i64;
 
 #define KERNEL "graph"
 #include "_args.h"
+#include "view_api.h"
 
 /* the arguments: n arrays of the given kinds (named for the errors), then `extra` integers into ints */
 static int arrays(PyObject *args, arg *a, int n, const char *kinds, const char *const *names, int extra,
@@ -117,39 +118,25 @@ static inline i64 seen_at(const i64 *home, const i64 *kk, const i64 *kv, i64 m, 
     return (lo < m && kk[lo] == x) ? kv[lo] : home[x];
 }
 
-/* costs(xadj, adjncy, cwgt, pwgt, rwgt, proc_of, cluster, conn, verts, q, home, kk, kv): Wgt, Comm and
- * Remap of every vertex of verts if computed on q (one processor per vertex, or one for all), as 3 x k
- * float64 (SBN §3.1); a vertex's data is where the view (home, kk, kv) says (kk empty: home). */
-static PyObject *costs(PyObject *Py_UNUSED(self), PyObject *args) {
-    enum { N = 13 };
-    static const char *names[] = {"xadj", "adjncy", "cwgt", "pwgt", "rwgt", "proc_of", "cluster", "conn", "verts",
-                                  "q", "home", "kk", "kv"};
-    arg a[N];
-    PyObject *ret = NULL;
-    if (!arrays(args, a, N, "iiiiififiiiii", names, 0, NULL)) goto done;
-    const i64 *xadj = I64(a[0]), *adj = I64(a[1]), *cwgt = I64(a[2]), *pwgt = I64(a[3]), *rwgt = I64(a[4]);
-    const double *proc = F64(a[5]), *conn = F64(a[7]);
-    const i64 *cl = I64(a[6]), *v = I64(a[8]), *q = I64(a[9]), *home = I64(a[10]), *kk = I64(a[11]),
-              *kv = I64(a[12]);
-    i64 n = LEN(a[0]) - 1, P = LEN(a[6]), k = LEN(a[8]), nq = LEN(a[9]), m = LEN(a[11]);
-    i64 C = 1;
-    while (C * C < LEN(a[7])) ++C;
-    if (C * C != LEN(a[7]) || LEN(a[5]) != P || LEN(a[3]) != n || LEN(a[4]) != n || LEN(a[10]) != n ||
-        LEN(a[12]) != m || LEN(a[1]) != xadj[n] || LEN(a[2]) != xadj[n]) {
+static int costs_core(const priced_graph *g, const i64 *v, i64 k, const i64 *q, i64 nq, const i64 *home, i64 nh,
+                      const i64 *kk, const i64 *kv, i64 m, double *wgt, double *comm, double *remap) {
+    const i64 *xadj = g->xadj, *adj = g->adj, *cwgt = g->cwgt, *pwgt = g->pwgt, *rwgt = g->rwgt, *cl = g->cl;
+    const double *proc = g->proc, *conn = g->conn;
+    i64 n = g->nxadj - 1, P = g->ncl, C = 1;
+    while (C * C < g->nconn) ++C;
+    if (n < 0 || C * C != g->nconn || g->nproc != P || g->npwgt != n || g->nrwgt != n || nh != n ||
+        g->nadj != xadj[n] || g->ncwgt != xadj[n]) {
         PyErr_SetString(PyExc_ValueError, "graph: costs got arrays of inconsistent sizes");
-        goto done;
+        return -1;
     }
     if (nq != 1 && nq != k) {
         PyErr_SetString(PyExc_ValueError, "graph: q must be one processor or one per vertex");
-        goto done;
+        return -1;
     }
     if (total_degree(xadj, n, v, k) < 0) {
         bad("vertex");
-        goto done;
+        return -1;
     }
-    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(3 * k * 8));
-    if (!ret) goto done;
-    double *wgt = (double *)PyByteArray_AS_STRING(ret), *comm = wgt + k, *remap = wgt + 2 * k;
 #define CLUSTER(p, into)                                                \
     do {                                                                \
         if ((p) < 0 || (p) >= P || cl[p] < 0 || cl[p] >= C) goto wrong; \
@@ -173,10 +160,35 @@ static PyObject *costs(PyObject *Py_UNUSED(self), PyObject *args) {
         wgt[i] = (double)pwgt[v[i]] * proc[qi];
     }
 #undef CLUSTER
-    goto done;
+    return 0;
 wrong:
-    Py_CLEAR(ret);
     bad("processor");
+    return -1;
+}
+
+/* costs(xadj, adjncy, cwgt, pwgt, rwgt, proc_of, cluster, conn, verts, q, home, kk, kv): Wgt, Comm and
+ * Remap of every vertex of verts if computed on q (one processor per vertex, or one for all), as 3 x k
+ * float64 (SBN §3.1); a vertex's data is where the view (home, kk, kv) says (kk empty: home). */
+static PyObject *costs(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { N = 13 };
+    static const char *names[] = {"xadj", "adjncy", "cwgt", "pwgt", "rwgt", "proc_of", "cluster", "conn", "verts",
+                                  "q", "home", "kk", "kv"};
+    arg a[N];
+    PyObject *ret = NULL;
+    if (!arrays(args, a, N, "iiiiififiiiii", names, 0, NULL)) goto done;
+    if (LEN(a[12]) != LEN(a[11])) {
+        PyErr_SetString(PyExc_ValueError, "graph: costs got arrays of inconsistent sizes");
+        goto done;
+    }
+    priced_graph g = {I64(a[0]), I64(a[1]), I64(a[2]), I64(a[3]), I64(a[4]), I64(a[6]), F64(a[5]), F64(a[7]),
+                      LEN(a[0]), LEN(a[1]), LEN(a[2]), LEN(a[3]), LEN(a[4]), LEN(a[6]), LEN(a[5]), LEN(a[7])};
+    i64 k = LEN(a[8]);
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(3 * k * 8));
+    if (!ret) goto done;
+    double *wgt = (double *)PyByteArray_AS_STRING(ret);
+    if (costs_core(&g, I64(a[8]), k, I64(a[9]), LEN(a[9]), I64(a[10]), LEN(a[10]), I64(a[11]), I64(a[12]),
+                   LEN(a[11]), wgt, wgt + k, wgt + 2 * k) < 0)
+        Py_CLEAR(ret);
 done:
     release(a, N);
     return ret;
@@ -241,25 +253,16 @@ static int by_key(const void *x, const void *y) {  /* (id, position): equal ids 
     return (a[2] > b[2]) - (a[2] < b[2]);
 }
 
-/* merge(kk, kv, ids, vals): the sorted map (kk, kv) with ids -> vals set (vals one value for all or one per
- * id; of a repeated id the last entry wins); returns (keys, values) as one bytearray of 2 x m' int64 */
-static PyObject *merge(PyObject *Py_UNUSED(self), PyObject *args) {
-    static const char *names[] = {"kk", "kv", "ids", "vals"};
-    arg a[4];
+/* the sorted map (kk, kv: m entries) with ids -> vals set (nv: 1 value for all, or one per id; of a repeated id
+ * the last entry wins), as 2 x m' int64 (keys, then values) in a new bytearray */
+static PyObject *merged(const i64 *kk, const i64 *kv, i64 m, const i64 *ids, i64 k, const i64 *vals, i64 nv) {
     PyObject *ret = NULL;
-    i64 *pairs = NULL;
-    if (!arrays(args, a, 4, "iiii", names, 0, NULL)) goto done;
-    const i64 *kk = I64(a[0]), *kv = I64(a[1]), *ids = I64(a[2]), *vals = I64(a[3]);
-    i64 m = LEN(a[0]), k = LEN(a[2]), nv = LEN(a[3]);
-    if (LEN(a[1]) != m || (nv != 1 && nv != k)) {
+    if (nv != 1 && nv != k) {
         PyErr_SetString(PyExc_ValueError, "graph: merge got arrays of inconsistent sizes");
-        goto done;
+        return NULL;
     }
-    pairs = malloc((size_t)(3 * k + 1) * 8);
-    if (!pairs) {
-        PyErr_NoMemory();
-        goto done;
-    }
+    i64 *pairs = malloc((size_t)(3 * k + 1) * 8);
+    if (!pairs) return PyErr_NoMemory();
     for (i64 i = 0; i < k; ++i) {
         pairs[3 * i] = ids[i];
         pairs[3 * i + 1] = vals[nv == 1 ? 0 : i];
@@ -302,7 +305,70 @@ static PyObject *merge(PyObject *Py_UNUSED(self), PyObject *args) {
     memcpy(ov + t, kv + i, (size_t)(m - i) * 8);
 done:
     free(pairs);
-    release(a, 4);
+    return ret;
+}
+
+static PyObject *KEYS, *VALUES, *FROMBUFFER, *INT64;  /* "keys", "values", numpy.frombuffer, numpy.int64 */
+
+/* LocationView.learn's merge on the view object: its keys and values replaced by those of the merged map (two
+ * int64 arrays over one bytearray); nothing when k is 0 */
+static int learn_core(PyObject *view, const i64 *ids, i64 k, const i64 *vals, i64 nv) {
+    if (!k) return 0;
+    if (!FROMBUFFER) {
+        PyObject *np = PyImport_ImportModule("numpy");
+        if (!np) return -1;
+        FROMBUFFER = PyObject_GetAttrString(np, "frombuffer");
+        INT64 = PyObject_GetAttrString(np, "int64");
+        Py_DECREF(np);
+        if (!FROMBUFFER || !INT64) {
+            Py_CLEAR(FROMBUFFER);
+            return -1;
+        }
+    }
+    static const char *names[] = {"keys", "values"};
+    arg a[2];
+    PyObject *o[2] = {PyObject_GetAttr(view, KEYS), PyObject_GetAttr(view, VALUES)}, *kv = NULL, *x[2] = {NULL};
+    int ok = -1;
+    memset(a, 0, sizeof a);
+    if (!o[0] || !o[1] || !get(o[0], &a[0], 'i', names[0]) || !get(o[1], &a[1], 'i', names[1])) goto done;
+    i64 m = LEN(a[0]);
+    if (LEN(a[1]) != m) {
+        PyErr_SetString(PyExc_ValueError, "graph: kk and kv differ in length");
+        goto done;
+    }
+    if (!(kv = merged(I64(a[0]), I64(a[1]), m, ids, k, vals, nv))) goto done;
+    Py_ssize_t size = PyByteArray_GET_SIZE(kv) / 16;
+    PyObject *count = PyLong_FromSsize_t(size), *off = PyLong_FromSsize_t(8 * size), *zero = PyLong_FromLong(0);
+    if (count && off && zero) {
+        x[0] = PyObject_CallFunctionObjArgs(FROMBUFFER, kv, INT64, count, zero, NULL);
+        x[1] = x[0] ? PyObject_CallFunctionObjArgs(FROMBUFFER, kv, INT64, count, off, NULL) : NULL;
+    }
+    Py_XDECREF(count), Py_XDECREF(off), Py_XDECREF(zero);
+    release(a, 2);  /* (before the old arrays may go) */
+    a[0].held = a[1].held = 0;
+    if (x[1] && PyObject_SetAttr(view, KEYS, x[0]) == 0 && PyObject_SetAttr(view, VALUES, x[1]) == 0) ok = 0;
+done:
+    release(a, 2);
+    Py_XDECREF(o[0]), Py_XDECREF(o[1]), Py_XDECREF(kv), Py_XDECREF(x[0]), Py_XDECREF(x[1]);
+    return ok;
+}
+
+/* learn(view, ids, vals): LocationView.learn's merge (learn_core) */
+static PyObject *learn(PyObject *Py_UNUSED(self), PyObject *args) {
+    static const char *names[] = {"ids", "vals"};
+    arg a[2];
+    PyObject *view, *rest = NULL, *ret = NULL;
+    memset(a, 0, sizeof a);
+    if (PyTuple_GET_SIZE(args) != 3) {
+        PyErr_SetString(PyExc_TypeError, "graph: expected 3 arguments");
+        return NULL;
+    }
+    view = PyTuple_GET_ITEM(args, 0);
+    if (!(rest = PyTuple_GetSlice(args, 1, 3))) return NULL;
+    if (arrays(rest, a, 2, "ii", names, 0, NULL) && learn_core(view, I64(a[0]), LEN(a[0]), I64(a[1]), LEN(a[1])) == 0)
+        ret = Py_NewRef(Py_None);
+    release(a, 2);
+    Py_DECREF(rest);
     return ret;
 }
 
@@ -365,10 +431,23 @@ static PyMethodDef methods[] = {
     {"rows", rows, METH_VARARGS, "the neighbours of verts, concatenated in CSR order (or sorted, each once)"},
     {"costs", costs, METH_VARARGS, "Wgt, Comm and Remap of verts if computed on q, from a view (3 x k float64)"},
     {"lookup", lookup, METH_VARARGS, "home[verts] overridden by a sorted map (kk, kv), or its distinct values"},
-    {"merge", merge, METH_VARARGS, "a sorted map with new entries set (2 x m int64)"},
+    {"learn", learn, METH_VARARGS, "LocationView.learn: the view's sorted map with new entries set"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_graph", "CSR graph kernels.", -1, methods};
 
-PyMODINIT_FUNC PyInit__graph(void) { return PyModule_Create(&module); }
+static view_api API = {VIEW_API_VERSION, costs_core, learn_core};  /* LocationView.C_API */
+
+PyMODINIT_FUNC PyInit__graph(void) {
+    PyObject *mod = PyModule_Create(&module), *cap = NULL;
+    if (!mod) return NULL;
+    if (!(KEYS = PyUnicode_InternFromString("keys")) || !(VALUES = PyUnicode_InternFromString("values")) ||
+        !(cap = PyCapsule_New(&API, VIEW_API_NAME, NULL)) ||
+        PyModule_AddObject(mod, "view_api", cap) < 0) {
+        Py_XDECREF(cap);
+        Py_DECREF(mod);
+        return NULL;
+    }
+    return mod;
+}

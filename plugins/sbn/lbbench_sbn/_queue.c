@@ -14,12 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "view_api.h" /* harness/kernels: LocationView.C_API */
+
 typedef int64_t i64;
 
 typedef struct {
     double ratio, tot;
     i64 depth, id;
 } item;
+
 
 static int before(const void *x, const void *y) {
     const item *a = x, *b = y;
@@ -35,6 +38,7 @@ static int get(PyObject *o, Py_buffer *b, char kind, const char *name) {
     if (PyObject_GetBuffer(o, b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return 0;
     const char *f = b->format ? b->format : "B";
     if (*f == '<' || *f == '=' || *f == '@') ++f;
+    if (kind == 'i' && b->itemsize == 1 && b->len % 8 == 0 && *f == 'B' && f[1] == '\0') return 1;  /* raw bytes */
     if (b->itemsize != 8 || f[1] != '\0' || (kind == 'f' ? *f != 'd' : (*f != 'q' && *f != 'l'))) {
         PyErr_Format(PyExc_TypeError, "queue: %s must be a contiguous %s array", name, kind == 'f' ? "float64" : "int64");
         PyBuffer_Release(b);
@@ -555,6 +559,39 @@ done:
     return ret;
 }
 
+/* affected()'s vertices of ch (k) into a new cand (sorted, each once; its count in *u), or NULL with an error */
+static i64 *affected_core(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *ch, i64 k,
+                          const uint8_t *queued, const i64 *holder, i64 p, i64 *u) {
+    if (!all_in(ch, k, n, "a moved vertex is")) return NULL;
+    i64 tot = k;
+    for (i64 i = 0; i < k; ++i) {
+        i64 v = ch[i];
+        if (xadj[v] < 0 || xadj[v + 1] < xadj[v] || xadj[v + 1] > nadj) {
+            PyErr_SetString(PyExc_ValueError, "queue: xadj does not match adjncy");
+            return NULL;
+        }
+        tot += xadj[v + 1] - xadj[v];
+    }
+    i64 *cand = malloc((size_t)(tot + 1) * 8);
+    if (!cand) return (i64 *)PyErr_NoMemory();
+    i64 m = 0;
+    for (i64 i = 0; i < k; ++i) {
+        i64 v = ch[i];
+        if (queued[v] && holder[v] == p) cand[m++] = v;
+        if (!all_in(adj + xadj[v], xadj[v + 1] - xadj[v], n, "a neighbour is")) {
+            free(cand);
+            return NULL;
+        }
+        for (i64 e = xadj[v]; e < xadj[v + 1]; ++e)
+            if (queued[adj[e]] && holder[adj[e]] == p) cand[m++] = adj[e];
+    }
+    qsort(cand, (size_t)m, 8, by_id);
+    *u = 0;
+    for (i64 i = 0; i < m; ++i)
+        if (i == 0 || cand[i] != cand[i - 1]) cand[(*u)++] = cand[i];
+    return cand;
+}
+
 /* affected(xadj, adjncy, ch, queued, holder, p): the vertices to re-price at p after the data of ch moved in
  * p's view (balancer.LevelRun._receive): the closed neighbourhood of ch (Graph.neighbourhood) restricted to
  * the vertices queued at p (queued[u] and holder[u] == p), sorted, each once (int64). */
@@ -566,44 +603,17 @@ static PyObject *affected(PyObject *Py_UNUSED(self), PyObject *args) {
     int have[NB] = {0};
     long long p;
     PyObject *ret = NULL;
-    i64 *cand = NULL;
+    i64 *cand = NULL, u = 0;
     if (!PyArg_ParseTuple(args, "OOOOOL", &o[XADJ], &o[ADJNCY], &o[CH], &o[QUEUED], &o[HOLDER], &p)) return NULL;
     if (!get_all(o, b, have, "iiiri", name, NB)) goto done;
-    i64 k = b[CH].len / 8, n = b[HOLDER].len / 8, nadj = b[ADJNCY].len / 8;
+    i64 n = b[HOLDER].len / 8;
     if (b[QUEUED].len != n || b[XADJ].len / 8 != n + 1) {
         PyErr_SetString(PyExc_ValueError, "queue: affected got arrays of inconsistent lengths");
         goto done;
     }
-    const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *ch = b[CH].buf, *holder = b[HOLDER].buf;
-    const uint8_t *queued = b[QUEUED].buf;
-    if (!all_in(ch, k, n, "a moved vertex is")) goto done;
-    i64 tot = k;
-    for (i64 i = 0; i < k; ++i) {
-        i64 v = ch[i];
-        if (xadj[v] < 0 || xadj[v + 1] < xadj[v] || xadj[v + 1] > nadj) {
-            PyErr_SetString(PyExc_ValueError, "queue: xadj does not match adjncy");
-            goto done;
-        }
-        tot += xadj[v + 1] - xadj[v];
-    }
-    cand = malloc((size_t)(tot + 1) * 8);
-    if (!cand) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    i64 m = 0;
-    for (i64 i = 0; i < k; ++i) {
-        i64 v = ch[i];
-        if (queued[v] && holder[v] == p) cand[m++] = v;
-        if (!all_in(adj + xadj[v], xadj[v + 1] - xadj[v], n, "a neighbour is")) goto done;
-        for (i64 e = xadj[v]; e < xadj[v + 1]; ++e)
-            if (queued[adj[e]] && holder[adj[e]] == p) cand[m++] = adj[e];
-    }
-    qsort(cand, (size_t)m, 8, by_id);
-    i64 u = 0;
-    for (i64 i = 0; i < m; ++i)
-        if (i == 0 || cand[i] != cand[i - 1]) cand[u++] = cand[i];
-    ret = PyByteArray_FromStringAndSize((const char *)cand, (Py_ssize_t)(u * 8));
+    if ((cand = affected_core(b[XADJ].buf, b[ADJNCY].buf, n, b[ADJNCY].len / 8, b[CH].buf, b[CH].len / 8,
+                              b[QUEUED].buf, b[HOLDER].buf, p, &u)))
+        ret = PyByteArray_FromStringAndSize((const char *)cand, (Py_ssize_t)(u * 8));
 done:
     free(cand);
     release_all(b, have, NB);
@@ -683,8 +693,13 @@ done:
     return ret;
 }
 
+#define NTAIL 22  /* tail_core's tuple */
+static int tail_core(PyObject *tail, PyObject *Qall, PyObject *view, const view_api *api, i64 p, i64 i, i64 P,
+                     i64 word, const i64 *arr, i64 na, const i64 *ch, i64 nl, PyObject *servers,
+                     const uint8_t *queued, const i64 *rwgt, i64 n);
+
 /* inbox(locs, values, offsets, src, m, end, p, i, data_at, requested, pinned, queued, rwgt, mig, loc_n, loc_b,
- * msgs, fwd, servers, P, data, fetch, word, per_unit): at processor p (slot i) the locate messages ``locs``
+ * msgs, fwd, servers, P, data, fetch, word, per_unit, view, api, Qall, tail): at processor p (slot i) the locate messages ``locs``
  * (int64 [processor, vertex, ...] each, by sender), then the run of DATA and FETCH messages from message m
  * (values, offsets, src: the batch's columns, as _Received reads them) up to end (balancer.LevelRun._receive's
  * steps for them, in its order, the reference path's arithmetic):
@@ -695,24 +710,31 @@ done:
  * - FETCH (requester, vertices), when p holds the data of every one of them (else the run stops before it:
  *   the forwarding is the caller's): marked in flight, (p, requester, data, [vertices], words * per_unit)
  *   appended to msgs when there are any, fwd[vertex] = requester, learned at requester.
- * Returns int64 [the message the run stopped at, nl, na, the number of DATA messages, nl vertices learned,
- * their processors, na arrived] in a bytearray: what p learned in order (one merge, the later entry winning,
- * is the merges one by one). */
+ * What p learned, in order, is merged into its view (LocationView ``view``, through ``api``, its C_API: one
+ * merge, the later entry winning, is the merges one by one). Returns int64 [the message the run stopped at, nl,
+ * na, the number of DATA messages, the nl vertices learned, the na arrived] in a bytearray; or, with ``tail``
+ * (a tuple, see tail_core) when the run reached end, None after tail_core's steps (Qall: p's queue). */
 static PyObject *inbox(PyObject *Py_UNUSED(self), PyObject *args) {
     enum { VALUES, OFFSETS, SRC, DATA_AT, REQUESTED, PINNED, QUEUED, RWGT, MIG, LOC_N, LOC_B, NB };
     static const char *const name[NB] = {"values", "offsets", "src", "data_at", "requested", "pinned", "queued",
                                          "rwgt", "mig", "loc_n", "loc_b"};
-    PyObject *locs, *msgs, *fwd, *servers, *o[NB];
+    PyObject *locs, *msgs, *fwd, *servers, *o[NB], *view, *capsule, *Qall, *tail;
     Py_buffer b[NB], lb;
     int have[NB] = {0};
     long long m, end, p, i, P, DATA, FETCH, word, per_unit;
     PyObject *ret = NULL, *req = NULL;
     i64 *buf = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOLLLLOOOOOOOOO!O!O!LLLLL", &locs, &o[VALUES], &o[OFFSETS], &o[SRC], &m, &end,
-                          &p, &i, &o[DATA_AT], &o[REQUESTED], &o[PINNED], &o[QUEUED], &o[RWGT], &o[MIG], &o[LOC_N],
-                          &o[LOC_B], &PyList_Type, &msgs, &PyDict_Type, &fwd, &PySet_Type, &servers, &P, &DATA,
-                          &FETCH, &word, &per_unit))
+    const view_api *api;
+    if (!PyArg_ParseTuple(args, "OOOOLLLLOOOOOOOOO!O!O!LLLLLOOOO", &locs, &o[VALUES], &o[OFFSETS], &o[SRC], &m,
+                          &end, &p, &i, &o[DATA_AT], &o[REQUESTED], &o[PINNED], &o[QUEUED], &o[RWGT], &o[MIG],
+                          &o[LOC_N], &o[LOC_B], &PyList_Type, &msgs, &PyDict_Type, &fwd, &PySet_Type, &servers, &P,
+                          &DATA, &FETCH, &word, &per_unit, &view, &capsule, &Qall, &tail))
         return NULL;
+    if (!(api = view_api_of(capsule))) return NULL;
+    if (tail != Py_None && (!PyTuple_Check(tail) || PyTuple_GET_SIZE(tail) != NTAIL)) {
+        PyErr_SetString(PyExc_TypeError, "queue: inbox's tail must be None or a tuple (see tail_core)");
+        return NULL;
+    }
     if (!(locs = PySequence_Fast(locs, "queue: inbox's locs must be a sequence"))) return NULL;
     if (!get_all(o, b, have, "iiiibbrifff", name, NB)) goto done;
     Py_ssize_t nlocs = PySequence_Fast_GET_SIZE(locs);
@@ -827,19 +849,39 @@ static PyObject *inbox(PyObject *Py_UNUSED(self), PyObject *args) {
         } else
             break;
     }
-    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((4 + 2 * nl + na) * 8));
+    if (nl && api->learn(view, lid, nl, lat, nl) < 0) goto done;
+    if (tail != Py_None && m == end) {
+        if (tail_core(tail, Qall, view, api, p, i, P, word, arr, na, lid, nl, servers, queued, rwgt, n) == 0)
+            ret = Py_NewRef(Py_None);
+        goto done;
+    }
+    ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((4 + nl + na) * 8));
     if (!ret) goto done;
     i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
     out[0] = m, out[1] = nl, out[2] = na, out[3] = nd;
     memcpy(out + 4, lid, (size_t)nl * 8);
-    memcpy(out + 4 + nl, lat, (size_t)nl * 8);
-    memcpy(out + 4 + 2 * nl, arr, (size_t)na * 8);
+    memcpy(out + 4 + nl, arr, (size_t)na * 8);
 done:
     Py_XDECREF(req);
     free(buf);
     Py_DECREF(locs);
     release_all(b, have, NB);
     return ret;
+}
+
+/* receivers()' processors from hold (nh) and home0[ids] (k) into a new cand (its count in *u), or NULL */
+static i64 *receivers_core(const i64 *hold, i64 nh, const i64 *home0, i64 n, const i64 *ids, i64 k, i64 p,
+                           i64 server, i64 *u) {
+    if (!all_in(ids, k, n, "a located vertex is")) return NULL;
+    i64 *cand = malloc((size_t)(nh + k + 1) * 8);
+    if (!cand) return (i64 *)PyErr_NoMemory();
+    memcpy(cand, hold, (size_t)nh * 8);
+    for (i64 j = 0; j < k; ++j) cand[nh + j] = home0[ids[j]];
+    qsort(cand, (size_t)(nh + k), 8, by_id);
+    *u = 0;
+    for (i64 j = 0; j < nh + k; ++j)
+        if ((j == 0 || cand[j] != cand[j - 1]) && cand[j] != p && cand[j] != server) cand[(*u)++] = cand[j];
+    return cand;
 }
 
 /* receivers(holders, home0, ids, p, server): the processors a locate message about ids goes to
@@ -853,24 +895,12 @@ static PyObject *receivers(PyObject *Py_UNUSED(self), PyObject *args) {
     int have[NB] = {0};
     long long p, server;
     PyObject *ret = NULL;
-    i64 *cand = NULL;
+    i64 *cand = NULL, u = 0;
     if (!PyArg_ParseTuple(args, "OOOLL", &o[HOLDERS], &o[HOME0], &o[IDS], &p, &server)) return NULL;
     if (!get_all(o, b, have, "iii", name, NB)) goto done;
-    i64 nh = b[HOLDERS].len / 8, n = b[HOME0].len / 8, k = b[IDS].len / 8;
-    const i64 *hold = b[HOLDERS].buf, *home0 = b[HOME0].buf, *ids = b[IDS].buf;
-    if (!all_in(ids, k, n, "a located vertex is")) goto done;
-    cand = malloc((size_t)(nh + k + 1) * 8);
-    if (!cand) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    memcpy(cand, hold, (size_t)nh * 8);
-    for (i64 j = 0; j < k; ++j) cand[nh + j] = home0[ids[j]];
-    qsort(cand, (size_t)(nh + k), 8, by_id);
-    i64 u = 0;
-    for (i64 j = 0; j < nh + k; ++j)
-        if ((j == 0 || cand[j] != cand[j - 1]) && cand[j] != p && cand[j] != server) cand[u++] = cand[j];
-    ret = PyByteArray_FromStringAndSize((const char *)cand, (Py_ssize_t)(u * 8));
+    if ((cand = receivers_core(b[HOLDERS].buf, b[HOLDERS].len / 8, b[HOME0].buf, b[HOME0].len / 8, b[IDS].buf,
+                               b[IDS].len / 8, p, server, &u)))
+        ret = PyByteArray_FromStringAndSize((const char *)cand, (Py_ssize_t)(u * 8));
 done:
     free(cand);
     release_all(b, have, NB);
@@ -943,6 +973,21 @@ done:
     return ret;
 }
 
+/* priced()'s steps on its arrays (k vertices verts, n by vertex): 1, or 0 with an error */
+static int priced_core(const i64 *verts, i64 k, i64 n, const double *wgt, const double *comm, const double *remap,
+                       double *cw, double *cc, double *cr, uint8_t *stale, const i64 *deg, double *sel, i64 i,
+                       double log2q) {
+    if (!all_in(verts, k, n, "a priced vertex is")) return 0;
+    i64 d = 0;
+    for (i64 j = 0; j < k; ++j) d += deg[verts[j]];
+    sel[i] += (double)k * log2q + (double)d;
+    for (i64 j = 0; j < k; ++j) {
+        i64 v = verts[j];
+        cw[v] = wgt[j], cc[v] = comm[j], cr[v] = remap[j], stale[v] = 1;
+    }
+    return 1;
+}
+
 /* priced(verts, wgt, comm, remap, cw, cc, cr, stale, deg, sel, i, log2q): verts (re-)priced at processor i
  * (balancer.LevelRun._price): §5.4's heap steps counted first, sel[i] += len(verts) * log2q + the sum of
  * deg[verts] (numpy's order: the product, then the sum added), then cw[verts] = wgt, cc[verts] = comm,
@@ -966,19 +1011,9 @@ static PyObject *priced(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "queue: priced got arrays of inconsistent lengths");
         goto done;
     }
-    const i64 *verts = b[VERTS].buf, *deg = b[DEG].buf;
-    const double *wgt = b[WGT].buf, *comm = b[COMM].buf, *remap = b[REMAP].buf;
-    double *cw = b[CW].buf, *cc = b[CC].buf, *cr = b[CR].buf, *sel = b[SEL].buf;
-    uint8_t *stale = b[STALE].buf;
-    if (!all_in(verts, k, n, "a priced vertex is")) goto done;
-    i64 d = 0;
-    for (i64 j = 0; j < k; ++j) d += deg[verts[j]];
-    sel[i] += (double)k * log2q + (double)d;
-    for (i64 j = 0; j < k; ++j) {
-        i64 v = verts[j];
-        cw[v] = wgt[j], cc[v] = comm[j], cr[v] = remap[j], stale[v] = 1;
-    }
-    ret = Py_NewRef(Py_None);
+    if (priced_core(b[VERTS].buf, k, n, b[WGT].buf, b[COMM].buf, b[REMAP].buf, b[CW].buf, b[CC].buf, b[CR].buf,
+                    b[STALE].buf, b[DEG].buf, b[SEL].buf, i, log2q))
+        ret = Py_NewRef(Py_None);
 done:
     release_all(b, have, NB);
     return ret;
@@ -1201,6 +1236,16 @@ static i64 search_left(const double *x, i64 k, double key) {
     return lo;
 }
 
+/* 1 if vertex v's row of the graph lies in adjncy (nadj entries) and its neighbours in [0, n), else 0 with a
+ * ValueError */
+static int row_in(const i64 *xadj, const i64 *adj, i64 v, i64 n, i64 nadj) {
+    if (xadj[v] < 0 || xadj[v + 1] < xadj[v] || xadj[v + 1] > nadj) {
+        PyErr_SetString(PyExc_ValueError, "queue: xadj does not match adjncy");
+        return 0;
+    }
+    return all_in(adj + xadj[v], xadj[v + 1] - xadj[v], n, "a neighbour is");
+}
+
 /* The next layer of a breadth-first search inside a set (grow(), search()): the neighbours of the nl
  * vertices of layer that are in the set (slot > 0: position + 1) and, with avail, still marked there, sorted,
  * each once, written to next; returns how many, or -1 with an exception set (the caller then clears slot
@@ -1210,16 +1255,9 @@ static i64 next_layer(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i6
     i64 nn = 0;
     for (i64 i = 0; i < nl; ++i) {
         i64 v = layer[i];
-        if (xadj[v] < 0 || xadj[v + 1] < xadj[v] || xadj[v + 1] > nadj) {
-            PyErr_SetString(PyExc_ValueError, "queue: xadj does not match adjncy");
-            return -1;
-        }
+        if (!row_in(xadj, adj, v, n, nadj)) return -1;
         for (i64 e = xadj[v]; e < xadj[v + 1]; ++e) {
             i64 u = adj[e];
-            if (u < 0 || u >= n) {
-                PyErr_SetString(PyExc_ValueError, "queue: a neighbour is out of range");
-                return -1;
-            }
             if (avail && avail[u] && !slot[u]) {
                 PyErr_SetString(PyExc_ValueError, "queue: search reached an available vertex not in the queue");
                 return -1;
@@ -1848,6 +1886,28 @@ static i64 seen_at(const i64 *base, const i64 *kk, const i64 *kv, i64 m, i64 x) 
     return hit ? kv[hit - kk] : base[x];
 }
 
+/* holders()' processors, marked in seen (P, zeroed): their count, or -1 with an error */
+static i64 holders_core(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *verts, i64 k, const i64 *base,
+                        const i64 *kk, const i64 *kv, i64 nk, i64 P, i64 p, uint8_t *seen) {
+    i64 count = 0;
+    if (!all_in(verts, k, n, "a vertex is")) return -1;
+    for (i64 i = 0; i < k; ++i) {
+        i64 v = verts[i];
+        if (!row_in(xadj, adj, v, n, nadj)) return -1;
+        for (i64 e = xadj[v]; e < xadj[v + 1]; ++e) {
+            i64 x = seen_at(base, kk, kv, nk, adj[e]);
+            if (x < 0 || x >= P) {
+                PyErr_SetString(PyExc_ValueError, "queue: a processor is out of range");
+                return -1;
+            }
+            count += !seen[x];
+            seen[x] = 1;
+        }
+    }
+    if (p >= 0 && p < P) count -= seen[p], seen[p] = 0;
+    return count;
+}
+
 /* holders(xadj, adjncy, verts, base, kk, kv, P, p): the processors other than p that hold, in a processor's view
  * (base, kk, kv: seen_at), the data of a neighbour of verts, sorted, each once (int64; balancer._holders_at:
  * view.holders(neighbours_of(verts)) without p) */
@@ -1863,40 +1923,19 @@ static PyObject *holders(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOOLL", &o[XADJ], &o[ADJNCY], &o[VERTS], &o[BASE], &o[KK], &o[KV], &P, &p))
         return NULL;
     if (!get_all(o, b, have, "iiiiii", name, NB)) goto done;
-    i64 n = b[BASE].len / 8, nadj = b[ADJNCY].len / 8, k = b[VERTS].len / 8, nk = b[KK].len / 8, count = 0;
+    i64 n = b[BASE].len / 8, nadj = b[ADJNCY].len / 8, k = b[VERTS].len / 8, nk = b[KK].len / 8;
     const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *verts = b[VERTS].buf, *base = b[BASE].buf,
               *kk = b[KK].buf, *kv = b[KV].buf;
     if (b[XADJ].len / 8 != n + 1 || b[KV].len / 8 != nk || P < 1) {
         PyErr_SetString(PyExc_ValueError, "queue: holders got arrays of inconsistent lengths");
         goto done;
     }
-    if (!all_in(verts, k, n, "a vertex is")) goto done;
     if (!(seen = calloc((size_t)P, 1))) {
         PyErr_NoMemory();
         goto done;
     }
-    for (i64 i = 0; i < k; ++i) {
-        i64 v = verts[i];
-        if (xadj[v] < 0 || xadj[v + 1] < xadj[v] || xadj[v + 1] > nadj) {
-            PyErr_SetString(PyExc_ValueError, "queue: xadj does not match adjncy");
-            goto done;
-        }
-        for (i64 e = xadj[v]; e < xadj[v + 1]; ++e) {
-            if (adj[e] < 0 || adj[e] >= n) {
-                PyErr_SetString(PyExc_ValueError, "queue: a neighbour is out of range");
-                goto done;
-            }
-            i64 x = seen_at(base, kk, kv, nk, adj[e]);
-            if (x < 0 || x >= P) {
-                PyErr_SetString(PyExc_ValueError, "queue: a processor is out of range");
-                goto done;
-            }
-            count += !seen[x];
-            seen[x] = 1;
-        }
-    }
-    if (p >= 0 && p < P) count -= seen[p], seen[p] = 0;
-    if (!(ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(count * 8)))) goto done;
+    i64 count = holders_core(xadj, adj, n, nadj, verts, k, base, kk, kv, nk, P, p, seen);
+    if (count < 0 || !(ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(count * 8)))) goto done;
     i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
     for (i64 x = 0; x < P; ++x)
         if (seen[x]) *out++ = x;
@@ -1904,6 +1943,111 @@ done:
     free(seen);
     release_all(b, have, NB);
     return ret;
+}
+
+/* The rest of balancer.LevelRun._receive at p (slot i) when inbox's run took every message (its native steps, in
+ * their order, on p's view after the merge): the na arrived vertices arr (a locate message, _locate: to the
+ * holders of their neighbours and their homes, without p and the only server, if one; servers cleared), then
+ * the queued vertices at p next to the nl vertices ch whose location p learned re-priced (affected, the view's
+ * costs on p, priced) and p's queue marked unsorted and dirty. tail: (xadj, adjncy, holder, home0, located, cwgt,
+ * pwgt, proc_of, cluster, conn, cw, cc, cr, stale, deg, sel, log2, head, unsorted, the view's base, the outbox's
+ * locate list, dirty); rwgt, queued: inbox's. 0, or -1 with an error. */
+static int tail_core(PyObject *tail, PyObject *Qall, PyObject *view, const view_api *api, i64 p, i64 i, i64 P,
+                     i64 word, const i64 *arr, i64 na, const i64 *ch, i64 nl, PyObject *servers,
+                     const uint8_t *queued, const i64 *rwgt, i64 n) {
+    enum { XADJ, ADJNCY, HOLDER, HOME0, LOCATED, CWGT, PWGT, PROC, CLUSTER, CONN, CW, CC, CR, STALE, DEG, SEL, LOG2,
+           HEAD, UNSORTED, BASE, KK, KV, QALL, NB };  /* the tail's items up to BASE, then its locs and dirty */
+    static const char *const name[NB] = {"xadj", "adjncy", "holder", "home0", "located", "cwgt", "pwgt", "proc_of",
+                                         "cluster", "conn", "cw", "cc", "cr", "stale", "deg", "sel", "log2", "head",
+                                         "unsorted", "base", "keys", "values", "Qall"};
+    PyObject *o[NB], *kk = PyObject_GetAttrString(view, "keys"), *kv = PyObject_GetAttrString(view, "values");
+    Py_buffer b[NB];
+    int have[NB] = {0}, ok = -1;
+    uint8_t *seen = NULL;
+    i64 *near = NULL, *to = NULL, *aff = NULL;
+    double *c = NULL;
+    PyObject *locs = PyTuple_GET_ITEM(tail, NB - 3), *dirty = PyTuple_GET_ITEM(tail, NB - 2);
+    for (int j = 0; j < KK; ++j) o[j] = PyTuple_GET_ITEM(tail, j);
+    o[KK] = kk, o[KV] = kv, o[QALL] = Qall;
+    if (!kk || !kv || !PyList_Check(locs) || !PyAnySet_Check(dirty)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "queue: inbox's tail is not as tail_core reads it");
+        goto done;
+    }
+    if (!get_all(o, b, have, "iiiifiififfffbiffibiiii", name, NB)) goto done;
+    i64 L = b[SEL].len / 8, nadj = b[ADJNCY].len / 8, nk = b[KK].len / 8;
+    const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *base = b[BASE].buf, *keys = b[KK].buf, *vals = b[KV].buf;
+    if (b[XADJ].len / 8 != n + 1 || b[HOLDER].len / 8 != n || b[HOME0].len / 8 != n || b[BASE].len / 8 != n ||
+        b[KV].len / 8 != nk || b[CW].len / 8 != n || b[CC].len / 8 != n || b[CR].len / 8 != n ||
+        b[STALE].len != n || b[DEG].len / 8 != n || b[LOCATED].len / 8 != L || b[HEAD].len / 8 != L ||
+        b[UNSORTED].len != L || i < 0 || i >= L || P < 1) {
+        PyErr_SetString(PyExc_ValueError, "queue: inbox's tail got arrays of inconsistent lengths");
+        goto done;
+    }
+    if (na) {  /* _locate */
+        i64 server = -1, nt = 0;
+        if (PySet_GET_SIZE(servers) == 1) {
+            PyObject *it = PyObject_GetIter(servers), *x = it ? PyIter_Next(it) : NULL;
+            Py_XDECREF(it);
+            if (!x) goto done;
+            server = PyLong_AsLongLong(x);
+            Py_DECREF(x);
+            if (server == -1 && PyErr_Occurred()) goto done;
+        }
+        if (PySet_Clear(servers) < 0 || !(seen = calloc((size_t)P, 1))) goto nomem;
+        i64 cnt = holders_core(xadj, adj, n, nadj, arr, na, base, keys, vals, nk, P, p, seen);
+        if (cnt < 0) goto done;
+        if (!(near = malloc((size_t)(cnt + 1) * 8))) goto nomem;
+        for (i64 x = 0, at = 0; x < P; ++x)
+            if (seen[x]) near[at++] = x;
+        if (!(to = receivers_core(near, cnt, b[HOME0].buf, n, arr, na, p, server, &nt))) goto done;
+        ((double *)b[LOCATED].buf)[i] += (double)(nt * word * (1 + na));
+        if (nt) {
+            PyObject *words = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((1 + na) * 8)), *dest = NULL, *m = NULL;
+            if (words) {
+                i64 *w = (i64 *)PyByteArray_AS_STRING(words);
+                w[0] = p;
+                memcpy(w + 1, arr, (size_t)na * 8);
+                if ((dest = PyByteArray_FromStringAndSize((const char *)to, (Py_ssize_t)(nt * 8))))
+                    m = Py_BuildValue("(LOO)", (long long)p, dest, words);
+            }
+            int bad = !m || PyList_Append(locs, m) < 0;
+            Py_XDECREF(words), Py_XDECREF(dest), Py_XDECREF(m);
+            if (bad) goto done;
+        }
+    }
+    if (nl) {  /* the queued vertices around what p learned, re-priced (_price) */
+        i64 u = 0;
+        if (!(aff = affected_core(xadj, adj, n, nadj, ch, nl, queued, b[HOLDER].buf, p, &u))) goto done;
+        if (u) {
+            priced_graph g = {xadj, adj, b[CWGT].buf, b[PWGT].buf, rwgt, b[CLUSTER].buf, b[PROC].buf, b[CONN].buf,
+                              n + 1, nadj, b[CWGT].len / 8, b[PWGT].len / 8, n, b[CLUSTER].len / 8, b[PROC].len / 8,
+                              b[CONN].len / 8};
+            i64 q = b[QALL].len / 8 - ((const i64 *)b[HEAD].buf)[i];
+            if (q < 0 || q >= b[LOG2].len / 8) {
+                PyErr_SetString(PyExc_ValueError, "queue: inbox's tail got a queue longer than log2's table");
+                goto done;
+            }
+            if (!(c = malloc((size_t)(3 * u) * sizeof *c))) goto nomem;
+            if (api->costs(&g, aff, u, &p, 1, base, n, keys, vals, nk, c, c + u, c + 2 * u) < 0 ||
+                !priced_core(aff, u, n, c, c + u, c + 2 * u, b[CW].buf, b[CC].buf, b[CR].buf, b[STALE].buf,
+                             b[DEG].buf, b[SEL].buf, i, ((const double *)b[LOG2].buf)[q]))
+                goto done;
+            ((uint8_t *)b[UNSORTED].buf)[i] = 1;  /* _touch */
+            PyObject *x = PyLong_FromLongLong(i);
+            int bad = !x || PySet_Add(dirty, x) < 0;
+            Py_XDECREF(x);
+            if (bad) goto done;
+        }
+    }
+    ok = 0;
+    goto done;
+nomem:
+    if (!PyErr_Occurred()) PyErr_NoMemory();
+done:
+    free(seen), free(near), free(to), free(aff), free(c);
+    Py_XDECREF(kk), Py_XDECREF(kv);
+    release_all(b, have, NB);
+    return ok;
 }
 
 typedef struct {

@@ -25,7 +25,8 @@ Steps 2 and 3 run for all local processors at once (one C call of ``_queue`` per
 step over the processors, numpy's arithmetic in numpy's order; a processor's
 queue stays sorted between changes); only processors with messages, or whose
 main line acts, are visited one by one. A processor's locate messages and its run of ``DATA`` and
-``FETCH`` are one C call (``_queue.inbox``); a run of ``DJOB`` messages is one C call
+``FETCH`` are one C call (``_queue.inbox``: what it learned merged into its view through ``LocationView.C_API``;
+when the run is all it received, its locate message and the re-pricing around what it learned too); a run of ``DJOB`` messages is one C call
 (``_queue.distribute``); the balancing operations' messages (``BAL``, ``NAK``, ``ABORT``, ``UP``, ``DIST``)
 are handled by their state in C (``_opstate.Ops``), a processor's run of them in one call;
 ``NATIVE = False`` runs the Python reference path of them all.
@@ -91,6 +92,7 @@ from .selection import ROUNDS, rounds, select, spread
 from .topology import Trees
 
 BYTES_PER_UNIT = 8
+VIEW_API = LocationView.C_API  # the view's merge and pricing, for _queue.inbox's C
 _NONE = np.empty(0, np.int64)
 _NO_COLUMNS = (_NONE, np.zeros(1, np.int64), _NONE)  # an empty batch's values, offsets and sources
 # the operation counts of §5.4's cost model, per processor (rows of LevelRun.ops; README "Table 9 on counts")
@@ -283,6 +285,12 @@ class LevelRun:
         # what _queue.inbox reads and writes, bound once (these arrays are never rebound)
         self.inboxed = (self.data_at, self.requested, self.pinned, self.queued, g.rwgt, self.ops[MIG],
                         self.bcast[LOC_N], self.bcast[LOC_B])
+        # and what the rest of _receive reads and writes there when the run took every message (the views' base
+        # is home0; the outbox's locate list is cleared in place)
+        self.tailed = (g.xadj, g.adjncy, self.holder, self.home0, self.bcast[LOCATED], g.cwgt, g.pwgt,
+                       machine.proc_of, machine.cluster, machine.conn, self.cw, self.cc, self.cr, self.stale,
+                       self.deg, self.ops[SEL], self.log2, self.head, self.unsorted, self.home0, self.out.locs,
+                       self.dirty)
         self.opstate = _opstate.Ops(self.trees.pow2, self.trees.arrays, self.busy, self.prom, self.prom_until,
                                     self.hold, self.minth, self.ops, self.aborted, self.qs, self.stg,
                                     self.unsorted, self._qwgt_at, self._holders_at,
@@ -444,7 +452,10 @@ class LevelRun:
         # locate messages first (sent one superstep earlier, §3.5): int64 [processor, vertex, ...] each, by sender;
         # learned together, a later message's entry for a vertex winning over an earlier one's
         if inbox:
-            m = self._inbox(v, got, locs, m, end)
+            m = self._inbox(v, got, locs, m, end, self.tailed)
+            if m is None:  # every message taken, p's locate message and re-pricing done there too
+                self._tick("migration", t0)
+                return
         elif locs:
             if len(locs) == 1:  # one sender: its processor for every vertex
                 ids = locs[0][1:]
@@ -525,20 +536,23 @@ class LevelRun:
                 self._price(v, aff)
         self._tick("migration", t0)
 
-    def _inbox(self, v: VProc, got: "_Received", locs, m: int, end: int) -> int:
+    def _inbox(self, v: VProc, got: "_Received", locs, m: int, end: int, tail: tuple | None = None) -> int | None:
         """p's locate messages, then its run of DATA and FETCH from message m, in one C call (``_queue.inbox``:
         the reference path's steps in its order, a FETCH whose data left p stopping the run); what p learned
-        merged into its view at once (the later entry winning, as merges one by one). Returns where it stopped."""
+        merged into its view at once (the later entry winning, as merges one by one). Returns where it stopped;
+        with ``tail`` (``tailed``), None when the run took every message: the rest of ``_receive`` (the locate
+        message of what arrived, the re-pricing around what p learned) done there too."""
         values, offsets, src = got.columns if m < end else _NO_COLUMNS
-        buf = np.frombuffer(_queue.inbox(locs, values, offsets, src, m, end, v.p, v.i, *self.inboxed, self.out.msgs,
-                                         v.fwd, v.servers, self.P, DATA, FETCH, msg.WORD, BYTES_PER_UNIT), np.int64)
+        buf = _queue.inbox(locs, values, offsets, src, m, end, v.p, v.i, *self.inboxed, self.out.msgs, v.fwd,
+                           v.servers, self.P, DATA, FETCH, msg.WORD, BYTES_PER_UNIT, v.view, VIEW_API, v.Qall, tail)
+        if buf is None:
+            return None
+        buf = np.frombuffer(buf, np.int64)
         m, nl, na, nd = buf[:4].tolist()
         if nl:
-            ids = buf[4:4 + nl]
-            v.view.learn(ids, buf[4 + nl:4 + 2 * nl])
-            v.changed.append(ids)
+            v.changed.append(buf[4:4 + nl])
         if nd:
-            v.arrived.append(buf[4 + 2 * nl:4 + 2 * nl + na])
+            v.arrived.append(buf[4 + nl:4 + nl + na])
         return m
 
     def _bind(self, got: "_Received") -> None:

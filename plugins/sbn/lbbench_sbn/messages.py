@@ -64,7 +64,7 @@ class Outbox:
     def flush(self, eng) -> None:
         if self.locs:  # one message per receiver: the columns and the words packed in C
             cols = np.frombuffer(_queue.locates(self.locs), np.int64)
-            self.locs = []
+            self.locs.clear()  # (in place: the level's C steps append to it)
             n = int(cols[0])
             src, dst, counts = cols[1:1 + 3 * n].reshape(3, n)
             eng.send("locate", src, dst, cols[1 + 3 * n:], counts=counts, kind="migration")

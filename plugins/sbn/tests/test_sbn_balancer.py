@@ -130,20 +130,20 @@ def test_bad_parameters():
 
 
 def _counting(run):
-    """Count the locate messages the engine is sent (its ``locate`` stream) and the arrivals that cause them."""
+    """Count the locate messages the engine is sent (its ``locate`` stream) and the arrivals that cause them: the
+    processors that receive data in a superstep (the distinct receivers of a superstep's ``DATA`` messages)."""
     cnt = {"locate": 0, "arrivals": 0}
-    send, locate = run.eng.send, run._locate
+    send = run.eng.send
 
-    def counted_send(tag, src, dst, *args, **kw):
+    def counted_send(tag, src, dst, values=None, counts=None, *args, **kw):
         if tag == "locate":
             cnt["locate"] += int(np.size(dst))
-        send(tag, src, dst, *args, **kw)
+        elif tag == msg.TAG:
+            codes = values[np.concatenate(([0], np.cumsum(counts)[:-1]))]
+            cnt["arrivals"] += np.unique(np.asarray(dst)[codes == msg.DATA]).size
+        send(tag, src, dst, values, counts, *args, **kw)
 
-    def counted_locate(v, ids):
-        cnt["arrivals"] += 1
-        locate(v, ids)
-
-    run.eng.send, run._locate = counted_send, counted_locate
+    run.eng.send = counted_send
     return cnt
 
 

@@ -3,7 +3,8 @@ level and the owners after it are the same bit for bit. The C paths: GetDistribu
 the balancing operations' state (``_opstate``: BAL, NAK, ABORT, UP, DIST; operations completed and abandoned,
 trees relabelled at P a power of two and built per root otherwise, at P = 24), a superstep's batch read
 (``_queue.received``), the data messages, requests and locate messages (``arrive``, ``serve``, ``receivers``),
-the re-pricing (``affected``, ``priced``), §3.4's selection rounds in one call (``select``: the pool, R, the
+the re-pricing (``affected``, ``priced``; with the locates and the run of DATA and FETCH in one call, ``inbox``,
+when they are all a processor received), §3.4's selection rounds in one call (``select``: the pool, R, the
 search, and the subset next to q's data with ``subset_from=receiver``) and a gather entry's neighbour processors
 (``holders``)."""
 import math
