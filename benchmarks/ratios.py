@@ -237,7 +237,8 @@ class LevelsSpeedup:
 
 class SuperstepBound:
     """How far R ranks can speed SBN up at all: levels 1-2 at P = 2,048 on one process, the CPU each vproc's
-    handlers take in each superstep (``Engine.working`` and ``Engine.each``, read at every exchange). A
+    handlers take in each superstep (``Engine.working`` and ``Engine.each``, read at every exchange:
+    ``Engine.charged``). A
     superstep lasts as long as its busiest rank, so with no exchange cost and no per-rank overhead R ranks
     take the sum over supersteps of the busiest rank's share: one rank's total over that sum bounds the
     speed-up under each of the engine's layouts (``Engine(layout=...)``: contiguous blocks cut by total work;
@@ -261,7 +262,7 @@ class SuperstepBound:
         steps, cells, exchange = [], [], Engine.exchange
 
         def recording(eng, *args, **kwargs):  # the vprocs' CPU since the last exchange (or the cell's start)
-            now, (src, last) = eng._vp_cpu.copy(), getattr(eng, "_bound", (None, None))
+            now, (src, last) = eng.charged().copy(), getattr(eng, "_bound", (None, None))
             if src is not eng._vp_cpu:
                 cells.append(len(steps))
             steps.append(now if src is not eng._vp_cpu else now - last)

@@ -59,7 +59,7 @@ def crowded(comm) -> bool:
 
 
 class Transport:
-    """The exchange of ``comm`` (R > 1 ranks); ``cpu`` is the CPU time spent inside it."""
+    """The exchange of ``comm`` (R > 1 ranks); ``cpu`` and ``wall`` are the CPU and wall time spent inside it."""
 
     def __init__(self, comm):
         from mpi4py import MPI  # only a run under mpiexec gets here
@@ -68,7 +68,7 @@ class Transport:
         self.me = comm.Get_rank()
         self._head = np.empty((self.R, 4), np.int64)  # the header this rank sends: code, bytes, tally, bytes out
         self._got = np.empty((self.R, 4), np.int64)  # the headers it receives
-        self.cpu = 0.0
+        self.cpu = self.wall = 0.0  # CPU and wall seconds inside exchanges
         self.tally = 0  # the sum over ranks of the tallies of the last exchange
         self.came = 0  # the bytes the last exchange brought this rank (from every rank, itself included)
         self.inside = False  # between the two calls of an exchange: a signal's exception waits (:meth:`defer`)
@@ -84,12 +84,13 @@ class Transport:
         read serves both; None: read here). ``one``: ``buf`` is one chunk that goes to every rank (each
         ``sizes[r]`` is its length; sent once from the same bytes). Raises CellAborted if a rank aborted,
         Diverged (on every rank) if the ranks are in different collectives."""
-        t = time.process_time() if clock is None else clock
+        t, w = time.process_time() if clock is None else clock, time.perf_counter()
         self._arrive()
         recv, got = self._both(code(what), sizes, np.frombuffer(buf, np.uint8), tally, one=one)
         codes, n, tallies, _ = zip(*got)
         self.tally = sum(tallies)
         self.cpu += time.process_time() - t
+        self.wall += time.perf_counter() - w
         if _ABORT in codes:
             at = sum(n[:codes.index(_ABORT)])
             raise CellAborted(pickle.loads(recv[at:at + n[codes.index(_ABORT)]]))

@@ -247,10 +247,12 @@ class Engine:
 
     # ------------------------------------------------------------ busy time
     def _busy_reset(self) -> None:
-        self._cpu0 = time.process_time()
+        self._cpu0, self._wall0 = time.process_time(), time.perf_counter()
         if self._net is not None:
-            self._net.cpu = 0.0  # CPU seconds inside collectives (MPI may spin while it waits)
-        self._vp_cpu = np.zeros(self.P)  # CPU seconds charged to each local vproc (``working``)
+            self._net.cpu = self._net.wall = 0.0  # CPU and wall seconds inside collectives (MPI may spin)
+        self._vp_cpu = np.zeros(self.P)  # CPU seconds charged to each local vproc (``working``, ``each``)
+        self._pending = bytearray()  # ``each``'s turns not charged yet: (vproc, wall seconds), int64 and float64
+        self._win = (0.0, 0.0)  # busy CPU and busy wall seconds of the cell when the turns were last charged
         self._step_busy: list = []  # under MPI: this rank's busy seconds as each exchange's collective begins
         self.last_work = getattr(self, "last_work", None)  # per vproc, of the last cell (``rank_busy``)
 
@@ -258,17 +260,40 @@ class Engine:
         """This rank's CPU seconds since the cell began, outside collectives."""
         return time.process_time() - self._cpu0 - (0.0 if self._net is None else self._net.cpu)
 
+    def _busy_wall(self) -> float:
+        """This rank's wall seconds since the cell began, outside collectives."""
+        return time.perf_counter() - self._wall0 - (0.0 if self._net is None else self._net.wall)
+
+    def _settle(self, now: float | None = None) -> None:
+        """Charge :meth:`each`'s turns since the last call: the rank's busy CPU seconds since then, shared over
+        them in proportion to each turn's wall time (over the busy wall time since then: a superstep's turns
+        get its CPU at its ratio of CPU to wall). ``now``: the CPU clock, read by the caller."""
+        busy = (time.process_time() if now is None else now) - self._cpu0 - (0.0 if self._net is None else
+                                                                              self._net.cpu)
+        wall = self._busy_wall()
+        if self._pending:
+            _engine.settle(self._vp_cpu, self._pending, busy - self._win[0], wall - self._win[1])
+        self._win = (busy, wall)
+
+    def charged(self) -> np.ndarray:
+        """The CPU seconds charged to each vproc so far in the cell (:meth:`working`, :meth:`each`; zero on
+        another rank's vprocs)."""
+        if self._pending:
+            self._settle()
+        return self._vp_cpu
+
     def working(self, vp: int) -> "_Charge":
         """Charge the CPU time of the block to local vproc ``vp`` (the work measure of :meth:`balance_ranks`)."""
         return _Charge(self._vp_cpu, vp)
 
     def each(self, vps):
-        """Iterate local vprocs, charging each its turn (from its turn to the next one's) in bulk: the loop's
-        CPU seconds (two reads of the CPU clock, at its start and end) shared over the turns in proportion to
-        each turn's wall time (a cheap clock read per vproc; the CPU clock is a system call, about as dear as a
-        small turn, in loops that visit thousands of vprocs a superstep). The loop's total is exact; a turn
-        the rank was descheduled in takes a larger share. Charged when the loop ends (or is left: when the
-        iterator is freed). The iterator is C (``_engine.turns``): a few machine words per turn.
+        """Iterate local vprocs, charging each its turn (from its turn to the next one's) in bulk: each turn is
+        timed on the wall clock (a cheap clock read per vproc), and at the superstep's end (the next exchange,
+        or when the charges are read) the rank's busy CPU seconds since the last charge are shared over the
+        turns in proportion to their wall time, over the busy wall time since then (:meth:`_settle`: one read
+        of the CPU clock, a system call, per superstep, not two per loop). A turn is charged its wall time at
+        the superstep's ratio of CPU to wall (1 on a rank that keeps its core); a turn the rank was descheduled
+        in takes a larger share. The iterator is C (``_engine.turns``): a few machine words per turn.
 
         Example:
             >>> for p in eng.each(sorted(inbox)):
@@ -288,7 +313,7 @@ class Engine:
         busy time.
         """
         busy = self.busy_s() if busy is None else busy
-        mine = self._vp_cpu[self.mine]
+        mine = self.charged()[self.mine]
         rest = max(busy - float(mine.sum()), 0.0)
         steps = np.diff([0.0, *[b for b in self._step_busy if b < busy], busy])  # up to ``busy``, then the rest
         profile = np.array(self._vp_steps) if self.layout == "profile" and self.R > 1 else None
@@ -489,10 +514,8 @@ class Engine:
         """
         step = self.superstep
         self.superstep += 1
-        if self.layout == "profile" and self.R > 1:  # one rank has one layout
-            self._vp_steps.append(self._vp_cpu[self.mine])
-            if len(self._vp_steps) > 2 * _PROFILE_ROWS:  # adjacent supersteps merged: the profile stays bounded
-                self._vp_steps = self._vp_steps[1::2]
+        if self._pending and self.R == 1:  # the superstep's turns of ``each`` charged (under MPI: in ``_move``)
+            self._settle()
         out, self._outbox = self._outbox, []
         sends, self._sends = self._sends, []
         if not sends and self.R == 1:  # an empty superstep: nothing to count or move
@@ -594,10 +617,15 @@ class Engine:
             for msg in out:
                 objects[rank[msg[1]]].append(msg)
             buf, sizes = wire(streams, self._rank, objects, self._descs)
-        # one read of the CPU clock: this rank's busy seconds as the superstep's collective begins (its sends
-        # packed), and the collective's start
+        # one read of the CPU clock: the superstep's turns charged, this rank's busy seconds as the superstep's
+        # collective begins (its sends packed), and the collective's start
         now = time.process_time()
-        self._step_busy.append(now - self._cpu0 - self._net.cpu)
+        self._settle(now)
+        self._step_busy.append(self._win[0])
+        if self.layout == "profile":  # one rank has one layout
+            self._vp_steps.append(self._vp_cpu[self.mine])
+            if len(self._vp_steps) > 2 * _PROFILE_ROWS:  # adjacent supersteps merged: the profile stays bounded
+                self._vp_steps = self._vp_steps[1::2]
         parts = self._net.exchange(buf, sizes, "exchange", 0 if tally is None else tally, now)
         if tally is not None:
             self.tally = self._net.tally

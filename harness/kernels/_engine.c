@@ -975,16 +975,16 @@ done:
 #undef NEED
 #undef PAD8
 
-/* Turns: the iterator of Engine.each. It hands out the vprocs of an iterable and charges the loop's CPU
- * seconds (the CPU clock read when the loop starts and when it ends: time.process_time's clock) to them,
- * shared in proportion to each turn's wall time (time.perf_counter's clock read at the end of every turn: a
- * turn lasts from the previous one's end, or the loop's start, to its own end), into acc = engine._vp_cpu read
- * when the loop ends: exhausted, or left (the iterator freed) inside a turn. */
+/* Turns: the iterator of Engine.each. It hands out the vprocs of an iterable and times each turn on the wall
+ * clock (time.perf_counter's, read at the end of every turn: a turn lasts from the previous one's end, or the
+ * loop's start, to its own end); when the loop ends (exhausted, or left: the iterator freed inside a turn) it
+ * appends each turn's (vproc, wall seconds) to engine._pending, which Engine._settle charges (settle()) with
+ * the rank's CPU over the superstep: no CPU clock read (a system call) per loop. */
 typedef struct {
     PyObject_HEAD
     PyObject *engine, *it;
     i64 *vps;
-    double *ends, c0, t0;
+    double *ends, t0;
     Py_ssize_t n, cap;
     int started, turn, charged;
 } Turns;
@@ -995,44 +995,87 @@ static double clock_of(clockid_t id) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* share the loop's CPU over the turns (acc[vp] += cpu x the turn's share of the loop's wall time) */
+/* the loop's turns, (vproc, wall seconds) each as int64 and float64, appended to engine._pending (a
+ * bytearray); a vproc out of range of engine.P: IndexError */
 static int charge(Turns *t) {
     t->charged = 1;
     if (!t->n) return 0;
-    double cpu = clock_of(CLOCK_PROCESS_CPUTIME_ID) - t->c0, total = t->ends[t->n - 1] - t->t0, prev = t->t0;
-    PyObject *acco = PyObject_GetAttrString(t->engine, "_vp_cpu");
-    if (!acco) return -1;
-    Py_buffer b;
-    int rc = PyObject_GetBuffer(acco, &b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE);
-    Py_DECREF(acco);
-    if (rc < 0) return -1;
-    if (b.itemsize != 8 || !b.format || strcmp(b.format, "d")) {
-        PyBuffer_Release(&b);
-        PyErr_SetString(PyExc_TypeError, "engine: _vp_cpu must be a contiguous float64 array");
-        return -1;
-    }
-    double *acc = b.buf;
-    i64 P = (i64)(b.len / 8);
+    PyObject *po = PyObject_GetAttrString(t->engine, "P"), *pend = NULL;
+    if (!po) return -1;
+    i64 P = PyLong_AsLongLong(po);
+    Py_DECREF(po);
+    if (P == -1 && PyErr_Occurred()) return -1;
+    double prev = t->t0;
     for (Py_ssize_t i = 0; i < t->n; ++i) {
         i64 v = t->vps[i] < 0 ? t->vps[i] + P : t->vps[i];
         if (v < 0 || v >= P) {
-            PyBuffer_Release(&b);
             PyErr_Format(PyExc_IndexError, "engine: vproc %lld out of range for P = %lld", (long long)t->vps[i],
                          (long long)P);
             return -1;
         }
-        acc[v] += total > 0 ? cpu * ((t->ends[i] - prev) / total) : cpu / (double)t->n;
-        prev = t->ends[i];
+        t->vps[i] = v;
+        t->ends[i] -= prev, prev += t->ends[i];  /* the turn's wall seconds */
+    }
+    if (!(pend = PyObject_GetAttrString(t->engine, "_pending"))) return -1;
+    if (!PyByteArray_Check(pend)) {
+        Py_DECREF(pend);
+        PyErr_SetString(PyExc_TypeError, "engine: _pending must be a bytearray");
+        return -1;
+    }
+    Py_ssize_t at = PyByteArray_GET_SIZE(pend);
+    if (PyByteArray_Resize(pend, at + 16 * t->n) < 0) {
+        Py_DECREF(pend);
+        return -1;
+    }
+    char *out = PyByteArray_AS_STRING(pend) + at;
+    for (Py_ssize_t i = 0; i < t->n; ++i) {
+        memcpy(out + 16 * i, &t->vps[i], 8);
+        memcpy(out + 16 * i + 8, &t->ends[i], 8);
+    }
+    Py_DECREF(pend);
+    return 0;
+}
+
+/* settle(acc, pending, cpu, wall): the turns in pending (Turns' pairs) charged their share of cpu seconds,
+ * acc[vp] += cpu x the turn's wall seconds / wall (wall <= 0: cpu shared evenly over the turns); pending is
+ * emptied. */
+static PyObject *settle(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *acco, *pend;
+    double cpu, wall;
+    if (!PyArg_ParseTuple(args, "OO!dd", &acco, &PyByteArray_Type, &pend, &cpu, &wall)) return NULL;
+    Py_buffer b;
+    if (PyObject_GetBuffer(acco, &b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
+    if (b.itemsize != 8 || !b.format || strcmp(b.format, "d")) {
+        PyBuffer_Release(&b);
+        PyErr_SetString(PyExc_TypeError, "engine: _vp_cpu must be a contiguous float64 array");
+        return NULL;
+    }
+    double *acc = b.buf;
+    i64 P = (i64)(b.len / 8);
+    Py_ssize_t n = PyByteArray_GET_SIZE(pend) / 16;
+    const char *in = PyByteArray_AS_STRING(pend);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        i64 v;
+        double w;
+        memcpy(&v, in + 16 * i, 8);
+        memcpy(&w, in + 16 * i + 8, 8);
+        if (v < 0 || v >= P) {
+            PyBuffer_Release(&b);
+            PyErr_Format(PyExc_IndexError, "engine: vproc %lld out of range for P = %lld", (long long)v,
+                         (long long)P);
+            return NULL;
+        }
+        acc[v] += wall > 0 ? cpu * (w / wall) : cpu / (double)n;
     }
     PyBuffer_Release(&b);
-    return 0;
+    if (PyByteArray_Resize(pend, 0) < 0) return NULL;
+    Py_RETURN_NONE;
 }
 
 static PyObject *turns_next(Turns *t) {
     if (t->charged) return NULL;
     if (!t->started) {
         t->started = 1;
-        t->c0 = clock_of(CLOCK_PROCESS_CPUTIME_ID);
         t->t0 = clock_of(CLOCK_MONOTONIC);
     } else if (t->turn) {
         t->ends[t->n - 1] = clock_of(CLOCK_MONOTONIC);
@@ -1090,7 +1133,7 @@ static PyTypeObject TurnsType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "harness.kernels._engine.Turns",
     .tp_basicsize = sizeof(Turns),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Engine.each's iterator: the vprocs, each charged its turn of the loop's CPU",
+    .tp_doc = "Engine.each's iterator: the vprocs, each turn timed for Engine._settle",
     .tp_iter = PyObject_SelfIter,
     .tp_iternext = (iternextfunc)turns_next,
     .tp_dealloc = (destructor)turns_dealloc,
@@ -1110,12 +1153,13 @@ static PyObject *turns(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_INCREF(engine);
     t->engine = engine, t->it = it, t->vps = NULL, t->ends = NULL, t->n = t->cap = 0;
     t->started = t->turn = t->charged = 0;
-    t->c0 = t->t0 = 0.0;
+    t->t0 = 0.0;
     return (PyObject *)t;
 }
 
 static PyMethodDef methods[] = {
-    {"turns", turns, METH_VARARGS, "Engine.each's iterator: the vprocs, each charged its turn of the loop's CPU"},
+    {"turns", turns, METH_VARARGS, "Engine.each's iterator: the vprocs, each turn timed for Engine._settle"},
+    {"settle", settle, METH_VARARGS, "Engine.each's turns charged their wall share of a superstep's CPU"},
     {"columns", columns, METH_VARARGS, "the five int64 columns of one send, checked (or an error code)"},
     {"counted", counted, METH_VARARGS, "one superstep's sends counted per kind, in send order"},
     {"most", most, METH_VARARGS, "per kind, the most messages one local vproc received"},
