@@ -12,6 +12,10 @@
  *   EList   an arena of {w, Cwgt}; originals' records first, each merged vertex's
  *           records appended when it is made and dropped when it is split (stack order)
  *   rhome   an arena of {home, Rwgt}, kept the same way
+ *   KList   each vertex's connection weight to each processor (the k_r of §3.3), kept up to date as vertices move:
+ *           an arena parallel to EList (a vertex's records from its estart; at most one per EList record), built
+ *           by the vertex's first evaluation, on one cluster and positive Cwgt (then the order of the records
+ *           does not change a sum), else every evaluation scans EList
  *   Heap    binary min-heap keyed by (Gain, v) with direct pointers hpos[v]
  *   Stack   stack of collapsed pairs (v, w)
  * Union/Find of Fig. 2: lookup is current when lookup != -1 and lookup < vtot.
@@ -39,10 +43,12 @@ typedef struct { i64 rwgt; vid merge, lookup, owner, mark; } Hot;
 typedef struct {
     i64 estart, hstart, pwgt, seen; /* EList and rhome records from estart, hstart; seen: drain's neighbour stamp */
     vid elen, hlen, vpos, hpos; /* their numbers; *vmap; *Heap */
+    vid knum; /* KList records from estart; -1: none yet */
     char border, fixed; /* fixed: pinned (Level.pinned), never moved; a merged vertex holding one is fixed */
 } Cold;
 typedef struct { i64 c; vid x; } Edge;  /* an EList record: {w, Cwgt} */
 typedef struct { i64 r; vid h; } Home;  /* an rhome record: {home, Rwgt} */
+typedef struct { i64 c; i64 p; } KRec;  /* a KList record: {processor, Cwgt to the vertex's neighbours there} */
 
 typedef struct {
     /* VList */
@@ -52,6 +58,7 @@ typedef struct {
     /* arenas */
     Edge *el; i64 etop, ecap;
     Home *hl; i64 htop, hcap;
+    KRec *kl; int klist; /* KList (klist: kept) */
     /* VMap */
     vid *vmap; i64 nv;
     /* Stack */
@@ -82,31 +89,57 @@ typedef struct {
 } K;
 
 /* ---------------------------------------------------------------- memory */
-static void *xmalloc(K *k, size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (!p) k->oom = 1;
-    return p;
+/* Every array lives in a buffer kept from one call to the next, up to KEEP bytes in all: the next level (the same
+ * size, as a rule) then reuses pages it has touched instead of faulting fresh ones in, about 6,000 a call on
+ * 50,000 vertices. A call reads only what it has written (as after malloc). The kernel holds the GIL throughout,
+ * so calls never overlap. */
+enum { B_HOT, B_COLD, B_EL, B_HL, B_KL, B_VMAP, B_STK, B_PATH, B_ACC, B_ORDER, B_HG, B_HV, B_SLQ, B_SLP, B_PMARK,
+       B_KP, B_KV, B_AFF, B_DW, B_DC, B_DR, B_NQ, B_BAFF, B_BDW, B_BDC, B_BDR, NBUF };
+static struct { void *p; size_t size; } kept[NBUF];
+#define KEEP ((size_t)256 << 20)
+
+static void *buf(K *k, int b, size_t n) {
+    if (kept[b].size < n) {
+        free(kept[b].p);
+        kept[b].p = malloc(n ? n : 1);
+        kept[b].size = kept[b].p ? n : 0;
+        if (!kept[b].p) k->oom = 1;
+    }
+    return kept[b].p;
+}
+
+/* buffer b grown to hold at least n bytes, its contents kept; NULL (and b as it was) when memory runs out */
+static void *grow(int b, size_t n) {
+    size_t nc = kept[b].size ? 2 * kept[b].size : n;
+    while (nc < n) nc *= 2;
+    void *a = realloc(kept[b].p, nc);
+    if (a) { kept[b].p = a; kept[b].size = nc; }
+    return a;
+}
+
+/* after a call: the buffers stay for the next one unless they hold more than KEEP bytes */
+static void release(void) {
+    size_t tot = 0;
+    for (int b = 0; b < NBUF; b++) tot += kept[b].size;
+    if (tot > KEEP)
+        for (int b = 0; b < NBUF; b++) { free(kept[b].p); kept[b].p = NULL; kept[b].size = 0; }
 }
 
 static int grow_e(K *k, i64 need) {
     if (k->etop + need <= k->ecap) return 0;
-    i64 nc = k->ecap * 2;
-    while (nc < k->etop + need) nc *= 2;
-    Edge *a = realloc(k->el, (size_t)nc * sizeof(Edge));
+    Edge *a = grow(B_EL, (size_t)(k->etop + need) * sizeof(Edge));
     if (!a) return -1;
     k->el = a;
-    k->ecap = nc;
+    k->ecap = (i64)(kept[B_EL].size / sizeof(Edge));
     return 0;
 }
 
 static int grow_h(K *k, i64 need) {
     if (k->htop + need <= k->hcap) return 0;
-    i64 nc = k->hcap * 2;
-    while (nc < k->htop + need) nc *= 2;
-    Home *a = realloc(k->hl, (size_t)nc * sizeof(Home));
+    Home *a = grow(B_HL, (size_t)(k->htop + need) * sizeof(Home));
     if (!a) return -1;
     k->hl = a;
-    k->hcap = nc;
+    k->hcap = (i64)(kept[B_HL].size / sizeof(Home));
     return 0;
 }
 
@@ -219,6 +252,7 @@ static void split_top(K *k, vid *pv, vid *pw) {
     V[v].border = V[w].border = V[M].border;
     H[v].merge = H[w].merge = -1;
     H[v].lookup = H[w].lookup = -1;
+    V[v].knum = V[w].knum = -1;
     vid pm = V[M].vpos;
     k->vmap[pm] = v;
     V[v].vpos = pm;
@@ -255,7 +289,7 @@ static i64 contract(K *k, i64 target, uint64_t seed, i64 sample) {
     uint64_t s = seed;
     i64 fails = 0, merges = 0;
     vid *acc_v = k->path; /* scratch of size cap */
-    i64 *accc = (i64 *)xmalloc(k, (size_t)k->cap * sizeof(i64));
+    i64 *accc = buf(k, B_ACC, (size_t)k->cap * sizeof(i64));
     if (!accc) return -1;
     while (k->nv > target) {
         vid bv = -1, bw = -1;
@@ -301,10 +335,9 @@ static i64 contract(K *k, i64 target, uint64_t seed, i64 sample) {
             continue;
         }
         fails = 0;
-        if (merge_pair(k, bv, bw)) { free(accc); return -1; }
+        if (merge_pair(k, bv, bw)) return -1;
         merges++;
     }
-    free(accc);
     return merges;
 }
 /* ---------------------------------------------------------------- model */
@@ -410,25 +443,34 @@ static int evaluate(K *k, vid V) {
     if (cv->fixed) return 0;
     i64 p = H[V].owner;
     i64 nk = 0, tot = 0; /* tot: V's Cwgt to all its neighbours */
-    const Edge *el = k->el;
-    i64 s = cv->estart, e = s + cv->elen;
-    for (i64 j = s; j < e; j++) {
-        vid x = el[j].x;
-        i64 c = el[j].c;
-        if (H[x].merge != -1) x = find(k, x);
-        i64 r = H[x].owner;
-        i64 pos = k->pmark[r];
-        tot += c;
-        if (pos >= 0) k->kv_[pos] += c;
-        else { k->pmark[r] = nk; k->kp_[nk] = r; k->kv_[nk] = c; nk++; }
+    if (cv->knum >= 0) { /* KList */
+        const KRec *kl = k->kl + cv->estart;
+        nk = cv->knum;
+        for (i64 i = 0; i < nk; i++) { k->kp_[i] = kl[i].p; k->kv_[i] = kl[i].c; tot += kl[i].c; }
+    } else {
+        const Edge *el = k->el;
+        i64 s = cv->estart, e = s + cv->elen;
+        for (i64 j = s; j < e; j++) {
+            vid x = el[j].x;
+            i64 c = el[j].c;
+            if (H[x].merge != -1) x = find(k, x);
+            i64 r = H[x].owner;
+            i64 pos = k->pmark[r];
+            tot += c;
+            if (pos >= 0) k->kv_[pos] += c;
+            else { k->pmark[r] = nk; k->kp_[nk] = r; k->kv_[nk] = c; nk++; }
+        }
+        for (i64 i = 0; i < nk; i++) k->pmark[k->kp_[i]] = -1;
+        if (k->klist) {
+            KRec *kl = k->kl + cv->estart;
+            for (i64 i = 0; i < nk; i++) { kl[i].p = k->kp_[i]; kl[i].c = k->kv_[i]; }
+            cv->knum = (vid)nk;
+        }
     }
     int has_p = 0;
     i64 kp = 0;
-    for (i64 i = 0; i < nk; i++) {
-        i64 r = k->kp_[i];
-        k->pmark[r] = -1;
-        if (r == p) { has_p = 1; kp = k->kv_[i]; }
-    }
+    for (i64 i = 0; i < nk; i++)
+        if (k->kp_[i] == p) { has_p = 1; kp = k->kv_[i]; }
     if (nk == 0 || (nk == 1 && has_p)) { cv->border = 0; return 0; }
     cv->border = 1;
     i64 pw = cv->pwgt;
@@ -504,16 +546,36 @@ static void move(K *k, vid V) {
         k->S1 += nq - old;
         sl_replace(k, old, nq, a);
     }
-    vid q = (vid)k->bq;
+    vid p = H[V].owner, q = (vid)k->bq;
     H[V].owner = q;
-    k->cold[V].border = 1;
+    Cold *C = k->cold;
+    C[V].border = 1;
     const Edge *el = k->el;
-    i64 s = k->cold[V].estart, e = s + k->cold[V].elen;
+    i64 s = C[V].estart, e = s + C[V].elen;
     for (i64 j = s; j < e; j++) {
         vid x = el[j].x;
         if (H[x].merge != -1) x = find(k, x);
-        if (H[x].owner != q) k->cold[x].border = 1;
+        if (H[x].owner != q) C[x].border = 1;
+        if (C[x].knum >= 0) { /* V's Cwgt leaves p in x's KList (the record goes when it reaches 0) */
+            KRec *kl = k->kl + C[x].estart;
+            i64 i = 0;
+            while (kl[i].p != p) i++;
+            if (!(kl[i].c -= el[j].c)) kl[i] = kl[--C[x].knum];
+        }
     }
+    /* then arrives on q: a second pass, so a KList never holds more records than its vertex has neighbours */
+    if (k->klist)
+        for (i64 j = s; j < e; j++) {
+            vid x = el[j].x;
+            if (H[x].merge != -1) x = find(k, x);
+            if (C[x].knum >= 0) {
+                KRec *kl = k->kl + C[x].estart;
+                i64 i = 0, nk = C[x].knum;
+                while (i < nk && kl[i].p != q) i++;
+                if (i < nk) kl[i].c += el[j].c;
+                else { kl[nk].p = q; kl[nk].c = el[j].c; C[x].knum = (vid)(nk + 1); }
+            }
+        }
     k->moves++;
 }
 
@@ -626,12 +688,6 @@ static int cmp_vid(const void *a, const void *b) {
 }
 
 /* ------------------------------------------------------------------ run */
-static void kfree(K *k) {
-    void *ptrs[] = {k->hot, k->cold, k->el, k->hl, k->vmap, k->stk, k->path, k->slq, k->slp, k->pmark, k->kp_,
-                    k->kv_, k->aff, k->dW, k->dC, k->dR, k->nq, k->baff, k->bdW, k->bdC, k->bdR, k->hg, k->hv};
-    for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) free(ptrs[i]);
-}
-
 static int need(Py_buffer *b, Py_ssize_t n, const char *name) {
     if (b->len != n) {
         PyErr_Format(PyExc_ValueError, "minex kernel: %s has %zd bytes, expected %zd", name, b->len, n);
@@ -675,33 +731,36 @@ static PyObject *run(PyObject *self, PyObject *args) {
         i64 cap = 2 * n + 1;
         k->n0 = n; k->cap = cap; k->vtot = n; k->P = P; k->C = C;
         size_t I = sizeof(i64), D = sizeof(double), U = sizeof(vid);
-        k->hot = xmalloc(k, cap * sizeof(Hot)); k->cold = xmalloc(k, cap * sizeof(Cold));
-        k->ecap = 2 * m2 + 16; k->el = xmalloc(k, k->ecap * sizeof(Edge));
-        k->hcap = 2 * n + 16; k->hl = xmalloc(k, k->hcap * sizeof(Home));
-        k->vmap = xmalloc(k, cap * U); k->stk = xmalloc(k, 2 * cap * U); k->path = xmalloc(k, cap * U);
-        k->slq = xmalloc(k, P * D); k->slp = xmalloc(k, P * I); k->pmark = xmalloc(k, P * I);
-        k->kp_ = xmalloc(k, (P + 2) * I); k->kv_ = xmalloc(k, (P + 2) * I);
-        k->aff = xmalloc(k, (P + 2) * I); k->dW = xmalloc(k, (P + 2) * D); k->dC = xmalloc(k, (P + 2) * D);
-        k->dR = xmalloc(k, (P + 2) * D); k->nq = xmalloc(k, (P + 2) * D);
-        k->baff = xmalloc(k, (P + 2) * I); k->bdW = xmalloc(k, (P + 2) * D); k->bdC = xmalloc(k, (P + 2) * D);
-        k->bdR = xmalloc(k, (P + 2) * D);
-        k->hg = xmalloc(k, cap * D); k->hv = xmalloc(k, cap * U);
+        k->hot = buf(k, B_HOT, cap * sizeof(Hot)); k->cold = buf(k, B_COLD, cap * sizeof(Cold));
+        k->el = buf(k, B_EL, (2 * m2 + 16) * sizeof(Edge)); k->ecap = (i64)(kept[B_EL].size / sizeof(Edge));
+        k->hl = buf(k, B_HL, (2 * n + 16) * sizeof(Home)); k->hcap = (i64)(kept[B_HL].size / sizeof(Home));
+        k->vmap = buf(k, B_VMAP, cap * U); k->stk = buf(k, B_STK, 2 * cap * U); k->path = buf(k, B_PATH, cap * U);
+        k->slq = buf(k, B_SLQ, P * D); k->slp = buf(k, B_SLP, P * I); k->pmark = buf(k, B_PMARK, P * I);
+        k->kp_ = buf(k, B_KP, (P + 2) * I); k->kv_ = buf(k, B_KV, (P + 2) * I);
+        k->aff = buf(k, B_AFF, (P + 2) * I); k->dW = buf(k, B_DW, (P + 2) * D); k->dC = buf(k, B_DC, (P + 2) * D);
+        k->dR = buf(k, B_DR, (P + 2) * D); k->nq = buf(k, B_NQ, (P + 2) * D);
+        k->baff = buf(k, B_BAFF, (P + 2) * I); k->bdW = buf(k, B_BDW, (P + 2) * D);
+        k->bdC = buf(k, B_BDC, (P + 2) * D); k->bdR = buf(k, B_BDR, (P + 2) * D);
+        k->hg = buf(k, B_HG, cap * D); k->hv = buf(k, B_HV, cap * U);
         if (k->oom) { PyErr_NoMemory(); goto done; }
-        for (i64 j = 0; j < m2; j++) { k->el[j].x = (vid)adj[j]; k->el[j].c = cw[j]; }
+        int pos_cwgt = 1;
+        for (i64 j = 0; j < m2; j++) { k->el[j].x = (vid)adj[j]; k->el[j].c = cw[j]; pos_cwgt &= cw[j] > 0; }
         k->etop = m2;
         for (i64 v = 0; v < n; v++) {
             Hot *h = &k->hot[v];
             Cold *c = &k->cold[v];
             h->rwgt = rw[v]; h->merge = -1; h->lookup = -1; h->owner = (vid)own[v]; h->mark = -1;
             c->estart = xadj[v]; c->elen = (vid)(xadj[v + 1] - xadj[v]); c->pwgt = pw[v]; c->seen = 0;
-            c->hstart = v; c->hlen = 1; c->vpos = (vid)v; c->hpos = -1;
+            c->hstart = v; c->hlen = 1; c->vpos = (vid)v; c->hpos = -1; c->knum = -1;
             c->border = 0; c->fixed = (flags[v] & 2) != 0;
             for (i64 j = xadj[v]; j < xadj[v + 1]; j++) /* VList's border flags: a neighbour elsewhere */
                 if (own[adj[j]] != own[v]) { c->border = 1; break; }
             k->vmap[v] = (vid)v;
             k->hl[v].h = (vid)home[v]; k->hl[v].r = rw[v];
         }
-        for (i64 i = n; i < cap; i++) { k->hot[i].mark = -1; k->cold[i].seen = 0; k->cold[i].hpos = -1; }
+        for (i64 i = n; i < cap; i++) {
+            k->hot[i].mark = -1; k->cold[i].seen = 0; k->cold[i].hpos = -1; k->cold[i].knum = -1;
+        }
         k->htop = n; k->nv = n; k->sp = 0;
         k->cl = (i64 *)bcl.buf; k->conn = (double *)bconn.buf; k->proc = (double *)bproc.buf;
         k->W = (double *)bW.buf; k->Cm = (double *)bC.buf; k->R = (double *)bR.buf; k->Q = (double *)bQ.buf;
@@ -726,9 +785,12 @@ static PyObject *run(PyObject *self, PyObject *args) {
         i64 merges = contract(k, target, (uint64_t)seed, sample);
         double t1 = now();
         if (merges < 0) { PyErr_NoMemory(); goto done; }
+        /* KLists from here on: EList only shrinks while refining (its records are what KList's are parallel to) */
+        k->klist = k->uniform && pos_cwgt;
+        if (k->klist && !(k->kl = buf(k, B_KL, (size_t)k->etop * sizeof(KRec)))) { PyErr_NoMemory(); goto done; }
         i64 coarse_vertices = k->nv;
         i64 npass = 0, coarse_moves = 0, expand_moves = 0;
-        vid *order = xmalloc(k, cap * U);
+        vid *order = buf(k, B_ORDER, cap * U);
         if (!order) { PyErr_NoMemory(); goto done; }
         for (i64 t = 0; t < passes; t++) {
             i64 nv = k->nv;
@@ -741,7 +803,6 @@ static PyObject *run(PyObject *self, PyObject *args) {
             coarse_moves += made;
             if (!made) break;
         }
-        free(order);
         double t2 = now();
         while (k->sp) {
             vid v, w;
@@ -770,7 +831,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
                                t1 - t0, t2 - t1, t3 - t2);
     }
 done:
-    kfree(k);
+    release();
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) PyBuffer_Release(all[i]);
     return result;
 }
