@@ -297,6 +297,67 @@ static void release_all(Py_buffer *b, const int *have, int nb) {
         if (have[j]) PyBuffer_Release(&b[j]);
 }
 
+/* Bound: a level's arrays held once (bind(kinds, *objects)), so that a call made per processor and superstep reads
+ * them without acquiring a buffer each (inbox and its tail): each object's buffer of kind kinds[j] (get_all's kinds),
+ * or the object itself for 'o'. The buffers are released with the object. */
+#define MAX_BOUND 32
+typedef struct {
+    PyObject_HEAD
+    int n;
+    char kinds[MAX_BOUND + 1];
+    Py_buffer b[MAX_BOUND];
+    int have[MAX_BOUND];
+    PyObject *obj[MAX_BOUND];
+} bound_t;
+
+static void bound_dealloc(bound_t *self) {
+    release_all(self->b, self->have, self->n);
+    for (int j = 0; j < self->n; ++j) Py_XDECREF(self->obj[j]);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject BoundType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "lbbench_sbn._queue.Bound",
+    .tp_basicsize = sizeof(bound_t),
+    .tp_dealloc = (destructor)bound_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "a level's arrays held for _queue's calls (bind)",
+};
+
+static PyObject *bind(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_ssize_t n = PyTuple_GET_SIZE(args) - 1;
+    const char *kinds = n >= 0 ? PyUnicode_AsUTF8(PyTuple_GET_ITEM(args, 0)) : NULL;
+    if (!kinds || (Py_ssize_t)strlen(kinds) != n || n > MAX_BOUND) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "queue: bind(kinds, *objects), one kind each");
+        return NULL;
+    }
+    bound_t *t = PyObject_New(bound_t, &BoundType);
+    if (!t) return NULL;
+    t->n = (int)n;
+    memset(t->have, 0, sizeof t->have);
+    memset(t->obj, 0, sizeof t->obj);
+    strcpy(t->kinds, kinds);
+    for (int j = 0; j < t->n; ++j) {
+        PyObject *o = PyTuple_GET_ITEM(args, j + 1);
+        static const char *const name[1] = {"a bound array"};
+        if (kinds[j] == 'o') t->obj[j] = Py_NewRef(o);
+        else if (!get_all(&o, &t->b[j], &t->have[j], kinds + j, name, 1)) {
+            Py_DECREF(t);
+            return NULL;
+        }
+    }
+    return (PyObject *)t;
+}
+
+/* the bound object o if it holds objects of the given kinds, else NULL with a TypeError naming what */
+static bound_t *bound_of(PyObject *o, const char *kinds, const char *what) {
+    if (!PyObject_TypeCheck(o, &BoundType) || strcmp(((bound_t *)o)->kinds, kinds) != 0) {
+        PyErr_Format(PyExc_TypeError, "queue: %s must be bind(\"%s\", ...)", what, kinds);
+        return NULL;
+    }
+    return (bound_t *)o;
+}
+
 /* take()'s steps on its arrays (A processors who, got chosen vertices; L processors of the rank, n vertices;
  * sel NULL: no count): procs and cost written. 0, or -1 with an error set. */
 static int take_core(i64 A, i64 got, i64 L, i64 n, const i64 *who, const i64 *k, const double *rest, const i64 *chosen,
@@ -693,13 +754,15 @@ done:
     return ret;
 }
 
-#define NTAIL 22  /* tail_core's tuple */
-static int tail_core(PyObject *tail, PyObject *Qall, PyObject *view, const view_api *api, i64 p, i64 i, i64 P,
+#define INBOXED "ibbrifff" /* inbox's level arrays: data_at, requested, pinned, queued, rwgt, mig, loc_n, loc_b */
+#define TAILED "iiiifiififfffbiffibioo" /* tail_core's (its doc) */
+static int tail_core(const bound_t *tail, PyObject *Qall, PyObject *view, const view_api *api, i64 p, i64 i, i64 P,
                      i64 word, const i64 *arr, i64 na, const i64 *ch, i64 nl, PyObject *servers,
                      const uint8_t *queued, const i64 *rwgt, i64 n);
 
-/* inbox(locs, values, offsets, src, m, end, p, i, data_at, requested, pinned, queued, rwgt, mig, loc_n, loc_b,
- * msgs, fwd, servers, P, data, fetch, word, per_unit, view, api, Qall, tail): at processor p (slot i) the locate messages ``locs``
+/* inbox(locs, values, offsets, src, m, end, p, i, level, msgs, fwd, servers, P, data, fetch, word, per_unit, view,
+ * api, Qall, tail), level: bind(INBOXED, data_at, requested, pinned, queued, rwgt, mig, loc_n, loc_b): at processor
+ * p (slot i) the locate messages ``locs``
  * (int64 [processor, vertex, ...] each, by sender), then the run of DATA and FETCH messages from message m
  * (values, offsets, src: the batch's columns, as _Received reads them) up to end (balancer.LevelRun._receive's
  * steps for them, in its order, the reference path's arithmetic):
@@ -713,30 +776,29 @@ static int tail_core(PyObject *tail, PyObject *Qall, PyObject *view, const view_
  * What p learned, in order, is merged into its view (LocationView ``view``, through ``api``, its C_API: one
  * merge, the later entry winning, is the merges one by one). Returns int64 [the message the run stopped at, nl,
  * na, the number of DATA messages, the nl vertices learned, the na arrived] in a bytearray; or, with ``tail``
- * (a tuple, see tail_core) when the run reached end, None after tail_core's steps (Qall: p's queue). */
+ * (bind(TAILED, ...), see tail_core) when the run reached end, None after tail_core's steps (Qall: p's queue). */
 static PyObject *inbox(PyObject *Py_UNUSED(self), PyObject *args) {
     enum { VALUES, OFFSETS, SRC, DATA_AT, REQUESTED, PINNED, QUEUED, RWGT, MIG, LOC_N, LOC_B, NB };
     static const char *const name[NB] = {"values", "offsets", "src", "data_at", "requested", "pinned", "queued",
                                          "rwgt", "mig", "loc_n", "loc_b"};
-    PyObject *locs, *msgs, *fwd, *servers, *o[NB], *view, *capsule, *Qall, *tail;
+    PyObject *locs, *msgs, *fwd, *servers, *o[NB], *view, *capsule, *Qall, *tail, *level;
     Py_buffer b[NB], lb;
     int have[NB] = {0};
     long long m, end, p, i, P, DATA, FETCH, word, per_unit;
     PyObject *ret = NULL, *req = NULL;
     i64 *buf = NULL;
     const view_api *api;
-    if (!PyArg_ParseTuple(args, "OOOOLLLLOOOOOOOOO!O!O!LLLLLOOOO", &locs, &o[VALUES], &o[OFFSETS], &o[SRC], &m,
-                          &end, &p, &i, &o[DATA_AT], &o[REQUESTED], &o[PINNED], &o[QUEUED], &o[RWGT], &o[MIG],
-                          &o[LOC_N], &o[LOC_B], &PyList_Type, &msgs, &PyDict_Type, &fwd, &PySet_Type, &servers, &P,
-                          &DATA, &FETCH, &word, &per_unit, &view, &capsule, &Qall, &tail))
+    bound_t *lv, *tl = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOLLLLOO!O!O!LLLLLOOOO", &locs, &o[VALUES], &o[OFFSETS], &o[SRC], &m, &end, &p,
+                          &i, &level, &PyList_Type, &msgs, &PyDict_Type, &fwd, &PySet_Type, &servers, &P, &DATA,
+                          &FETCH, &word, &per_unit, &view, &capsule, &Qall, &tail))
         return NULL;
-    if (!(api = view_api_of(capsule))) return NULL;
-    if (tail != Py_None && (!PyTuple_Check(tail) || PyTuple_GET_SIZE(tail) != NTAIL)) {
-        PyErr_SetString(PyExc_TypeError, "queue: inbox's tail must be None or a tuple (see tail_core)");
+    if (!(api = view_api_of(capsule)) || !(lv = bound_of(level, INBOXED, "inbox's level arrays")) ||
+        (tail != Py_None && !(tl = bound_of(tail, TAILED, "inbox's tail"))))
         return NULL;
-    }
     if (!(locs = PySequence_Fast(locs, "queue: inbox's locs must be a sequence"))) return NULL;
-    if (!get_all(o, b, have, "iiiibbrifff", name, NB)) goto done;
+    if (!get_all(o, b, have, "iii", name, DATA_AT)) goto done;
+    for (int j = DATA_AT; j < NB; ++j) b[j] = lv->b[j - DATA_AT];  /* (bound: not released here) */
     Py_ssize_t nlocs = PySequence_Fast_GET_SIZE(locs);
     PyObject **loc = PySequence_Fast_ITEMS(locs);
     i64 n = b[DATA_AT].len / 8, nv = b[VALUES].len / 8, nm = b[SRC].len / 8, L = b[MIG].len / 8;
@@ -850,8 +912,8 @@ static PyObject *inbox(PyObject *Py_UNUSED(self), PyObject *args) {
             break;
     }
     if (nl && api->learn(view, lid, nl, lat, nl) < 0) goto done;
-    if (tail != Py_None && m == end) {
-        if (tail_core(tail, Qall, view, api, p, i, P, word, arr, na, lid, nl, servers, queued, rwgt, n) == 0)
+    if (tl && m == end) {
+        if (tail_core(tl, Qall, view, api, p, i, P, word, arr, na, lid, nl, servers, queued, rwgt, n) == 0)
             ret = Py_NewRef(Py_None);
         goto done;
     }
@@ -1949,10 +2011,10 @@ done:
  * their order, on p's view after the merge): the na arrived vertices arr (a locate message, _locate: to the
  * holders of their neighbours and their homes, without p and the only server, if one; servers cleared), then
  * the queued vertices at p next to the nl vertices ch whose location p learned re-priced (affected, the view's
- * costs on p, priced) and p's queue marked unsorted and dirty. tail: (xadj, adjncy, holder, home0, located, cwgt,
- * pwgt, proc_of, cluster, conn, cw, cc, cr, stale, deg, sel, log2, head, unsorted, the view's base, the outbox's
- * locate list, dirty); rwgt, queued: inbox's. 0, or -1 with an error. */
-static int tail_core(PyObject *tail, PyObject *Qall, PyObject *view, const view_api *api, i64 p, i64 i, i64 P,
+ * costs on p, priced) and p's queue marked unsorted and dirty. tail: bind(TAILED, xadj, adjncy, holder, home0,
+ * located, cwgt, pwgt, proc_of, cluster, conn, cw, cc, cr, stale, deg, sel, log2, head, unsorted, the view's base,
+ * the outbox's locate list, dirty); rwgt, queued: inbox's. 0, or -1 with an error. */
+static int tail_core(const bound_t *tail, PyObject *Qall, PyObject *view, const view_api *api, i64 p, i64 i, i64 P,
                      i64 word, const i64 *arr, i64 na, const i64 *ch, i64 nl, PyObject *servers,
                      const uint8_t *queued, const i64 *rwgt, i64 n) {
     enum { XADJ, ADJNCY, HOLDER, HOME0, LOCATED, CWGT, PWGT, PROC, CLUSTER, CONN, CW, CC, CR, STALE, DEG, SEL, LOG2,
@@ -1966,14 +2028,14 @@ static int tail_core(PyObject *tail, PyObject *Qall, PyObject *view, const view_
     uint8_t *seen = NULL;
     i64 *near = NULL, *to = NULL, *aff = NULL;
     double *c = NULL;
-    PyObject *locs = PyTuple_GET_ITEM(tail, NB - 3), *dirty = PyTuple_GET_ITEM(tail, NB - 2);
-    for (int j = 0; j < KK; ++j) o[j] = PyTuple_GET_ITEM(tail, j);
+    PyObject *locs = tail->obj[KK], *dirty = tail->obj[KK + 1];
     o[KK] = kk, o[KV] = kv, o[QALL] = Qall;
     if (!kk || !kv || !PyList_Check(locs) || !PyAnySet_Check(dirty)) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "queue: inbox's tail is not as tail_core reads it");
         goto done;
     }
-    if (!get_all(o, b, have, "iiiifiififfffbiffibiiii", name, NB)) goto done;
+    if (!get_all(o + KK, b + KK, have + KK, "iii", name + KK, NB - KK)) goto done;
+    for (int j = 0; j < KK; ++j) b[j] = tail->b[j];  /* (bound: not released here) */
     i64 L = b[SEL].len / 8, nadj = b[ADJNCY].len / 8, nk = b[KK].len / 8;
     const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *base = b[BASE].buf, *keys = b[KK].buf, *vals = b[KV].buf;
     if (b[XADJ].len / 8 != n + 1 || b[HOLDER].len / 8 != n || b[HOME0].len / 8 != n || b[BASE].len / 8 != n ||
@@ -2498,6 +2560,7 @@ fail:
 }
 
 static PyMethodDef methods[] = {
+    {"bind", bind, METH_VARARGS, "a level's arrays held for inbox's calls: bind(kinds, *objects)"},
     {"chunks", chunks, METH_VARARGS, "the chunk each processor takes from the head of its queue"},
     {"order", order, METH_VARARGS, "a queue in SBN priority order, its exclusive load prefix sums and its total"},
     {"choose", choose_, METH_VARARGS, "a superstep's chunks: ready, chunks and take in one call"},
@@ -2533,7 +2596,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_queue", "SBN's prio
 
 PyMODINIT_FUNC PyInit__queue(void) {
     if (!(Q_ = PyUnicode_InternFromString("Q")) || !(QALL_ = PyUnicode_InternFromString("Qall")) ||
-        !(BEF_ = PyUnicode_InternFromString("bef")))
+        !(BEF_ = PyUnicode_InternFromString("bef")) || PyType_Ready(&BoundType) < 0)
         return NULL;
     return PyModule_Create(&module);
 }

@@ -282,15 +282,15 @@ class LevelRun:
         self.max_steps = params.max_steps or (50 * params.checks + 200 * (d + 1) + 1000)
         # the balancing operations' state in C (join, refuse, gather, abandon); None: the reference path below
         self.bound = None  # the _Received its batch was last bound to
-        # what _queue.inbox reads and writes, bound once (these arrays are never rebound)
-        self.inboxed = (self.data_at, self.requested, self.pinned, self.queued, g.rwgt, self.ops[MIG],
-                        self.bcast[LOC_N], self.bcast[LOC_B])
+        # what _queue.inbox reads and writes, bound once (these arrays are never rebound; held until the level ends)
+        self.inboxed = _queue.bind("ibbrifff", self.data_at, self.requested, self.pinned, self.queued, g.rwgt,
+                                   self.ops[MIG], self.bcast[LOC_N], self.bcast[LOC_B])
         # and what the rest of _receive reads and writes there when the run took every message (the views' base
         # is home0; the outbox's locate list is cleared in place)
-        self.tailed = (g.xadj, g.adjncy, self.holder, self.home0, self.bcast[LOCATED], g.cwgt, g.pwgt,
-                       machine.proc_of, machine.cluster, machine.conn, self.cw, self.cc, self.cr, self.stale,
-                       self.deg, self.ops[SEL], self.log2, self.head, self.unsorted, self.home0, self.out.locs,
-                       self.dirty)
+        self.tailed = _queue.bind("iiiifiififfffbiffibioo", g.xadj, g.adjncy, self.holder, self.home0,
+                                  self.bcast[LOCATED], g.cwgt, g.pwgt, machine.proc_of, machine.cluster, machine.conn,
+                                  self.cw, self.cc, self.cr, self.stale, self.deg, self.ops[SEL], self.log2, self.head,
+                                  self.unsorted, self.home0, self.out.locs, self.dirty)
         self.opstate = _opstate.Ops(self.trees.pow2, self.trees.arrays, self.busy, self.prom, self.prom_until,
                                     self.hold, self.minth, self.ops, self.aborted, self.qs, self.stg,
                                     self.unsorted, self._qwgt_at, self._holders_at,
@@ -543,7 +543,7 @@ class LevelRun:
         with ``tail`` (``tailed``), None when the run took every message: the rest of ``_receive`` (the locate
         message of what arrived, the re-pricing around what p learned) done there too."""
         values, offsets, src = got.columns if m < end else _NO_COLUMNS
-        buf = _queue.inbox(locs, values, offsets, src, m, end, v.p, v.i, *self.inboxed, self.out.msgs, v.fwd,
+        buf = _queue.inbox(locs, values, offsets, src, m, end, v.p, v.i, self.inboxed, self.out.msgs, v.fwd,
                            v.servers, self.P, DATA, FETCH, msg.WORD, BYTES_PER_UNIT, v.view, VIEW_API, v.Qall, tail)
         if buf is None:
             return None
