@@ -170,6 +170,8 @@ static int merge_pair(K *k, vid v, vid w) {
     Cold *V = k->cold;
     vid M = (vid)k->vtot;
     i64 start = k->etop, cnt = 0;
+    __builtin_prefetch(&k->el[V[w].estart]); /* w's records arrive while v's are merged */
+    __builtin_prefetch(&k->hl[V[w].hstart]);
     if (grow_e(k, (i64)V[v].elen + V[w].elen)) return -1;
     Edge *el = k->el;
     vid lists[2] = {v, w};
@@ -303,6 +305,7 @@ static i64 contract(K *k, i64 target, uint64_t seed, i64 sample) {
             __builtin_prefetch(&V[v2]);
             vid v1 = k->vmap[(i64)(rnd_ahead(s, (uint64_t)sample) * (double)(nv - 1))];
             __builtin_prefetch(&k->el[V[v1].estart]);
+            __builtin_prefetch(&k->hl[V[v1].hstart]);
         }
         for (i64 t = 0; t < sample; t++) {
             vid v = k->vmap[(i64)(rnd(&s) * (double)nv)];
@@ -317,7 +320,7 @@ static i64 contract(K *k, i64 target, uint64_t seed, i64 sample) {
                 if (H[x].owner != pv) continue;
                 vid pos = H[x].mark;
                 if (pos >= 0) accc[pos] += c;
-                else { H[x].mark = (vid)na; acc_v[na] = x; accc[na] = c; na++; }
+                else { H[x].mark = (vid)na; acc_v[na] = x; accc[na] = c; na++; __builtin_prefetch(&V[x]); }
             }
             if (na == 0) continue;
             i64 rv = H[v].rwgt;
@@ -806,13 +809,23 @@ static PyObject *run(PyObject *self, PyObject *args) {
         double t2 = now();
         while (k->sp) {
             vid v, w;
-            /* fetch ahead what the next two splits read: the halves two splits on, the records of the next */
-            if (k->sp > 2) {
-                const vid *two = k->stk + 2 * (k->sp - 3), *one = two + 2;
-                __builtin_prefetch(&k->cold[two[0]]);
-                __builtin_prefetch(&k->cold[two[1]]);
-                __builtin_prefetch(&k->el[k->cold[one[0]].estart]);
-                __builtin_prefetch(&k->el[k->cold[one[1]].estart]);
+            /* fetch ahead what the next splits read: the halves three splits on, the records of the halves two
+             * on, and, when the next split's merged vertex is on a border (its halves will be evaluated), their
+             * neighbours' VList entries */
+            if (k->sp > 3) {
+                const vid *three = k->stk + 2 * (k->sp - 4), *two = three + 2, *one = two + 2;
+                __builtin_prefetch(&k->cold[three[0]]);
+                __builtin_prefetch(&k->cold[three[1]]);
+                for (int t = 0; t < 2; t++) {
+                    const Cold *c = &k->cold[two[t]];
+                    __builtin_prefetch(&k->el[c->estart]);
+                    __builtin_prefetch(&k->hl[c->hstart]);
+                }
+                if (k->cold[k->vtot - 2].border)
+                    for (int t = 0; t < 2; t++) {
+                        const Cold *c = &k->cold[one[t]];
+                        for (i64 j = c->estart, e = j + c->elen; j < e; j++) __builtin_prefetch(&k->hot[k->el[j].x]);
+                    }
             }
             split_top(k, &v, &w);
             if (k->cold[v].border) {
