@@ -760,10 +760,10 @@ static int tail_core(const bound_t *tail, PyObject *Qall, PyObject *view, const 
                      i64 word, const i64 *arr, i64 na, const i64 *ch, i64 nl, PyObject *servers,
                      const uint8_t *queued, const i64 *rwgt, i64 n);
 
-/* inbox(locs, values, offsets, src, m, end, p, i, level, msgs, fwd, servers, P, data, fetch, word, per_unit, view,
- * api, Qall, tail), level: bind(INBOXED, data_at, requested, pinned, queued, rwgt, mig, loc_n, loc_b): at processor
- * p (slot i) the locate messages ``locs``
- * (int64 [processor, vertex, ...] each, by sender), then the run of DATA and FETCH messages from message m
+/* inbox(lvalues, loffsets, lfrom, lto, values, offsets, src, m, end, p, i, level, msgs, fwd, servers, P, data, fetch,
+ * word, per_unit, view, api, Qall, tail), level: bind(INBOXED, data_at, requested, pinned, queued, rwgt, mig, loc_n,
+ * loc_b): at processor p (slot i) the locate messages lfrom .. lto - 1 of the superstep's (lvalues, loffsets: the
+ * locate batch's columns; int64 [processor, vertex, ...] each, by sender), then the run of DATA and FETCH messages from message m
  * (values, offsets, src: the batch's columns, as _Received reads them) up to end (balancer.LevelRun._receive's
  * steps for them, in its order, the reference path's arithmetic):
  * - locates: mig[i] += their entries + their number; learned, each entry whose data is not at p;
@@ -778,38 +778,38 @@ static int tail_core(const bound_t *tail, PyObject *Qall, PyObject *view, const 
  * na, the number of DATA messages, the nl vertices learned, the na arrived] in a bytearray; or, with ``tail``
  * (bind(TAILED, ...), see tail_core) when the run reached end, None after tail_core's steps (Qall: p's queue). */
 static PyObject *inbox(PyObject *Py_UNUSED(self), PyObject *args) {
-    enum { VALUES, OFFSETS, SRC, DATA_AT, REQUESTED, PINNED, QUEUED, RWGT, MIG, LOC_N, LOC_B, NB };
-    static const char *const name[NB] = {"values", "offsets", "src", "data_at", "requested", "pinned", "queued",
-                                         "rwgt", "mig", "loc_n", "loc_b"};
-    PyObject *locs, *msgs, *fwd, *servers, *o[NB], *view, *capsule, *Qall, *tail, *level;
-    Py_buffer b[NB], lb;
+    enum { LVALUES, LOFFSETS, VALUES, OFFSETS, SRC, DATA_AT, REQUESTED, PINNED, QUEUED, RWGT, MIG, LOC_N, LOC_B, NB };
+    static const char *const name[NB] = {"lvalues", "loffsets", "values", "offsets", "src", "data_at", "requested",
+                                         "pinned", "queued", "rwgt", "mig", "loc_n", "loc_b"};
+    PyObject *msgs, *fwd, *servers, *o[NB], *view, *capsule, *Qall, *tail, *level;
+    Py_buffer b[NB];
     int have[NB] = {0};
-    long long m, end, p, i, P, DATA, FETCH, word, per_unit;
+    long long lfrom, lto, m, end, p, i, P, DATA, FETCH, word, per_unit;
     PyObject *ret = NULL, *req = NULL;
     i64 *buf = NULL;
     const view_api *api;
     bound_t *lv, *tl = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOLLLLOO!O!O!LLLLLOOOO", &locs, &o[VALUES], &o[OFFSETS], &o[SRC], &m, &end, &p,
-                          &i, &level, &PyList_Type, &msgs, &PyDict_Type, &fwd, &PySet_Type, &servers, &P, &DATA,
-                          &FETCH, &word, &per_unit, &view, &capsule, &Qall, &tail))
+    if (!PyArg_ParseTuple(args, "OOLLOOOLLLLOO!O!O!LLLLLOOOO", &o[LVALUES], &o[LOFFSETS], &lfrom, &lto, &o[VALUES],
+                          &o[OFFSETS], &o[SRC], &m, &end, &p, &i, &level, &PyList_Type, &msgs, &PyDict_Type, &fwd,
+                          &PySet_Type, &servers, &P, &DATA, &FETCH, &word, &per_unit, &view, &capsule, &Qall, &tail))
         return NULL;
     if (!(api = view_api_of(capsule)) || !(lv = bound_of(level, INBOXED, "inbox's level arrays")) ||
         (tail != Py_None && !(tl = bound_of(tail, TAILED, "inbox's tail"))))
         return NULL;
-    if (!(locs = PySequence_Fast(locs, "queue: inbox's locs must be a sequence"))) return NULL;
-    if (!get_all(o, b, have, "iii", name, DATA_AT)) goto done;
+    if (!get_all(o, b, have, "iiiii", name, DATA_AT)) goto done;
     for (int j = DATA_AT; j < NB; ++j) b[j] = lv->b[j - DATA_AT];  /* (bound: not released here) */
-    Py_ssize_t nlocs = PySequence_Fast_GET_SIZE(locs);
-    PyObject **loc = PySequence_Fast_ITEMS(locs);
     i64 n = b[DATA_AT].len / 8, nv = b[VALUES].len / 8, nm = b[SRC].len / 8, L = b[MIG].len / 8;
+    i64 nlv = b[LVALUES].len / 8, nlm = b[LOFFSETS].len / 8 - 1;
     const i64 *val = b[VALUES].buf, *off = b[OFFSETS].buf, *src = b[SRC].buf, *rwgt = b[RWGT].buf;
+    const i64 *lval = b[LVALUES].buf, *loff = b[LOFFSETS].buf;
     i64 *data_at = b[DATA_AT].buf;
     uint8_t *requested = b[REQUESTED].buf, *pinned = b[PINNED].buf;
     const uint8_t *queued = b[QUEUED].buf;
     double *mig = b[MIG].buf, *loc_n = b[LOC_N].buf, *loc_b = b[LOC_B].buf;
     if (b[REQUESTED].len != n || b[PINNED].len != n || b[QUEUED].len != n || b[RWGT].len / 8 != n ||
         b[OFFSETS].len / 8 != nm + 1 || b[LOC_N].len / 8 != L || b[LOC_B].len / 8 != L || i < 0 || i >= L ||
-        m < 0 || m > end || end > nm || (nm && (off[0] < 0 || off[nm] > nv))) {
+        m < 0 || m > end || end > nm || (nm && (off[0] < 0 || off[nm] > nv)) || lfrom < 0 || lfrom > lto ||
+        lto > nlm || (lto > lfrom && (loff[lfrom] < 0 || loff[lto] > nlv))) {
         PyErr_SetString(PyExc_ValueError, "queue: inbox got arrays of inconsistent lengths");
         goto done;
     }
@@ -818,16 +818,13 @@ static PyObject *inbox(PyObject *Py_UNUSED(self), PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "queue: inbox got an empty message");
             goto done;
         }
-    i64 cap = end > m ? off[end] - off[m] : 0, total = 0;
-    for (Py_ssize_t s = 0; s < nlocs; ++s) {
-        if (!get(loc[s], &lb, 'i', "a locate message")) goto done;
-        Py_ssize_t k = lb.len / 8;
-        PyBuffer_Release(&lb);
-        if (k < 1) {
+    i64 cap = end > m ? off[end] - off[m] : 0, total = 0, nlocs = lto - lfrom;
+    for (i64 s = lfrom; s < lto; ++s) {
+        if (loff[s] >= loff[s + 1]) {
             PyErr_SetString(PyExc_ValueError, "queue: inbox got an empty locate message");
             goto done;
         }
-        cap += k - 1;
+        cap += loff[s + 1] - loff[s] - 1;
     }
     /* learned ids, their processors, arrived: at most cap each */
     if (!(buf = malloc((size_t)(3 * cap + 1) * 8))) {
@@ -835,16 +832,13 @@ static PyObject *inbox(PyObject *Py_UNUSED(self), PyObject *args) {
         goto done;
     }
     i64 *lid = buf, *lat = buf + cap, *arr = buf + 2 * cap, nl = 0, na = 0, nd = 0;
-    for (Py_ssize_t s = 0; s < nlocs; ++s) {
-        if (!get(loc[s], &lb, 'i', "a locate message")) goto done;
-        const i64 *w = lb.buf;
-        i64 k = lb.len / 8;
-        int ok = all_in(w + 1, k - 1, n, "a located vertex is");
-        for (i64 j = 1; ok && j < k; ++j)
+    for (i64 s = lfrom; s < lto; ++s) {
+        const i64 *w = lval + loff[s];
+        i64 k = loff[s + 1] - loff[s];
+        if (!all_in(w + 1, k - 1, n, "a located vertex is")) goto done;
+        for (i64 j = 1; j < k; ++j)
             if (data_at[w[j]] != p) lid[nl] = w[j], lat[nl++] = w[0];
         total += k - 1;
-        PyBuffer_Release(&lb);
-        if (!ok) goto done;
     }
     if (nlocs) mig[i] += (double)(total + nlocs);
     for (; m < end; ++m) {
@@ -926,7 +920,6 @@ static PyObject *inbox(PyObject *Py_UNUSED(self), PyObject *args) {
 done:
     Py_XDECREF(req);
     free(buf);
-    Py_DECREF(locs);
     release_all(b, have, NB);
     return ret;
 }
@@ -977,6 +970,32 @@ static PyObject *ints_list(const i64 *x, i64 n, i64 step) {
         else PyList_SET_ITEM(l, (Py_ssize_t)j, v);
     }
     return l;
+}
+
+/* runs(dst): {d: slice(first, last + 1)} of each destination's run of messages in a delivered batch (sorted by
+ * destination), as received()'s at (balancer.LevelRun.run: the locate messages of each processor) */
+static PyObject *runs(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *o, *at = NULL;
+    Py_buffer b;
+    if (!PyArg_ParseTuple(args, "O", &o) || !get(o, &b, 'i', "dst")) return NULL;
+    const i64 *dst = b.buf;
+    i64 n = b.len / 8;
+    if (!(at = PyDict_New())) goto done;
+    for (i64 a = 0, c; a < n; a = c) {
+        for (c = a + 1; c < n && dst[c] == dst[a]; ++c)
+            ;
+        PyObject *k = PyLong_FromLongLong(dst[a]), *ka = PyLong_FromLongLong(a), *kc = PyLong_FromLongLong(c);
+        PyObject *r = k && ka && kc ? PySlice_New(ka, kc, NULL) : NULL;
+        int bad = !r || PyDict_SetItem(at, k, r) < 0;
+        Py_XDECREF(k), Py_XDECREF(ka), Py_XDECREF(kc), Py_XDECREF(r);
+        if (bad) {
+            Py_CLEAR(at);
+            goto done;
+        }
+    }
+done:
+    PyBuffer_Release(&b);
+    return at;
 }
 
 /* received(values, offsets, src, dst, below): a superstep's batch of sbn messages read for balancer._Received
@@ -2560,6 +2579,7 @@ fail:
 }
 
 static PyMethodDef methods[] = {
+    {"runs", runs, METH_VARARGS, "each destination's run of a delivered batch's messages (a dict of slices)"},
     {"bind", bind, METH_VARARGS, "a level's arrays held for inbox's calls: bind(kinds, *objects)"},
     {"chunks", chunks, METH_VARARGS, "the chunk each processor takes from the head of its queue"},
     {"order", order, METH_VARARGS, "a queue in SBN priority order, its exclusive load prefix sums and its total"},

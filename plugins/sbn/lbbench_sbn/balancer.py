@@ -95,6 +95,7 @@ BYTES_PER_UNIT = 8
 VIEW_API = LocationView.C_API  # the view's merge and pricing, for _queue.inbox's C
 _NONE = np.empty(0, np.int64)
 _NO_COLUMNS = (_NONE, np.zeros(1, np.int64), _NONE)  # an empty batch's values, offsets and sources
+_NO_LOCS = slice(0, 0)  # a processor's locate messages when none came (their run in the superstep's batch)
 # the operation counts of §5.4's cost model, per processor (rows of LevelRun.ops; README "Table 9 on counts")
 SEL, BAL, MIG = range(3)
 # the message handlers in C (README "Handlers in C"); False: the Python reference path, which tests compare with
@@ -282,6 +283,9 @@ class LevelRun:
         self.max_steps = params.max_steps or (50 * params.checks + 200 * (d + 1) + 1000)
         # the balancing operations' state in C (join, refuse, gather, abandon); None: the reference path below
         self.bound = None  # the _Received its batch was last bound to
+        self.inbox = self.native and self.trace is None  # the locates and the runs of DATA and FETCH in C
+        self.no_locs = _NO_LOCS if self.inbox else ()  # (_locates)
+        self.lcols = _NO_COLUMNS[:2]  # the superstep's locate messages' values and offsets (_locates, _inbox)
         # what _queue.inbox reads and writes, bound once (these arrays are never rebound; held until the level ends)
         self.inboxed = _queue.bind("ibbrifff", self.data_at, self.requested, self.pinned, self.queued, g.rwgt,
                                    self.ops[MIG], self.bcast[LOC_N], self.bcast[LOC_B])
@@ -387,7 +391,7 @@ class LevelRun:
                     break  # this exchange delivered (and counted) the last locate messages
                 if self.step > self.max_steps:
                     raise RuntimeError(f"sbn: level did not finish within {self.max_steps} supersteps")
-            locate = _rows_by_dst(eng.received("locate"))
+            locate = self._locates(eng.received("locate"))
             got = _Received(eng.received(msg.TAG), self.opstate is not None)
             # per-vproc CPU (eng.each): the engine lays vprocs over ranks by it
             if got.at or locate:  # no clock read in a superstep with nothing delivered
@@ -402,7 +406,7 @@ class LevelRun:
                         handle(vp[p].i, p, r.start, r.stop, step, out)
                     else:
                         t1 = clock()
-                        self._receive(vp[p], got, locate.get(p, ()))
+                        self._receive(vp[p], got, locate.get(p, self.no_locs))
                         other += clock() - t1
                 if ops:  # the balance-only turns: the loop's time but _receive's (no clock read per turn)
                     self.timer.seconds["balance"] += clock() - t0 - other
@@ -443,12 +447,21 @@ class LevelRun:
         return State(owner, owner.copy(), self.P)
 
     # ------------------------------------------------------------------ messages
-    def _receive(self, v: VProc, got: "_Received", locs: list) -> None:
+    def _locates(self, b) -> dict:
+        """The superstep's locate messages by receiver: {p: their run in the batch (a slice)} for _inbox, whose
+        columns are kept in ``lcols`` (the reference path: ``_rows_by_dst``'s lists)."""
+        if not self.inbox:
+            return _rows_by_dst(b)
+        if not b.src.size:
+            return {}
+        self.lcols = (np.ascontiguousarray(b.values, np.int64), b.offsets)
+        return _queue.runs(np.ascontiguousarray(b.dst, np.int64))
+
+    def _receive(self, v: VProc, got: "_Received", locs) -> None:
         p = v.p
         t0 = time.perf_counter()
         ms = got.at.get(p, range(0))
-        m, end, native = ms.start, ms.stop, self.opstate
-        inbox = self.native and self.trace is None  # the locates and the runs of DATA and FETCH in C
+        m, end, native, inbox = ms.start, ms.stop, self.opstate, self.inbox
         # locate messages first (sent one superstep earlier, §3.5): int64 [processor, vertex, ...] each, by sender;
         # learned together, a later message's entry for a vertex winning over an earlier one's
         if inbox:
@@ -480,7 +493,7 @@ class LevelRun:
                 m = native.handle(v.i, p, m, end, self.step, self.out)
                 continue
             if inbox and code >= FETCH:  # a run of DATA and FETCH in C (a FETCH to forward stops it)
-                k, m = m, self._inbox(v, got, (), m, end)
+                k, m = m, self._inbox(v, got, _NO_LOCS, m, end)
                 if m > k:
                     continue
             count[MIG if code >= FETCH else BAL] += size[m]
@@ -536,15 +549,17 @@ class LevelRun:
                 self._price(v, aff)
         self._tick("migration", t0)
 
-    def _inbox(self, v: VProc, got: "_Received", locs, m: int, end: int, tail: tuple | None = None) -> int | None:
-        """p's locate messages, then its run of DATA and FETCH from message m, in one C call (``_queue.inbox``:
+    def _inbox(self, v: VProc, got: "_Received", locs: slice, m: int, end: int, tail=None) -> int | None:
+        """p's locate messages (``locs``: their run in ``lcols``), then its run of DATA and FETCH from message m, in
+        one C call (``_queue.inbox``:
         the reference path's steps in its order, a FETCH whose data left p stopping the run); what p learned
         merged into its view at once (the later entry winning, as merges one by one). Returns where it stopped;
         with ``tail`` (``tailed``), None when the run took every message: the rest of ``_receive`` (the locate
         message of what arrived, the re-pricing around what p learned) done there too."""
         values, offsets, src = got.columns if m < end else _NO_COLUMNS
-        buf = _queue.inbox(locs, values, offsets, src, m, end, v.p, v.i, self.inboxed, self.out.msgs, v.fwd,
-                           v.servers, self.P, DATA, FETCH, msg.WORD, BYTES_PER_UNIT, v.view, VIEW_API, v.Qall, tail)
+        buf = _queue.inbox(*self.lcols, locs.start, locs.stop, values, offsets, src, m, end, v.p, v.i, self.inboxed,
+                           self.out.msgs, v.fwd, v.servers, self.P, DATA, FETCH, msg.WORD, BYTES_PER_UNIT, v.view,
+                           VIEW_API, v.Qall, tail)
         if buf is None:
             return None
         buf = np.frombuffer(buf, np.int64)
@@ -1166,7 +1181,7 @@ class _Received:
 
 def _rows_by_dst(b) -> dict:
     """``{dst: [rows, ...]}`` of a delivered batch, each destination's messages in delivery order (``by_dst``
-    without the senders: the views of ``values`` the offsets cut)."""
+    without the senders: the views of ``values`` the offsets cut): the reference path's locate messages."""
     if not len(b):
         return {}
     out: dict = {}

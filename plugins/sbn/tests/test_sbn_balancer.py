@@ -172,6 +172,11 @@ def test_locate_messages_go_to_few_processors_and_views_stay_exact(mini):
     assert np.array_equal(after.owner, executed(run)[0])
 
 
+def _locates(run, eng, p):
+    """p's locate messages of the last exchange, as the run loop hands them to _receive."""
+    return run._locates(eng.received("locate")).get(p, run.no_locs)
+
+
 def test_request_on_a_stale_view_is_forwarded(mini):
     """Data that moved on since the requester's view: the old holder forwards the request along its pointer."""
     P = 4
@@ -184,15 +189,15 @@ def test_request_on_a_stale_view_is_forwarded(mini):
     v0, v1, v2 = run.vp[0], run.vp[1], run.vp[2]
     ids = np.array([u])
     run._serve(v0, ids, 1)  # processor 1 asks 0 for u's data
-    run._receive(v1, _step(run, eng), [])
+    run._receive(v1, _step(run, eng), run.no_locs)
     assert run.data_at[u] == 1 and v1.view[ids][0] == 1 and v0.view[ids][0] == 1
     assert v2.view[ids][0] == 0  # 2 was not told (it holds no data next to u's, nor is it u's home)
     run._serve(v0, ids, 2)  # 2 asks the home processor, which forwards to 1
     got = _step(run, eng)
     assert [(got.src[m], got.code[m], int(got.words(m)[0])) for m in got.at[1]] == [(0, msg.FETCH, 2)]
-    run._receive(v1, got, [rows for _, rows in eng.received("locate").by_dst().get(1, [])])
+    run._receive(v1, got, _locates(run, eng, 1))
     got = _step(run, eng)
-    run._receive(v2, got, [rows for _, rows in eng.received("locate").by_dst().get(2, [])])
+    run._receive(v2, got, _locates(run, eng, 2))
     assert run.data_at[u] == 2 and v2.view[ids][0] == 2
 
 
@@ -216,7 +221,7 @@ def test_simultaneous_operations_combine(mini):
     for _ in range(3 * run.trees.d + 2):  # long enough for every operation to complete or be abandoned
         got = _step(run, eng)
         for p in got.at:  # balancing only: no data moves, no locate messages
-            run._receive(run.vp[p], got, [])
+            run._receive(run.vp[p], got, run.no_locs)
         run.step += 1
     f = run.figures()
     assert f["sbn_balance_ops"] == 5 and f["sbn_aborted_ops"] == 4
