@@ -47,35 +47,14 @@ static int get(PyObject *o, Py_buffer *b, char kind, const char *name) {
     return 1;
 }
 
-/* order(Q, stale, cw, cc, cr, depth): Q in priority order, given that the vertices of Q not marked stale
- * (uint8, by vertex; cleared here) are in order already, then the exclusive prefix sums (one bytearray of
- * 2 x k 8-byte items), and the queue's total load; cw, cc, cr, depth are indexed by vertex */
-static PyObject *order(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *o[6];
-    Py_buffer b[6];
-    int held = 0;
-    PyObject *ret = NULL, *buf = NULL;
-    item *it = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5])) return NULL;
-    if (!get(o[0], &b[0], 'i', "Q")) goto done;
-    held = 1;
-    if (PyObject_GetBuffer(o[1], &b[1], PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) goto done;
-    held = 2;
-    for (; held < 6; ++held)
-        if (!get(o[held], &b[held], held == 5 ? 'i' : 'f', held == 5 ? "depth" : "costs")) goto done;
-    const i64 *Q = b[0].buf, *depth = b[5].buf;
-    uint8_t *stale = b[1].buf;
-    const double *cw = b[2].buf, *cc = b[3].buf, *cr = b[4].buf;
-    i64 k = b[0].len / 8, n = b[2].len / 8;
-    if (b[1].len != n || b[3].len / 8 != n || b[4].len / 8 != n || b[5].len / 8 != n) {
-        PyErr_SetString(PyExc_ValueError, "queue: stale, cw, cc, cr and depth differ in length");
-        goto done;
-    }
-    it = malloc((size_t)(2 * k + 1) * sizeof(item));
-    if (!it) {
-        PyErr_NoMemory();
-        goto done;
-    }
+/* Q (k vertices of n) in priority order, given that the vertices of Q not marked stale (uint8, by vertex; cleared
+ * here) are in order already, then the exclusive prefix sums, as one new bytearray of 2 x k 8-byte items; the
+ * queue's total load in *total (NULL with an error); cw, cc, cr, depth are indexed by vertex */
+static PyObject *order_core(const i64 *Q, i64 k, i64 n, uint8_t *stale, const double *cw, const double *cc,
+                            const double *cr, const i64 *depth, double *total) {
+    PyObject *buf = NULL;
+    item *it = malloc((size_t)(2 * k + 1) * sizeof(item));
+    if (!it) return PyErr_NoMemory();
     /* the kept vertices in their order at the front of it, the stale ones behind them */
     item *kept = it, *moved = it + k;
     i64 nk = 0, nm = 0;
@@ -109,12 +88,10 @@ static PyObject *order(PyObject *Py_UNUSED(self), PyObject *args) {
         q[i] = x->id;
         bef[i] = cum - x->tot;
     }
-    ret = Py_BuildValue("Od", buf, cum);
+    *total = cum;
 done:
-    Py_XDECREF(buf);
     free(it);
-    for (int i = 0; i < held; ++i) PyBuffer_Release(&b[i]);
-    return ret;
+    return buf;
 }
 
 static PyObject *Q_, *QALL_, *BEF_; /* "Q", "Qall", "bef", interned */
@@ -356,6 +333,57 @@ static bound_t *bound_of(PyObject *o, const char *kinds, const char *what) {
         return NULL;
     }
     return (bound_t *)o;
+}
+
+/* sort(v, i, level), level: bind(SORTED, stale, cw, cc, cr, depth, head, qs, qlen, unsorted, numpy.frombuffer,
+ * numpy.int64, numpy.float64): balancer.LevelRun._sort at processor v (slot i) in one call: its queue (v.Qall past
+ * head[i]) in order (order_core), v.Qall and v.bef the int64 and float64 arrays of the result (frombuffer's, as
+ * numpy.frombuffer(buf, numpy.int64, k) and (buf, numpy.float64, k, 8 k) give them), head[i] = 0, qlen[i] = k,
+ * unsorted[i] = False and qs[i] the queue's load. */
+#define SORTED "bfffiifibooo"
+static PyObject *sort(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { STALE, CW, CC, CR, DEPTH, HEAD, QS, QLEN, UNSORTED, FROMBUFFER, INT64, FLOAT64 };
+    PyObject *v, *level, *qall = NULL, *buf = NULL, *arr[2] = {NULL, NULL}, *ret = NULL;
+    long long i;
+    Py_buffer b;
+    int held = 0;
+    bound_t *t;
+    if (!PyArg_ParseTuple(args, "OLO", &v, &i, &level) || !(t = bound_of(level, SORTED, "sort's level arrays")))
+        return NULL;
+    i64 n = t->b[CW].len / 8, L = t->b[HEAD].len / 8;
+    if (t->b[STALE].len != n || t->b[CC].len / 8 != n || t->b[CR].len / 8 != n || t->b[DEPTH].len / 8 != n ||
+        t->b[QS].len / 8 != L || t->b[QLEN].len / 8 != L || t->b[UNSORTED].len != L || i < 0 || i >= L) {
+        PyErr_SetString(PyExc_ValueError, "queue: sort got arrays of inconsistent lengths");
+        return NULL;
+    }
+    if (!(qall = PyObject_GetAttr(v, QALL_)) || !get(qall, &b, 'i', "Qall")) goto done;
+    held = 1;
+    i64 *head = t->b[HEAD].buf, h = head[i], k = b.len / 8 - h;
+    if (h < 0 || k < 0) {
+        PyErr_SetString(PyExc_ValueError, "queue: sort got a head past the queue");
+        goto done;
+    }
+    double cum = 0.0;
+    if (!(buf = order_core((const i64 *)b.buf + h, k, n, t->b[STALE].buf, t->b[CW].buf, t->b[CC].buf, t->b[CR].buf,
+                           t->b[DEPTH].buf, &cum)))
+        goto done;
+    PyObject *count = PyLong_FromLongLong(k), *zero = PyLong_FromLong(0), *off = PyLong_FromLongLong(8 * k);
+    if (count && zero && off &&
+        (arr[0] = PyObject_CallFunctionObjArgs(t->obj[FROMBUFFER], buf, t->obj[INT64], count, zero, NULL)))
+        arr[1] = PyObject_CallFunctionObjArgs(t->obj[FROMBUFFER], buf, t->obj[FLOAT64], count, off, NULL);
+    Py_XDECREF(count), Py_XDECREF(zero), Py_XDECREF(off);
+    PyBuffer_Release(&b);  /* (before Qall may go) */
+    held = 0;
+    if (!arr[1] || PyObject_SetAttr(v, QALL_, arr[0]) < 0 || PyObject_SetAttr(v, BEF_, arr[1]) < 0) goto done;
+    head[i] = 0;  /* (VProc.Q's setter) */
+    ((i64 *)t->b[QLEN].buf)[i] = k;
+    ((uint8_t *)t->b[UNSORTED].buf)[i] = 0;
+    ((double *)t->b[QS].buf)[i] = cum;
+    ret = Py_NewRef(Py_None);
+done:
+    if (held) PyBuffer_Release(&b);
+    Py_XDECREF(qall), Py_XDECREF(buf), Py_XDECREF(arr[0]), Py_XDECREF(arr[1]);
+    return ret;
 }
 
 /* take()'s steps on its arrays (A processors who, got chosen vertices; L processors of the rank, n vertices;
@@ -2580,9 +2608,9 @@ fail:
 
 static PyMethodDef methods[] = {
     {"runs", runs, METH_VARARGS, "each destination's run of a delivered batch's messages (a dict of slices)"},
+    {"sort", sort, METH_VARARGS, "a processor's queue in priority order, its arrays and scalars set (LevelRun._sort)"},
     {"bind", bind, METH_VARARGS, "a level's arrays held for inbox's calls: bind(kinds, *objects)"},
     {"chunks", chunks, METH_VARARGS, "the chunk each processor takes from the head of its queue"},
-    {"order", order, METH_VARARGS, "a queue in SBN priority order, its exclusive load prefix sums and its total"},
     {"choose", choose_, METH_VARARGS, "a superstep's chunks: ready, chunks and take in one call"},
     {"take", take, METH_VARARGS, "the bookkeeping of the chosen chunks"},
     {"ready", ready, METH_VARARGS, "the credit of a superstep and the processors that choose a chunk"},

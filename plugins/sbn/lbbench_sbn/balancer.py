@@ -283,6 +283,10 @@ class LevelRun:
         self.max_steps = params.max_steps or (50 * params.checks + 200 * (d + 1) + 1000)
         # the balancing operations' state in C (join, refuse, gather, abandon); None: the reference path below
         self.bound = None  # the _Received its batch was last bound to
+        # what _queue.sort reads and writes, bound once
+        self.sorted = _queue.bind("bfffiifibooo", self.stale, self.cw, self.cc, self.cr, self.depth, self.head,
+                                  self.qs, self.qlen, self.unsorted, np.frombuffer, np.dtype(np.int64),
+                                  np.dtype(np.float64))
         self.inbox = self.native and self.trace is None  # the locates and the runs of DATA and FETCH in C
         self.no_locs = _NO_LOCS if self.inbox else ()  # (_locates)
         self.lcols = _NO_COLUMNS[:2]  # the superstep's locate messages' values and offsets (_locates, _inbox)
@@ -349,14 +353,7 @@ class LevelRun:
         Kept sorted between changes (jobs in or out, re-priced vertices): choosing the next chunk is then a
         prefix of Q, found by binary search in the prefix sums of the load.
         """
-        Q, i = v.Q, v.i
-        k = Q.size
-        buf, self.qs[i] = _queue.order(np.ascontiguousarray(Q, np.int64), self.stale, self.cw, self.cc, self.cr,
-                                       self.depth)
-        v.Qall, v.bef = np.frombuffer(buf, np.int64, k), np.frombuffer(buf, np.float64, k, 8 * k)
-        self.head[i] = 0  # (VProc.Q's setter)
-        self.qlen[i] = k
-        self.unsorted[i] = False
+        _queue.sort(v, v.i, self.sorted)  # (Q in order, then Qall, bef, head, qlen, unsorted and qs set)
 
     def _clean(self) -> None:
         """Sort the queues changed since the last sort; nothing (not even a clock read) when none changed."""

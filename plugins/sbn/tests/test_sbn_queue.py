@@ -15,10 +15,22 @@ def _order_numpy(Q, cw, cc, cr, depth):
     return Q[order], cum - tot, float(cum[-1]) if cum.size else 0.0
 
 
-def _order_c(Q, stale, cw, cc, cr, depth):
-    buf, total = _queue.order(Q, stale, cw, cc, cr, depth)
-    k = Q.size
-    return np.frombuffer(buf, np.int64, k), np.frombuffer(buf, np.float64, k, 8 * k), total
+class _Proc:
+    """What ``_queue.sort`` reads and sets of a processor (balancer.VProc): its Qall and bef."""
+
+    def __init__(self, Qall):
+        self.Qall, self.bef = Qall, None
+
+
+def _order_c(Q, stale, cw, cc, cr, depth, head=0):
+    """``_queue.sort`` (LevelRun._sort) at slot 1 of three: the queue read past ``head`` entries of Qall ahead of Q
+    (out of range: never read), then the processor's order, sums, load and scalars."""
+    hd, qs, qlen, unsorted = np.array([0, head, 0]), np.zeros(3), np.zeros(3, np.int64), np.ones(3, bool)
+    v = _Proc(np.concatenate([np.full(head, -1), Q]).astype(np.int64))
+    _queue.sort(v, 1, _queue.bind("bfffiifibooo", stale, cw, cc, cr, depth, hd, qs, qlen, unsorted, np.frombuffer,
+                                  np.dtype(np.int64), np.dtype(np.float64)))
+    assert hd.tolist() == [0, 0, 0] and qlen.tolist() == [0, Q.size, 0] and unsorted.tolist() == [True, False, True]
+    return v.Qall, v.bef, float(qs[1])
 
 
 def _prices(rng, n):
@@ -36,9 +48,9 @@ def test_order_is_the_lexsort_with_stale_vertices_merged():
     Q = rng.choice(n, 700, replace=False)
     for step in range(40):
         want = _order_numpy(Q, cw, cc, cr, depth)
-        got = _order_c(Q, stale, cw, cc, cr, depth)
+        got = _order_c(Q, stale, cw, cc, cr, depth, head=step % 3)
         assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1]) and got[2] == want[2]
-        assert not stale[Q].any()  # order() clears the marks of what it sorted
+        assert not stale[Q].any()  # sort() clears the marks of what it sorted
         Q = got[0].copy()
         # re-price a few queued vertices (marked stale), add some, drop some
         some = rng.choice(Q, 15, replace=False)
@@ -47,7 +59,7 @@ def test_order_is_the_lexsort_with_stale_vertices_merged():
         new = np.setdiff1d(rng.choice(n, 10, replace=False), Q)
         stale[new] = True
         Q = np.concatenate([Q[rng.random(Q.size) > 0.02], new])
-        if step % 10 == 9:  # a price changed without a mark: order() notices and sorts everything
+        if step % 10 == 9:  # a price changed without a mark: sort() notices and sorts everything
             cc[Q[rng.integers(0, Q.size)]] += 7.0
     empty = _order_c(np.zeros(0, np.int64), stale, cw, cc, cr, depth)
     assert empty[0].size == 0 and empty[2] == 0.0
