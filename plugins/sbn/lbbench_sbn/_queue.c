@@ -47,6 +47,21 @@ static int get(PyObject *o, Py_buffer *b, char kind, const char *name) {
     return 1;
 }
 
+/* x[0..m) by before(): a few (the stale vertices of a queue, most often) by insertion, more by qsort; before() is a
+ * total order (vertex numbers are distinct), so both give the one order */
+static void sort_items(item *x, i64 m) {
+    if (m > 32) {
+        qsort(x, (size_t)m, sizeof(item), before);
+        return;
+    }
+    for (i64 i = 1; i < m; ++i) {
+        item t = x[i];
+        i64 j = i;
+        for (; j > 0 && before(&x[j - 1], &t) > 0; --j) x[j] = x[j - 1];
+        x[j] = t;
+    }
+}
+
 /* Q (k vertices of n) in priority order, given that the vertices of Q not marked stale (uint8, by vertex; cleared
  * here) are in order already, then the exclusive prefix sums, as one new bytearray of 2 x k 8-byte items; the
  * queue's total load in *total (NULL with an error); cw, cc, cr, depth are indexed by vertex */
@@ -75,9 +90,9 @@ static PyObject *order_core(const i64 *Q, i64 k, i64 n, uint8_t *stale, const do
     if (!in_order) {  /* a kept vertex's price changed after all: sort everything */
         memcpy(kept + nk, moved, (size_t)nm * sizeof(item));
         nk += nm, nm = 0;
-        qsort(kept, (size_t)nk, sizeof(item), before);
+        sort_items(kept, nk);
     }
-    qsort(moved, (size_t)nm, sizeof(item), before);
+    sort_items(moved, nm);
     buf = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(2 * k * 8));
     if (!buf) goto done;
     i64 *q = (i64 *)PyByteArray_AS_STRING(buf);
