@@ -503,32 +503,31 @@ static i64 ready_core(double *credit, double B, const i64 *qlen, i64 L, i64 *out
     return a;
 }
 
-/* choose(credit, B, qlen, qs, window, vlist, heads, mine, stg, nstaged, queued, pinned, sel, log2, deg): a
- * superstep's chunks in one call (balancer.LevelRun._select_all), the steps of ready(), chunks() and take() in
- * turn: ready() on credit and qlen; chunks() at the processors who choose, who[j]'s queue vlist[who[j]].Qall
+/* choose(level, B, window), level: bind(CHOSEN, credit, qlen, qs, heads, mine, stg, nstaged, queued, pinned, sel,
+ * log2, deg, vlist): a superstep's chunks in one call (balancer.LevelRun._select_all), the steps of ready(),
+ * chunks() and take() in turn: ready() on credit and qlen; chunks() at the processors who choose, who[j]'s queue vlist[who[j]].Qall
  * and sums .bef from heads[who[j]] on, its credit[who[j]] and qs[who[j]] (heads advanced); take() with §5.4's
  * count (sel, log2, deg). Returns None when none chooses, else int64 [A, got, who (A), k (A), cost (A,
  * float64), chosen (got), procs (got)] in a bytearray. */
+#define CHOSEN "fifiifibbffio"
 static PyObject *choose_(PyObject *Py_UNUSED(self), PyObject *args) {
     enum { CREDIT, QLEN, QS, HEADS, MINE, STG, NSTAGED, QUEUED, PINNED, SEL, LOG2, DEG, NB };
-    static const char *const name[NB] = {"credit", "qlen", "qs", "heads", "mine", "stg", "nstaged", "queued",
-                                         "pinned", "sel", "log2", "deg"};
-    PyObject *o[NB] = {NULL}, *vlist, *ret = NULL, *objQ = NULL, *objb = NULL;
+    PyObject *level, *vlist, *ret = NULL, *objQ = NULL, *objb = NULL;
     Py_buffer b[NB];
-    int have[NB] = {0};
     double B;
     Py_ssize_t window;
     i64 *who = NULL, *pairs = NULL, cap = 0, got = 0;
     double *rest = NULL;
-    if (!PyArg_ParseTuple(args, "OdOOnO!OOOOOOOOO", &o[CREDIT], &B, &o[QLEN], &o[QS], &window, &PyList_Type, &vlist,
-                          &o[HEADS], &o[MINE], &o[STG], &o[NSTAGED], &o[QUEUED], &o[PINNED], &o[SEL], &o[LOG2],
-                          &o[DEG]))
+    bound_t *t;
+    if (!PyArg_ParseTuple(args, "Odn", &level, &B, &window) || !(t = bound_of(level, CHOSEN, "choose's level arrays")))
         return NULL;
-    if (!get_all(o, b, have, "fifiifibbffi", name, NB)) goto done;
+    memcpy(b, t->b, sizeof b);  /* (bound: not released here) */
+    vlist = t->obj[NB];
     i64 L = b[CREDIT].len / 8, n = b[QUEUED].len;
     if (b[CREDIT].readonly || b[QLEN].len / 8 != L || b[QS].len / 8 != L || b[HEADS].len / 8 != L ||
         b[MINE].len / 8 != L || b[STG].len / 8 != L || b[NSTAGED].len / 8 != L || b[PINNED].len != n ||
-        PyList_GET_SIZE(vlist) != L || window < 1 || b[SEL].len / 8 != L || b[LOG2].len / 8 != n + 1 ||
+        !PyList_Check(vlist) || PyList_GET_SIZE(vlist) != L || window < 1 || b[SEL].len / 8 != L ||
+        b[LOG2].len / 8 != n + 1 ||
         b[DEG].len / 8 != n) {
         PyErr_SetString(PyExc_ValueError, "queue: choose got arrays of inconsistent lengths");
         goto done;
@@ -576,7 +575,6 @@ static PyObject *choose_(PyObject *Py_UNUSED(self), PyObject *args) {
 done:
     Py_XDECREF(objQ), Py_XDECREF(objb);
     free(who), free(rest), free(pairs);
-    release_all(b, have, NB);
     return ret;
 }
 
@@ -806,9 +804,9 @@ static int tail_core(const bound_t *tail, PyObject *Qall, PyObject *view, const 
 /* inbox(lvalues, loffsets, lfrom, lto, values, offsets, src, m, end, p, i, level, msgs, fwd, servers, P, data, fetch,
  * word, per_unit, view, api, Qall, tail), level: bind(INBOXED, data_at, requested, pinned, queued, rwgt, mig, loc_n,
  * loc_b): at processor p (slot i) the locate messages lfrom .. lto - 1 of the superstep's (lvalues, loffsets: the
- * locate batch's columns; int64 [processor, vertex, ...] each, by sender), then the run of DATA and FETCH messages from message m
- * (values, offsets, src: the batch's columns, as _Received reads them) up to end (balancer.LevelRun._receive's
- * steps for them, in its order, the reference path's arithmetic):
+ * locate batch's columns; int64 [processor, vertex, ...] each, by sender), then the run of DATA and FETCH
+ * messages from message m (values, offsets, src: the batch's columns, as _Received reads them) up to end
+ * (balancer.LevelRun._receive's steps for them, in its order, the reference path's arithmetic):
  * - locates: mig[i] += their entries + their number; learned, each entry whose data is not at p;
  * - every message: mig[i] += its words, the code included;
  * - DATA (vertices): loc_n[i] += P - 1; loc_b[i] += (P - 1) * word * (1 + k); arrive's marks, and
@@ -1143,28 +1141,31 @@ done:
     return ret;
 }
 
-/* done(verts, procs, who, cost, step, holder, pinned, done_by, stg, nstaged, proc_cost, busy_steps, last_busy):
- * the processed chunks (balancer.LevelRun._done), numpy's steps in numpy's order (who's entries are
+/* done(verts, procs, who, cost, step, level[, data_at]), level: bind(DONE, holder, pinned, done_by, stg, nstaged,
+ * proc_cost, busy_steps, last_busy): the processed chunks (balancer.LevelRun._done), numpy's steps in numpy's order (who's entries are
  * distinct): holder[verts] = -1; pinned[verts] = False; done_by[verts] = procs; stg[who] -= cost;
  * nstaged[who] -= 1; stg[who[nstaged[who] == 0]] = 0.0; proc_cost[who] += cost; busy_steps[who] += 1;
  * last_busy[who] = step. Returns True; with data_at (int64, by vertex), only when every vertex's data is at
  * its processor (data_at[verts] == procs), else False with nothing changed. */
+#define DONE "ibififii"
 static PyObject *done(PyObject *Py_UNUSED(self), PyObject *args) {
     enum { VERTS, PROCS, WHO, COST, HOLDER, PINNED, DONE_BY, STG, NSTAGED, PROC_COST, BUSY_STEPS, LAST_BUSY, DATA_AT,
            NB };
     static const char *const name[NB] = {"verts", "procs", "who", "cost", "holder", "pinned", "done_by", "stg",
                                          "nstaged", "proc_cost", "busy_steps", "last_busy", "data_at"};
-    PyObject *o[NB] = {NULL};
+    PyObject *o[NB] = {NULL}, *level;
     Py_buffer b[NB];
     int have[NB] = {0};
     long long step;
     PyObject *ret = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOLOOOOOOOO|O", &o[VERTS], &o[PROCS], &o[WHO], &o[COST], &step, &o[HOLDER],
-                          &o[PINNED], &o[DONE_BY], &o[STG], &o[NSTAGED], &o[PROC_COST], &o[BUSY_STEPS], &o[LAST_BUSY],
-                          &o[DATA_AT]))
+    bound_t *t;
+    if (!PyArg_ParseTuple(args, "OOOOLO|O", &o[VERTS], &o[PROCS], &o[WHO], &o[COST], &step, &level, &o[DATA_AT]) ||
+        !(t = bound_of(level, DONE, "done's level arrays")))
         return NULL;
     int check = o[DATA_AT] != NULL;
-    if (!get_all(o, b, have, "iiifibififiii", name, check ? NB : DATA_AT)) goto done;
+    if (!get_all(o, b, have, "iiif", name, HOLDER)) goto done;
+    memcpy(b + HOLDER, t->b, (DATA_AT - HOLDER) * sizeof *b);  /* (bound: not released here) */
+    if (check && !get_all(o + DATA_AT, b + DATA_AT, have + DATA_AT, "i", name + DATA_AT, 1)) goto done;
     i64 nv = b[VERTS].len / 8, A = b[WHO].len / 8, n = b[HOLDER].len / 8, L = b[STG].len / 8;
     if (b[PROCS].len / 8 != nv || b[COST].len / 8 != A || b[PINNED].len != n || b[DONE_BY].len / 8 != n ||
         b[NSTAGED].len / 8 != L || b[PROC_COST].len / 8 != L || b[BUSY_STEPS].len / 8 != L ||
@@ -1230,32 +1231,31 @@ done:
     return ret;
 }
 
-/* acting(step, qs, stg, busy, hold, prom, cooldown, want, minth, maxth): the processors whose main line (Fig. 4)
- * acts this superstep: with L = qs + stg, free = (busy == 0) & (step > hold) & ~prom,
+/* acting(step, level), level: bind(ACTING, qs, stg, busy, hold, prom, cooldown, want, minth, maxth): the processors
+ * whose main line (Fig. 4) acts this superstep: with L = qs + stg, free = (busy == 0) & (step > hold) & ~prom,
  * over = (L > maxth) & (step > cooldown), np.flatnonzero(free & (want | over | (L < minth))), int64. */
+#define ACTING "ffiirirff"
 static PyObject *acting(PyObject *Py_UNUSED(self), PyObject *args) {
     enum { QS, STG, BUSY, HOLD, PROM, COOLDOWN, WANT, MINTH, MAXTH, NB };
-    static const char *const name[NB] = {"qs", "stg", "busy", "hold", "prom", "cooldown", "want", "minth", "maxth"};
-    PyObject *o[NB];
+    PyObject *level;
     Py_buffer b[NB];
-    int have[NB] = {0};
     long long step;
     PyObject *ret = NULL;
-    if (!PyArg_ParseTuple(args, "LOOOOOOOOO", &step, &o[QS], &o[STG], &o[BUSY], &o[HOLD], &o[PROM], &o[COOLDOWN],
-                          &o[WANT], &o[MINTH], &o[MAXTH]))
+    bound_t *t;
+    if (!PyArg_ParseTuple(args, "LO", &step, &level) || !(t = bound_of(level, ACTING, "acting's level arrays")))
         return NULL;
-    if (!get_all(o, b, have, "ffiirirff", name, NB)) goto done;
+    memcpy(b, t->b, sizeof b);  /* (bound: not released here) */
     i64 L = b[QS].len / 8, a = 0;
     if (b[STG].len / 8 != L || b[BUSY].len / 8 != L || b[HOLD].len / 8 != L || b[PROM].len != L ||
         b[COOLDOWN].len / 8 != L || b[WANT].len != L || b[MINTH].len / 8 != L || b[MAXTH].len / 8 != L) {
         PyErr_SetString(PyExc_ValueError, "queue: acting got arrays of inconsistent lengths");
-        goto done;
+        return NULL;
     }
     const double *qs = b[QS].buf, *stg = b[STG].buf, *minth = b[MINTH].buf, *maxth = b[MAXTH].buf;
     const i64 *busy = b[BUSY].buf, *hold = b[HOLD].buf, *cooldown = b[COOLDOWN].buf;
     const uint8_t *prom = b[PROM].buf, *want = b[WANT].buf;
     ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(L * 8));
-    if (!ret) goto done;
+    if (!ret) return NULL;
     i64 *out = (i64 *)PyByteArray_AS_STRING(ret);
     for (i64 i = 0; i < L; ++i) {
         double l = qs[i] + stg[i];
@@ -1264,8 +1264,6 @@ static PyObject *acting(PyObject *Py_UNUSED(self), PyObject *args) {
         if (free_ && (want[i] || over || l < minth[i])) out[a++] = i;
     }
     if (PyByteArray_Resize(ret, (Py_ssize_t)(a * 8)) < 0) Py_CLEAR(ret);
-done:
-    release_all(b, have, NB);
     return ret;
 }
 
@@ -2313,29 +2311,34 @@ done:
     return ret;
 }
 
-/* fetch_chunks(chosen, procs, queued, pinned, data_at, requested, holder, xadj, adjncy, fetch, msgs, code, lix,
- * vlist, fetched, req_n, req_b, P, word): §3.5's data requests of the chosen chunks in one call
- * (balancer.LevelRun._select_all): requests()' list; requested[ids] = True; then per requesting processor p,
+/* fetch_chunks(chosen, procs, level, fetch, msgs, code, P, word), level: bind(FETCHING, queued, pinned, data_at,
+ * requested, holder, xadj, adjncy, lix, fetched, req_n, req_b, vlist): §3.5's data requests of the chosen chunks
+ * in one call (balancer.LevelRun._select_all): requests()' list; requested[ids] = True; then per requesting processor p,
  * in increasing order, its ids in their order: fetches() from p's view (vlist[lix[p]].view's base, keys and
  * values) for p itself, then fetched[i] += word * (2 * its messages + k), req_n[i] += P - 1 and
  * req_b[i] += (P - 1) * word * (2 + k) (i = lix[p], k its ids). Returns requests()' bytearray. */
+#define FETCHING "bbibiiiifffo"
 static PyObject *fetch_chunks(PyObject *Py_UNUSED(self), PyObject *args) {
     enum { LIX = NREQ, FETCHED, REQ_N, REQ_B, NB };
     static const char *const name[NB] = {"chosen", "procs", "queued", "pinned", "data_at", "requested", "holder",
                                          "xadj", "adjncy", "lix", "fetched", "req_n", "req_b"};
-    PyObject *o[NB], *msgs, *vlist, *ret = NULL, *view = NULL, *vo[3] = {NULL};
+    PyObject *o[NB], *msgs, *vlist, *level, *ret = NULL, *view = NULL, *vo[3] = {NULL};
     Py_buffer b[NB], vb[3];
     int have[NB] = {0}, vh[3] = {0}, fetch;
     long long code, P, word;
     dest_at *d = NULL;
+    bound_t *t;
     static const char *const vname[3] = {"base", "keys", "values"};
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOpO!LOO!OOOLL", &o[R_CHOSEN], &o[R_PROCS], &o[R_QUEUED], &o[R_PINNED],
-                          &o[R_DATA_AT], &o[R_REQUESTED], &o[R_HOLDER], &o[R_XADJ], &o[R_ADJNCY], &fetch, &PyList_Type,
-                          &msgs, &code, &o[LIX], &PyList_Type, &vlist, &o[FETCHED], &o[REQ_N], &o[REQ_B], &P, &word))
+    if (!PyArg_ParseTuple(args, "OOOpO!LLL", &o[R_CHOSEN], &o[R_PROCS], &level, &fetch, &PyList_Type, &msgs, &code,
+                          &P, &word) ||
+        !(t = bound_of(level, FETCHING, "fetch_chunks' level arrays")))
         return NULL;
-    if (!get_all(o, b, have, "iibbibiiiifff", name, NB) || !(ret = request_list(b, fetch))) goto done;
+    if (!get_all(o, b, have, "ii", name, R_QUEUED)) goto done;
+    memcpy(b + R_QUEUED, t->b, (NB - R_QUEUED) * sizeof *b);  /* (bound: not released here) */
+    vlist = t->obj[NB - R_QUEUED];
+    if (!(ret = request_list(b, fetch))) goto done;
     i64 L = b[FETCHED].len / 8, np_ = b[LIX].len / 8;
-    if (b[REQ_N].len / 8 != L || b[REQ_B].len / 8 != L || PyList_GET_SIZE(vlist) != L) {
+    if (b[REQ_N].len / 8 != L || b[REQ_B].len / 8 != L || !PyList_Check(vlist) || PyList_GET_SIZE(vlist) != L) {
         PyErr_SetString(PyExc_ValueError, "queue: fetch_chunks got arrays of inconsistent lengths");
         goto fail;
     }

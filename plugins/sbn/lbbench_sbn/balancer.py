@@ -283,6 +283,17 @@ class LevelRun:
         self.max_steps = params.max_steps or (50 * params.checks + 200 * (d + 1) + 1000)
         # the balancing operations' state in C (join, refuse, gather, abandon); None: the reference path below
         self.bound = None  # the _Received its batch was last bound to
+        # what _queue.choose and _queue.fetch_chunks read and write, bound once
+        self.chosen = _queue.bind("fifiifibbffio", self.credit, self.qlen, self.qs, self.head, self.mine, self.stg,
+                                  self.nstaged, self.queued, self.pinned, self.ops[SEL], self.log2, self.deg, self.vlist)
+        self.fetching = _queue.bind("bbibiiiifffo", self.queued, self.pinned, self.data_at, self.requested, self.holder,
+                                    g.xadj, g.adjncy, self.lix, self.bcast[FETCHED], self.bcast[REQ_N],
+                                    self.bcast[REQ_B], self.vlist)
+        # what _queue.done and _queue.acting read and write, bound once
+        self.finished = _queue.bind("ibififii", self.holder, self.pinned, self.done_by, self.stg, self.nstaged,
+                                    self.proc_cost, self.busy_steps, self.last_busy)
+        self.acts = _queue.bind("ffiirirff", self.qs, self.stg, self.busy, self.hold, self.prom, self.cooldown,
+                                self.want, self.minth, self.maxth)
         # what _queue.sort reads and writes, bound once
         self.sorted = _queue.bind("bfffiifibooo", self.stale, self.cw, self.cc, self.cr, self.depth, self.head,
                                   self.qs, self.qlen, self.unsorted, np.frombuffer, np.dtype(np.int64),
@@ -693,8 +704,7 @@ class LevelRun:
         """The chunks processed (with data_at: only if every vertex's data is there; False: nothing done)."""
         if verts.size == 0:
             return True
-        if not _queue.done(verts, procs, who, cost, self.step, self.holder, self.pinned, self.done_by, self.stg,
-                           self.nstaged, self.proc_cost, self.busy_steps, self.last_busy, *data_at):
+        if not _queue.done(verts, procs, who, cost, self.step, self.finished, *data_at):
             return False  # (numpy's steps in C)
         self.nheld -= int(verts.size)
         if self.trace is not None:
@@ -712,8 +722,7 @@ class LevelRun:
         # and staging; the chosen vertices leave their queues (numpy's steps in C); §5.4: a delete-min costs
         # O(log V_p + δ_v) (queue lengths before the chunks left)
         if self.native:  # ready, chunks and take in one C call, the count there too
-            buf = _queue.choose(self.credit, self.B, self.qlen, self.qs, self.WINDOW, self.vlist, self.head, self.mine,
-                                self.stg, self.nstaged, self.queued, self.pinned, self.ops[SEL], self.log2, self.deg)
+            buf = _queue.choose(self.chosen, self.B, self.WINDOW)
             if buf is None:
                 self._tick("selection", t0)
                 return
@@ -745,17 +754,16 @@ class LevelRun:
                                          minlength=ql.size)
         t0 = self._tick("selection", t0)
         # §3.5: request the data of the chosen vertices and of the adjacent vertices queued at the same processor
-        g = self.g
-        need = (chosen, procs, self.queued, self.pinned, self.data_at, self.requested, self.holder, g.xadj, g.adjncy,
-                self.prm.fetch_adjacent)
         if self.native:  # the requests, their marks, messages and counts below in one C call
-            buf = _queue.fetch_chunks(*need, self.out.msgs, msg.FETCH, self.lix, self.vlist, self.bcast[FETCHED],
-                                      self.bcast[REQ_N], self.bcast[REQ_B], self.P, msg.WORD)
+            buf = _queue.fetch_chunks(chosen, procs, self.fetching, self.prm.fetch_adjacent, self.out.msgs, msg.FETCH,
+                                      self.P, msg.WORD)
             if self.trace is None:
                 self._tick("migration", t0)
                 return
         else:
-            buf = _queue.requests(*need)
+            g = self.g
+            buf = _queue.requests(chosen, procs, self.queued, self.pinned, self.data_at, self.requested, self.holder,
+                                  g.xadj, g.adjncy, self.prm.fetch_adjacent)
         r, m = np.frombuffer(buf, np.int64, 2).tolist()
         ids, rq = np.frombuffer(buf, np.int64, m, 16), np.frombuffer(buf, np.int64, m, 16 + 8 * m)
         if self.trace is not None:
@@ -778,8 +786,7 @@ class LevelRun:
         self._clean()
         # free: no operation passing through, no jobs on their way, not promised; then Balance, Distribute or
         # the thrashing guard: want, or QWgt above MaxTh (cooldown over), or below MinTh
-        acts = _queue.acting(self.step, self.qs, self.stg, self.busy, self.hold, self.prom, self.cooldown, self.want,
-                             self.minth, self.maxth)
+        acts = _queue.acting(self.step, self.acts)
         if acts:
             for p in self.eng.each(self.mine[np.frombuffer(acts, np.int64)].tolist()):
                 self._mainline(self.vp[p])

@@ -170,8 +170,9 @@ def test_choose_is_ready_chunks_and_take_in_turn():
         B = float(rng.choice([0.5, 5.0, 60.0]))
         w = want
         who = np.frombuffer(_queue.ready(w["credit"], B, w["qlen"]), np.int64)
-        buf = _queue.choose(got["credit"], B, got["qlen"], got["qs"], 4, procs, got["head"], mine, got["stg"],
-                            got["nstaged"], got["queued"], got["pinned"], got["sel"], table, degs)
+        level = _queue.bind("fifiifibbffio", got["credit"], got["qlen"], got["qs"], got["head"], mine, got["stg"],
+                            got["nstaged"], got["queued"], got["pinned"], got["sel"], table, degs, procs)
+        buf = _queue.choose(level, B, 4)
         if not who.size:
             assert buf is None
             continue
@@ -207,12 +208,12 @@ def test_done_with_data_at_waits_for_every_vertex_s_data():
     data_at[verts] = procs
     data_at[9] = 0  # not there yet
     before = [x.copy() for x in a]
-    assert _queue.done(verts, procs, who, cost, 6, *a, data_at) is False
+    assert _queue.done(verts, procs, who, cost, 6, _queue.bind("ibififii", *a), data_at) is False
     assert all(np.array_equal(x, y) for x, y in zip(a, before))
     data_at[9] = 2
     b = [x.copy() for x in a]
-    assert _queue.done(verts, procs, who, cost, 6, *a, data_at) is True
-    assert _queue.done(verts, procs, who, cost, 6, *b) is True
+    assert _queue.done(verts, procs, who, cost, 6, _queue.bind("ibififii", *a), data_at) is True
+    assert _queue.done(verts, procs, who, cost, 6, _queue.bind("ibififii", *b)) is True
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
 
 
@@ -332,8 +333,9 @@ def test_a_superstep_bookkeeping_matches_numpy():
         w["proc_cost"][who] += cost
         w["busy_steps"][who] += 1
         w["last_busy"][who] = trial
-        _queue.done(verts, vp, who, cost, trial, g["holder"], g["pinned"], g["done_by"], g["stg"], g["nstaged"],
-                    g["proc_cost"], g["busy_steps"], g["last_busy"])
+        _queue.done(verts, vp, who, cost, trial, _queue.bind("ibififii", g["holder"], g["pinned"], g["done_by"], g["stg"],
+                                                             g["nstaged"], g["proc_cost"], g["busy_steps"],
+                                                             g["last_busy"]))
         # the next superstep's credit and choosers, and the main lines that act
         B = float(rng.random() * 3)
         w["credit"] = np.minimum(w["credit"], 0.0) + B
@@ -343,8 +345,8 @@ def test_a_superstep_bookkeeping_matches_numpy():
         free = (w["busy"] == 0) & (trial > w["hold"]) & ~w["prom"]
         over = (Lw > w["maxth"]) & (trial > w["cooldown"])
         acts = np.flatnonzero(free & (w["want"] | over | (Lw < w["minth"])))
-        got_acts = _queue.acting(trial, g["qs"], g["stg"], g["busy"], g["hold"], g["prom"], g["cooldown"], g["want"],
-                                 g["minth"], g["maxth"])
+        got_acts = _queue.acting(trial, _queue.bind("ffiirirff", g["qs"], g["stg"], g["busy"], g["hold"], g["prom"],
+                                                    g["cooldown"], g["want"], g["minth"], g["maxth"]))
         assert np.array_equal(np.frombuffer(got_acts, np.int64), acts)
         for x in st:
             assert np.array_equal(g[x], w[x]), x
