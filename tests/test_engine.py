@@ -376,3 +376,22 @@ def test_layouts_place_every_vproc_on_one_rank():
     assert list(eng.local) == list(range(8)) and eng.local_index.tolist() == list(range(8))
     with pytest.raises(ValueError, match="unknown vproc layout 'spiral'"):
         Engine(8, comm=None, layout="spiral")
+
+
+def test_a_superstep_counted_after_a_refused_one_starts_from_zero():
+    """The counters' per-vproc tallies live between supersteps (a superstep's counting costs its messages, not
+    its rank's vprocs): a superstep refused part way (a message out of range) leaves none behind, so the next
+    one's busiest sender and receiver are its own."""
+    from harness.kernels import _engine
+
+    P, i64 = 4, (lambda *x: np.array(x, np.int64))
+    loc, conn, cluster = np.arange(P, dtype=np.int64), np.ones((1, 1)), np.zeros(P, np.int64)
+    good = [(i64(0, 0, 0), i64(1, 1, 2), i64(2, 3, 3), i64(8, 8, 8))]
+    first = _engine.counted(good, loc, P, 1e-6, 1e9, 1.0, conn, cluster)
+    with pytest.raises(ValueError, match="out of range"):
+        _engine.counted(good + [(i64(0, 0), i64(1, 9), i64(2, 2), i64(8, 8))], loc, P, 1e-6, 1e9, 1.0, conn, cluster)
+    with pytest.raises(ValueError, match="out of range"):
+        _engine.most([i64(0, 0), i64(0)], [i64(3, 3), i64(7)], loc, P)
+    again = _engine.counted(good, loc, P, 1e-6, 1e9, 1.0, conn, cluster)
+    assert again[0] == first[0] and first[0][0][:3] == (3, 24, 2)  # 3 messages, 24 bytes, vproc 1 sent 2
+    assert _engine.most([i64(0, 0, 1)], [i64(3, 3, 2)], loc, P) == (2, 1, -1)

@@ -260,17 +260,15 @@ class Engine:
         """This rank's CPU seconds since the cell began, outside collectives."""
         return time.process_time() - self._cpu0 - (0.0 if self._net is None else self._net.cpu)
 
-    def _busy_wall(self) -> float:
-        """This rank's wall seconds since the cell began, outside collectives."""
-        return time.perf_counter() - self._wall0 - (0.0 if self._net is None else self._net.wall)
-
     def _settle(self, now: float | None = None) -> None:
         """Charge :meth:`each`'s turns since the last call: the rank's busy CPU seconds since then, shared over
-        them in proportion to each turn's wall time (over the busy wall time since then: a superstep's turns
-        get its CPU at its ratio of CPU to wall). ``now``: the CPU clock, read by the caller."""
-        busy = (time.process_time() if now is None else now) - self._cpu0 - (0.0 if self._net is None else
-                                                                              self._net.cpu)
-        wall = self._busy_wall()
+        them in proportion to each turn's wall time (over the busy wall time since then, collectives left out:
+        a superstep's turns get its CPU at its ratio of CPU to wall). ``now``: the CPU clock, read by the
+        caller."""
+        busy = (time.process_time() if now is None else now) - self._cpu0
+        wall = time.perf_counter() - self._wall0
+        if self._net is not None:
+            busy, wall = busy - self._net.cpu, wall - self._net.wall
         if self._pending:
             _engine.settle(self._vp_cpu, self._pending, busy - self._win[0], wall - self._win[1])
         self._win = (busy, wall)
@@ -459,7 +457,7 @@ class Engine:
             if values.dtype.hasobject or values.ndim == 0:
                 raise ValueError(f"tag {tag!r}: values must be a numeric array with one row per item, "
                                  f"not {values.dtype} of shape {values.shape}")
-            rows, row = len(values), row_bytes(values)
+            rows, row = len(values), values.itemsize if values.ndim == 1 else row_bytes(values)
             counts = None if counts is None else np.asarray(counts, np.int64).ravel()
         else:
             counts = None

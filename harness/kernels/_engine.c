@@ -146,17 +146,32 @@ static int list_of(PyObject *list, arg *as, Py_ssize_t cap, const char *name) {
     return 1;
 }
 
+/* Per-vproc tallies of one call (NKINDS x L entries), zeroed: kept between calls (the GIL serialises them) and
+ * handed back zeroed (a caller sets back to zero the entries its messages touched, or all of them on an error),
+ * so a superstep's counting costs its messages, not its rank's L vprocs. slot 0: int64, slot 1: float64. */
+static void *scratch(int slot, i64 n) {
+    static void *buf[2] = {NULL, NULL};
+    static i64 cap[2] = {0, 0};
+    if (n > cap[slot]) {
+        void *got = calloc((size_t)n + 1, 8);
+        if (!got) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        free(buf[slot]);
+        buf[slot] = got, cap[slot] = n;
+    }
+    return buf[slot];
+}
+
 /* the counting of counted() over m parts whose (kind, src, dst, nbytes) columns are held in a[4 s .. 4 s + 3]
  * (each part's four of one length), with loc, conn, cluster in a[4 m .. 4 m + 2]: counted()'s result, or NULL
  * with an exception */
 static PyObject *count_parts(arg *a, Py_ssize_t m, Py_ssize_t L, double lat, double bw, double one) {
-    i64 *msgs = calloc((size_t)(NKINDS * L) + 1, sizeof(i64));
-    double *secs = calloc((size_t)(NKINDS * L) + 1, sizeof(double));
+    i64 *msgs = scratch(0, NKINDS * L);
+    double *secs = msgs ? scratch(1, NKINDS * L) : NULL;
     PyObject *ret = NULL, *keys = NULL, *kinds = NULL, *bytes = NULL, *stats = NULL;
-    if (!msgs || !secs) {
-        PyErr_NoMemory();
-        goto done;
-    }
+    if (!msgs || !secs) return NULL;
     const i64 *loc = I64(a[4 * m]), *cl = I64(a[4 * m + 2]);
     const double *conn = F64(a[4 * m + 1]);
     i64 P = LEN(a[4 * m]), C = 1, n = 0;
@@ -195,6 +210,15 @@ static PyObject *count_parts(arg *a, Py_ssize_t m, Py_ssize_t L, double lat, dou
             }
         }
     }
+    /* per kind the busiest sender: its tallies read (and zeroed) at its messages */
+    i64 most[NKINDS] = {0};
+    double longest[NKINDS] = {0.0};
+    for (i64 i = 0; i < n; ++i) {
+        i64 at = Kd[i] * L + loc[K[i] / P];
+        if (msgs[at] > most[Kd[i]]) most[Kd[i]] = msgs[at];
+        if (secs[at] > longest[Kd[i]]) longest[Kd[i]] = secs[at];
+        msgs[at] = 0, secs[at] = 0.0;
+    }
     if (!(stats = PyTuple_New(NKINDS))) goto done;
     for (int q = 0; q < NKINDS; ++q) {
         PyObject *e;
@@ -202,26 +226,22 @@ static PyObject *count_parts(arg *a, Py_ssize_t m, Py_ssize_t L, double lat, dou
             Py_INCREF(Py_None);
             e = Py_None;
         } else {
-            i64 most = 0;
-            double longest = 0.0;
-            for (i64 i = 0; i < L; ++i) {
-                if (msgs[q * L + i] > most) most = msgs[q * L + i];
-                if (secs[q * L + i] > longest) longest = secs[q * L + i];
-            }
-            e = off[q] ? Py_BuildValue("(LLLd)", (long long)cnt[q], (long long)sum[q], (long long)most, longest)
-                       : Py_BuildValue("(LLLO)", (long long)cnt[q], (long long)sum[q], (long long)most, Py_None);
+            e = off[q] ? Py_BuildValue("(LLLd)", (long long)cnt[q], (long long)sum[q], (long long)most[q], longest[q])
+                       : Py_BuildValue("(LLLO)", (long long)cnt[q], (long long)sum[q], (long long)most[q], Py_None);
             if (!e) goto done;
         }
         PyTuple_SET_ITEM(stats, q, e);
     }
     ret = Py_BuildValue("(OOOOd)", stats, keys, kinds, bytes, declared);
 done:
+    if (!ret) {  /* stopped part way: every tally back to zero */
+        memset(msgs, 0, (size_t)(NKINDS * L) * 8);
+        memset(secs, 0, (size_t)(NKINDS * L) * 8);
+    }
     Py_XDECREF(stats);
     Py_XDECREF(keys);
     Py_XDECREF(kinds);
     Py_XDECREF(bytes);
-    free(msgs);
-    free(secs);
     return ret;
 }
 
@@ -258,14 +278,21 @@ done:
     return ret;
 }
 
-/* per kind, the largest of got[kind * L + i] over i (-1 for a kind not seen), as a tuple */
-static PyObject *best_of(const i64 *got, const i64 *seen, i64 L) {
+/* the tallies got[] (scratch slot 0) of the messages (kinds k, destinations d, n of them) read back: per kind
+ * the largest, and zeroed */
+static void best_of(i64 *got, const i64 *k, const i64 *d, i64 n, const i64 *loc, i64 L, i64 *best) {
+    for (i64 i = 0; i < n; ++i) {
+        i64 at = k[i] * L + loc[d[i]];
+        if (got[at] > best[k[i]]) best[k[i]] = got[at];
+        got[at] = 0;
+    }
+}
+
+/* per kind the most one local vproc received (best[kind]; -1 for a kind not seen), as a tuple */
+static PyObject *most_tuple(const i64 *best) {
     PyObject *ret = PyTuple_New(NKINDS);
     for (int q = 0; ret && q < NKINDS; ++q) {
-        i64 best = seen[q] ? 0 : -1;
-        for (i64 i = 0; seen[q] && i < L; ++i)
-            if (got[q * L + i] > best) best = got[q * L + i];
-        PyObject *x = PyLong_FromLongLong(best);
+        PyObject *x = PyLong_FromLongLong(best[q]);
         if (!x) Py_CLEAR(ret);
         else PyTuple_SET_ITEM(ret, q, x);
     }
@@ -280,37 +307,40 @@ static PyObject *most(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!O!On", &PyList_Type, &ks, &PyList_Type, &ds, &loco, &L)) return NULL;
     Py_ssize_t m = PyList_GET_SIZE(ks);
     arg *a = calloc((size_t)(2 * m + 1), sizeof(arg));
-    i64 *got = calloc((size_t)(NKINDS * L) + 1, sizeof(i64));
+    i64 *got = scratch(0, NKINDS * L);
     PyObject *ret = NULL;
     if (!a || !got) {
-        PyErr_NoMemory();
-        goto done;
+        if (!a) PyErr_NoMemory();
+        free(a);
+        return NULL;
     }
     if (PyList_GET_SIZE(ds) != m || !list_of(ks, a, m, "kind") || !list_of(ds, a + m, m, "dst") ||
         !get(loco, &a[2 * m], 'i', "loc"))
         goto done;
     const i64 *loc = I64(a[2 * m]);
-    i64 P = LEN(a[2 * m]), seen[NKINDS] = {0};
+    i64 P = LEN(a[2 * m]), best[NKINDS] = {-1, -1, -1};
     for (Py_ssize_t s = 0; s < m; ++s) {
         const i64 *k = I64(a[s]), *d = I64(a[m + s]);
         if (LEN(a[s]) != LEN(a[m + s])) {
             PyErr_SetString(PyExc_ValueError, "engine: kinds and destinations differ in length");
+            memset(got, 0, (size_t)(NKINDS * L) * 8);
             goto done;
         }
         for (i64 i = 0; i < LEN(a[s]); ++i) {
             if (k[i] < 0 || k[i] >= NKINDS || d[i] < 0 || d[i] >= P || loc[d[i]] < 0 || loc[d[i]] >= L) {
                 PyErr_SetString(PyExc_ValueError, "engine: a delivered message is out of range");
+                memset(got, 0, (size_t)(NKINDS * L) * 8);
                 goto done;
             }
             got[k[i] * L + loc[d[i]]] += 1;
-            seen[k[i]] = 1;
+            best[k[i]] = 0;
         }
     }
-    ret = best_of(got, seen, L);
+    for (Py_ssize_t s = 0; s < m; ++s) best_of(got, I64(a[s]), I64(a[m + s]), LEN(a[s]), loc, L, best);
+    ret = most_tuple(best);
 done:
-    if (a) release(a, (int)(2 * m + 1));
+    release(a, (int)(2 * m + 1));
     free(a);
-    free(got);
     return ret;
 }
 
@@ -593,23 +623,22 @@ done:
 /* per kind, the most messages of segs one local vproc received (loc[v]: the local index of vproc v among L;
  * -1: no message of the kind), as a tuple (most()'s), or NULL with an exception */
 static PyObject *most_of(const seg_t *segs, Py_ssize_t m, const i64 *loc, i64 P, i64 L) {
-    i64 *got = calloc((size_t)(NKINDS * L) + 1, sizeof(i64)), seen[NKINDS] = {0};
-    PyObject *ret = NULL;
-    if (!got) return PyErr_NoMemory();
+    i64 *got = scratch(0, NKINDS * L), best[NKINDS] = {-1, -1, -1};
+    if (!got) return NULL;
     for (Py_ssize_t s = 0; s < m; ++s)
         for (i64 i = 0; i < segs[s].n; ++i) {
             i64 d = segs[s].col[segs[s].stride + i], k = segs[s].col[2 * segs[s].stride + i];
             if (k < 0 || k >= NKINDS || d < 0 || d >= P || loc[d] < 0 || loc[d] >= L) {
                 PyErr_SetString(PyExc_ValueError, "engine: a delivered message is out of range");
-                goto done;
+                memset(got, 0, (size_t)(NKINDS * L) * 8);
+                return NULL;
             }
             got[k * L + loc[d]] += 1;
-            seen[k] = 1;
+            best[k] = 0;
         }
-    ret = best_of(got, seen, L);
-done:
-    free(got);
-    return ret;
+    for (Py_ssize_t s = 0; s < m; ++s)
+        best_of(got, segs[s].col + 2 * segs[s].stride, segs[s].col + segs[s].stride, segs[s].n, loc, L, best);
+    return most_tuple(best);
 }
 
 /* The batch sends of one superstep (Engine._sends: each (tag, its five columns, values or None, row bytes)),
