@@ -1,7 +1,7 @@
 """The one MPI exchange every engine collective is made of (docs/architecture.md, "Engine").
 
 Each collective is an ``Alltoall`` of a fixed int64 header per rank pair (the collective's name as a code,
-the byte count that follows, a tally the ranks sum, the bytes the sending rank sends to other ranks in all)
+a tally the ranks sum, the bytes the sending rank sends to other ranks in all, the byte count that follows)
 and one ``Alltoallv`` of bytes (mpi4py's buffer interface). The header tells every rank whether any rank
 sends another rank a byte; when none does (each rank's messages stay on it: BSP's superstep with no
 communication, which every rank learns from the same headers), every rank leaves out the ``Alltoallv`` and
@@ -11,6 +11,7 @@ the others from whatever collective they wait in: its header names ``abort`` and
 """
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 from itertools import accumulate
@@ -34,8 +35,9 @@ class Diverged(CellAborted):
     raises it in the same collective, so all leave the cell together and the cell fails."""
 
 
+@functools.cache
 def code(what: str) -> int:
-    """The header's number for a collective's name."""
+    """The header's number for a collective's name (each name's computed once)."""
     return zlib.crc32(what.encode())
 
 
@@ -66,7 +68,7 @@ class Transport:
 
         self.comm, self.R, self.byte = comm, comm.Get_size(), MPI.BYTE
         self.me = comm.Get_rank()
-        self._head = np.empty((self.R, 4), np.int64)  # the header this rank sends: code, bytes, tally, bytes out
+        self._head = np.empty((self.R, 4), np.int64)  # the header this rank sends: code, tally, bytes out, bytes
         self._got = np.empty((self.R, 4), np.int64)  # the headers it receives
         self.cpu = self.wall = 0.0  # CPU and wall seconds inside exchanges
         self.tally = 0  # the sum over ranks of the tallies of the last exchange
@@ -87,7 +89,7 @@ class Transport:
         t, w = time.process_time() if clock is None else clock, time.perf_counter()
         self._arrive()
         recv, got = self._both(code(what), sizes, np.frombuffer(buf, np.uint8), tally, one=one)
-        codes, n, tallies, _ = zip(*got)
+        codes, tallies, _, n = zip(*got)
         self.tally = sum(tallies)
         self.cpu += time.process_time() - t
         self.wall += time.perf_counter() - w
@@ -110,20 +112,21 @@ class Transport:
               one: bool = False) -> tuple:
         """The header ``Alltoall`` and the ``Alltoallv`` of ``send`` (``sizes[r]`` bytes to rank r; with ``one``
         the same chunk, all of ``send``, to every rank: every displacement 0, which MPI allows a send buffer),
-        as one step: the bytes received (every rank's in rank order) and the headers (a list of [code, bytes,
-        tally, bytes out] per rank). When no rank sends another a byte, every rank leaves the ``Alltoallv`` out
+        as one step: the bytes received (every rank's in rank order) and the headers (a list of [code, tally,
+        bytes out, bytes] per rank). When no rank sends another a byte, every rank leaves the ``Alltoallv`` out
         and receives its own chunk. An exception a signal handler hands to :meth:`defer` meanwhile is raised
         after both (dropped with ``late=False``: the cell has failed already)."""
         head, got, me = self._head, self._got, self.me
         own = sizes[me]
-        head[:, 0], head[:, 1], head[:, 2], head[:, 3] = what, sizes, tally, sum(sizes) - own
+        head[:, :3] = what, tally, sum(sizes) - own  # the same to every rank: one broadcast
+        head[:, 3] = sizes
         self.inside = True
         try:
             self.comm.Alltoall(head, got)
             rows = got.tolist()
-            n = [r[1] for r in rows]
+            n = [r[3] for r in rows]
             self.came = sum(n)
-            if any(r[3] for r in rows):
+            if any(r[2] for r in rows):
                 sdis = [0] * self.R if one else [0, *accumulate(sizes)][:-1]
                 rdis = [0, *accumulate(n)][:-1]
                 recv = np.empty(self.came, np.uint8)
