@@ -5,13 +5,14 @@
  * Data structures of §3.4:
  *   VList   vertex ids 0..vtot-1 (originals first, merged after), one record per vertex in two
  *           arrays of structs, so that visiting a vertex reads one cache line, not one per field:
- *           Hot  (what a neighbour's visit reads: Find, the owner, the merge scratch mark, Rwgt)
- *           Cold (what the vertex's own visit reads: its EList and rhome records, Pwgt, *vmap,
- *                 *Heap, the border and pinned flags)
- *   VMap    vmap[0..nv-1]
+ *           Hot  (16 bytes, what a neighbour's visit reads: Find, the owner, the merge scratch mark)
+ *           Cold (64 bytes, one line: what the vertex's own visit reads: its EList and rhome records, Pwgt,
+ *                 Rwgt, *Heap, the border and pinned flags)
+ *   VMap    vmap[0..nv-1], and each active vertex's place in it, *vmap (vpos)
  *   EList   an arena of {w, Cwgt}; originals' records first, each merged vertex's
  *           records appended when it is made and dropped when it is split (stack order)
- *   rhome   an arena of {home, Rwgt}, kept the same way
+ *   rhome   {home, Rwgt}: a vertex whose data is on one processor (every original vertex, and most merged ones) has
+ *           its one record in VList ({home1, Rwgt}); the others' records are in an arena kept like EList's
  *   KList   each vertex's connection weight to each processor (the k_r of §3.3), kept up to date as vertices move:
  *           an arena parallel to EList (a vertex's records from its estart; at most one per EList record), built
  *           by the vertex's first evaluation, on one cluster and positive Cwgt (then the order of the records
@@ -39,13 +40,13 @@ typedef int64_t i64;
 typedef int32_t vid; /* a vertex id (original or merged), a position in VMap or the Heap */
 #define MAX_N ((i64)(INT32_MAX / 2 - 1)) /* ids go up to 2 n: they must fit a vid */
 
-typedef struct { i64 rwgt; vid merge, lookup, owner, mark; } Hot;
+typedef struct { vid merge, lookup, owner, mark; } Hot;
 typedef struct {
-    i64 estart, hstart, pwgt, seen; /* EList and rhome records from estart, hstart; seen: drain's neighbour stamp */
-    vid elen, hlen, vpos, hpos; /* their numbers; *vmap; *Heap */
+    i64 estart, hstart, pwgt, rwgt, seen; /* EList and rhome records from estart, hstart; seen: drain's stamp */
+    vid elen, hlen, home1, hpos; /* their numbers; the home of a vertex with one rhome record; *Heap */
     vid knum; /* KList records from estart; -1: none yet */
     char border, fixed; /* fixed: pinned (Level.pinned), never moved; a merged vertex holding one is fixed */
-} Cold;
+} __attribute__((aligned(64))) Cold;
 typedef struct { i64 c; vid x; } Edge;  /* an EList record: {w, Cwgt} */
 typedef struct { i64 r; vid h; } Home;  /* an rhome record: {home, Rwgt} */
 typedef struct { i64 c; i64 p; } KRec;  /* a KList record: {processor, Cwgt to the vertex's neighbours there} */
@@ -60,7 +61,7 @@ typedef struct {
     Home *hl; i64 htop, hcap;
     KRec *kl; int klist; /* KList (klist: kept) */
     /* VMap */
-    vid *vmap; i64 nv;
+    vid *vmap, *vpos; i64 nv;
     /* Stack */
     vid *stk; i64 sp;
     int expanding;
@@ -93,15 +94,15 @@ typedef struct {
  * size, as a rule) then reuses pages it has touched instead of faulting fresh ones in, about 6,000 a call on
  * 50,000 vertices. A call reads only what it has written (as after malloc). The kernel holds the GIL throughout,
  * so calls never overlap. */
-enum { B_HOT, B_COLD, B_EL, B_HL, B_KL, B_VMAP, B_STK, B_PATH, B_ACC, B_ORDER, B_HG, B_HV, B_SLQ, B_SLP, B_PMARK,
-       B_KP, B_KV, B_AFF, B_DW, B_DC, B_DR, B_NQ, B_BAFF, B_BDW, B_BDC, B_BDR, NBUF };
+enum { B_HOT, B_COLD, B_EL, B_HL, B_KL, B_VMAP, B_VPOS, B_STK, B_PATH, B_ACC, B_ORDER, B_HG, B_HV, B_SLQ, B_SLP,
+       B_PMARK, B_KP, B_KV, B_AFF, B_DW, B_DC, B_DR, B_NQ, B_BAFF, B_BDW, B_BDC, B_BDR, NBUF };
 static struct { void *p; size_t size; } kept[NBUF];
 #define KEEP ((size_t)256 << 20)
 
 static void *buf(K *k, int b, size_t n) {
     if (kept[b].size < n) {
         free(kept[b].p);
-        kept[b].p = malloc(n ? n : 1);
+        if (posix_memalign(&kept[b].p, 64, n ? n : 1)) kept[b].p = NULL; /* a Cold record on one line */
         kept[b].size = kept[b].p ? n : 0;
         if (!kept[b].p) k->oom = 1;
     }
@@ -143,6 +144,14 @@ static int grow_h(K *k, i64 need) {
     return 0;
 }
 
+/* V's rhome records (V->hlen of them): its one record in VList (written to *one), or the arena's */
+static inline const Home *rhome(const K *k, const Cold *V, Home *one) {
+    if (V->hlen > 1) return k->hl + V->hstart;
+    one->h = V->home1;
+    one->r = V->rwgt;
+    return one;
+}
+
 /* ------------------------------------------------------------ Union/Find */
 static inline vid find(K *k, vid v) {
     Hot *H = k->hot;
@@ -171,7 +180,7 @@ static int merge_pair(K *k, vid v, vid w) {
     vid M = (vid)k->vtot;
     i64 start = k->etop, cnt = 0;
     __builtin_prefetch(&k->el[V[w].estart]); /* w's records arrive while v's are merged */
-    __builtin_prefetch(&k->hl[V[w].hstart]);
+    if (V[w].hlen > 1) __builtin_prefetch(&k->hl[V[w].hstart]);
     if (grow_e(k, (i64)V[v].elen + V[w].elen)) return -1;
     Edge *el = k->el;
     vid lists[2] = {v, w};
@@ -199,26 +208,32 @@ static int merge_pair(K *k, vid v, vid w) {
     V[M].estart = start;
     V[M].elen = (vid)cnt;
     V[M].pwgt = V[v].pwgt + V[w].pwgt;
-    H[M].rwgt = H[v].rwgt + H[w].rwgt;
+    V[M].rwgt = V[v].rwgt + V[w].rwgt;
     /* rhome: v's records, then w's added (same key) or appended; pmark holds each home's record (-1: none) */
-    if (grow_h(k, (i64)V[v].hlen + V[w].hlen)) return -1;
-    Home *hl = k->hl;
-    i64 hs = k->htop, hc = 0;
-    for (i64 j = 0; j < V[v].hlen; j++) {
-        hl[hs + hc] = hl[V[v].hstart + j];
-        k->pmark[hl[hs + hc].h] = hc;
-        hc++;
+    V[M].hstart = k->htop;
+    if (V[v].hlen == 1 && V[w].hlen == 1 && V[v].home1 == V[w].home1) { /* one record still, in VList */
+        V[M].hlen = 1;
+        V[M].home1 = V[v].home1;
+    } else {
+        if (grow_h(k, (i64)V[v].hlen + V[w].hlen)) return -1;
+        Home *hl = k->hl, onev, onew;
+        const Home *rv = rhome(k, &V[v], &onev), *rw = rhome(k, &V[w], &onew);
+        i64 hs = k->htop, hc = 0;
+        for (i64 j = 0; j < V[v].hlen; j++) {
+            hl[hs + hc] = rv[j];
+            k->pmark[hl[hs + hc].h] = hc;
+            hc++;
+        }
+        for (i64 j = 0; j < V[w].hlen; j++) {
+            vid h = rw[j].h;
+            i64 r = rw[j].r, f = k->pmark[h];
+            if (f >= 0) hl[hs + f].r += r;
+            else { hl[hs + hc].h = h; hl[hs + hc].r = r; k->pmark[h] = hc; hc++; }
+        }
+        for (i64 i = 0; i < hc; i++) k->pmark[hl[hs + i].h] = -1;
+        k->htop = hs + hc;
+        V[M].hlen = (vid)hc;
     }
-    for (i64 j = 0; j < V[w].hlen; j++) {
-        vid h = hl[V[w].hstart + j].h;
-        i64 r = hl[V[w].hstart + j].r, f = k->pmark[h];
-        if (f >= 0) hl[hs + f].r += r;
-        else { hl[hs + hc].h = h; hl[hs + hc].r = r; k->pmark[h] = hc; hc++; }
-    }
-    for (i64 i = 0; i < hc; i++) k->pmark[hl[hs + i].h] = -1;
-    k->htop = hs + hc;
-    V[M].hstart = hs;
-    V[M].hlen = (vid)hc;
     H[M].merge = -1;
     H[M].lookup = -1;
     H[M].owner = H[v].owner;
@@ -227,14 +242,15 @@ static int merge_pair(K *k, vid v, vid w) {
     V[M].hpos = -1;
     H[v].merge = H[w].merge = M;
     H[v].lookup = H[w].lookup = M;
-    vid pv = V[v].vpos;
+    vid *vpos = k->vpos;
+    vid pv = vpos[v];
     k->vmap[pv] = M;
-    V[M].vpos = pv;
-    vid pw = V[w].vpos;
+    vpos[M] = pv;
+    vid pw = vpos[w];
     vid last = k->vmap[--k->nv];
     if (pw < k->nv) {
         k->vmap[pw] = last;
-        V[last].vpos = pw;
+        vpos[last] = pw;
     }
     k->vtot = M + 1;
     k->stk[2 * k->sp] = v;
@@ -255,10 +271,10 @@ static void split_top(K *k, vid *pv, vid *pw) {
     H[v].merge = H[w].merge = -1;
     H[v].lookup = H[w].lookup = -1;
     V[v].knum = V[w].knum = -1;
-    vid pm = V[M].vpos;
+    vid pm = k->vpos[M];
     k->vmap[pm] = v;
-    V[v].vpos = pm;
-    V[w].vpos = (vid)k->nv;
+    k->vpos[v] = pm;
+    k->vpos[w] = (vid)k->nv;
     k->vmap[k->nv++] = w;
     k->etop = V[M].estart;
     k->htop = V[M].hstart;
@@ -305,7 +321,7 @@ static i64 contract(K *k, i64 target, uint64_t seed, i64 sample) {
             __builtin_prefetch(&V[v2]);
             vid v1 = k->vmap[(i64)(rnd_ahead(s, (uint64_t)sample) * (double)(nv - 1))];
             __builtin_prefetch(&k->el[V[v1].estart]);
-            __builtin_prefetch(&k->hl[V[v1].hstart]);
+            if (V[v1].hlen > 1) __builtin_prefetch(&k->hl[V[v1].hstart]);
         }
         for (i64 t = 0; t < sample; t++) {
             vid v = k->vmap[(i64)(rnd(&s) * (double)nv)];
@@ -323,11 +339,11 @@ static i64 contract(K *k, i64 target, uint64_t seed, i64 sample) {
                 else { H[x].mark = (vid)na; acc_v[na] = x; accc[na] = c; na++; __builtin_prefetch(&V[x]); }
             }
             if (na == 0) continue;
-            i64 rv = H[v].rwgt;
+            i64 rv = V[v].rwgt;
             for (i64 i = 0; i < na; i++) {
                 vid x = acc_v[i];
                 H[x].mark = -1;
-                i64 den = rv + H[x].rwgt;
+                i64 den = rv + V[x].rwgt;
                 double r = den > 0 ? (double)accc[i] / (double)den : (double)accc[i];
                 if (r > best_r) { best_r = r; bv = v; bw = x; }
             }
@@ -478,7 +494,8 @@ static int evaluate(K *k, vid V) {
     cv->border = 1;
     i64 pw = cv->pwgt;
     i64 cp = k->cl[p];
-    const Home *rh = k->hl + cv->hstart;
+    Home one;
+    const Home *rh = rhome(k, cv, &one);
     i64 hl = cv->hlen;
     double remap_p = 0.0;
     for (i64 j = 0; j < hl; j++) {
@@ -553,32 +570,39 @@ static void move(K *k, vid V) {
     H[V].owner = q;
     Cold *C = k->cold;
     C[V].border = 1;
-    const Edge *el = k->el;
-    i64 s = C[V].estart, e = s + C[V].elen;
-    for (i64 j = s; j < e; j++) {
+    const Edge *el = k->el + C[V].estart;
+    i64 m = C[V].elen;
+    vid *nb = k->path; /* V's neighbours (Find of its EList's), left for drain; their VList entries fetched ahead */
+    for (i64 j = 0; j < m; j++) {
         vid x = el[j].x;
         if (H[x].merge != -1) x = find(k, x);
+        nb[j] = x;
+        __builtin_prefetch(&C[x]);
+    }
+    for (i64 j = 0; j < m; j++) {
+        vid x = nb[j];
         if (H[x].owner != q) C[x].border = 1;
-        if (C[x].knum >= 0) { /* V's Cwgt leaves p in x's KList (the record goes when it reaches 0) */
+        if (C[x].knum >= 0) __builtin_prefetch(&k->kl[C[x].estart]);
+    }
+    if (k->klist) {
+        for (i64 j = 0; j < m; j++) { /* V's Cwgt leaves p in its neighbours' KLists (a record goes at 0) */
+            vid x = nb[j];
+            if (C[x].knum < 0) continue;
             KRec *kl = k->kl + C[x].estart;
             i64 i = 0;
             while (kl[i].p != p) i++;
             if (!(kl[i].c -= el[j].c)) kl[i] = kl[--C[x].knum];
         }
-    }
-    /* then arrives on q: a second pass, so a KList never holds more records than its vertex has neighbours */
-    if (k->klist)
-        for (i64 j = s; j < e; j++) {
-            vid x = el[j].x;
-            if (H[x].merge != -1) x = find(k, x);
-            if (C[x].knum >= 0) {
-                KRec *kl = k->kl + C[x].estart;
-                i64 i = 0, nk = C[x].knum;
-                while (i < nk && kl[i].p != q) i++;
-                if (i < nk) kl[i].c += el[j].c;
-                else { kl[nk].p = q; kl[nk].c = el[j].c; C[x].knum = (vid)(nk + 1); }
-            }
+        for (i64 j = 0; j < m; j++) { /* then arrives on q: a KList never holds more records than neighbours */
+            vid x = nb[j];
+            if (C[x].knum < 0) continue;
+            KRec *kl = k->kl + C[x].estart;
+            i64 i = 0, nk = C[x].knum;
+            while (i < nk && kl[i].p != q) i++;
+            if (i < nk) kl[i].c += el[j].c;
+            else { kl[nk].p = q; kl[nk].c = el[j].c; C[x].knum = (vid)(nk + 1); }
         }
+    }
     k->moves++;
 }
 
@@ -656,7 +680,6 @@ static void consider(K *k, vid v) {
 }
 
 static i64 drain(K *k) {
-    Hot *H = k->hot;
     Cold *C = k->cold;
     i64 made = 0;
     while (k->hn) {
@@ -670,12 +693,10 @@ static i64 drain(K *k) {
         consider(k, v);
         k->stamp++;
         C[v].seen = k->stamp;
-        /* consider() grows nothing: EList records are stable while refining */
-        const Edge *el = k->el;
-        i64 s = C[v].estart, e = s + C[v].elen;
-        for (i64 j = s; j < e; j++) {
-            vid x = el[j].x;
-            if (H[x].merge != -1) x = find(k, x);
+        /* v's neighbours as move() left them (consider() leaves them be) */
+        const vid *nb = k->path;
+        for (i64 j = 0, m = C[v].elen; j < m; j++) {
+            vid x = nb[j];
             if (C[x].seen != k->stamp) {
                 C[x].seen = k->stamp;
                 if (C[x].border) consider(k, x);
@@ -736,8 +757,9 @@ static PyObject *run(PyObject *self, PyObject *args) {
         size_t I = sizeof(i64), D = sizeof(double), U = sizeof(vid);
         k->hot = buf(k, B_HOT, cap * sizeof(Hot)); k->cold = buf(k, B_COLD, cap * sizeof(Cold));
         k->el = buf(k, B_EL, (2 * m2 + 16) * sizeof(Edge)); k->ecap = (i64)(kept[B_EL].size / sizeof(Edge));
-        k->hl = buf(k, B_HL, (2 * n + 16) * sizeof(Home)); k->hcap = (i64)(kept[B_HL].size / sizeof(Home));
-        k->vmap = buf(k, B_VMAP, cap * U); k->stk = buf(k, B_STK, 2 * cap * U); k->path = buf(k, B_PATH, cap * U);
+        k->hl = buf(k, B_HL, (n + 16) * sizeof(Home)); k->hcap = (i64)(kept[B_HL].size / sizeof(Home));
+        k->vmap = buf(k, B_VMAP, cap * U); k->vpos = buf(k, B_VPOS, cap * U);
+        k->stk = buf(k, B_STK, 2 * cap * U); k->path = buf(k, B_PATH, cap * U);
         k->slq = buf(k, B_SLQ, P * D); k->slp = buf(k, B_SLP, P * I); k->pmark = buf(k, B_PMARK, P * I);
         k->kp_ = buf(k, B_KP, (P + 2) * I); k->kv_ = buf(k, B_KV, (P + 2) * I);
         k->aff = buf(k, B_AFF, (P + 2) * I); k->dW = buf(k, B_DW, (P + 2) * D); k->dC = buf(k, B_DC, (P + 2) * D);
@@ -752,19 +774,18 @@ static PyObject *run(PyObject *self, PyObject *args) {
         for (i64 v = 0; v < n; v++) {
             Hot *h = &k->hot[v];
             Cold *c = &k->cold[v];
-            h->rwgt = rw[v]; h->merge = -1; h->lookup = -1; h->owner = (vid)own[v]; h->mark = -1;
+            c->rwgt = rw[v]; h->merge = -1; h->lookup = -1; h->owner = (vid)own[v]; h->mark = -1;
             c->estart = xadj[v]; c->elen = (vid)(xadj[v + 1] - xadj[v]); c->pwgt = pw[v]; c->seen = 0;
-            c->hstart = v; c->hlen = 1; c->vpos = (vid)v; c->hpos = -1; c->knum = -1;
+            c->hstart = 0; c->hlen = 1; c->home1 = (vid)home[v]; c->hpos = -1; c->knum = -1;
             c->border = 0; c->fixed = (flags[v] & 2) != 0;
             for (i64 j = xadj[v]; j < xadj[v + 1]; j++) /* VList's border flags: a neighbour elsewhere */
                 if (own[adj[j]] != own[v]) { c->border = 1; break; }
-            k->vmap[v] = (vid)v;
-            k->hl[v].h = (vid)home[v]; k->hl[v].r = rw[v];
+            k->vmap[v] = k->vpos[v] = (vid)v;
         }
         for (i64 i = n; i < cap; i++) {
             k->hot[i].mark = -1; k->cold[i].seen = 0; k->cold[i].hpos = -1; k->cold[i].knum = -1;
         }
-        k->htop = n; k->nv = n; k->sp = 0;
+        k->htop = 0; k->nv = n; k->sp = 0;
         k->cl = (i64 *)bcl.buf; k->conn = (double *)bconn.buf; k->proc = (double *)bproc.buf;
         k->W = (double *)bW.buf; k->Cm = (double *)bC.buf; k->R = (double *)bR.buf; k->Q = (double *)bQ.buf;
         k->S1 = S1;
@@ -819,7 +840,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
                 for (int t = 0; t < 2; t++) {
                     const Cold *c = &k->cold[two[t]];
                     __builtin_prefetch(&k->el[c->estart]);
-                    __builtin_prefetch(&k->hl[c->hstart]);
+                    if (c->hlen > 1) __builtin_prefetch(&k->hl[c->hstart]);
                 }
                 if (k->cold[k->vtot - 2].border)
                     for (int t = 0; t < 2; t++) {

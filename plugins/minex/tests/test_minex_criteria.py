@@ -115,17 +115,28 @@ def test_throttle_gates_balance_under_max_tolerance(mini):
     assert imb["model", 0.5] < 1.05 and abs(imb["model", 0.5] - imb["model", math.inf]) < 0.05
 
 
+def with_zero_cwgt(g):
+    """``g`` with the Cwgt of every third edge (by its ends' sum, so both entries) set to 0."""
+    src = np.repeat(np.arange(g.n), np.diff(g.xadj))
+    cwgt = np.where((src + g.adjncy) % 3 == 0, 0, g.cwgt)
+    return Graph(g.xadj, g.adjncy, pwgt=g.pwgt, rwgt=g.rwgt, cwgt=cwgt)
+
+
 @pytest.mark.skipif(mx._kernel is None, reason="C kernel not built")
-@pytest.mark.parametrize("machine,latency,T,gain", [("uniform", "none", 16.0, "sum"), ("grid:4:3", "max", 64.0, "sum"),
-                                                    ("grid:4:3", "max", 64.0, "model"),
-                                                    ("grid:3:10", "overlap:0.5", math.inf, "sum"),
-                                                    ("grid:2:3", "none", 0.0, "sum")])
-def test_c_kernel_equals_python_reference(mini, machine, latency, T, gain):
+@pytest.mark.parametrize("machine,latency,T,gain,zero", [("uniform", "none", 16.0, "sum", False),
+                                                         ("grid:4:3", "max", 64.0, "sum", False),
+                                                         ("grid:4:3", "max", 64.0, "model", False),
+                                                         ("grid:3:10", "overlap:0.5", math.inf, "sum", False),
+                                                         ("grid:2:3", "none", 0.0, "sum", False),
+                                                         ("uniform", "max", 64.0, "sum", True)])
+def test_c_kernel_equals_python_reference(mini, machine, latency, T, gain, zero):
+    """On one cluster with positive Cwgt the kernel keeps each vertex's KList up to date; otherwise (several clusters, or
+    a zero Cwgt: ``zero``) it rescans EList at every evaluation. Both give the reference's owners."""
     levels, _ = mini
     P = 16
     m = Machine.parse(machine, P)
     start = initial_state(levels[0], P, 0)
-    g = levels[2].data
+    g = with_zero_cwgt(levels[2].data) if zero else levels[2].data
     home = start.owner.copy()
     home[::5] = (home[::5] + 3) % P
     a, sa = mx.minex(g, start.owner, home, m, seed=99, throttle=T, latency=latency, impl="python", gain=gain)
@@ -134,6 +145,30 @@ def test_c_kernel_equals_python_reference(mini, machine, latency, T, gain):
     assert np.array_equal(a, b)
     assert (sa.merges, sa.coarse_moves, sa.expand_moves, sa.passes) == \
         (sb.merges, sb.coarse_moves, sb.expand_moves, sb.passes)
+
+
+@pytest.mark.skipif(mx._kernel is None, reason="C kernel not built")
+def test_c_kernel_keeps_no_state_between_calls(mini):
+    """The kernel keeps its buffers from one call to the next: a call after calls on larger and smaller graphs, on
+    other machines, gives what it gives first."""
+    levels, _ = mini
+    P = 16
+    start = initial_state(levels[0], P, 0)
+    g = levels[2].data
+    home = start.owner.copy()
+    home[::5] = (home[::5] + 3) % P
+
+    def run(graph, owner, machine, latency="none"):
+        parts, st = mx.minex(graph, owner, owner if graph is not g else home, Machine.parse(machine, P), seed=7,
+                             throttle=64.0, latency=latency, impl="c")
+        return parts, (st.merges, st.coarse_moves, st.expand_moves, st.passes)
+
+    first = run(g, start.owner, "uniform")
+    big = generate(seed=1, points=3000, levels=1)[0]
+    run(big.data, initial_state(big, P, 0).owner, "grid:4:3", "max")
+    run(levels[0].data, start.owner, "uniform")
+    again = run(g, start.owner, "uniform")
+    assert np.array_equal(first[0], again[0]) and first[1] == again[1]
 
 
 def test_contraction_respects_processors_and_target(mini):
