@@ -291,7 +291,8 @@ static void release_all(Py_buffer *b, const int *have, int nb) {
 
 /* Bound: a level's arrays held once (bind(kinds, *objects)), so that a call made per processor and superstep reads
  * them without acquiring a buffer each (inbox and its tail): each object's buffer of kind kinds[j] (get_all's kinds),
- * or the object itself for 'o'. The buffers are released with the object. */
+ * or the object itself for 'o'. The buffers are released with the object, which the cyclic GC sees through (a bound
+ * list of processors refers back to the level that holds it). */
 #define MAX_BOUND 32
 typedef struct {
     PyObject_HEAD
@@ -302,17 +303,34 @@ typedef struct {
     PyObject *obj[MAX_BOUND];
 } bound_t;
 
-static void bound_dealloc(bound_t *self) {
+static int bound_traverse(bound_t *self, visitproc visit, void *arg) {
+    for (int j = 0; j < self->n; ++j) {
+        Py_VISIT(self->obj[j]);
+        if (self->have[j]) Py_VISIT(self->b[j].obj);
+    }
+    return 0;
+}
+
+static int bound_clear(bound_t *self) {
     release_all(self->b, self->have, self->n);
-    for (int j = 0; j < self->n; ++j) Py_XDECREF(self->obj[j]);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    memset(self->have, 0, sizeof self->have);
+    for (int j = 0; j < self->n; ++j) Py_CLEAR(self->obj[j]);
+    return 0;
+}
+
+static void bound_dealloc(bound_t *self) {
+    PyObject_GC_UnTrack(self);
+    bound_clear(self);
+    PyObject_GC_Del(self);
 }
 
 static PyTypeObject BoundType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "lbbench_sbn._queue.Bound",
     .tp_basicsize = sizeof(bound_t),
     .tp_dealloc = (destructor)bound_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_traverse = (traverseproc)bound_traverse,
+    .tp_clear = (inquiry)bound_clear,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_doc = "a level's arrays held for _queue's calls (bind)",
 };
 
@@ -323,12 +341,13 @@ static PyObject *bind(PyObject *Py_UNUSED(self), PyObject *args) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "queue: bind(kinds, *objects), one kind each");
         return NULL;
     }
-    bound_t *t = PyObject_New(bound_t, &BoundType);
+    bound_t *t = PyObject_GC_New(bound_t, &BoundType);
     if (!t) return NULL;
     t->n = (int)n;
     memset(t->have, 0, sizeof t->have);
     memset(t->obj, 0, sizeof t->obj);
     strcpy(t->kinds, kinds);
+    PyObject_GC_Track(t);
     for (int j = 0; j < t->n; ++j) {
         PyObject *o = PyTuple_GET_ITEM(args, j + 1);
         static const char *const name[1] = {"a bound array"};

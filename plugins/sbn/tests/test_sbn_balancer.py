@@ -172,6 +172,23 @@ def test_locate_messages_go_to_few_processors_and_views_stay_exact(mini):
     assert np.array_equal(after.owner, executed(run)[0])
 
 
+def test_a_level_run_is_freed_with_its_bound_arrays(mini):
+    """The level's arrays bound for the C calls (``_queue.bind``, a list of the processors among them, which refer
+    back to the run) do not keep a finished level alive: the cyclic GC frees it."""
+    import gc
+    import weakref
+
+    P = 4
+    m = Machine.uniform(P)
+    run = LevelRun(mini[0].data, m, Engine(P, m, comm=None), initial_state(mini[0], P, 0), Params(),
+                   lambda p: np.random.default_rng(p))
+    run.run()
+    ref = weakref.ref(run)
+    del run
+    gc.collect()
+    assert ref() is None
+
+
 def _locates(run, eng, p):
     """p's locate messages of the last exchange, as the run loop hands them to _receive."""
     return run._locates(eng.received("locate")).get(p, run.no_locs)
