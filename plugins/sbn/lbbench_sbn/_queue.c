@@ -1058,11 +1058,12 @@ done:
     return at;
 }
 
-/* received(values, offsets, src, dst, below): a superstep's batch of sbn messages read for balancer._Received
+/* received(values, offsets, src, dst, below, lists): a superstep's batch of sbn messages read for balancer._Received
  * (its steps in numpy, the reference path, give the same): each message's start and end in values and its
  * size (offsets), its code (values[start]) and its source, as lists; {dst: slice(first, last + 1)} of each
  * destination's run of messages (its start and stop read as a range's), in delivery order; and the
- * frozenset of the destinations all of whose codes are below ``below`` (the balance kind's messages). */
+ * frozenset of the destinations all of whose codes are below ``below`` (the balance kind's messages). Without
+ * lists, only the last two. */
 static PyObject *received(PyObject *Py_UNUSED(self), PyObject *args) {
     enum { VALUES, OFFSETS, SRC, DST, NB };
     static const char *const name[NB] = {"values", "offsets", "src", "dst"};
@@ -1070,9 +1071,10 @@ static PyObject *received(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer b[NB];
     int have[NB] = {0};
     long long below;
+    int lists;
     PyObject *ret = NULL, *l[5] = {NULL}, *at = NULL, *only = NULL, *set = NULL;
     i64 *tmp = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOL", &o[VALUES], &o[OFFSETS], &o[SRC], &o[DST], &below)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOOOLp", &o[VALUES], &o[OFFSETS], &o[SRC], &o[DST], &below, &lists)) return NULL;
     if (!get_all(o, b, have, "iiii", name, NB)) goto done;
     i64 n = b[SRC].len / 8, nv = b[VALUES].len / 8;
     const i64 *val = b[VALUES].buf, *off = b[OFFSETS].buf, *src = b[SRC].buf, *dst = b[DST].buf;
@@ -1090,10 +1092,10 @@ static PyObject *received(PyObject *Py_UNUSED(self), PyObject *args) {
         goto done;
     }
     for (i64 m = 0; m < n; ++m) tmp[m] = off[m + 1] - off[m], tmp[n + m] = val[off[m]];
-    if (!(l[0] = ints_list(off, n, 1)) || !(l[1] = ints_list(off + 1, n, 1)) || !(l[2] = ints_list(tmp, n, 1)) ||
-        !(l[3] = ints_list(tmp + n, n, 1)) || !(l[4] = ints_list(src, n, 1)) || !(at = PyDict_New()) ||
-        !(set = PySet_New(NULL)))
+    if (lists && (!(l[0] = ints_list(off, n, 1)) || !(l[1] = ints_list(off + 1, n, 1)) ||
+                  !(l[2] = ints_list(tmp, n, 1)) || !(l[3] = ints_list(tmp + n, n, 1)) || !(l[4] = ints_list(src, n, 1))))
         goto done;
+    if (!(at = PyDict_New()) || !(set = PySet_New(NULL))) goto done;
     for (i64 a = 0, c; a < n; a = c) {
         i64 top = val[off[a]];
         for (c = a + 1; c < n && dst[c] == dst[a]; ++c)
@@ -1105,7 +1107,7 @@ static PyObject *received(PyObject *Py_UNUSED(self), PyObject *args) {
         if (bad) goto done;
     }
     if (!(only = PyFrozenSet_New(set))) goto done;
-    ret = Py_BuildValue("(OOOOOOO)", l[0], l[1], l[2], l[3], l[4], at, only);
+    ret = lists ? Py_BuildValue("(OOOOOOO)", l[0], l[1], l[2], l[3], l[4], at, only) : Py_BuildValue("(OO)", at, only);
 done:
     for (int j = 0; j < 5; ++j) Py_XDECREF(l[j]);
     Py_XDECREF(at), Py_XDECREF(set), Py_XDECREF(only);

@@ -1146,24 +1146,29 @@ class LevelRun:
         }
 
 
+_LISTS = ("start", "end", "size", "code", "src")  # _Received's lists of a native batch
+
+
 class _Received:
     """The ``sbn`` messages one exchange delivered, read message by message in delivery order. ``native``:
     the balance kind's messages are the C state's (no ops or flags read here; ``ops_only``, the processors
-    that received nothing else)."""
+    that received nothing else), and the lists of the messages (start, end, size, code, src) are made when first
+    read (most supersteps need none: the C calls read the batch's columns)."""
 
     def __init__(self, b, native: bool = False):
         self.values = b.values
         n = len(b)
         self.at: dict = {}  # local processor -> the indices of its messages
-        self.code = self.src = self.ops = self.flag = self.size = ()
         self.ops_only = frozenset()
         if not n:
+            self.code = self.src = self.ops = self.flag = self.size = ()
             return
         off = b.offsets
         self.columns = (b.values, off, np.ascontiguousarray(b.src, np.int64))  # for the C state's bind
-        if native:  # the lists, the runs and the processors with only the balance kind's messages in C
-            self.start, self.end, self.size, self.code, self.src, self.at, self.ops_only = _queue.received(
-                b.values, off, self.columns[2], np.ascontiguousarray(b.dst, np.int64), msg.FETCH)
+        if native:  # the runs and the processors with only the balance kind's messages in C
+            self.ops = self.flag = ()
+            self.dst = np.ascontiguousarray(b.dst, np.int64)
+            self.at, self.ops_only = _queue.received(*self.columns, self.dst, msg.FETCH, False)
             return
         self.start, self.end = off[:-1].tolist(), off[1:].tolist()
         self.size = (off[1:] - off[:-1]).tolist()  # words, the code included
@@ -1178,9 +1183,18 @@ class _Received:
         self.ops = list(zip(*b.values[at[:, :4]].T.tolist()))
         self.flag = b.values[at[:, 4]].tolist()
 
+    def __getattr__(self, name: str):
+        """A native batch's lists, made (in C, all five) when one is first read."""
+        if name not in _LISTS or "dst" not in self.__dict__:
+            raise AttributeError(name)
+        self.start, self.end, self.size, self.code, self.src = _queue.received(*self.columns, self.dst, msg.FETCH,
+                                                                               True)[:5]
+        return self.__dict__[name]
+
     def words(self, m: int) -> np.ndarray:
         """Message m's fields (after its code)."""
         return self.values[self.start[m] + 1:self.end[m]]
+
 
 
 def _rows_by_dst(b) -> dict:
