@@ -113,7 +113,8 @@ def descriptor(streams: list, cache: dict) -> bytes:
     """The streams' descriptor, built once per distinct set: per tag, int64 fields and strings padded to 8
     bytes: the tag's UTF-8 length and bytes, then 0 (no values) or 1, the values' dtype string (length and
     bytes), row bytes, row dimensions and shape (``_engine.receive`` reads it)."""
-    key = tuple((tag, None if v is None else (v.dtype.str, v.shape[1:])) for tag, v in streams)
+    # dtypes compare (and hash) by value
+    key = tuple([(tag, None if v is None else (v.dtype, v.shape[1:])) for tag, v in streams])
     got = cache.get(key)
     if got is None:
         out = []
@@ -121,9 +122,9 @@ def descriptor(streams: list, cache: dict) -> bytes:
             name = str(tag).encode()
             out += [struct.pack("<q", len(name)), name, _PAD[-len(name) % 8], struct.pack("<q", t is not None)]
             if t is not None:
-                dt = t[0].encode()
+                dt = t[0].str.encode()
                 out += [struct.pack("<q", len(dt)), dt, _PAD[-len(dt) % 8],
-                        struct.pack(f"<{2 + len(t[1])}q", np.dtype(t[0]).itemsize * math.prod(t[1]), len(t[1]), *t[1])]
+                        struct.pack(f"<{2 + len(t[1])}q", t[0].itemsize * math.prod(t[1]), len(t[1]), *t[1])]
         got = cache[key] = b"".join(out)
     return got
 
@@ -195,7 +196,7 @@ def joined(cols, vals, dtype: np.dtype | None, shape: tuple) -> Batch:
     else:  # one item a row: the buffer holds exactly the rows (the kernels write no more)
         values = np.frombuffer(vals, dtype)
     b = Batch(a[:n], a[n:2 * n], a[2 * n:3 * n], a[3 * n:4 * n], a[4 * n:5 * n], values)
-    b.__dict__["offsets"] = offsets  # the cached property, known already
+    b.offsets = offsets  # the cached property, known already (an instance attribute: no __dict__ made)
     return b
 
 
