@@ -96,6 +96,7 @@ VIEW_API = LocationView.C_API  # the view's merge and pricing, for _queue.inbox'
 _NONE = np.empty(0, np.int64)
 _NO_COLUMNS = (_NONE, np.zeros(1, np.int64), _NONE)  # an empty batch's values, offsets and sources
 _NO_LOCS = slice(0, 0)  # a processor's locate messages when none came (their run in the superstep's batch)
+_NO_MSGS = range(0)  # its sbn messages when none came
 # the operation counts of §5.4's cost model, per processor (rows of LevelRun.ops; README "Table 9 on counts")
 SEL, BAL, MIG = range(3)
 # the message handlers in C (README "Handlers in C"); False: the Python reference path, which tests compare with
@@ -374,8 +375,10 @@ class LevelRun:
         dirty = [vl[i].p for i in sorted(self.dirty) if self.unsorted[i]]
         self.dirty.clear()
         if dirty:
+            sort, bound, vp = _queue.sort, self.sorted, self.vp  # (_sort's call, without a frame per queue)
             for p in self.eng.each(dirty):
-                self._sort(self.vp[p])
+                v = vp[p]
+                sort(v, v.i, bound)
 
     def costs(self, verts) -> Costs:
         return Costs(self.cw[verts], self.cc[verts], self.cr[verts])
@@ -468,14 +471,14 @@ class LevelRun:
     def _receive(self, v: VProc, got: "_Received", locs) -> None:
         p = v.p
         t0 = time.perf_counter()
-        ms = got.at.get(p, range(0))
+        ms = got.at.get(p, _NO_MSGS)
         m, end, native, inbox = ms.start, ms.stop, self.opstate, self.inbox
         # locate messages first (sent one superstep earlier, §3.5): int64 [processor, vertex, ...] each, by sender;
         # learned together, a later message's entry for a vertex winning over an earlier one's
         if inbox:
             m = self._inbox(v, got, locs, m, end, self.tailed)
             if m is None:  # every message taken, p's locate message and re-pricing done there too
-                self._tick("migration", t0)
+                self.timer.seconds["migration"] += time.perf_counter() - t0  # (_tick)
                 return
         elif locs:
             if len(locs) == 1:  # one sender: its processor for every vertex
