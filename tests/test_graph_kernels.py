@@ -98,6 +98,9 @@ def test_location_view_against_a_dict():
     assert view[[1, 7]].tolist() == [4, 3]
     with pytest.raises(ValueError, match="out of range"):
         view[[n]]
+    with pytest.raises(ValueError, match="inconsistent sizes"):  # one processor, or one per vertex
+        view.learn(np.array([1, 2, 3]), np.array([0, 1]))
+    assert type(LocationView.C_API).__name__ == "PyCapsule"  # the merge and the pricing for a plugin's C code
 
 
 def test_breadth_first_is_the_deque_search():
