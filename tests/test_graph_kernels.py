@@ -79,6 +79,26 @@ def test_costs_if_on_matches_numpy(machine):
         costs_if_on(g, s, m, [0], P)
 
 
+@pytest.mark.parametrize("machine", ["uniform", "grid:3:7.5"])
+def test_vertex_costs_of_some_vertices_are_those_of_all(machine):
+    """``vertex_costs`` of chosen vertices (costs_if_on's kernel, each on its owner) gives the floats of the numpy
+    path over every vertex, bit for bit, whatever the homes."""
+    from harness import vertex_costs
+
+    g, P = _graph(), 12
+    m = Machine.parse(machine, P)
+    rng = np.random.default_rng(6)
+    for moved in (0.0, 0.3, 1.0):
+        owner = rng.integers(0, P, g.n)
+        home = np.where(rng.random(g.n) < moved, rng.integers(0, P, g.n), owner)
+        s = State(owner, home, P)
+        full = vertex_costs(g, s, m)
+        for verts in (rng.integers(0, g.n, 70), np.arange(g.n), np.zeros(0, np.int64), [3, 3, 1]):
+            got = vertex_costs(g, s, m, verts)
+            for f in ("wgt", "comm", "remap"):
+                assert np.array_equal(getattr(got, f), getattr(full, f)[verts]), f
+
+
 def test_location_view_against_a_dict():
     rng = np.random.default_rng(4)
     n, P = 300, 9

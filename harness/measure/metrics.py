@@ -39,7 +39,8 @@ def vertex_costs(g: Graph, s: State, m: Machine, verts: np.ndarray | None = None
         g: the level's graph (``ctx.graph``).
         s: the state (owners and homes).
         m: the machine (``ctx.machine``: Proc and Conn slowdowns).
-        verts: only these vertices (work proportional to their edges; the same floats as for all).
+        verts: only these vertices (work proportional to their edges; the same floats as for all: costs_if_on's
+            C kernel, each vertex priced on its owner).
 
     Returns:
         A :class:`Costs` with one float per vertex (of ``verts``, in their order) in each field.
@@ -49,20 +50,17 @@ def vertex_costs(g: Graph, s: State, m: Machine, verts: np.ndarray | None = None
         >>> heaviest = int(np.argmax(c.total))
     """
     owner = s.owner
-    if verts is None:
-        at, src, edges, n = slice(None), g.src, slice(None), g.n
-    else:  # the adjacency entries of verts, and which of them each starts at
-        at = verts = np.asarray(verts, np.int64)
-        deg = g.xadj[verts + 1] - g.xadj[verts]
-        edges = np.repeat(g.xadj[verts] - np.cumsum(deg) + deg, deg) + np.arange(int(deg.sum()))
-        src, n = np.repeat(np.arange(verts.size), deg), verts.size
-    wgt = g.pwgt[at] * m.proc_of[owner[at]]
-    hw = s.home[g.adjncy[edges]]
-    own = owner[at][src]
+    if verts is not None:  # each on its owner, from the state's homes (the kernel's sums are bincount's)
+        verts = np.ascontiguousarray(verts, np.int64).reshape(-1)
+        return costs_if_on(g, s, m, verts, np.asarray(owner)[verts])
+    src = g.src
+    wgt = g.pwgt * m.proc_of[owner]
+    hw = s.home[g.adjncy]
+    own = owner[src]
     cut = np.flatnonzero(hw != own)
-    comm = np.bincount(src[cut], weights=g.cwgt[edges][cut] * m.slowdown(own[cut], hw[cut]),
-                       minlength=n).astype(float, copy=False)  # (bincount of nothing is int64)
-    return Costs(wgt.astype(float), comm, remap_costs(g, m, s.home, owner, verts))
+    comm = np.bincount(src[cut], weights=g.cwgt[cut] * m.slowdown(own[cut], hw[cut]),
+                       minlength=g.n).astype(float, copy=False)  # (bincount of nothing is int64)
+    return Costs(wgt.astype(float), comm, remap_costs(g, m, s.home, owner))
 
 
 def remap_costs(g: Graph, m: Machine, home: np.ndarray, owner: np.ndarray, verts: np.ndarray | None = None
