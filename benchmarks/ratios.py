@@ -18,11 +18,16 @@
   levels' cell time; target at least 10x at R = 16 on 16 dedicated cores).
 * ``SuperstepBound``: the speed-up R ranks could give SBN's levels 1-2 at
   P = 2,048 at most, from the vprocs' CPU per superstep on one process.
+* ``EngineSupersteps``: the engine's own CPU per superstep in SBN's use of it: SBN's calls to the engine at
+  P = 256, levels 1-2 of ``shock`` (sends, ``each`` loops, exchanges, reads; 4,116 supersteps), recorded on one
+  process and replayed without SBN on R ranks (each rank the sends of its vprocs), outside the MPI calls,
+  per rank (the busiest); the best of five replays.
 * ``AmrBoxGraphs``: the 66 box graphs of ``bl`` read back from the workload
   cache (the second ``compare`` on ``bl``).
 """
 import json
 import os
+import pickle
 import resource
 import statistics
 import subprocess
@@ -157,6 +162,119 @@ def split(methods: str, out: str) -> dict:
                           "--out", tempfile.mkdtemp(dir=out)], capture_output=True, text=True, check=True)
     line = [x for x in res.stdout.splitlines() if x.startswith("SPLIT ")]
     return json.loads(line[-1][len("SPLIT "):])
+
+
+_REPLAY = r"""
+import json, pickle, sys, time
+import numpy as np
+from harness.engine.vprocs import Engine, world
+world()
+P, calls = pickle.load(open(sys.argv[1], "rb"))
+eng = Engine(P)
+li, ops = eng.local_index, []
+for c in calls:  # this rank's share: the sends of its vprocs, the loops over them
+    if c[0] == "send":
+        tag, src, dst, values, counts, nbytes, kind = c[1:]
+        n = max(np.size(src), np.size(dst))
+        m = li[np.broadcast_to(src, (n,))] >= 0
+        if m.any():
+            pick = lambda a: a if a is None or isinstance(a, str) or np.size(a) == 1 else a[m]
+            if values is not None:
+                values = values[np.repeat(m, np.ones(n, np.int64) if counts is None else np.broadcast_to(counts, (n,)))]
+            ops.append(("send", tag, pick(src), pick(dst), values, pick(counts), pick(nbytes), pick(kind)))
+    elif c[0] == "each":
+        ops.append(("each", [p for p in c[1] if li[p] >= 0]))
+    else:
+        ops.append(c)
+steps = sum(1 for c in ops if c[0] == "exchange")
+
+
+def replay():
+    eng.reset_counters()
+    t, net = time.process_time(), eng._net.cpu if eng._net else 0.0
+    for c in ops:
+        if c[0] == "send":
+            eng.send(*c[1:])
+        elif c[0] == "exchange":
+            eng.exchange(c[1])
+        elif c[0] == "received":
+            eng.received(c[1])
+        else:
+            for p in eng.each(c[1]):
+                pass
+    return (time.process_time() - t - ((eng._net.cpu if eng._net else 0.0) - net)) / steps * 1e6
+
+
+best = min(replay() for _ in range(5))
+got = eng.gather_ranks(best)
+if eng.is_root:
+    print("RESULT " + json.dumps({"us": max(got), "supersteps": steps}))
+"""
+
+
+class EngineSupersteps:
+    """The engine's CPU per superstep (outside the MPI calls, the busiest rank) as SBN uses it: SBN's engine
+    calls recorded at P = 256 (levels 1-2 of ``shock``) and replayed without SBN under ``mpiexec -n R``."""
+
+    params = [1, 2]
+    param_names = ["ranks"]
+    timeout = 900
+    P = 256
+
+    def setup_cache(self, ranks=None):
+        import numpy as np
+
+        from harness.engine.vprocs import Engine
+        from harness.run.api import compare
+        from harness.testing import mpirun
+
+        calls, real = [], {k: getattr(Engine, k) for k in ("send", "exchange", "each", "received")}
+
+        def send(eng, tag, src, dst, values=None, counts=None, nbytes=None, kind="balance"):
+            calls.append(("send", tag, *(a if a is None or isinstance(a, str) else np.array(a) for a in
+                                         (src, dst, values, counts, nbytes, kind))))
+            return real["send"](eng, tag, src, dst, values, counts, nbytes, kind)
+
+        def each(eng, vps):
+            calls.append(("each", list(vps)))
+            return real["each"](eng, calls[-1][1])
+
+        def exchange(eng, tally=None):
+            calls.append(("exchange", tally))
+            return real["exchange"](eng, tally)
+
+        def received(eng, tag):
+            calls.append(("received", tag))
+            return real["received"](eng, tag)
+
+        Engine.send, Engine.each, Engine.exchange, Engine.received = send, each, exchange, received
+        try:
+            compare("sbn", workload="shock", P=self.P, levels=[1, 2], out=tempfile.mkdtemp(), cache=False)
+        finally:
+            for k, f in real.items():
+                setattr(Engine, k, f)
+        files = [tempfile.mkstemp(suffix=s) for s in (".pkl", ".py")]
+        try:
+            with os.fdopen(files[0][0], "wb") as f:
+                pickle.dump((self.P, calls), f)
+            with os.fdopen(files[1][0], "w") as f:
+                f.write(_REPLAY)
+            out = {}
+            for R in ranks or self.params:
+                res = mpirun(R, files[1][1], files[0][1], timeout=600)
+                line = [x for x in res.stdout.splitlines() if x.startswith("RESULT ")]
+                if res.returncode != 0 or len(line) != 1:
+                    raise RuntimeError(res.stderr[-2000:])
+                out[R] = json.loads(line[0][len("RESULT "):])
+            return out
+        finally:
+            for _, path in files:
+                os.unlink(path)
+
+    def track_engine_superstep_us(self, got, ranks):
+        return got[ranks]["us"]
+
+    track_engine_superstep_us.unit = "us per rank"
 
 
 class HeadlineRatio:
@@ -350,7 +468,8 @@ def main(argv: list[str]) -> None:
     """python -m benchmarks.ratios                               the headline ratios once
        python -m benchmarks.ratios ranks [R ...] [--rounds N]    RankBalance (default R = 2 4, five rounds)
        python -m benchmarks.ratios speedup [R ...]               LevelsSpeedup (default R = 4 16)
-       python -m benchmarks.ratios bound                         SuperstepBound"""
+       python -m benchmarks.ratios bound                         SuperstepBound
+       python -m benchmarks.ratios engine [R ...]                EngineSupersteps (default R = 1 2)"""
     what, rest = (argv[0], argv[1:]) if argv else ("headline", [])
     rounds = None
     if "--rounds" in rest:
@@ -377,6 +496,10 @@ def main(argv: list[str]) -> None:
                   f"{[round(x, 1) for x in r['rank_critical_s']]}, rank_step_balance "
                   f"{[round(x, 2) for x in r['rank_step_balance']]}"
                   + ("" if R == 1 else f": {ls.track_speedup_over_one_rank_P2048(got, R):.2f}x one rank"))
+    elif what == "engine":
+        for R, r in EngineSupersteps().setup_cache(ranks).items():
+            print(f"R = {R}: the engine's CPU per superstep of SBN's calls {r['us']:.1f} us (the busiest rank, outside "
+                  f"MPI; {r['supersteps']} supersteps)")
     elif what == "bound":
         sb = SuperstepBound()
         got = sb.setup_cache()
