@@ -522,11 +522,30 @@ static i64 ready_core(double *credit, double B, const i64 *qlen, i64 L, i64 *out
     return a;
 }
 
+/* choose()'s result (a bytearray's buffer b) read: A, got, who, cost, chosen and procs; 1, or 0 with an error */
+typedef struct {
+    i64 A, got;
+    const i64 *who, *chosen, *procs;
+    const double *cost;
+} chosen_t;
+
+static int chosen_of(const Py_buffer *b, chosen_t *c) {
+    const i64 *w = b->buf;
+    i64 words = b->len / 8;
+    if (words < 2 || w[0] < 0 || w[1] < 0 || words != 2 + 3 * w[0] + 2 * w[1]) {
+        PyErr_SetString(PyExc_ValueError, "queue: not a choose() result");
+        return 0;
+    }
+    c->A = w[0], c->got = w[1], c->who = w + 2, c->cost = (const double *)(w + 2 + 2 * c->A);
+    c->chosen = w + 2 + 3 * c->A, c->procs = c->chosen + c->got;
+    return 1;
+}
+
 /* choose(level, B, window), level: bind(CHOSEN, credit, qlen, qs, heads, mine, stg, nstaged, queued, pinned, sel,
- * log2, deg, vlist): a superstep's chunks in one call (balancer.LevelRun._select_all), the steps of ready(),
- * chunks() and take() in turn: ready() on credit and qlen; chunks() at the processors who choose, who[j]'s queue vlist[who[j]].Qall
- * and sums .bef from heads[who[j]] on, its credit[who[j]] and qs[who[j]] (heads advanced); take() with §5.4's
- * count (sel, log2, deg). Returns None when none chooses, else int64 [A, got, who (A), k (A), cost (A,
+ * log2, deg, vlist): a superstep's chunks in one call (balancer.LevelRun._select_all), the steps of ready(), chunks()
+ * and take() in turn: ready() on credit and qlen; chunks() at the processors who choose, who[j]'s queue
+ * vlist[who[j]].Qall and sums .bef from heads[who[j]] on, its credit[who[j]] and qs[who[j]] (heads advanced); take()
+ * with §5.4's count (sel, log2, deg). Returns None when none chooses, else int64 [A, got, who (A), k (A), cost (A,
  * float64), chosen (got), procs (got)] in a bytearray. */
 #define CHOSEN "fifiifibbffio"
 static PyObject *choose_(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -1093,7 +1112,8 @@ static PyObject *received(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     for (i64 m = 0; m < n; ++m) tmp[m] = off[m + 1] - off[m], tmp[n + m] = val[off[m]];
     if (lists && (!(l[0] = ints_list(off, n, 1)) || !(l[1] = ints_list(off + 1, n, 1)) ||
-                  !(l[2] = ints_list(tmp, n, 1)) || !(l[3] = ints_list(tmp + n, n, 1)) || !(l[4] = ints_list(src, n, 1))))
+                  !(l[2] = ints_list(tmp, n, 1)) || !(l[3] = ints_list(tmp + n, n, 1)) ||
+                  !(l[4] = ints_list(src, n, 1))))
         goto done;
     if (!(at = PyDict_New()) || !(set = PySet_New(NULL))) goto done;
     for (i64 a = 0, c; a < n; a = c) {
@@ -1162,53 +1182,25 @@ done:
     return ret;
 }
 
-/* done(verts, procs, who, cost, step, level[, data_at]), level: bind(DONE, holder, pinned, done_by, stg, nstaged,
- * proc_cost, busy_steps, last_busy): the processed chunks (balancer.LevelRun._done), numpy's steps in numpy's order (who's entries are
- * distinct): holder[verts] = -1; pinned[verts] = False; done_by[verts] = procs; stg[who] -= cost;
- * nstaged[who] -= 1; stg[who[nstaged[who] == 0]] = 0.0; proc_cost[who] += cost; busy_steps[who] += 1;
- * last_busy[who] = step. Returns True; with data_at (int64, by vertex), only when every vertex's data is at
- * its processor (data_at[verts] == procs), else False with nothing changed. */
-#define DONE "ibififii"
-static PyObject *done(PyObject *Py_UNUSED(self), PyObject *args) {
-    enum { VERTS, PROCS, WHO, COST, HOLDER, PINNED, DONE_BY, STG, NSTAGED, PROC_COST, BUSY_STEPS, LAST_BUSY, DATA_AT,
-           NB };
-    static const char *const name[NB] = {"verts", "procs", "who", "cost", "holder", "pinned", "done_by", "stg",
-                                         "nstaged", "proc_cost", "busy_steps", "last_busy", "data_at"};
-    PyObject *o[NB] = {NULL}, *level;
-    Py_buffer b[NB];
-    int have[NB] = {0};
-    long long step;
-    PyObject *ret = NULL;
-    bound_t *t;
-    if (!PyArg_ParseTuple(args, "OOOOLO|O", &o[VERTS], &o[PROCS], &o[WHO], &o[COST], &step, &level, &o[DATA_AT]) ||
-        !(t = bound_of(level, DONE, "done's level arrays")))
-        return NULL;
-    int check = o[DATA_AT] != NULL;
-    if (!get_all(o, b, have, "iiif", name, HOLDER)) goto done;
-    memcpy(b + HOLDER, t->b, (DATA_AT - HOLDER) * sizeof *b);  /* (bound: not released here) */
-    if (check && !get_all(o + DATA_AT, b + DATA_AT, have + DATA_AT, "i", name + DATA_AT, 1)) goto done;
-    i64 nv = b[VERTS].len / 8, A = b[WHO].len / 8, n = b[HOLDER].len / 8, L = b[STG].len / 8;
-    if (b[PROCS].len / 8 != nv || b[COST].len / 8 != A || b[PINNED].len != n || b[DONE_BY].len / 8 != n ||
-        b[NSTAGED].len / 8 != L || b[PROC_COST].len / 8 != L || b[BUSY_STEPS].len / 8 != L ||
-        b[LAST_BUSY].len / 8 != L || (check && b[DATA_AT].len / 8 != n)) {
+/* done()'s steps on its arrays (nv vertices, A processors; the level's bound arrays lv: DONE's; data_at NULL: no
+ * check): 1 done, 0 not (a vertex's data elsewhere, nothing changed), -1 with an error */
+static int done_core(const i64 *verts, const i64 *procs, i64 nv, const i64 *who, const double *cost, i64 A,
+                     i64 step, const Py_buffer *lv, const i64 *data_at, i64 ndata) {
+    enum { HOLDER, PINNED, DONE_BY, STG, NSTAGED, PROC_COST, BUSY_STEPS, LAST_BUSY };
+    i64 n = lv[HOLDER].len / 8, L = lv[STG].len / 8;
+    if (lv[PINNED].len != n || lv[DONE_BY].len / 8 != n || lv[NSTAGED].len / 8 != L || lv[PROC_COST].len / 8 != L ||
+        lv[BUSY_STEPS].len / 8 != L || lv[LAST_BUSY].len / 8 != L || (data_at && ndata != n)) {
         PyErr_SetString(PyExc_ValueError, "queue: done got arrays of inconsistent lengths");
-        goto done;
+        return -1;
     }
-    const i64 *verts = b[VERTS].buf, *procs = b[PROCS].buf, *who = b[WHO].buf;
-    const double *cost = b[COST].buf;
-    i64 *holder = b[HOLDER].buf, *done_by = b[DONE_BY].buf, *nstaged = b[NSTAGED].buf;
-    i64 *busy_steps = b[BUSY_STEPS].buf, *last_busy = b[LAST_BUSY].buf;
-    double *stg = b[STG].buf, *proc_cost = b[PROC_COST].buf;
-    uint8_t *pinned = b[PINNED].buf;
-    if (!all_in(verts, nv, n, "a processed vertex is") || !all_in(who, A, L, "a processor index is")) goto done;
-    if (check) {
-        const i64 *data_at = b[DATA_AT].buf;
+    i64 *holder = lv[HOLDER].buf, *done_by = lv[DONE_BY].buf, *nstaged = lv[NSTAGED].buf;
+    i64 *busy_steps = lv[BUSY_STEPS].buf, *last_busy = lv[LAST_BUSY].buf;
+    double *stg = lv[STG].buf, *proc_cost = lv[PROC_COST].buf;
+    uint8_t *pinned = lv[PINNED].buf;
+    if (!all_in(verts, nv, n, "a processed vertex is") || !all_in(who, A, L, "a processor index is")) return -1;
+    if (data_at)
         for (i64 i = 0; i < nv; ++i)
-            if (data_at[verts[i]] != procs[i]) {
-                ret = Py_NewRef(Py_False);
-                goto done;
-            }
-    }
+            if (data_at[verts[i]] != procs[i]) return 0;
     for (i64 i = 0; i < nv; ++i) {
         holder[verts[i]] = -1;
         pinned[verts[i]] = 0;
@@ -1222,9 +1214,62 @@ static PyObject *done(PyObject *Py_UNUSED(self), PyObject *args) {
         busy_steps[w] += 1;
         last_busy[w] = step;
     }
-    ret = Py_NewRef(Py_True);
+    return 1;
+}
+
+/* done(verts, procs, who, cost, step, level[, data_at]), level: bind(DONE, holder, pinned, done_by, stg, nstaged,
+ * proc_cost, busy_steps, last_busy): the processed chunks (balancer.LevelRun._done), numpy's steps in numpy's
+ * order (who's entries are distinct): holder[verts] = -1; pinned[verts] = False; done_by[verts] = procs;
+ * stg[who] -= cost; nstaged[who] -= 1; stg[who[nstaged[who] == 0]] = 0.0; proc_cost[who] += cost;
+ * busy_steps[who] += 1; last_busy[who] = step. Returns True; with data_at (int64, by vertex), only when every
+ * vertex's data is at its processor (data_at[verts] == procs), else False with nothing changed. */
+#define DONE "ibififii"
+static PyObject *done(PyObject *Py_UNUSED(self), PyObject *args) {
+    enum { VERTS, PROCS, WHO, COST, DATA_AT, NB };
+    static const char *const name[NB] = {"verts", "procs", "who", "cost", "data_at"};
+    PyObject *o[NB] = {NULL}, *level;
+    Py_buffer b[NB];
+    int have[NB] = {0};
+    long long step;
+    PyObject *ret = NULL;
+    bound_t *t;
+    if (!PyArg_ParseTuple(args, "OOOOLO|O", &o[VERTS], &o[PROCS], &o[WHO], &o[COST], &step, &level, &o[DATA_AT]) ||
+        !(t = bound_of(level, DONE, "done's level arrays")))
+        return NULL;
+    int check = o[DATA_AT] != NULL;
+    if (!get_all(o, b, have, "iiifi", name, check ? NB : DATA_AT)) goto done;
+    i64 nv = b[VERTS].len / 8, A = b[WHO].len / 8;
+    if (b[PROCS].len / 8 != nv || b[COST].len / 8 != A) {
+        PyErr_SetString(PyExc_ValueError, "queue: done got arrays of inconsistent lengths");
+        goto done;
+    }
+    int r = done_core(b[VERTS].buf, b[PROCS].buf, nv, b[WHO].buf, b[COST].buf, A, step, t->b,
+                      check ? b[DATA_AT].buf : NULL, check ? b[DATA_AT].len / 8 : 0);
+    if (r >= 0) ret = Py_NewRef(r ? Py_True : Py_False);
 done:
     release_all(b, have, NB);
+    return ret;
+}
+
+/* done_chosen(chosen, step, level, data_at): done() of choose()'s result (chosen, as fetch_chunks reads it) when
+ * every vertex's data is there: the number of vertices done (0: none chosen, nothing changed), or None (a
+ * vertex's data elsewhere: nothing changed) */
+static PyObject *done_chosen(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *o[2], *level, *ret = NULL;
+    Py_buffer b[2];
+    int have[2] = {0};
+    long long step;
+    bound_t *t;
+    chosen_t c;
+    static const char *const name[2] = {"chosen", "data_at"};
+    if (!PyArg_ParseTuple(args, "OLOO", &o[0], &step, &level, &o[1]) ||
+        !(t = bound_of(level, DONE, "done's level arrays")))
+        return NULL;
+    if (!get_all(o, b, have, "ii", name, 2) || !chosen_of(&b[0], &c)) goto done;
+    int r = c.got ? done_core(c.chosen, c.procs, c.got, c.who, c.cost, c.A, step, t->b, b[1].buf, b[1].len / 8) : 1;
+    if (r >= 0) ret = r ? PyLong_FromLongLong(c.got) : Py_NewRef(Py_None);
+done:
+    release_all(b, have, 2);
     return ret;
 }
 
@@ -2332,12 +2377,13 @@ done:
     return ret;
 }
 
-/* fetch_chunks(chosen, procs, level, fetch, msgs, code, P, word), level: bind(FETCHING, queued, pinned, data_at,
- * requested, holder, xadj, adjncy, lix, fetched, req_n, req_b, vlist): §3.5's data requests of the chosen chunks
- * in one call (balancer.LevelRun._select_all): requests()' list; requested[ids] = True; then per requesting processor p,
- * in increasing order, its ids in their order: fetches() from p's view (vlist[lix[p]].view's base, keys and
- * values) for p itself, then fetched[i] += word * (2 * its messages + k), req_n[i] += P - 1 and
- * req_b[i] += (P - 1) * word * (2 + k) (i = lix[p], k its ids). Returns requests()' bytearray. */
+/* fetch_chunks(chosen, level, fetch, msgs, code, P, word), chosen: choose()'s result (its chosen vertices and their
+ * processors), level: bind(FETCHING, queued, pinned, data_at, requested, holder, xadj, adjncy, lix, fetched, req_n,
+ * req_b, vlist): §3.5's data requests of the chosen chunks in one call (balancer.LevelRun._select_all): requests()'
+ * list; requested[ids] = True; then per requesting processor p, in increasing order, its ids in their order: fetches()
+ * from p's view (vlist[lix[p]].view's base, keys and values) for p itself, then fetched[i] += word * (2 * its messages
+ * + k), req_n[i] += P - 1 and req_b[i] += (P - 1) * word * (2 + k) (i = lix[p], k its ids). Returns requests()'
+ * bytearray. */
 #define FETCHING "bbibiiiifffo"
 static PyObject *fetch_chunks(PyObject *Py_UNUSED(self), PyObject *args) {
     enum { LIX = NREQ, FETCHED, REQ_N, REQ_B, NB };
@@ -2350,11 +2396,14 @@ static PyObject *fetch_chunks(PyObject *Py_UNUSED(self), PyObject *args) {
     dest_at *d = NULL;
     bound_t *t;
     static const char *const vname[3] = {"base", "keys", "values"};
-    if (!PyArg_ParseTuple(args, "OOOpO!LLL", &o[R_CHOSEN], &o[R_PROCS], &level, &fetch, &PyList_Type, &msgs, &code,
-                          &P, &word) ||
+    chosen_t c;
+    if (!PyArg_ParseTuple(args, "OOpO!LLL", &o[R_CHOSEN], &level, &fetch, &PyList_Type, &msgs, &code, &P, &word) ||
         !(t = bound_of(level, FETCHING, "fetch_chunks' level arrays")))
         return NULL;
-    if (!get_all(o, b, have, "ii", name, R_QUEUED)) goto done;
+    if (!get_all(o, b, have, "i", name, R_PROCS) || !chosen_of(&b[R_CHOSEN], &c)) goto done;
+    b[R_PROCS] = b[R_CHOSEN];  /* (views into choose()'s buffer: only the first is released) */
+    b[R_CHOSEN].buf = (void *)c.chosen, b[R_CHOSEN].len = c.got * 8;
+    b[R_PROCS].buf = (void *)c.procs, b[R_PROCS].len = c.got * 8;
     memcpy(b + R_QUEUED, t->b, (NB - R_QUEUED) * sizeof *b);  /* (bound: not released here) */
     vlist = t->obj[NB - R_QUEUED];
     if (!(ret = request_list(b, fetch))) goto done;
@@ -2646,6 +2695,7 @@ fail:
 }
 
 static PyMethodDef methods[] = {
+    {"done_chosen", done_chosen, METH_VARARGS, "done() of choose()'s result, when every vertex's data is there"},
     {"runs", runs, METH_VARARGS, "each destination's run of a delivered batch's messages (a dict of slices)"},
     {"sort", sort, METH_VARARGS, "a processor's queue in priority order, its arrays and scalars set (LevelRun._sort)"},
     {"bind", bind, METH_VARARGS, "a level's arrays held for inbox's calls: bind(kinds, *objects)"},

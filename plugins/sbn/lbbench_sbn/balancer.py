@@ -686,7 +686,13 @@ class LevelRun:
             if not v.backlog:
                 self.stalled.discard(i)
         batch = self.due.pop(self.step, None)
-        # C: the chunks done at once when none waits and every vertex's data is there (the common case)
+        if type(batch) is bytearray:  # C: choose's result done at once when none waits and every vertex's data is there
+            done = None if self.stalled else _queue.done_chosen(batch, self.step, self.finished, self.data_at)
+            if done is not None:
+                self.nheld -= done
+                self._tick("processing", t0)
+                return
+            batch = _chunks(batch)
         if batch is not None and not (self.native and not self.stalled and self._done(*batch, self.data_at)):
             verts, procs, who, cost = batch
             bad = self.data_at[verts] != procs
@@ -725,15 +731,12 @@ class LevelRun:
         # and staging; the chosen vertices leave their queues (numpy's steps in C); §5.4: a delete-min costs
         # O(log V_p + δ_v) (queue lengths before the chunks left)
         if self.native:  # ready, chunks and take in one C call, the count there too
-            buf = _queue.choose(self.chosen, self.B, self.WINDOW)
-            if buf is None:
+            chosen = _queue.choose(self.chosen, self.B, self.WINDOW)
+            if chosen is None:
                 self._tick("selection", t0)
                 return
-            A, got = np.frombuffer(buf, np.int64, 2).tolist()
-            who, cost = np.frombuffer(buf, np.int64, A, 16), np.frombuffer(buf, np.float64, A, 16 + 16 * A)
-            at = 16 + 24 * A
-            chosen, procs = np.frombuffer(buf, np.int64, got, at), np.frombuffer(buf, np.int64, got, at + 8 * got)
-            self.due[self.step + 2] = (chosen, procs, who, cost)
+            # due as choose's result itself, read in C (_queue.done_chosen, fetch_chunks; the trace: its arrays)
+            self.due[self.step + 2] = chosen if self.trace is None else _chunks(chosen)
         else:  # the reference path: the three calls, and the count in numpy
             who = np.frombuffer(_queue.ready(self.credit, self.B, self.qlen), np.int64)
             if not who.size:
@@ -758,8 +761,8 @@ class LevelRun:
         t0 = self._tick("selection", t0)
         # §3.5: request the data of the chosen vertices and of the adjacent vertices queued at the same processor
         if self.native:  # the requests, their marks, messages and counts below in one C call
-            buf = _queue.fetch_chunks(chosen, procs, self.fetching, self.prm.fetch_adjacent, self.out.msgs, msg.FETCH,
-                                      self.P, msg.WORD)
+            buf = _queue.fetch_chunks(chosen, self.fetching, self.prm.fetch_adjacent, self.out.msgs, msg.FETCH, self.P,
+                                      msg.WORD)
             if self.trace is None:
                 self._tick("migration", t0)
                 return
@@ -1210,6 +1213,14 @@ def _rows_by_dst(b) -> dict:
     for d, a, e in zip(b.dst.tolist(), off[:-1], off[1:]):
         out.setdefault(d, []).append(values[a:e])
     return out
+
+
+def _chunks(buf: bytearray) -> tuple:
+    """``_queue.choose``'s result as arrays: (chosen, their processors, who chose, each one's cost)."""
+    A, got = np.frombuffer(buf, np.int64, 2).tolist()
+    who, cost = np.frombuffer(buf, np.int64, A, 16), np.frombuffer(buf, np.float64, A, 16 + 16 * A)
+    at = 16 + 24 * A
+    return np.frombuffer(buf, np.int64, got, at), np.frombuffer(buf, np.int64, got, at + 8 * got), who, cost
 
 
 def _log2(k):

@@ -215,6 +215,14 @@ def test_done_with_data_at_waits_for_every_vertex_s_data():
     assert _queue.done(verts, procs, who, cost, 6, _queue.bind("ibififii", *a), data_at) is True
     assert _queue.done(verts, procs, who, cost, 6, _queue.bind("ibififii", *b)) is True
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    # choose()'s result (A, got, who, k, cost, chosen, procs) done as such: the count done, or None
+    chosen = bytearray(np.concatenate([[2, 4], who, [2, 2], cost.view(np.int64), verts, procs]).astype(np.int64))
+    c, data_at[9] = [x.copy() for x in before], 0
+    assert _queue.done_chosen(chosen, 6, _queue.bind("ibififii", *c), data_at) is None
+    assert all(np.array_equal(x, y) for x, y in zip(c, before))
+    data_at[9] = 2
+    assert _queue.done_chosen(chosen, 6, _queue.bind("ibififii", *c), data_at) == 4
+    assert all(np.array_equal(x, y) for x, y in zip(c, a))
 
 
 def _graph(rng, n, deg=4):
