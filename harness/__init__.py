@@ -48,6 +48,7 @@ from .measure.appmodel import (T_TASK, app_figures, app_proc_times, app_speedup,
                                app_speedup_from_tables, app_speedup_max,
                                app_terms, app_total_time)
 from .measure.columns import SCHEMA
+from .measure.figures import cell_metrics
 from .measure.latency import get as latency_model
 from .measure.latency import level_figures as latency_figures
 from .measure.latency import max_tolerance, no_tolerance, processor_costs
@@ -67,7 +68,7 @@ __all__ = [
     "Algorithm", "Batch", "BYTES_PER_UNIT", "Calibration", "Cells", "Claim", "fitted", "amr_figures", "compare", "app_figures", "app_proc_times", "app_terms", "app_speedup", "app_speedup_from_tables",
     "app_speedup_max", "app_total_time", "T_TASK", "BoxPieces", "available_algorithms", "breadth_first", "available_workloads", "Boxes", "Context", "Costs", "Engine", "Graph", "IDX", "KINDS", "Level",
     "LoadArray", "LocationView", "Machine", "Report", "ReportOptions", "SCHEMA", "State", "Table", "Timer", "Workload", "as_form",
-    "block_owner", "boxes_to_graph", "check_params", "carry", "cell_vertices", "core_metrics", "costs_if_on", "curve_parts", "cut_pct", "delta_cut",
+    "block_owner", "boxes_to_graph", "check_params", "carry", "cell_metrics", "cell_vertices", "core_metrics", "costs_if_on", "curve_parts", "cut_pct", "delta_cut",
     "dual_edges", "graph_of", "hilbert_index", "hilbert_order", "hookimpl", "implements", "initial_state",
     "latency_figures", "latency_model", "latency_qwgt", "level_table", "load_figures", "load_workload", "loadimb", "loadimb_of",
     "lex_order", "row_prod", "max_tolerance", "maxsr", "metis_kway", "no_tolerance", "overlap_join", "paper_values", "parse_call", "processor_costs",

@@ -1,15 +1,13 @@
 """The core metrics (harness.measure.metrics, harness.measure.latency) and the generic per-level report, as hook implementations."""
-from harness import (Boxes, Report, Table, amr_figures, app_figures,
-                     core_metrics, hookimpl, latency_figures, level_table)
+from harness import (Boxes, Report, Table, amr_figures, cell_metrics, hookimpl,
+                     level_table)
 
 
 @hookimpl
 def metrics(ctx, before, after):
-    figs = core_metrics(ctx.graph, before, after, ctx.machine, executed=ctx.ran)
-    # MinEX §2.3 per-level Qwgt with the redistribution cost, under both latency extremes
-    figs.update(latency_figures(ctx.graph, before, after, ctx.machine))
-    # the tree paper's application cost model (Eqs. 1-5) of the distribution after the level
-    figs.update(app_figures(ctx.graph, after, ctx.machine))
+    # core_metrics; MinEX §2.3 per-level Qwgt with the redistribution cost, under both latency extremes; the tree
+    # paper's application cost model (Eqs. 1-5) of the distribution after the level: from one pass over the graph
+    figs = cell_metrics(ctx.graph, before, after, ctx.machine, executed=ctx.ran)
     if isinstance(ctx.original, Boxes) and after.pieces is not None:  # the AMR paper's §5 metrics
         figs.update(amr_figures(ctx.original, before.pieces, after.pieces, ctx.P, ctx.level.meta, graph=ctx.graph))
     return figs

@@ -49,10 +49,13 @@ def app_terms(g, owner: np.ndarray, P: int, value_bytes: int = 8) -> dict:
     # (v, q) pairs: node v has a neighbour on processor q != owner[v]
     vq, _ = distinct(src[cut].astype(np.int64) * P + qo[cut], kind="stable", counts=False)  # by row: sorted runs
     v, q = vq // P, vq % P
-    j = owner[v]
-    jq, cnt = distinct(j * P + q)
+    return pair_terms(np.bincount(owner, weights=g.pwgt, minlength=P), owner[v] * P + q, P, value_bytes)
+
+
+def pair_terms(load: np.ndarray, keys: np.ndarray, P: int, value_bytes: int = 8) -> dict:
+    """:func:`app_terms` from the loads and ``j * P + q`` of every distinct (node of P_j, neighbour processor q)."""
+    jq, cnt = distinct(keys)
     pj, pq = jq // P, jq % P
-    load = np.bincount(owner, weights=g.pwgt, minlength=P)
     return {"load": load, "delta": np.bincount(pj, minlength=P),
             "phi_bytes": np.bincount(pj, weights=cnt * value_bytes, minlength=P),
             "pair_src": pj, "pair_dst": pq, "pair_bytes": cnt * value_bytes}
@@ -75,7 +78,12 @@ def app_proc_times(terms: dict, machine, t_task: float = T_TASK, t_setup: float 
 def app_figures(g, state, machine, t_task: float = T_TASK, t_setup: float | None = None,
                 t_c: float | None = None, value_bytes: int = 8) -> dict:
     """Per-level columns of the model for the partition ``state.owner`` (who computes each node)."""
-    terms = app_terms(g, state.owner, machine.P, value_bytes)
+    return terms_figures(app_terms(g, state.owner, machine.P, value_bytes), g, machine, t_task, t_setup, t_c)
+
+
+def terms_figures(terms: dict, g, machine, t_task: float = T_TASK, t_setup: float | None = None,
+                  t_c: float | None = None) -> dict:
+    """:func:`app_figures` from the partition's :func:`app_terms`."""
     comp, comm = app_proc_times(terms, machine, t_task, t_setup, t_c)
     tot = comp + comm
     j = int(np.argmax(tot))

@@ -155,7 +155,11 @@ def level_figures(g: Graph, before: State, after: State, m: Machine, models=("no
 
     Vertex v is computed on ``after.owner``; its data moved from ``before.home`` to ``after.home``.
     """
-    W, C, R = processor_costs(g, m, after.owner, before.home, after.home)
+    return totals_figures(*processor_costs(g, m, after.owner, before.home, after.home), models)
+
+
+def totals_figures(W, C, R, models=("none", "max")) -> dict:
+    """:func:`level_figures` from the per-processor totals (Wgt, Comm, Remap) of :func:`processor_costs`."""
     out = {}
     for name in models:
         label = name if isinstance(name, str) else getattr(name, "__name__", "model")

@@ -168,15 +168,24 @@ def load_figures(q: np.ndarray, prefix: str = "") -> dict:
 
 def work_loadimb(pwgt: np.ndarray, owner: np.ndarray, P: int) -> float:
     """Computation-only imbalance max_p sum pwgt / (sum pwgt / P) (tree, MLB and AMR papers)."""
-    w = np.bincount(owner, weights=pwgt, minlength=P)
+    return work_loadimb_of(np.bincount(owner, weights=pwgt, minlength=P))
+
+
+def work_loadimb_of(w: np.ndarray) -> float:
+    """:func:`work_loadimb` from the work (sum of pwgt) of each of the P processors."""
     tot = w.sum()
-    return float(P * w.max() / tot) if tot > 0 else 1.0
+    return float(w.size * w.max() / tot) if tot > 0 else 1.0
 
 
 def cut_pct(g: Graph, costs: Costs) -> float:
     """Cut% of SBN §5.2 with each cut edge counted once: 100 * (sum Comm / 2) / sum of edge cwgt."""
+    return cut_pct_of(g, costs.comm)
+
+
+def cut_pct_of(g: Graph, comm: np.ndarray) -> float:
+    """:func:`cut_pct` from the vertices' Comm."""
     total = g.cwgt.sum() / 2
-    return float(100.0 * costs.comm.sum() / 2 / total) if total else 0.0
+    return float(100.0 * comm.sum() / 2 / total) if total else 0.0
 
 
 def maxsr(g: Graph, before: State, after: State, m: Machine) -> dict:
@@ -186,10 +195,15 @@ def maxsr(g: Graph, before: State, after: State, m: Machine) -> dict:
     cost = g.rwgt[moved] * m.slowdown(src, dst)
     sent = np.bincount(src, weights=cost, minlength=before.P)
     recv = np.bincount(dst, weights=cost, minlength=after.P)
+    return maxsr_of(sent, recv, g.rwgt[moved].sum(), moved.sum())
+
+
+def maxsr_of(sent: np.ndarray, recv: np.ndarray, moved_weight, moved_vertices) -> dict:
+    """:func:`maxsr` from the redistribution cost each processor sent and received and the moved totals."""
     return {
-        "maxsr": float(sent.max() + recv.max()) if moved.any() else 0.0,
-        "moved_weight": int(g.rwgt[moved].sum()),
-        "moved_vertices": int(moved.sum()),
+        "maxsr": float(sent.max() + recv.max()) if moved_vertices else 0.0,
+        "moved_weight": int(moved_weight),
+        "moved_vertices": int(moved_vertices),
     }
 
 
@@ -201,12 +215,17 @@ def partition_figures(g: Graph, owner: np.ndarray, P: int) -> dict:
     boundary[src[cut]] = True
     adjacent = np.zeros(P * P, bool)
     adjacent[owner[src[cut]] * P + owner[g.adjncy[cut]]] = True
-    nbr = adjacent.reshape(P, P).sum(axis=1)
+    return partition_of(boundary.sum(), adjacent.reshape(P, P).sum(axis=1), g.cwgt[cut].sum())
+
+
+def partition_of(boundary, nbr: np.ndarray, cut_cwgt) -> dict:
+    """:func:`partition_figures` from the boundary vertices, each part's neighbour parts and the cwgt of the cut
+    adjacency entries (each edge twice)."""
     return {
-        "boundary_vertices": int(boundary.sum()),
-        "max_neighbour_parts": int(nbr.max()) if P else 0,
-        "avg_neighbour_parts": float(nbr.mean()) if P else 0.0,
-        "edge_cut": int(g.cwgt[cut].sum() // 2),
+        "boundary_vertices": int(boundary),
+        "max_neighbour_parts": int(nbr.max()) if nbr.size else 0,
+        "avg_neighbour_parts": float(nbr.mean()) if nbr.size else 0.0,
+        "edge_cut": int(cut_cwgt // 2),
     }
 
 
@@ -218,17 +237,25 @@ def core_metrics(g: Graph, before: State, after: State, m: Machine, executed=Non
     (``ctx.executed``). ``loadimb``/``maxqwgt``/... then describe what ran;
     ``settled_*`` always describe the end state ``after``.
     """
-    figs = {"pre_exec_cut_pct": cut_pct(g, vertex_costs(g, before, m))}
+    pre = cut_pct(g, vertex_costs(g, before, m))
     c = vertex_costs(g, after, m)
-    figs["post_exec_cut_pct"] = cut_pct(g, c)
-    settled = qwgt(c, after.owner, after.P)
-    ran = settled if executed is None else qwgt(executed[1], executed[0], after.P)
+    return core_figures(pre, cut_pct(g, c), qwgt(c, after.owner, after.P), executed,
+                        work_loadimb(g.pwgt, after.owner, after.P), maxsr(g, before, after, m),
+                        partition_figures(g, after.owner, after.P))
+
+
+def core_figures(pre_cut: float, post_cut: float, settled: np.ndarray, executed, work: float, moved: dict,
+                 parts: dict) -> dict:
+    """:func:`core_metrics` from its parts: the Cut% before and after, QWgt of the end state, ``executed``,
+    work_loadimb, :func:`maxsr`'s and :func:`partition_figures`' columns."""
+    figs = {"pre_exec_cut_pct": pre_cut, "post_exec_cut_pct": post_cut}
+    ran = settled if executed is None else qwgt(executed[1], executed[0], settled.size)
     figs.update(load_figures(ran))
     figs.update({k: v for k, v in load_figures(settled, "settled_").items()
                  if k in ("settled_loadimb", "settled_maxqwgt")})
-    figs["work_loadimb"] = work_loadimb(g.pwgt, after.owner, after.P)
-    figs.update(maxsr(g, before, after, m))
-    figs.update(partition_figures(g, after.owner, after.P))
+    figs["work_loadimb"] = work
+    figs.update(moved)
+    figs.update(parts)
     return figs
 
 

@@ -1,0 +1,61 @@
+"""cell_metrics (one pass in harness.kernels._metrics) against the numpy functions it replaces in the core
+metrics hook: every column, its type and its value bit for bit."""
+import numpy as np
+import pytest
+
+from harness import (Graph, Machine, State, app_figures, cell_metrics, core_metrics, costs_if_on,
+                     latency_figures)
+from harness.kernels import _metrics
+
+
+def _graph(rng, n=400, m=1600):
+    u, v = rng.integers(0, n, m), rng.integers(0, n, m)
+    keep = u != v
+    return Graph.from_edges(n, u[keep], v[keep], rng.integers(1, 9, keep.sum()), pwgt=rng.integers(1, 20, n),
+                            rwgt=rng.integers(1, 50, n))
+
+
+def _reference(g, before, after, m, executed=None):
+    return {**core_metrics(g, before, after, m, executed=executed), **latency_figures(g, before, after, m),
+            **app_figures(g, after, m)}
+
+
+def _same(got: dict, want: dict):
+    assert list(got) == list(want)
+    for k, v in want.items():
+        assert type(got[k]) is type(v) and (got[k] == v or (v != v and got[k] != got[k])), (k, got[k], v)
+
+
+@pytest.mark.parametrize("machine", ["uniform", "sp2", "grid:4:1000"])
+def test_cell_metrics_are_the_numpy_functions_bit_for_bit(machine):
+    rng = np.random.default_rng(7)
+    g, P = _graph(rng), 16
+    m = Machine.parse(machine, P)
+    for trial in range(4):
+        bo, bh = rng.integers(0, P, g.n), rng.integers(0, P, g.n)
+        ao = np.where(rng.random(g.n) < 0.3, rng.integers(0, P, g.n), bo)
+        ah = ao if trial % 2 else np.where(rng.random(g.n) < 0.5, ao, bh)  # settled, or data left behind
+        if trial == 3:
+            ao = ah = np.zeros(g.n, np.int64)  # everything on one processor: no cut, empty parts
+        before, after = State(bo, bh, P), State(ao, ah, P)
+        _same(cell_metrics(g, before, after, m), _reference(g, before, after, m))
+        on = rng.integers(0, P, g.n)  # a balancer that processed the work elsewhere (ctx.executed)
+        ran = (on, costs_if_on(g, before, m, np.arange(g.n), on))
+        _same(cell_metrics(g, before, after, m, executed=ran), _reference(g, before, after, m, executed=ran))
+
+
+def test_cell_metrics_scan_checks_its_indices():
+    rng = np.random.default_rng(1)
+    g, P = _graph(rng, 20, 40), 4
+    m = Machine.uniform(P)
+    ok = np.zeros(g.n, np.int64)
+    args = [g.xadj, g.adjncy, g.cwgt, g.pwgt, g.rwgt, m.proc_of, np.asarray(m.cluster, np.int64),
+            np.asarray(m.conn, float), ok, ok, ok, ok]
+    bad = ok.copy()
+    bad[3] = P
+    with pytest.raises(ValueError, match="processor out of range"):
+        _metrics.scan(*args[:10], bad, ok)
+    with pytest.raises(ValueError, match="inconsistent sizes"):
+        _metrics.scan(*args[:8], ok[:-1], ok, ok, ok)
+    with pytest.raises(TypeError, match="int64"):
+        _metrics.scan(*args[:8], ok.astype(np.int32), ok, ok, ok)
