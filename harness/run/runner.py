@@ -403,9 +403,19 @@ def movement(g: Graph, before: State, after: State) -> tuple[np.ndarray, np.ndar
         return src, dst, np.asarray(cells, np.int64) * BYTES_PER_CELL
     moved = before.home != after.home
     key = before.home[moved] * after.P + after.home[moved]
+    pairs, units = pair_sums(key, g.rwgt[moved], after.P * after.P)
+    return pairs // after.P, pairs % after.P, units.astype(np.int64) * BYTES_PER_UNIT
+
+
+def pair_sums(key: np.ndarray, weights: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys (in ``[0, span)``), sorted, and the weights of each summed in their order (bincount's):
+    counted over the whole span where it is no larger than the keys (P x P pairs at small P: no sort), else
+    through ``np.unique``."""
+    if span <= max(key.size, 1 << 12):
+        pairs = np.flatnonzero(np.bincount(key, minlength=span))
+        return pairs, np.bincount(key, weights=weights, minlength=span)[pairs]
     pairs, inv = np.unique(key, return_inverse=True)
-    units = np.bincount(inv, weights=g.rwgt[moved], minlength=pairs.size).astype(np.int64)
-    return pairs // after.P, pairs % after.P, units * BYTES_PER_UNIT
+    return pairs, np.bincount(inv, weights=weights, minlength=pairs.size)
 
 
 def account(ctx: Context, before: State, after: State) -> dict:
