@@ -79,7 +79,7 @@ typedef struct {
     int gsum; /* Gain = change of the additive QwgtTot of §2.3 (1) or of the latency model's (0) */
     i64 moves, max_moves;
     /* evaluation scratch */
-    i64 *pmark, *kp_, *kv_; i64 nk;
+    i64 *pmark; KRec *kr_; /* kr_: a vertex's connection weights counted from EList */
     i64 *aff; double *dW, *dC, *dR, *nq;  /* candidate deltas */
     i64 *baff; double *bdW, *bdC, *bdR; i64 bn; /* best deltas */
     double bgain, bdmv; i64 bq;
@@ -95,7 +95,7 @@ typedef struct {
  * 50,000 vertices. A call reads only what it has written (as after malloc). The kernel holds the GIL throughout,
  * so calls never overlap. */
 enum { B_HOT, B_COLD, B_EL, B_HL, B_KL, B_VMAP, B_VPOS, B_STK, B_PATH, B_ACC, B_ORDER, B_HG, B_HV, B_SLQ, B_SLP,
-       B_PMARK, B_KP, B_KV, B_AFF, B_DW, B_DC, B_DR, B_NQ, B_BAFF, B_BDW, B_BDC, B_BDR, NBUF };
+       B_PMARK, B_KR, B_AFF, B_DW, B_DC, B_DR, B_NQ, B_BAFF, B_BDW, B_BDC, B_BDR, NBUF };
 static struct { void *p; size_t size; } kept[NBUF];
 #define KEEP ((size_t)256 << 20)
 
@@ -395,23 +395,31 @@ static void sl_replace(K *k, double oldq, double newq, i64 p) {
     k->slp[lo] = p;
 }
 
-static inline double delta_minvar(K *k, i64 na) {
+/* ΔMinVar (§3.3) of a move whose affected processors are p and q (new loads nq0, nq1) and aff[2..na) (nq[2..na)):
+ * the change of Σ (Qwgt_a − MinQwgt)², MinQwgt the smallest load before and after */
+static inline __attribute__((always_inline)) double delta_minvar(K *k, i64 na, i64 p, i64 q, double nq0, double nq1) {
     double m = k->slq[0], m_un = INFINITY;
     for (i64 i = 0; i < k->P; i++) {
         i64 a = k->slp[i];
-        int in = 0;
-        for (i64 j = 0; j < na; j++)
-            if (k->aff[j] == a) { in = 1; break; }
+        int in = a == p || a == q;
+        for (i64 j = 2; j < na && !in; j++)
+            if (k->aff[j] == a) in = 1;
         if (!in) { m_un = k->slq[i]; break; }
     }
-    double m2 = k->nq[0];
-    for (i64 j = 1; j < na; j++)
+    double m2 = nq0;
+    if (nq1 < m2) m2 = nq1;
+    for (i64 j = 2; j < na; j++)
         if (k->nq[j] < m2) m2 = k->nq[j];
     if (m_un < m2) m2 = m_un;
-    double d = 0.0, s_aff = 0.0;
-    for (i64 j = 0; j < na; j++) {
-        double oq = k->Q[k->aff[j]];
-        double a1 = k->nq[j] - m2, a0 = oq - m;
+    double d = 0.0, s_aff = 0.0, oq, a1, a0;
+    oq = k->Q[p]; a1 = nq0 - m2; a0 = oq - m;
+    d += a1 * a1 - a0 * a0;
+    s_aff += oq;
+    oq = k->Q[q]; a1 = nq1 - m2; a0 = oq - m;
+    d += a1 * a1 - a0 * a0;
+    s_aff += oq;
+    for (i64 j = 2; j < na; j++) {
+        oq = k->Q[k->aff[j]]; a1 = k->nq[j] - m2; a0 = oq - m;
         d += a1 * a1 - a0 * a0;
         s_aff += oq;
     }
@@ -422,34 +430,39 @@ static inline double delta_minvar(K *k, i64 na) {
 /* ------------------------------------------------------------- evaluate */
 static inline double CONN(K *k, i64 c, i64 d) { return k->conn[c * k->C + d]; }
 
-/* the move of V to q whose deltas are in aff, dW, dC, dR (na processors): kept in b* when it is admissible and
- * better than the best so far (found: there is one); returns whether there is a best now */
-static inline __attribute__((always_inline)) int candidate(K *k, i64 na, i64 q, int found) {
-    double gain = 0.0;
+/* V's new load on processor a under the model, and its term of the Gain (added to *gain) */
+static inline __attribute__((always_inline)) double newq(K *k, i64 a, double dW, double dC, double dR,
+                                                         double *gain) {
     if (k->model == 0) {
-        for (i64 j = 0; j < na; j++) {
-            i64 a = k->aff[j];
-            k->nq[j] = k->Q[a] + k->dW[j] + k->dC[j] + k->dR[j];
-            gain += k->dW[j] + k->dC[j] + k->dR[j];
-        }
-    } else {
-        for (i64 j = 0; j < na; j++) {
-            i64 a = k->aff[j];
-            k->nq[j] = model(k, k->W[a] + k->dW[j], k->Cm[a] + k->dC[j], k->R[a] + k->dR[j]);
-            gain += k->gsum ? k->dW[j] + k->dC[j] + k->dR[j] : k->nq[j] - k->Q[a];
-        }
+        *gain += dW + dC + dR;
+        return k->Q[a] + dW + dC + dR;
     }
+    double nq = model(k, k->W[a] + dW, k->Cm[a] + dC, k->R[a] + dR);
+    *gain += k->gsum ? dW + dC + dR : nq - k->Q[a];
+    return nq;
+}
+
+/* the move of V from p to q: deltas dW0, dC0, dR0 on p, dW1, dC1, dR1 on q, and in aff, dW, dC, dR [2, na) on the
+ * other processors whose Comm changes (none on one cluster); kept in b* when it is admissible and better than the
+ * best so far (found: there is one); returns whether there is a best now */
+static inline __attribute__((always_inline)) int candidate(K *k, i64 na, i64 p, i64 q, double dW0, double dC0,
+                                                           double dR0, double dW1, double dC1, double dR1,
+                                                           int found) {
+    double gain = 0.0;
+    double nq0 = newq(k, p, dW0, dC0, dR0, &gain), nq1 = newq(k, q, dW1, dC1, dR1, &gain);
+    for (i64 j = 2; j < na; j++) k->nq[j] = newq(k, k->aff[j], k->dW[j], k->dC[j], k->dR[j], &gain);
     if (found && gain > k->bgain) return found; /* admissible or not, it cannot be the best */
-    double dmv = delta_minvar(k, na);
+    double dmv = delta_minvar(k, na, p, q, nq0, nq1);
     if (dmv >= -k->tol) return found;
     if (!k->inf && !(gain < -k->limit * dmv)) return found;
     if (!found || gain < k->bgain ||
         (gain == k->bgain && (dmv < k->bdmv || (dmv == k->bdmv && q < k->bq)))) {
         k->bgain = gain; k->bdmv = dmv; k->bq = q; k->bn = na;
-        memcpy(k->baff, k->aff, (size_t)na * sizeof(i64));
-        memcpy(k->bdW, k->dW, (size_t)na * sizeof(double));
-        memcpy(k->bdC, k->dC, (size_t)na * sizeof(double));
-        memcpy(k->bdR, k->dR, (size_t)na * sizeof(double));
+        k->baff[0] = p; k->bdW[0] = dW0; k->bdC[0] = dC0; k->bdR[0] = dR0;
+        k->baff[1] = q; k->bdW[1] = dW1; k->bdC[1] = dC1; k->bdR[1] = dR1;
+        for (i64 j = 2; j < na; j++) {
+            k->baff[j] = k->aff[j]; k->bdW[j] = k->dW[j]; k->bdC[j] = k->dC[j]; k->bdR[j] = k->dR[j];
+        }
         return 1;
     }
     return found;
@@ -461,12 +474,13 @@ static int evaluate(K *k, vid V) {
     Cold *cv = &k->cold[V];
     if (cv->fixed) return 0;
     i64 p = H[V].owner;
-    i64 nk = 0, tot = 0; /* tot: V's Cwgt to all its neighbours */
-    if (cv->knum >= 0) { /* KList */
-        const KRec *kl = k->kl + cv->estart;
+    i64 nk = 0;
+    const KRec *kr; /* V's connection weight per neighbouring processor: its KList, or counted from EList into kr_ */
+    if (cv->knum >= 0) {
+        kr = k->kl + cv->estart;
         nk = cv->knum;
-        for (i64 i = 0; i < nk; i++) { k->kp_[i] = kl[i].p; k->kv_[i] = kl[i].c; tot += kl[i].c; }
     } else {
+        KRec *acc = k->kr_;
         const Edge *el = k->el;
         i64 s = cv->estart, e = s + cv->elen;
         for (i64 j = s; j < e; j++) {
@@ -475,21 +489,22 @@ static int evaluate(K *k, vid V) {
             if (H[x].merge != -1) x = find(k, x);
             i64 r = H[x].owner;
             i64 pos = k->pmark[r];
-            tot += c;
-            if (pos >= 0) k->kv_[pos] += c;
-            else { k->pmark[r] = nk; k->kp_[nk] = r; k->kv_[nk] = c; nk++; }
+            if (pos >= 0) acc[pos].c += c;
+            else { k->pmark[r] = nk; acc[nk].p = r; acc[nk].c = c; nk++; }
         }
-        for (i64 i = 0; i < nk; i++) k->pmark[k->kp_[i]] = -1;
+        for (i64 i = 0; i < nk; i++) k->pmark[acc[i].p] = -1;
         if (k->klist) {
-            KRec *kl = k->kl + cv->estart;
-            for (i64 i = 0; i < nk; i++) { kl[i].p = k->kp_[i]; kl[i].c = k->kv_[i]; }
+            memcpy(k->kl + cv->estart, acc, (size_t)nk * sizeof(KRec));
             cv->knum = (vid)nk;
         }
+        kr = acc;
     }
     int has_p = 0;
-    i64 kp = 0;
-    for (i64 i = 0; i < nk; i++)
-        if (k->kp_[i] == p) { has_p = 1; kp = k->kv_[i]; }
+    i64 kp = 0, tot = 0; /* tot: V's Cwgt to all its neighbours */
+    for (i64 i = 0; i < nk; i++) {
+        tot += kr[i].c;
+        if (kr[i].p == p) { has_p = 1; kp = kr[i].c; }
+    }
     if (nk == 0 || (nk == 1 && has_p)) { cv->border = 0; return 0; }
     cv->border = 1;
     i64 pw = cv->pwgt;
@@ -507,48 +522,43 @@ static int evaluate(K *k, vid V) {
         comm_p = (double)(tot - kp) * k->c0;
     } else {
         for (i64 i = 0; i < nk; i++)
-            if (k->kp_[i] != p) comm_p += (double)k->kv_[i] * CONN(k, cp, k->cl[k->kp_[i]]);
+            if (kr[i].p != p) comm_p += (double)kr[i].c * CONN(k, cp, k->cl[kr[i].p]);
     }
     double dWp = -(double)pw * k->proc[p];
     int found = 0;
     for (i64 iq = 0; iq < nk; iq++) {
-        i64 q = k->kp_[iq];
+        i64 q = kr[iq].p;
         if (q == p) continue;
         i64 cq = k->cl[q];
-        i64 kq = k->kv_[iq];
+        i64 kq = kr[iq].c;
         double remap_q = 0.0;
         for (i64 j = 0; j < hl; j++) {
             i64 h = rh[j].h;
             if (h != q) remap_q += (double)rh[j].r * CONN(k, k->cl[h], cq);
         }
-        i64 na = 2;
-        k->aff[0] = p; k->aff[1] = q;
-        k->dW[0] = dWp;
-        k->dR[0] = -remap_p;
-        k->dW[1] = (double)pw * k->proc[q];
-        k->dR[1] = remap_q;
+        double dW1 = (double)pw * k->proc[q];
         if (k->uniform) {
             double c0 = k->c0;
-            k->dC[0] = -comm_p + (double)kp * c0;
-            k->dC[1] = (double)(tot - kq) * c0 - (double)kq * c0;
+            /* one cluster: only p and q change; this case gets its own inlined copy, its loops gone */
+            found = candidate(k, 2, p, q, dWp, -comm_p + (double)kp * c0, -remap_p, dW1,
+                              (double)(tot - kq) * c0 - (double)kq * c0, remap_q, found);
         } else {
             double comm_q = 0.0;
             for (i64 i = 0; i < nk; i++)
-                if (k->kp_[i] != q) comm_q += (double)k->kv_[i] * CONN(k, cq, k->cl[k->kp_[i]]);
-            k->dC[0] = -comm_p + (double)kp * CONN(k, cp, cq);
-            k->dC[1] = comm_q - (double)kq * CONN(k, cq, cp);
+                if (kr[i].p != q) comm_q += (double)kr[i].c * CONN(k, cq, k->cl[kr[i].p]);
+            i64 na = 2;
             for (i64 i = 0; i < nk; i++) {
-                i64 r = k->kp_[i];
+                i64 r = kr[i].p;
                 if (r == p || r == q) continue;
                 i64 cr = k->cl[r];
-                double d = (double)k->kv_[i] * (CONN(k, cr, cq) - CONN(k, cr, cp));
+                double d = (double)kr[i].c * (CONN(k, cr, cq) - CONN(k, cr, cp));
                 if (d != 0.0) {
                     k->aff[na] = r; k->dW[na] = 0.0; k->dC[na] = d; k->dR[na] = 0.0; na++;
                 }
             }
+            found = candidate(k, na, p, q, dWp, -comm_p + (double)kp * CONN(k, cp, cq), -remap_p, dW1,
+                              comm_q - (double)kq * CONN(k, cq, cp), remap_q, found);
         }
-        /* na is 2 on one cluster: that case gets its own inlined copy, its loops unrolled */
-        found = na == 2 ? candidate(k, 2, q, found) : candidate(k, na, q, found);
     }
     return found;
 }
@@ -761,7 +771,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
         k->vmap = buf(k, B_VMAP, cap * U); k->vpos = buf(k, B_VPOS, cap * U);
         k->stk = buf(k, B_STK, 2 * cap * U); k->path = buf(k, B_PATH, cap * U);
         k->slq = buf(k, B_SLQ, P * D); k->slp = buf(k, B_SLP, P * I); k->pmark = buf(k, B_PMARK, P * I);
-        k->kp_ = buf(k, B_KP, (P + 2) * I); k->kv_ = buf(k, B_KV, (P + 2) * I);
+        k->kr_ = buf(k, B_KR, (P + 2) * sizeof(KRec));
         k->aff = buf(k, B_AFF, (P + 2) * I); k->dW = buf(k, B_DW, (P + 2) * D); k->dC = buf(k, B_DC, (P + 2) * D);
         k->dR = buf(k, B_DR, (P + 2) * D); k->nq = buf(k, B_NQ, (P + 2) * D);
         k->baff = buf(k, B_BAFF, (P + 2) * I); k->bdW = buf(k, B_BDW, (P + 2) * D);
