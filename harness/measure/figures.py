@@ -33,8 +33,9 @@ def cell_metrics(g: Graph, before: State, after: State, m: Machine, executed=Non
         c(m.conn, np.float64), *(c(a, np.int64) for a in (before.owner, before.home, after.owner, after.home)))
     settled, wgt, comm, remap, sent, recv, load = np.frombuffer(sums, np.float64).reshape(7, P)
     terms = pair_terms(load, np.frombuffer(keys, np.int64), P)
-    figs = core_figures(cut_pct_of(g, np.frombuffer(comm_b, np.float64)),
-                        cut_pct_of(g, np.frombuffer(comm_a, np.float64)), settled, executed, work_loadimb_of(load),
+    edges = g.cwgt.sum() / 2
+    figs = core_figures(cut_pct_of(edges, np.frombuffer(comm_b, np.float64)),
+                        cut_pct_of(edges, np.frombuffer(comm_a, np.float64)), settled, executed, work_loadimb_of(load),
                         maxsr_of(sent, recv, moved_w, moved), partition_of(boundary, terms["delta"], cut))
     figs.update(totals_figures(wgt, comm, remap))
     figs.update(terms_figures(terms, g, m))

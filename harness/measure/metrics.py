@@ -179,12 +179,11 @@ def work_loadimb_of(w: np.ndarray) -> float:
 
 def cut_pct(g: Graph, costs: Costs) -> float:
     """Cut% of SBN §5.2 with each cut edge counted once: 100 * (sum Comm / 2) / sum of edge cwgt."""
-    return cut_pct_of(g, costs.comm)
+    return cut_pct_of(g.cwgt.sum() / 2, costs.comm)
 
 
-def cut_pct_of(g: Graph, comm: np.ndarray) -> float:
-    """:func:`cut_pct` from the vertices' Comm."""
-    total = g.cwgt.sum() / 2
+def cut_pct_of(total, comm: np.ndarray) -> float:
+    """:func:`cut_pct` from the vertices' Comm and the cwgt of all edges (``g.cwgt.sum() / 2``)."""
     return float(100.0 * comm.sum() / 2 / total) if total else 0.0
 
 

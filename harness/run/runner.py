@@ -594,7 +594,8 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
         engine.abort(status)
     busy = engine.busy_s()  # the method's hooks and the data movement; not the metrics (one rank's)
     give_back_freed()  # what the hooks freed, before the metrics
-    status = agree(engine, status, owners_hash(after.owner))
+    agreed, digest = after, owners_hash(after.owner)
+    status = agree(engine, status, digest)
     if not metrics:
         row = {**ctx.record, **engine_row(engine), **timing_row(engine, ctx.timer, time.perf_counter() - t0)}
         return {**row, **texec(row), "status": status}, after
@@ -616,6 +617,6 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
     row.update(engine.rank_busy(busy))
     row.update(timing_row(engine, ctx.timer, time.perf_counter() - t0))
     row.update(texec(row))
-    row["owners_hash"] = owners_hash(after.owner)
+    row["owners_hash"] = digest if after is agreed else owners_hash(after.owner)
     row["status"] = status
     return row, after
