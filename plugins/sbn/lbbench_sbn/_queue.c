@@ -1817,6 +1817,27 @@ done:
     return ret;
 }
 
+/* The queue's prices on q made when the search first reads them (select(): only R and the layers it reaches are
+ * priced): costs_if_on's kernel (the view's C_API) on one vertex at a time, each vertex's prices its own. */
+typedef struct {
+    const view_api *api;
+    priced_graph g;
+    const i64 *queue, *base, *kk, *kv;
+    i64 q, n, nk;
+    double *cq, *qc, *qr;
+    uint8_t *have;
+} lazy_q;
+
+/* position j of the queue priced on q (once); 0, or -1 with an error */
+static int ensure(lazy_q *z, i64 j) {
+    if (!z || z->have[j]) return 0;
+    double w, c, r;
+    if (z->api->costs(&z->g, z->queue + j, 1, &z->q, 1, z->base, z->n, z->kk, z->kv, z->nk, &w, &c, &r) < 0)
+        return -1;
+    z->cq[j] = (w + c) + r, z->qc[j] = c, z->qr[j] = r, z->have[j] = 1;
+    return 0;
+}
+
 /* One round of the §3.4 selection (selection.select) from the random subset R (positions in queue). MinV is
  * the vertex of R with the smallest differential edge cut, ``delta_cut`` (harness.measure.metrics) of its
  * costs on p (cw, cc, cr, by vertex) against those on q (qc, qr, by position), np.argmin's choice (the first
@@ -1827,14 +1848,17 @@ done:
  * partly moved layer ends the search (*stopped = 1), a wholly moved one is followed by its vertices'
  * neighbours still in avail, sorted, each once. Costs on p: cw + cc + cr; on q: cq (by position). slot
  * (int64, one per vertex, all 0) is scratch and left all 0; layer and next: m + 1 int64 each. The vertices
- * moved are written to moved, in order; returns how many, or -1 with an exception set. */
+ * moved are written to moved, in order; returns how many, or -1 with an exception set. With z, the prices on q
+ * (cq, qc, qr: z's) are made as they are read (ensure). */
 static i64 search_round(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *queue, i64 m, const double *cq,
                         const double *qc, const double *qr, const i64 *R, i64 nr, uint8_t *avail, const double *cw,
                         const double *cc, const double *cr, i64 *slot, double *sp, double *sq, double amount,
-                        double cap_p, double load_p, double base_q, i64 *layer, i64 *next, i64 *moved, i64 *stopped) {
+                        double cap_p, double load_p, double base_q, i64 *layer, i64 *next, i64 *moved, i64 *stopped,
+                        lazy_q *z) {
     i64 first = R[0];  /* MinV: delta_cut(on p, on q), normalized by Wgt where positive; np.argmin */
     double best = 0.0, sent_p = *sp, sent_q = *sq;
     for (i64 i = 0; i < nr; ++i) {
+        if (ensure(z, R[i]) < 0) return -1;
         i64 v = queue[R[i]];
         double d = (qr[R[i]] - cr[v]) + (qc[R[i]] - cc[v]), w = cw[v];
         if (d > 0) d = d / (w != w ? w : (w > 1e-300 ? w : 1e-300));  /* np.maximum(wgt, 1e-300) */
@@ -1852,8 +1876,10 @@ static i64 search_round(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const 
     while (nl) {
         double run_p = 0.0, run_q = 0.0, now_p = sent_p, now_q = sent_q;
         i64 t = 0;
+        int err = 0;
         for (; t < nl; ++t) {  /* how much of the layer fits */
             i64 v = layer[t];
+            if ((err = ensure(z, slot[v] - 1) < 0)) break;
             double a = (cw[v] + cc[v]) + cr[v], c = cq[slot[v] - 1];
             double before_p = sent_p + run_p;
             run_p += a;
@@ -1861,6 +1887,10 @@ static i64 search_round(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const 
             double after_p = sent_p + run_p, after_q = sent_q + run_q;
             if (!(after_q - c < amount && before_p < cap_p && base_q + after_q <= load_p - after_p)) break;
             now_p = after_p, now_q = after_q;
+        }
+        if (err) {
+            k = -1;
+            break;
         }
         sent_p = now_p, sent_q = now_q;
         for (i64 i = 0; i < t; ++i) avail[layer[i]] = 0, moved[k++] = layer[i];
@@ -1918,7 +1948,7 @@ static PyObject *search(PyObject *Py_UNUSED(self), PyObject *args) {
     i64 *out = (i64 *)PyByteArray_AS_STRING(ret), stopped;
     i64 k = search_round(b[XADJ].buf, b[ADJNCY].buf, n, nadj, b[QUEUE].buf, m, b[CQ].buf, b[QC].buf, b[QR].buf,
                          b[RS].buf, nr, b[AVAIL].buf, b[CW].buf, b[CC].buf, b[CR].buf, b[SLOT].buf, &sent_p, &sent_q,
-                         amount, cap_p, load_p, base_q, layer, next, out + 4, &stopped);
+                         amount, cap_p, load_p, base_q, layer, next, out + 4, &stopped, NULL);
     if (k < 0) {
         Py_CLEAR(ret);
         goto done;
@@ -2469,9 +2499,11 @@ done:
     return ret;
 }
 
-/* select(xadj, adjncy, queue, qw, qc, qr, avail, cw, cc, cr, slot, base, kk, kv, capsule, q, near_q, subset,
- * max_rounds, amount, cap_p, load_p, base_q): selection.select's rounds (§3.4) in one call, numpy's steps in
- * numpy's order: the queue priced on q (qw, qc, qr by position: cq = qw + qc + qr), each vertex's degree and,
+/* select(xadj, adjncy, queue, priced, avail, cw, cc, cr, slot, base, kk, kv, capsule, q, near_q, subset,
+ * max_rounds, amount, cap_p, load_p, base_q), priced: (cwgt, pwgt, rwgt, proc_of, cluster, conn, the view's C_API):
+ * selection.select's rounds (§3.4) in one call, numpy's steps in numpy's order: the queue priced on q
+ * (costs_if_on's kernel on p's view base, kk, kv, each position as the search first reads it: cq = qw + qc + qr),
+ * each vertex's degree and,
  * with near_q, whether a neighbour's data is at q in p's view (base, kk, kv); per round, while q has received
  * less than amount and p has shed less than cap_p: the pool (the available positions; the near ones when any
  * is), R (the pool, or rng.choice(pool, subset, replace=False) from the capsule's stream), Σ deg over R, and
@@ -2480,10 +2512,12 @@ done:
  * (float64), then the vertices moved in order. With pinned and fixed (bool by vertex; None: avail as given), avail is first marked on the queued
  * vertices in neither (balancer.LevelRun._select's ~(pinned | fixed)) and cleared on them again after. */
 static PyObject *select_(PyObject *Py_UNUSED(self), PyObject *args) {
-    enum { XADJ, ADJNCY, QUEUE, QW, QC, QR, AVAIL, CW, CC, CR, SLOT, BASE, KK, KV, PINNED, FIXED, NB };
-    static const char *const name[NB] = {"xadj", "adjncy", "queue", "qw", "qc", "qr", "avail", "cw", "cc", "cr",
-                                         "slot", "base", "kk", "kv", "pinned", "fixed"};
-    PyObject *o[NB], *cap;
+    enum { XADJ, ADJNCY, QUEUE, CWGT, PWGT, RWGT, PROC, CLUSTER, CONN, AVAIL, CW, CC, CR, SLOT, BASE, KK, KV, PINNED,
+           FIXED, NB };
+    static const char *const name[NB] = {"xadj", "adjncy", "queue", "cwgt", "pwgt", "rwgt", "proc_of", "cluster",
+                                         "conn", "avail", "cw", "cc", "cr", "slot", "base", "kk", "kv", "pinned",
+                                         "fixed"};
+    PyObject *o[NB], *cap, *viewcap;
     Py_buffer b[NB];
     int have[NB] = {0}, near_q, marked = 0;
     long long q, subset, rounds;
@@ -2491,25 +2525,27 @@ static PyObject *select_(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *ret = NULL;
     i64 *work = NULL;
     double *cq = NULL;
+    uint8_t *have_q = NULL;
+    const view_api *api;
     o[PINNED] = o[FIXED] = Py_None;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOLpLLdddd|OO", &o[XADJ], &o[ADJNCY], &o[QUEUE], &o[QW], &o[QC],
-                          &o[QR], &o[AVAIL], &o[CW], &o[CC], &o[CR], &o[SLOT], &o[BASE], &o[KK], &o[KV], &cap, &q,
-                          &near_q, &subset, &rounds, &amount, &cap_p, &load_p, &base_q, &o[PINNED], &o[FIXED]))
+    if (!PyArg_ParseTuple(args, "OOO(OOOOOOO)OOOOOOOOOLpLLdddd|OO", &o[XADJ], &o[ADJNCY], &o[QUEUE], &o[CWGT],
+                          &o[PWGT], &o[RWGT], &o[PROC], &o[CLUSTER], &o[CONN], &viewcap, &o[AVAIL], &o[CW], &o[CC],
+                          &o[CR], &o[SLOT], &o[BASE], &o[KK], &o[KV], &cap, &q, &near_q, &subset, &rounds, &amount,
+                          &cap_p, &load_p, &base_q, &o[PINNED], &o[FIXED]))
         return NULL;
     bitgen_t *g = PyCapsule_GetPointer(cap, "BitGenerator");
-    if (!g) return NULL;
+    if (!g || !(api = view_api_of(viewcap))) return NULL;
     int lock = o[PINNED] != Py_None;
     if (lock != (o[FIXED] != Py_None)) {
         PyErr_SetString(PyExc_TypeError, "queue: select takes pinned and fixed together");
         return NULL;
     }
-    if (!get_all(o, b, have, "iiifffbfffiiiirr", name, lock ? NB : PINNED)) goto done;
+    if (!get_all(o, b, have, "iiiiiififbfffiiiirr", name, lock ? NB : PINNED)) goto done;
     i64 m = b[QUEUE].len / 8, n = b[SLOT].len / 8, nadj = b[ADJNCY].len / 8, nk = b[KK].len / 8;
     const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *queue = b[QUEUE].buf, *base = b[BASE].buf,
               *kk = b[KK].buf, *kv = b[KV].buf;
-    const double *qw = b[QW].buf, *qc = b[QC].buf, *qr = b[QR].buf;
     uint8_t *avail = b[AVAIL].buf;
-    if (b[QW].len / 8 != m || b[QC].len / 8 != m || b[QR].len / 8 != m || b[XADJ].len / 8 != n + 1 ||
+    if (b[XADJ].len / 8 != n + 1 ||
         b[AVAIL].len != n || b[CW].len / 8 != n || b[CC].len / 8 != n || b[CR].len / 8 != n ||
         b[BASE].len / 8 != n || b[KV].len / 8 != nk || subset < 1 ||
         (lock && (b[PINNED].len != n || b[FIXED].len != n))) {
@@ -2523,22 +2559,26 @@ static PyObject *select_(PyObject *Py_UNUSED(self), PyObject *args) {
         marked = 1;
     }
     ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((5 + m) * 8));
-    /* work: deg (m), near (m), pool (m), R (m), layer (m + 1), next (m + 1) */
-    work = malloc((size_t)(6 * m + 2) * 8), cq = malloc((size_t)(m + 1) * 8);
-    if (!ret || !work || !cq) {
+    /* work: deg (m), near (m), pool (m), R (m), layer (m + 1), next (m + 1); cq, qc, qr (m each) */
+    work = malloc((size_t)(6 * m + 2) * 8), cq = malloc((size_t)(3 * m + 1) * 8), have_q = calloc((size_t)m + 1, 1);
+    if (!ret || !work || !cq || !have_q) {
         Py_CLEAR(ret);
         if (!PyErr_Occurred()) PyErr_NoMemory();
         goto done;
     }
     i64 *out = (i64 *)PyByteArray_AS_STRING(ret), *deg = work, *nr = work + m, *pool = work + 2 * m,
         *R = work + 3 * m, *layer = work + 4 * m, *next = work + 5 * m + 1, k = 0, evaluated = 0, nnear = 0;
+    lazy_q z = {api,
+                {xadj, adj, b[CWGT].buf, b[PWGT].buf, b[RWGT].buf, b[CLUSTER].buf, b[PROC].buf, b[CONN].buf, n + 1,
+                 nadj, b[CWGT].len / 8, b[PWGT].len / 8, b[RWGT].len / 8, b[CLUSTER].len / 8, b[PROC].len / 8,
+                 b[CONN].len / 8},
+                queue, base, kk, kv, q, n, nk, cq, cq + m, cq + 2 * m, have_q};
     for (i64 j = 0; j < m; ++j) {
         i64 v = queue[j], hit = 0;
         if (xadj[v] < 0 || xadj[v + 1] < xadj[v] || xadj[v + 1] > nadj) {
             PyErr_SetString(PyExc_ValueError, "queue: xadj does not match adjncy");
             goto fail;
         }
-        cq[j] = (qw[j] + qc[j]) + qr[j];
         deg[j] = xadj[v + 1] - xadj[v];
         if (near_q)
             for (i64 e = xadj[v]; e < xadj[v + 1] && !hit; ++e) {
@@ -2562,9 +2602,9 @@ static PyObject *select_(PyObject *Py_UNUSED(self), PyObject *args) {
         if (np_ <= subset) memcpy(R, pool, (size_t)np_ * 8);
         else if (!choose(g, pool, np_, size, R)) goto fail;
         for (i64 i = 0; i < size; ++i) evaluated += deg[R[i]];
-        i64 got = search_round(xadj, adj, n, nadj, queue, m, cq, qc, qr, R, size, avail, b[CW].buf, b[CC].buf,
-                               b[CR].buf, b[SLOT].buf, &sent_p, &sent_q, amount, cap_p, load_p, base_q, layer, next,
-                               out + 5 + k, &stopped);
+        i64 got = search_round(xadj, adj, n, nadj, queue, m, cq, cq + m, cq + 2 * m, R, size, avail, b[CW].buf,
+                               b[CC].buf, b[CR].buf, b[SLOT].buf, &sent_p, &sent_q, amount, cap_p, load_p, base_q,
+                               layer, next, out + 5 + k, &stopped, &z);
         if (got < 0) goto fail;
         k += got;
         if (stopped) break;
@@ -2585,6 +2625,7 @@ done:
     }
     free(work);
     free(cq);
+    free(have_q);
     release_all(b, have, NB);
     return ret;
 }

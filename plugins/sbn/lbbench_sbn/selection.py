@@ -113,16 +113,17 @@ def rounds(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
            base_q: float, rng: np.random.Generator, subset: int, max_rounds: int, cap_p: float, near_q: bool,
            slot: np.ndarray, locked: tuple = ()) -> tuple:
     """select's rounds in one C call (``_queue.select``), its arguments as select's (``queue``: int64,
-    contiguous): the queue priced on q here (``costs_if_on``), then the degrees, near_q's test in p's view, each
-    round's pool, R, MinV and the search in C. Returns (vertices, their cost on p, their cost on q, Σ δ_r over
-    the rounds' R (§5.4), Σ δ_v over the vertices)."""
+    contiguous): the queue's prices on q (``costs_if_on``'s, through ``LocationView.C_API``: only those the search
+    reads, R's and the layers', each as it is first read), the degrees, near_q's test in p's view, each round's
+    pool, R, MinV and the search in C. Returns (vertices, their cost on p, their cost on q, Σ δ_r over the rounds'
+    R (§5.4), Σ δ_v over the vertices)."""
     if queue.size == 0:
         return _NONE, 0.0, 0.0, 0, 0
-    on_q = costs_if_on(g, view, machine, queue, q)
     h = view.home if isinstance(view.home, LocationView) else LocationView(view.home, machine.P)
-    buf = _queue.select(g.xadj, g.adjncy, queue, on_q.wgt, on_q.comm, on_q.remap, avail, cost.wgt, cost.comm,
-                        cost.remap, slot, h.base, h.keys, h.values, rng.bit_generator.capsule, int(q), near_q, int(subset),
-                        int(max_rounds), float(amount), float(cap_p), float(load_p), float(base_q), *locked)
+    priced = (g.cwgt, g.pwgt, g.rwgt, machine.proc_of, machine.cluster, machine.conn, LocationView.C_API)
+    buf = _queue.select(g.xadj, g.adjncy, queue, priced, avail, cost.wgt, cost.comm, cost.remap, slot, h.base, h.keys,
+                        h.values, rng.bit_generator.capsule, int(q), near_q, int(subset), int(max_rounds),
+                        float(amount), float(cap_p), float(load_p), float(base_q), *locked)
     k, ev, deg = np.frombuffer(buf, np.int64, 3).tolist()
     sent_p, sent_q = np.frombuffer(buf, np.float64, 2, 24).tolist()
     return np.frombuffer(buf, np.int64, k, 40), sent_p, sent_q, ev, deg

@@ -67,14 +67,15 @@ def test_locate_messages_are_packed_one_per_receiver():
     assert k == n.sum() and all(np.array_equal(a, b) for a, b in zip(got, want))
 
 
-@pytest.mark.parametrize("near_q", [False, True])
-def test_selection_rounds_and_holders_in_c_are_the_reference(near_q):
-    """``selection.rounds`` (one C call, the mask marked from pinned and fixed and cleared in C) chooses what
-    select's reference path chooses (numpy's rounds, the mask marked in numpy), with the same sums and §5.4
-    counts; ``_queue.holders`` is the view's ``holders`` of the queue's neighbours without p."""
+@pytest.mark.parametrize("near_q, machine", [(False, "uniform"), (True, "uniform"), (False, "grid:2:3.5")])
+def test_selection_rounds_and_holders_in_c_are_the_reference(near_q, machine):
+    """``selection.rounds`` (one C call, the mask marked from pinned and fixed and cleared in C, the queue priced on
+    q as the search reads it) chooses what select's reference path chooses (numpy's rounds on the whole queue priced
+    by costs_if_on, the mask marked in numpy), with the same sums and §5.4 counts; ``_queue.holders`` is the view's
+    ``holders`` of the queue's neighbours without p."""
     _, _, levels = load_workload("mini", {}, 0)
     g, P = levels[1].data, 4
-    m = Machine.uniform(P)
+    m = Machine.parse(machine, P)
     s = initial_state(levels[1], P, 0)
     rng = np.random.default_rng(5)
     view = LocationView(s.home, P)
