@@ -24,16 +24,6 @@ typedef struct {
 } item;
 
 
-static int before(const void *x, const void *y) {
-    const item *a = x, *b = y;
-    if (a->ratio < b->ratio) return -1;
-    if (a->ratio > b->ratio) return 1;
-    int na = isnan(a->ratio), nb = isnan(b->ratio);  /* NaN last, as numpy sorts it */
-    if (na != nb) return na - nb;
-    if (a->depth != b->depth) return a->depth > b->depth ? -1 : 1;
-    return (a->id > b->id) - (a->id < b->id);
-}
-
 static int get(PyObject *o, Py_buffer *b, char kind, const char *name) {
     if (PyObject_GetBuffer(o, b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return 0;
     const char *f = b->format ? b->format : "B";
@@ -47,19 +37,38 @@ static int get(PyObject *o, Py_buffer *b, char kind, const char *name) {
     return 1;
 }
 
-/* x[0..m) by before(): a few (the stale vertices of a queue, most often) by insertion, more by qsort; before() is a
- * total order (vertex numbers are distinct), so both give the one order */
-static void sort_items(item *x, i64 m) {
-    if (m > 32) {
-        qsort(x, (size_t)m, sizeof(item), before);
+/* whether a comes before b in the queue: ratio increasing (NaN last, as numpy sorts it), deeper first, then by
+ * number (a total order: vertex numbers are distinct) */
+static inline int precedes(const item *a, const item *b) {
+    if (a->ratio < b->ratio) return 1;
+    if (a->ratio > b->ratio) return 0;
+    int na = isnan(a->ratio), nb = isnan(b->ratio);  /* NaN last */
+    if (na != nb) return na < nb;
+    if (a->depth != b->depth) return a->depth > b->depth;
+    return a->id < b->id;
+}
+
+/* x[0..m) in that order: a few (the stale vertices of a queue, most often) by insertion, more by merge sort,
+ * halves already in order not merged (a queue whose kept vertices fell out of order is mostly in order), tmp: room
+ * for m / 2 items. The order is total, so every way gives the one order. */
+static void sort_items(item *x, i64 m, item *tmp) {
+    if (m <= 24) {
+        for (i64 i = 1; i < m; ++i) {
+            item t = x[i];
+            i64 j = i;
+            for (; j > 0 && precedes(&t, &x[j - 1]); --j) x[j] = x[j - 1];
+            x[j] = t;
+        }
         return;
     }
-    for (i64 i = 1; i < m; ++i) {
-        item t = x[i];
-        i64 j = i;
-        for (; j > 0 && before(&x[j - 1], &t) > 0; --j) x[j] = x[j - 1];
-        x[j] = t;
-    }
+    i64 h = m / 2;
+    sort_items(x, h, tmp);
+    sort_items(x + h, m - h, tmp);
+    if (precedes(&x[h - 1], &x[h])) return;
+    memcpy(tmp, x, (size_t)h * sizeof(item));
+    i64 a = 0, b = h, o = 0;
+    while (a < h && b < m) x[o++] = precedes(&x[b], &tmp[a]) ? x[b++] : tmp[a++];
+    memcpy(x + o, tmp + a, (size_t)(h - a) * sizeof(item));  /* (what is left of x[b..m) is in place) */
 }
 
 /* Q (k vertices of n) in priority order, given that the vertices of Q not marked stale (uint8, by vertex; cleared
@@ -68,10 +77,10 @@ static void sort_items(item *x, i64 m) {
 static PyObject *order_core(const i64 *Q, i64 k, i64 n, uint8_t *stale, const double *cw, const double *cc,
                             const double *cr, const i64 *depth, double *total) {
     PyObject *buf = NULL;
-    item *it = malloc((size_t)(2 * k + 1) * sizeof(item));
+    item *it = malloc((size_t)(2 * k + k / 2 + 1) * sizeof(item));
     if (!it) return PyErr_NoMemory();
-    /* the kept vertices in their order at the front of it, the stale ones behind them */
-    item *kept = it, *moved = it + k;
+    /* the kept vertices in their order at the front of it, the stale ones behind them, the sort's room last */
+    item *kept = it, *moved = it + k, *tmp = it + 2 * k;
     i64 nk = 0, nm = 0;
     for (i64 i = 0; i < k; ++i) {
         i64 v = Q[i];
@@ -86,19 +95,19 @@ static PyObject *order_core(const i64 *Q, i64 k, i64 n, uint8_t *stale, const do
     }
     for (i64 i = 0; i < k; ++i) stale[Q[i]] = 0;
     int in_order = 1;
-    for (i64 i = 1; i < nk && in_order; ++i) in_order = before(&kept[i - 1], &kept[i]) < 0;
+    for (i64 i = 1; i < nk && in_order; ++i) in_order = precedes(&kept[i - 1], &kept[i]);
     if (!in_order) {  /* a kept vertex's price changed after all: sort everything */
         memcpy(kept + nk, moved, (size_t)nm * sizeof(item));
         nk += nm, nm = 0;
-        sort_items(kept, nk);
+        sort_items(kept, nk, tmp);
     }
-    sort_items(moved, nm);
+    sort_items(moved, nm, tmp);
     buf = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(2 * k * 8));
     if (!buf) goto done;
     i64 *q = (i64 *)PyByteArray_AS_STRING(buf);
     double *bef = (double *)(q + k), cum = 0.0;
     for (i64 i = 0, a = 0, c = 0; i < k; ++i) {
-        const item *x = (c == nm || (a < nk && before(&kept[a], &moved[c]) < 0)) ? &kept[a++] : &moved[c++];
+        const item *x = (c == nm || (a < nk && precedes(&kept[a], &moved[c]))) ? &kept[a++] : &moved[c++];
         cum += x->tot;
         q[i] = x->id;
         bef[i] = cum - x->tot;

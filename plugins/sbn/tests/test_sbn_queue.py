@@ -65,6 +65,24 @@ def test_order_is_the_lexsort_with_stale_vertices_merged():
     assert empty[0].size == 0 and empty[2] == 0.0
 
 
+def test_order_merge_sorts_many_stale_vertices_and_nan_prices():
+    """Stale runs past the insertion sort's size, halves in and out of order, NaN ratios (last): the lexsort's order."""
+    rng = np.random.default_rng(11)
+    n = 3000
+    cw, cc, cr, depth = _prices(rng, n)
+    cw[rng.choice(n, 40, replace=False)] = np.nan
+    stale = np.ones(n, bool)
+    Q = rng.choice(n, 1500, replace=False)
+    for step, k in enumerate([0, 25, 60, 200, 1499]):
+        some = rng.choice(Q, k, replace=False)
+        cc[some] = rng.random(k) * 3
+        stale[some] = True
+        want = _order_numpy(Q, cw, cc, cr, depth)
+        got = _order_c(Q, stale, cw, cc, cr, depth, head=step % 2)
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1], equal_nan=True)
+        Q = got[0][::-1].copy() if step == 2 else got[0].copy()  # once reversed: every vertex out of order
+
+
 def _chunks_numpy(Qs, befs, credit, qs, window):
     """LevelRun._select_all's chunk choice as numpy computed it before the C kernel."""
     full = np.array([q.size for q in Qs])
