@@ -842,15 +842,17 @@ done:
     return ret;
 }
 
-#define INBOXED "ibbrifff" /* inbox's level arrays: data_at, requested, pinned, queued, rwgt, mig, loc_n, loc_b */
+/* inbox's level arrays: data_at, requested, pinned, queued, rwgt, mig, loc_n, loc_b, its constants (int64 P, DATA,
+ * FETCH, word, per_unit) and the view's C_API capsule */
+#define INBOXED "ibbrifffio"
 #define TAILED "iiiifiififfffbiffibioo" /* tail_core's (its doc) */
 static int tail_core(const bound_t *tail, PyObject *Qall, PyObject *view, const view_api *api, i64 p, i64 i, i64 P,
                      i64 word, const i64 *arr, i64 na, const i64 *ch, i64 nl, PyObject *servers,
                      const uint8_t *queued, const i64 *rwgt, i64 n);
 
-/* inbox(lvalues, loffsets, lfrom, lto, values, offsets, src, m, end, p, i, level, msgs, fwd, servers, P, data, fetch,
- * word, per_unit, view, api, Qall, tail), level: bind(INBOXED, data_at, requested, pinned, queued, rwgt, mig, loc_n,
- * loc_b): at processor p (slot i) the locate messages lfrom .. lto - 1 of the superstep's (lvalues, loffsets: the
+/* inbox(lvalues, loffsets, lfrom, lto, values, offsets, src, m, end, p, i, level, msgs, fwd, servers, view, Qall,
+ * tail), level: bind(INBOXED, data_at, requested, pinned, queued, rwgt, mig, loc_n, loc_b, [P, data, fetch, word,
+ * per_unit], api): at processor p (slot i) the locate messages lfrom .. lto - 1 of the superstep's (lvalues, loffsets: the
  * locate batch's columns; int64 [processor, vertex, ...] each, by sender), then the run of DATA and FETCH
  * messages from message m (values, offsets, src: the batch's columns, as _Received reads them) up to end
  * (balancer.LevelRun._receive's steps for them, in its order, the reference path's arithmetic):
@@ -869,21 +871,27 @@ static PyObject *inbox(PyObject *Py_UNUSED(self), PyObject *args) {
     enum { LVALUES, LOFFSETS, VALUES, OFFSETS, SRC, DATA_AT, REQUESTED, PINNED, QUEUED, RWGT, MIG, LOC_N, LOC_B, NB };
     static const char *const name[NB] = {"lvalues", "loffsets", "values", "offsets", "src", "data_at", "requested",
                                          "pinned", "queued", "rwgt", "mig", "loc_n", "loc_b"};
-    PyObject *msgs, *fwd, *servers, *o[NB], *view, *capsule, *Qall, *tail, *level;
+    PyObject *msgs, *fwd, *servers, *o[NB], *view, *Qall, *tail, *level;
     Py_buffer b[NB];
     int have[NB] = {0};
-    long long lfrom, lto, m, end, p, i, P, DATA, FETCH, word, per_unit;
+    long long lfrom, lto, m, end, p, i;
     PyObject *ret = NULL, *req = NULL;
     i64 *buf = NULL;
     const view_api *api;
     bound_t *lv, *tl = NULL;
-    if (!PyArg_ParseTuple(args, "OOLLOOOLLLLOO!O!O!LLLLLOOOO", &o[LVALUES], &o[LOFFSETS], &lfrom, &lto, &o[VALUES],
+    if (!PyArg_ParseTuple(args, "OOLLOOOLLLLOO!O!O!OOO", &o[LVALUES], &o[LOFFSETS], &lfrom, &lto, &o[VALUES],
                           &o[OFFSETS], &o[SRC], &m, &end, &p, &i, &level, &PyList_Type, &msgs, &PyDict_Type, &fwd,
-                          &PySet_Type, &servers, &P, &DATA, &FETCH, &word, &per_unit, &view, &capsule, &Qall, &tail))
+                          &PySet_Type, &servers, &view, &Qall, &tail))
         return NULL;
-    if (!(api = view_api_of(capsule)) || !(lv = bound_of(level, INBOXED, "inbox's level arrays")) ||
+    if (!(lv = bound_of(level, INBOXED, "inbox's level arrays")) || !(api = view_api_of(lv->obj[NB - DATA_AT + 1])) ||
         (tail != Py_None && !(tl = bound_of(tail, TAILED, "inbox's tail"))))
         return NULL;
+    if (lv->b[NB - DATA_AT].len != 5 * 8) {
+        PyErr_SetString(PyExc_ValueError, "queue: inbox's constants are P, DATA, FETCH, word, per_unit");
+        return NULL;
+    }
+    const i64 *cst = lv->b[NB - DATA_AT].buf, P = cst[0], DATA = cst[1], FETCH = cst[2], word = cst[3],
+              per_unit = cst[4];
     if (!get_all(o, b, have, "iiiii", name, DATA_AT)) goto done;
     for (int j = DATA_AT; j < NB; ++j) b[j] = lv->b[j - DATA_AT];  /* (bound: not released here) */
     i64 n = b[DATA_AT].len / 8, nv = b[VALUES].len / 8, nm = b[SRC].len / 8, L = b[MIG].len / 8;
@@ -983,7 +991,7 @@ static PyObject *inbox(PyObject *Py_UNUSED(self), PyObject *args) {
                     goto done;
                 }
             }
-            t = Py_BuildValue("(LOLNL)", p, req, DATA, sent, (long long)(sum * per_unit));
+            t = Py_BuildValue("(LOLNL)", p, req, (long long)DATA, sent, (long long)(sum * per_unit));
             Py_CLEAR(req);
             if (!t || PyList_Append(msgs, t) < 0) {
                 Py_XDECREF(t);

@@ -302,9 +302,11 @@ class LevelRun:
         self.inbox = self.native and self.trace is None  # the locates and the runs of DATA and FETCH in C
         self.no_locs = _NO_LOCS if self.inbox else ()  # (_locates)
         self.lcols = _NO_COLUMNS[:2]  # the superstep's locate messages' values and offsets (_locates, _inbox)
-        # what _queue.inbox reads and writes, bound once (these arrays are never rebound; held until the level ends)
-        self.inboxed = _queue.bind("ibbrifff", self.data_at, self.requested, self.pinned, self.queued, g.rwgt,
-                                   self.ops[MIG], self.bcast[LOC_N], self.bcast[LOC_B])
+        # what _queue.inbox reads and writes, bound once (these arrays are never rebound; held until the level ends),
+        # with its constants and the views' C_API
+        self.inboxed = _queue.bind("ibbrifffio", self.data_at, self.requested, self.pinned, self.queued, g.rwgt,
+                                   self.ops[MIG], self.bcast[LOC_N], self.bcast[LOC_B],
+                                   np.array([P, DATA, FETCH, msg.WORD, BYTES_PER_UNIT], np.int64), VIEW_API)
         # and what the rest of _receive reads and writes there when the run took every message (the views' base
         # is home0; the outbox's locate list is cleared in place)
         self.tailed = _queue.bind("iiiifiififfffbiffibioo", g.xadj, g.adjncy, self.holder, self.home0,
@@ -569,8 +571,7 @@ class LevelRun:
         message of what arrived, the re-pricing around what p learned) done there too."""
         values, offsets, src = got.columns if m < end else _NO_COLUMNS
         buf = _queue.inbox(*self.lcols, locs.start, locs.stop, values, offsets, src, m, end, v.p, v.i, self.inboxed,
-                           self.out.msgs, v.fwd, v.servers, self.P, DATA, FETCH, msg.WORD, BYTES_PER_UNIT, v.view,
-                           VIEW_API, v.Qall, tail)
+                           self.out.msgs, v.fwd, v.servers, v.view, v.Qall, tail)
         if buf is None:
             return None
         buf = np.frombuffer(buf, np.int64)
