@@ -412,17 +412,29 @@ class LevelRun:
                 if ops:
                     self._bind(got)
                     handle, step, out = self.opstate.handle, self.step, self.out
+                inbox, tailed, mig = self.inbox, self.tailed, 0.0
                 t0 = clock()
                 for p in eng.each(sorted(set(at).union(locate)) if locate else at):
                     if p in ops and p not in locate:  # only messages of the balance kind: in C at once
                         r = at[p]
                         handle(vp[p].i, p, r.start, r.stop, step, out)
+                    elif inbox:  # _receive's first step here (_inbox); _receive for what its run left, if any
+                        t1, v, r = clock(), vp[p], at.get(p, _NO_MSGS)
+                        m = self._inbox(v, got, locate.get(p, _NO_LOCS), r.start, r.stop, tailed)
+                        if m is not None:
+                            self._receive(v, got, (), m, t1)
+                        t2 = clock()
+                        other += t2 - t1
+                        if m is None:  # (_receive's tick when the run took every message)
+                            mig += t2 - t1
                     else:
                         t1 = clock()
                         self._receive(vp[p], got, locate.get(p, self.no_locs))
                         other += clock() - t1
                 if ops:  # the balance-only turns: the loop's time but _receive's (no clock read per turn)
                     self.timer.seconds["balance"] += clock() - t0 - other
+                if mig:
+                    self.timer.seconds["migration"] += mig
             self._process_all()
             if self.process:
                 self._select_all()
@@ -470,14 +482,16 @@ class LevelRun:
         self.lcols = (np.ascontiguousarray(b.values, np.int64), b.offsets)
         return _queue.runs(np.ascontiguousarray(b.dst, np.int64))
 
-    def _receive(self, v: VProc, got: "_Received", locs) -> None:
+    def _receive(self, v: VProc, got: "_Received", locs, at: int | None = None, t0: float | None = None) -> None:
+        """p's messages of the superstep (``locs``: its locate messages); ``at``: where the run loop's ``_inbox``
+        stopped (p's locates taken there), ``t0``: when p's turn began."""
         p = v.p
-        t0 = time.perf_counter()
+        t0 = time.perf_counter() if t0 is None else t0
         ms = got.at.get(p, _NO_MSGS)
-        m, end, native, inbox = ms.start, ms.stop, self.opstate, self.inbox
+        m, end, native, inbox = ms.start if at is None else at, ms.stop, self.opstate, self.inbox
         # locate messages first (sent one superstep earlier, §3.5): int64 [processor, vertex, ...] each, by sender;
         # learned together, a later message's entry for a vertex winning over an earlier one's
-        if inbox:
+        if inbox and at is None:
             m = self._inbox(v, got, locs, m, end, self.tailed)
             if m is None:  # every message taken, p's locate message and re-pricing done there too
                 self.timer.seconds["migration"] += time.perf_counter() - t0  # (_tick)
