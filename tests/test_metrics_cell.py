@@ -3,9 +3,9 @@ metrics hook: every column, its type and its value bit for bit."""
 import numpy as np
 import pytest
 
-from harness import (Graph, Machine, State, app_figures, cell_metrics, core_metrics, costs_if_on,
-                     latency_figures)
+from harness import Graph, Machine, State, app_figures, cell_metrics, core_metrics, costs_if_on, processor_costs
 from harness.kernels import _metrics
+from harness.measure.latency import numpy_costs, totals_figures
 
 
 def _graph(rng, n=400, m=1600):
@@ -16,8 +16,8 @@ def _graph(rng, n=400, m=1600):
 
 
 def _reference(g, before, after, m, executed=None):
-    return {**core_metrics(g, before, after, m, executed=executed), **latency_figures(g, before, after, m),
-            **app_figures(g, after, m)}
+    return {**core_metrics(g, before, after, m, executed=executed),
+            **totals_figures(*numpy_costs(g, m, after.owner, before.home, after.home)), **app_figures(g, after, m)}
 
 
 def _same(got: dict, want: dict):
@@ -59,3 +59,20 @@ def test_cell_metrics_scan_checks_its_indices():
         _metrics.scan(*args[:8], ok[:-1], ok, ok, ok)
     with pytest.raises(TypeError, match="int64"):
         _metrics.scan(*args[:8], ok.astype(np.int32), ok, ok, ok)
+
+
+@pytest.mark.parametrize("machine", ["uniform", "sp2", "grid:4:1000"])
+def test_processor_costs_are_the_numpy_functions_bit_for_bit(machine):
+    """processor_costs (MinEX's starting totals, latency_figures) in one C pass against its numpy reference."""
+    rng = np.random.default_rng(3)
+    g, P = _graph(rng), 16
+    m = Machine.parse(machine, P)
+    for trial in range(3):
+        owner, before = rng.integers(0, P, g.n), rng.integers(0, P, g.n)
+        during = None if trial == 0 else np.where(rng.random(g.n) < 0.5, owner, before)
+        args = (owner.tolist(), before) if trial == 2 else (owner, before)  # any integer array-like
+        got, want = processor_costs(g, m, *args, during), numpy_costs(g, m, owner, before, during)
+        for a, b in zip(got, want):
+            assert a.dtype == b.dtype == np.float64 and a.shape == b.shape == (P,) and a.tobytes() == b.tobytes()
+    with pytest.raises(ValueError, match="out of range"):
+        processor_costs(g, m, np.full(g.n, P), before)

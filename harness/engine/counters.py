@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..contract.model import Machine
-from ..kernels import _engine
+from ..kernels import _engine, _metrics
 from .batch import KINDS
 
 _COMPACT = 1 << 16  # at least this many logged messages are kept before they are merged into the pairs
@@ -32,8 +32,8 @@ class Counters:
         self._log: list = []  # (keys, kinds, bytes) of the supersteps since the last merge
         self._held = 0  # messages logged since the last merge
         self._limit = _COMPACT  # merged when more are held: the pairs' size, at least _COMPACT
-        self._sent: list = []  # (superstep, _engine.counted's stats): read as sent and steps
-        self._recv: list = []  # (superstep, _engine.most's maxima): read as recv
+        self._sent: list = []  # (superstep, _engine.counted's stats): read by columns
+        self._recv: list = []  # (superstep, _engine.most's maxima): read by columns
         self.declared = 0.0  # bytes this rank's vprocs sent in the cell (at most MAX_BYTES)
 
     def count_sent(self, step: int, parts: list) -> None:
@@ -87,26 +87,35 @@ class Counters:
         none of the kind; ``_engine.most``)."""
         self._recv.append((step, most))
 
-    @property
-    def sent(self) -> list:
-        """(superstep, kind, most one local vproc sent, messages, bytes) per superstep and kind sent."""
-        return [(step, KINDS[k], st[2], st[0], st[1]) for step, stats in self._sent for k, st in enumerate(stats)
-                if st is not None]
+    def columns(self) -> tuple:
+        """The per-superstep records as numpy columns, converted in C (``_metrics.records``: copied, never summed):
+        ``(steps, counts, longest, recv_steps, most)``; per superstep that sent, ``counts[i, k]`` (messages,
+        bytes, most one local vproc sent, 1 when a sender's modelled time is given) of kind k (0 where none)
+        and ``longest[i, k]`` this rank's longest modelled send time; per superstep that delivered, ``most[i,
+        k]`` the most one local vproc received (-1: none of the kind)."""
+        K = len(KINDS)
+        ss, cnt, lon, rs, rm = _metrics.records(self._sent, self._recv, K)
+        return (np.frombuffer(ss, np.int64), np.frombuffer(cnt, np.int64).reshape(-1, K, 4),
+                np.frombuffer(lon, np.float64).reshape(-1, K), np.frombuffer(rs, np.int64),
+                np.frombuffer(rm, np.int64).reshape(-1, K))
 
-    @property
-    def steps(self) -> list:
-        """(superstep, {kind: this rank's longest modelled send time}) per superstep that sent off a vproc."""
-        out = []
-        for step, stats in self._sent:
-            longest = {KINDS[k]: st[3] for k, st in enumerate(stats) if st is not None and st[3] is not None}
-            if longest:
-                out.append((step, longest))
-        return out
+    def traffic(self) -> tuple:
+        """This rank's part of the engine's totals (:func:`totals_of`): messages and bytes per kind (K x 2), and
+        per superstep this rank sent in, its supersteps, whether a kind's sends left a vproc and its longest
+        sender's modelled seconds."""
+        steps, counts, longest, _, _ = self.columns()
+        return counts[:, :, :2].sum(axis=0), steps, counts[:, :, 3] == 1, longest
 
-    @property
-    def recv(self) -> list:
-        """(superstep, kind, most one local vproc received) per superstep and kind delivered."""
-        return [(step, KINDS[k], m) for step, most in self._recv for k, m in enumerate(most) if m >= 0]
+    def kind_stats(self, k: int, since: int) -> tuple:
+        """This rank's part of the superstep statistics of kind k from superstep ``since`` on
+        (:func:`step_stats_of`): the supersteps that sent one, and [most one local vproc sent in one, messages,
+        bytes, most one local vproc received in one]."""
+        steps, counts, _, rsteps, most = self.columns()
+        sent = (counts[:, k, 0] > 0) & (steps >= since)
+        got = most[(most[:, k] >= 0) & (rsteps >= since), k]
+        c = counts[sent, k]
+        return steps[sent], [int(c[:, 2].max(initial=0)), int(c[:, 0].sum()), int(c[:, 1].sum()),
+                             int(got.max(initial=0))]
 
     def pairs(self, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(src * P + dst, messages, bytes)`` per vproc pair that this rank's vprocs sent to."""
@@ -137,3 +146,29 @@ class Counters:
             first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
             self._pairs[KINDS[k]] = (key[first], np.add.reduceat(msgs, first), np.add.reduceat(nb, first))
         self._limit = max(_COMPACT, sum(p[0].size for p in self._pairs.values()))
+
+
+def totals_of(parts: list) -> dict:
+    """Messages, bytes and modelled seconds per kind from every rank's :meth:`Counters.traffic`: a superstep
+    lasts as long as its longest sender (the most over ranks), and a kind's supersteps are summed one after
+    another in superstep order, by Python's ``sum`` as ever (integer counts: in any order)."""
+    msgs = np.sum([p[0] for p in parts], axis=0)
+    out = {}
+    for k, kind in enumerate(KINDS):
+        keys = np.concatenate([steps[timed[:, k]] for _, steps, timed, _ in parts])
+        secs = np.concatenate([longest[timed[:, k], k] for _, _, timed, longest in parts])
+        order = np.argsort(keys, kind="stable")
+        keys, secs = keys[order], secs[order]
+        if keys.size:  # one per superstep: the most over the ranks that sent in it
+            secs = np.maximum.reduceat(secs, np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]))
+        out[kind] = {"messages": int(msgs[k, 0]), "bytes": int(msgs[k, 1]), "modelled_s": float(sum(secs.tolist()))}
+    return out
+
+
+def step_stats_of(parts: list) -> dict:
+    """Superstep statistics of one kind from every rank's :meth:`Counters.kind_stats` (``Engine.step_stats``)."""
+    return {"supersteps": int(np.unique(np.concatenate([p[0] for p in parts])).size),
+            "max_msgs_per_vproc": max(p[1][0] for p in parts),
+            "max_recv_per_vproc": max(p[1][3] for p in parts),
+            "messages": sum(p[1][1] for p in parts),
+            "bytes": sum(p[1][2] for p in parts)}

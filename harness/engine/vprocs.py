@@ -34,7 +34,7 @@ import numpy as np
 from ..contract.model import Machine
 from ..kernels import _engine
 from .batch import KINDS, Batch, descriptor, joined, raw, receive, row_bytes, wire
-from .counters import MAX_BYTES, Counters
+from .counters import MAX_BYTES, Counters, step_stats_of, totals_of
 from .transport import CellAborted, Diverged, Transport, crowded
 
 __all__ = ["KINDS", "LAYOUTS", "Batch", "CellAborted", "Diverged", "Engine", "Local", "crowded", "payload_bytes",
@@ -715,24 +715,8 @@ class Engine:
     # --------------------------------------------------------------- counters
     def totals(self) -> dict:
         """Messages, bytes and modelled seconds per kind, over all ranks and supersteps (a superstep lasts as
-        long as its longest sender's transfers)."""
-        c = self._counters
-        local = {}
-        for kind in KINDS:
-            _, msgs, nbytes = c.pairs(kind)
-            local[kind] = np.array([msgs.sum(), nbytes.sum()], np.int64)
-        longest = {(step, kind): t for step, times in c.steps for kind, t in times.items()}
-        gathered = self._gather((local, longest), "totals")
-        merged: dict = {}  # each rank sends its own maxima: the work after the gather is O(ranks x supersteps)
-        for _, part in gathered:
-            for key, t in part.items():
-                merged[key] = max(merged.get(key, t), t)
-        out = {}
-        for kind in KINDS:
-            msgs, nbytes = np.sum([g[kind] for g, _ in gathered], axis=0)
-            secs = sum(t for (s, k), t in sorted(merged.items()) if k == kind)
-            out[kind] = {"messages": int(msgs), "bytes": int(nbytes), "modelled_s": float(secs)}
-        return out
+        long as its longest sender's transfers; :func:`harness.engine.counters.totals_of`)."""
+        return totals_of(self._gather(self._counters.traffic(), "totals"))
 
     def step_stats(self, kind: str, since: int = 0) -> dict:
         """Superstep statistics of one message kind over this cell (from superstep ``since`` on), all ranks.
@@ -745,26 +729,7 @@ class Engine:
         """
         if kind not in _KIND:
             raise ValueError(f"unknown message kind {kind!r}")
-        c = self._counters
-        mine: dict = {}  # superstep -> [most sent, messages, bytes, most received], this rank's vprocs
-        for st, k, most, n, nb in c.sent:
-            if k == kind and st >= since:
-                mine[st] = [most, n, nb, 0]
-        for st, k, most in c.recv:
-            if k == kind and st >= since:
-                mine.setdefault(st, [0, 0, 0, 0])[3] = most
-        steps: dict = {}
-        for part in self._gather(mine, "step_stats"):
-            for st, (most, n, nb, most_recv) in part.items():
-                agg = steps.setdefault(st, [0, 0, 0, 0])
-                agg[0], agg[1], agg[2], agg[3] = max(agg[0], most), agg[1] + n, agg[2] + nb, max(agg[3], most_recv)
-        return {
-            "supersteps": sum(1 for a in steps.values() if a[1]),
-            "max_msgs_per_vproc": max((a[0] for a in steps.values()), default=0),
-            "max_recv_per_vproc": max((a[3] for a in steps.values()), default=0),
-            "messages": sum(a[1] for a in steps.values()),
-            "bytes": sum(a[2] for a in steps.values()),
-        }
+        return step_stats_of(self._gather(self._counters.kind_stats(_KIND[kind], since), "step_stats"))
 
     def pair_matrix(self, kind: str, what: str = "bytes") -> np.ndarray:
         """P x P matrix of messages or bytes sent from vproc i to j (summed over supersteps)."""

@@ -9,7 +9,8 @@ steps' pieces, the ghost-face and coarse-fine counts of the AMR figures) and the
 cut by destination rank and the wire form, the delivery order by destination, source and arrival, and
 ``Engine.each``'s iterator, which times each turn, and the charge of a superstep's turns).
 ``_metrics`` (``_metrics.c``): every core figure of a cell in one pass over the level's graph
-(``harness.measure.figures.cell_metrics``).
+(``harness.measure.figures.cell_metrics``, ``harness.measure.latency.processor_costs``), and the engine's
+per-superstep counter records as columns (``harness.engine.counters.Counters.columns``).
 Every kernel does what a numpy expression beside it in the caller documents, in the same order of
 operations, so a figure is the same to the bit whichever runs.
 

@@ -6,7 +6,10 @@
  * Every sum runs in the order numpy's bincount would add the same terms (vertex order; a vertex's Comm in its
  * CSR order), each term computed as the numpy expression in harness.measure.metrics does, so every figure is
  * the same bit for bit. Every index is checked against the array it indexes (ValueError, never a read out of
- * bounds). Results are bytearrays (numpy.frombuffer makes them arrays without a copy). */
+ * bounds). Results are bytearrays (numpy.frombuffer makes them arrays without a copy).
+ *
+ * records() turns the engine's per-superstep counter records (Python tuples, one a superstep) into columns, so
+ * a cell's totals and step statistics are numpy sums over them (harness.engine.counters). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -136,8 +139,88 @@ done:
     return ret;
 }
 
+/* the int64 value of a record's field (TypeError unless a Python int) */
+static int int_of(PyObject *x, i64 *out) {
+    if (!PyLong_Check(x)) {
+        PyErr_SetString(PyExc_TypeError, "metrics: a counter record holds ints");
+        return 0;
+    }
+    *out = (i64)PyLong_AsLongLong(x);
+    return !(*out == -1 && PyErr_Occurred());
+}
+
+/* (superstep, per-kind K-tuple) of record i of a list; NULL with TypeError when it is not one */
+static PyObject *record_of(PyObject *list, Py_ssize_t i, Py_ssize_t K, i64 *step) {
+    PyObject *r = PyList_GET_ITEM(list, i);
+    if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2 || !PyTuple_Check(PyTuple_GET_ITEM(r, 1)) ||
+        PyTuple_GET_SIZE(PyTuple_GET_ITEM(r, 1)) != K) {
+        PyErr_SetString(PyExc_TypeError, "metrics: a counter record is (superstep, one entry per kind)");
+        return NULL;
+    }
+    return int_of(PyTuple_GET_ITEM(r, 0), step) ? PyTuple_GET_ITEM(r, 1) : NULL;
+}
+
+/* records(sent, recv, K): the engine's per-superstep counter records (harness.engine.counters.Counters) as
+ * columns. sent: [(superstep, stats)], stats per kind None or (messages, bytes, most one vproc sent, longest
+ * modelled seconds or None) (_engine.counted); recv: [(superstep, most)], most per kind an int (_engine.most).
+ * Returns bytearrays: sent's supersteps (n int64), its counts (n x K x 4 int64: messages, bytes, most, 1 when a
+ * longest time is given; 0 for None), its longest times (n x K float64; 0.0 where none), recv's supersteps (m
+ * int64) and most (m x K int64). Values are copied, never summed. */
+static PyObject *records(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *sent, *recv, *ss = NULL, *cnt = NULL, *lon = NULL, *rs = NULL, *rm = NULL, *ret = NULL;
+    Py_ssize_t K;
+    if (!PyArg_ParseTuple(args, "O!O!n", &PyList_Type, &sent, &PyList_Type, &recv, &K)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(sent), m = PyList_GET_SIZE(recv);
+    if (K < 1 || !(ss = bytes_of(n)) || !(cnt = bytes_of(n * K * 4)) || !(lon = bytes_of(n * K)) ||
+        !(rs = bytes_of(m)) || !(rm = bytes_of(m * K))) {
+        if (K < 1) PyErr_SetString(PyExc_ValueError, "metrics: records needs K >= 1");
+        goto done;
+    }
+    i64 *steps = (i64 *)PyByteArray_AS_STRING(ss), *c = (i64 *)PyByteArray_AS_STRING(cnt);
+    double *t = (double *)PyByteArray_AS_STRING(lon);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject *stats = record_of(sent, i, K, &steps[i]);
+        if (!stats) goto done;
+        for (Py_ssize_t q = 0; q < K; ++q, c += 4, ++t) {
+            PyObject *e = PyTuple_GET_ITEM(stats, q);
+            c[0] = c[1] = c[2] = c[3] = 0, *t = 0.0;
+            if (e == Py_None) continue;
+            if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 4) {
+                PyErr_SetString(PyExc_TypeError, "metrics: a kind's sent record is (messages, bytes, most, longest)");
+                goto done;
+            }
+            for (int j = 0; j < 3; ++j)
+                if (!int_of(PyTuple_GET_ITEM(e, j), &c[j])) goto done;
+            PyObject *x = PyTuple_GET_ITEM(e, 3);
+            if (x != Py_None) {
+                if (!PyFloat_Check(x)) {
+                    PyErr_SetString(PyExc_TypeError, "metrics: a longest time is a float or None");
+                    goto done;
+                }
+                c[3] = 1, *t = PyFloat_AS_DOUBLE(x);
+            }
+        }
+    }
+    i64 *rsteps = (i64 *)PyByteArray_AS_STRING(rs), *most = (i64 *)PyByteArray_AS_STRING(rm);
+    for (Py_ssize_t i = 0; i < m; ++i) {
+        PyObject *mo = record_of(recv, i, K, &rsteps[i]);
+        if (!mo) goto done;
+        for (Py_ssize_t q = 0; q < K; ++q)
+            if (!int_of(PyTuple_GET_ITEM(mo, q), &most[i * K + q])) goto done;
+    }
+    ret = PyTuple_Pack(5, ss, cnt, lon, rs, rm);
+done:
+    Py_XDECREF(ss);
+    Py_XDECREF(cnt);
+    Py_XDECREF(lon);
+    Py_XDECREF(rs);
+    Py_XDECREF(rm);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "every core figure's per-vertex and per-processor sums of a cell, in one pass"},
+    {"records", records, METH_VARARGS, "the engine's per-superstep counter records as columns"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_metrics", "A cell's figures in one pass.", -1, methods};

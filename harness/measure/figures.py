@@ -7,17 +7,17 @@ own passes (the Comm of every vertex before and after the level, QWgt, Wgt, Comm
 MaxSR's sent and received cost, the boundary and the parts each vertex borders), adding the same terms in the
 same order, and the figures come out of the same tails (:func:`harness.measure.metrics.core_figures`,
 :func:`harness.measure.latency.totals_figures`, :func:`harness.measure.appmodel.terms_figures`). The numpy
-functions stay the reference (and the public API): the figures are the same bit for bit.
+functions stay the reference (:func:`harness.measure.latency.numpy_costs` for the latency totals, whose public
+``processor_costs`` is this pass too): the figures are the same bit for bit.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..contract.model import Graph, Machine, State
-from ..kernels import _metrics
 from .appmodel import pair_terms, terms_figures
 from .latency import totals_figures
-from .metrics import core_figures, cut_pct_of, maxsr_of, partition_of, work_loadimb_of
+from .metrics import core_figures, cut_pct_of, maxsr_of, partition_of, scan, work_loadimb_of
 
 
 def cell_metrics(g: Graph, before: State, after: State, m: Machine, executed=None) -> dict:
@@ -27,10 +27,9 @@ def cell_metrics(g: Graph, before: State, after: State, m: Machine, executed=Non
     Example:
         >>> figs = cell_metrics(ctx.graph, before, after, ctx.machine, executed=ctx.ran)
     """
-    P, c = after.P, np.ascontiguousarray
-    comm_b, comm_a, sums, keys, boundary, cut, moved_w, moved = _metrics.scan(
-        g.xadj, g.adjncy, g.cwgt, g.pwgt, g.rwgt, c(m.proc_of, np.float64), c(m.cluster, np.int64),
-        c(m.conn, np.float64), *(c(a, np.int64) for a in (before.owner, before.home, after.owner, after.home)))
+    P = after.P
+    comm_b, comm_a, sums, keys, boundary, cut, moved_w, moved = scan(g, m, before.owner, before.home, after.owner,
+                                                                     after.home)
     settled, wgt, comm, remap, sent, recv, load = np.frombuffer(sums, np.float64).reshape(7, P)
     terms = pair_terms(load, np.frombuffer(keys, np.int64), P)
     edges = g.cwgt.sum() / 2

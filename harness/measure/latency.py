@@ -40,7 +40,8 @@ computed on ``owner[v]``. Its communication cost looks at where its
 neighbours' data lives during the level (``home_during``; equal to the owner
 after eager migration). Its redistribution cost is charged when v's data
 moves this level (``home_before[v] != home_during[v]``). Everything is done
-by :func:`harness.measure.metrics.vertex_costs`. :func:`level_figures` turns the
+in one pass in C (:func:`harness.measure.metrics.scan`; :func:`numpy_costs` is the same with
+:func:`harness.measure.metrics.vertex_costs`, the reference). :func:`level_figures` turns the
 totals into MaxQwgt, MinQwgt, QwgtTot and LoadImb under each model, with
 the one definition of :func:`harness.measure.metrics.load_figures`.
 """
@@ -53,7 +54,7 @@ import numpy as np
 
 from ..contract.model import Graph, Machine, State
 from ..contract.plugins import latency_models
-from .metrics import load_figures, remap_costs, vertex_costs
+from .metrics import load_figures, remap_costs, scan, vertex_costs
 
 LatencyModel = Callable  # f(wgt, comm, remap) -> qwgt, element-wise
 
@@ -129,8 +130,19 @@ def get(spec) -> LatencyModel:
 def processor_costs(g: Graph, m: Machine, owner, home_before, home_during=None):
     """Per-processor totals (Wgt, Comm, Remap) of one level (MinEX §2.3), as float arrays of length P.
 
-    ``home_during`` defaults to ``owner`` (data migrated eagerly to where it is computed).
+    ``home_during`` defaults to ``owner`` (data migrated eagerly to where it is computed). One pass over the
+    graph in C (:func:`harness.measure.metrics.scan`): the sums of :func:`numpy_costs` (the reference), term for
+    term in the same order, so the same floats bit for bit.
     """
+    owner = np.ascontiguousarray(owner, np.int64)
+    sums = scan(g, m, owner, home_before, owner, owner if home_during is None else home_during)[2]
+    _, W, C, R = np.frombuffer(sums, np.float64).reshape(-1, m.P)[:4]
+    return W, C, R
+
+
+def numpy_costs(g: Graph, m: Machine, owner, home_before, home_during=None):
+    """:func:`processor_costs` with the numpy functions (:func:`harness.measure.metrics.vertex_costs`,
+    ``remap_costs``, bincount per processor): the reference of its C pass (tests)."""
     # copies: harness.contract.model.State freezes the int64 arrays it is given (setflags(write=False)) in place
     owner = np.array(owner, dtype=np.int64)
     home_before = np.array(home_before, dtype=np.int64)

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..contract.model import Costs, Graph, Machine, State
 from ..contract.view import LocationView
-from ..kernels import _graph
+from ..kernels import _graph, _metrics
 
 
 def vertex_costs(g: Graph, s: State, m: Machine, verts: np.ndarray | None = None) -> Costs:
@@ -61,6 +61,15 @@ def vertex_costs(g: Graph, s: State, m: Machine, verts: np.ndarray | None = None
     comm = np.bincount(src[cut], weights=g.cwgt[cut] * m.slowdown(own[cut], hw[cut]),
                        minlength=g.n).astype(float, copy=False)  # (bincount of nothing is int64)
     return Costs(wgt.astype(float), comm, remap_costs(g, m, s.home, owner))
+
+
+def scan(g: Graph, m: Machine, before_owner, before_home, owner, home) -> tuple:
+    """``harness.kernels._metrics.scan`` of the level's graph and machine from the owners and homes before and
+    after the level (int64, any integer array-like): the per-vertex and per-processor sums of every core figure
+    in one pass (:func:`harness.measure.figures.cell_metrics`)."""
+    c = np.ascontiguousarray
+    return _metrics.scan(g.xadj, g.adjncy, g.cwgt, g.pwgt, g.rwgt, c(m.proc_of, np.float64), c(m.cluster, np.int64),
+                         c(m.conn, np.float64), *(c(a, np.int64) for a in (before_owner, before_home, owner, home)))
 
 
 def remap_costs(g: Graph, m: Machine, home: np.ndarray, owner: np.ndarray, verts: np.ndarray | None = None
