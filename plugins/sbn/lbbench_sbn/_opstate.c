@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_fastargs.h"
+
 typedef int64_t i64;
 enum { BAL, NAK, ABORT, UP, DIST, JOB, DJOB };
 #define MAXK 64 /* successors of a node in a broadcast tree: at most log2 P */
@@ -485,10 +487,10 @@ static int getbuf(PyObject *o, Py_buffer *b, int writable) {
 /* handle(i, p, m, end, step, out): processor p (local index i) handles its messages m, m + 1, ... of the
  * bound batch while they are BAL, NAK, ABORT, UP, DIST, JOB or DJOB (the balance kind), up to end; returns
  * the first one it did not handle */
-static PyObject *handle(Ops *s, PyObject *args) {
+static PyObject *handle(Ops *s, PyObject *const *args, Py_ssize_t nargs) {
     i64 i, p, m, end;
     PyObject *out;
-    if (!PyArg_ParseTuple(args, "LLLLLO", &i, &p, &m, &end, &s->step, &out)) return NULL;
+    if (!fast_args("handle", args, nargs, "LLLLLO", &i, &p, &m, &end, &s->step, &out)) return NULL;
     if (!s->bound || i < 0 || i >= s->L || m < 0 || end > (i64)(s->src.len / 8)) {
         PyErr_SetString(PyExc_ValueError, "opstate: handle out of the bound batch");
         return NULL;
@@ -641,7 +643,7 @@ static int init(Ops *s, PyObject *args, PyObject *Py_UNUSED(kw)) {
 
 static PyMethodDef ops_methods[] = {
     {"bind", (PyCFunction)bind, METH_VARARGS, "the superstep's batch (values, offsets, src)"},
-    {"handle", (PyCFunction)handle, METH_VARARGS, "a processor's run of BAL, NAK, ABORT and UP messages"},
+    {"handle", (PyCFunction)(void (*)(void))handle, METH_FASTCALL, "a processor's run of BAL, NAK, ABORT and UP messages"},
     {"start", (PyCFunction)start, METH_VARARGS, "Balance: an operation rooted at a processor"},
     {NULL, NULL, 0, NULL}};
 

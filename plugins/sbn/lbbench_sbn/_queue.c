@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "view_api.h" /* harness/kernels: LocationView.C_API */
+#include "_fastargs.h"
 
 typedef int64_t i64;
 
@@ -384,14 +385,14 @@ static bound_t *bound_of(PyObject *o, const char *kinds, const char *what) {
  * numpy.frombuffer(buf, numpy.int64, k) and (buf, numpy.float64, k, 8 k) give them), head[i] = 0, qlen[i] = k,
  * unsorted[i] = False and qs[i] the queue's load. */
 #define SORTED "bfffiifibooo"
-static PyObject *sort(PyObject *Py_UNUSED(self), PyObject *args) {
+static PyObject *sort(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     enum { STALE, CW, CC, CR, DEPTH, HEAD, QS, QLEN, UNSORTED, FROMBUFFER, INT64, FLOAT64 };
     PyObject *v, *level, *qall = NULL, *buf = NULL, *arr[2] = {NULL, NULL}, *ret = NULL;
     long long i;
     Py_buffer b;
     int held = 0;
     bound_t *t;
-    if (!PyArg_ParseTuple(args, "OLO", &v, &i, &level) || !(t = bound_of(level, SORTED, "sort's level arrays")))
+    if (!fast_args("sort", args, nargs, "OLO", &v, &i, &level) || !(t = bound_of(level, SORTED, "sort's level arrays")))
         return NULL;
     i64 n = t->b[CW].len / 8, L = t->b[HEAD].len / 8;
     if (t->b[STALE].len != n || t->b[CC].len / 8 != n || t->b[CR].len / 8 != n || t->b[DEPTH].len / 8 != n ||
@@ -557,7 +558,7 @@ static int chosen_of(const Py_buffer *b, chosen_t *c) {
  * with §5.4's count (sel, log2, deg). Returns None when none chooses, else int64 [A, got, who (A), k (A), cost (A,
  * float64), chosen (got), procs (got)] in a bytearray. */
 #define CHOSEN "fifiifibbffio"
-static PyObject *choose_(PyObject *Py_UNUSED(self), PyObject *args) {
+static PyObject *choose_(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     enum { CREDIT, QLEN, QS, HEADS, MINE, STG, NSTAGED, QUEUED, PINNED, SEL, LOG2, DEG, NB };
     PyObject *level, *vlist, *ret = NULL, *objQ = NULL, *objb = NULL;
     Py_buffer b[NB];
@@ -566,7 +567,8 @@ static PyObject *choose_(PyObject *Py_UNUSED(self), PyObject *args) {
     i64 *who = NULL, *pairs = NULL, cap = 0, got = 0;
     double *rest = NULL;
     bound_t *t;
-    if (!PyArg_ParseTuple(args, "Odn", &level, &B, &window) || !(t = bound_of(level, CHOSEN, "choose's level arrays")))
+    if (!fast_args("choose", args, nargs, "Odn", &level, &B, &window) ||
+        !(t = bound_of(level, CHOSEN, "choose's level arrays")))
         return NULL;
     memcpy(b, t->b, sizeof b);  /* (bound: not released here) */
     vlist = t->obj[NB];
@@ -867,7 +869,7 @@ static int tail_core(const bound_t *tail, PyObject *Qall, PyObject *view, const 
  * merge, the later entry winning, is the merges one by one). Returns int64 [the message the run stopped at, nl,
  * na, the number of DATA messages, the nl vertices learned, the na arrived] in a bytearray; or, with ``tail``
  * (bind(TAILED, ...), see tail_core) when the run reached end, None after tail_core's steps (Qall: p's queue). */
-static PyObject *inbox(PyObject *Py_UNUSED(self), PyObject *args) {
+static PyObject *inbox(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     enum { LVALUES, LOFFSETS, VALUES, OFFSETS, SRC, DATA_AT, REQUESTED, PINNED, QUEUED, RWGT, MIG, LOC_N, LOC_B, NB };
     static const char *const name[NB] = {"lvalues", "loffsets", "values", "offsets", "src", "data_at", "requested",
                                          "pinned", "queued", "rwgt", "mig", "loc_n", "loc_b"};
@@ -879,10 +881,13 @@ static PyObject *inbox(PyObject *Py_UNUSED(self), PyObject *args) {
     i64 *buf = NULL;
     const view_api *api;
     bound_t *lv, *tl = NULL;
-    if (!PyArg_ParseTuple(args, "OOLLOOOLLLLOO!O!O!OOO", &o[LVALUES], &o[LOFFSETS], &lfrom, &lto, &o[VALUES],
-                          &o[OFFSETS], &o[SRC], &m, &end, &p, &i, &level, &PyList_Type, &msgs, &PyDict_Type, &fwd,
-                          &PySet_Type, &servers, &view, &Qall, &tail))
+    if (!fast_args("inbox", args, nargs, "OOLLOOOLLLLOOOOOOO", &o[LVALUES], &o[LOFFSETS], &lfrom, &lto, &o[VALUES],
+                   &o[OFFSETS], &o[SRC], &m, &end, &p, &i, &level, &msgs, &fwd, &servers, &view, &Qall, &tail))
         return NULL;
+    if (!PyList_Check(msgs) || !PyDict_Check(fwd) || !PySet_Check(servers)) {
+        PyErr_SetString(PyExc_TypeError, "queue: inbox's msgs, fwd and servers are a list, a dict and a set");
+        return NULL;
+    }
     if (!(lv = bound_of(level, INBOXED, "inbox's level arrays")) || !(api = view_api_of(lv->obj[NB - DATA_AT + 1])) ||
         (tail != Py_None && !(tl = bound_of(tail, TAILED, "inbox's tail"))))
         return NULL;
@@ -1271,7 +1276,7 @@ done:
 /* done_chosen(chosen, step, level, data_at): done() of choose()'s result (chosen, as fetch_chunks reads it) when
  * every vertex's data is there: the number of vertices done (0: none chosen, nothing changed), or None (a
  * vertex's data elsewhere: nothing changed) */
-static PyObject *done_chosen(PyObject *Py_UNUSED(self), PyObject *args) {
+static PyObject *done_chosen(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     PyObject *o[2], *level, *ret = NULL;
     Py_buffer b[2];
     int have[2] = {0};
@@ -1279,7 +1284,7 @@ static PyObject *done_chosen(PyObject *Py_UNUSED(self), PyObject *args) {
     bound_t *t;
     chosen_t c;
     static const char *const name[2] = {"chosen", "data_at"};
-    if (!PyArg_ParseTuple(args, "OLOO", &o[0], &step, &level, &o[1]) ||
+    if (!fast_args("done_chosen", args, nargs, "OLOO", &o[0], &step, &level, &o[1]) ||
         !(t = bound_of(level, DONE, "done's level arrays")))
         return NULL;
     if (!get_all(o, b, have, "ii", name, 2) || !chosen_of(&b[0], &c)) goto done;
@@ -2432,7 +2437,7 @@ done:
  * + k), req_n[i] += P - 1 and req_b[i] += (P - 1) * word * (2 + k) (i = lix[p], k its ids). Returns requests()'
  * bytearray. */
 #define FETCHING "bbibiiiifffo"
-static PyObject *fetch_chunks(PyObject *Py_UNUSED(self), PyObject *args) {
+static PyObject *fetch_chunks(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     enum { LIX = NREQ, FETCHED, REQ_N, REQ_B, NB };
     static const char *const name[NB] = {"chosen", "procs", "queued", "pinned", "data_at", "requested", "holder",
                                          "xadj", "adjncy", "lix", "fetched", "req_n", "req_b"};
@@ -2444,9 +2449,13 @@ static PyObject *fetch_chunks(PyObject *Py_UNUSED(self), PyObject *args) {
     bound_t *t;
     static const char *const vname[3] = {"base", "keys", "values"};
     chosen_t c;
-    if (!PyArg_ParseTuple(args, "OOpO!LLL", &o[R_CHOSEN], &level, &fetch, &PyList_Type, &msgs, &code, &P, &word) ||
-        !(t = bound_of(level, FETCHING, "fetch_chunks' level arrays")))
+    if (!fast_args("fetch_chunks", args, nargs, "OOpOLLL", &o[R_CHOSEN], &level, &fetch, &msgs, &code, &P, &word))
         return NULL;
+    if (!PyList_Check(msgs)) {
+        PyErr_SetString(PyExc_TypeError, "queue: fetch_chunks' msgs is a list");
+        return NULL;
+    }
+    if (!(t = bound_of(level, FETCHING, "fetch_chunks' level arrays"))) return NULL;
     if (!get_all(o, b, have, "i", name, R_PROCS) || !chosen_of(&b[R_CHOSEN], &c)) goto done;
     b[R_PROCS] = b[R_CHOSEN];  /* (views into choose()'s buffer: only the first is released) */
     b[R_CHOSEN].buf = (void *)c.chosen, b[R_CHOSEN].len = c.got * 8;
@@ -2753,12 +2762,12 @@ fail:
 }
 
 static PyMethodDef methods[] = {
-    {"done_chosen", done_chosen, METH_VARARGS, "done() of choose()'s result, when every vertex's data is there"},
+    {"done_chosen", (PyCFunction)(void (*)(void))done_chosen, METH_FASTCALL, "done() of choose()'s result, when every vertex's data is there"},
     {"runs", runs, METH_VARARGS, "each destination's run of a delivered batch's messages (a dict of slices)"},
-    {"sort", sort, METH_VARARGS, "a processor's queue in priority order, its arrays and scalars set (LevelRun._sort)"},
+    {"sort", (PyCFunction)(void (*)(void))sort, METH_FASTCALL, "a processor's queue in priority order, its arrays and scalars set (LevelRun._sort)"},
     {"bind", bind, METH_VARARGS, "a level's arrays held for inbox's calls: bind(kinds, *objects)"},
     {"chunks", chunks, METH_VARARGS, "the chunk each processor takes from the head of its queue"},
-    {"choose", choose_, METH_VARARGS, "a superstep's chunks: ready, chunks and take in one call"},
+    {"choose", (PyCFunction)(void (*)(void))choose_, METH_FASTCALL, "a superstep's chunks: ready, chunks and take in one call"},
     {"take", take, METH_VARARGS, "the bookkeeping of the chosen chunks"},
     {"ready", ready, METH_VARARGS, "the credit of a superstep and the processors that choose a chunk"},
     {"acting", acting, METH_VARARGS, "the processors whose main line acts (Fig. 4)"},
@@ -2768,14 +2777,14 @@ static PyMethodDef methods[] = {
     {"select", select_, METH_VARARGS, "the rounds of a §3.4 selection in one call"},
     {"holders", holders, METH_VARARGS, "the processors holding data next to a processor's queue, in its view"},
     {"groups", groups, METH_VARARGS, "ids grouped by key, keys increasing, each group in its order"},
-    {"fetch_chunks", fetch_chunks, METH_VARARGS, "the data requests of the chosen chunks and their messages (§3.5)"},
+    {"fetch_chunks", (PyCFunction)(void (*)(void))fetch_chunks, METH_FASTCALL, "the data requests of the chosen chunks and their messages (§3.5)"},
     {"fetches", fetches, METH_VARARGS, "the data requests a processor sends, one message per destination (§3.5)"},
     {"spread", spread, METH_VARARGS, "GetDistribute's split of a distribution message's jobs at a node"},
     {"distribute", distribute, METH_VARARGS, "GetDistribute at a node: the split and the jobs it keeps queued"},
     {"affected", affected, METH_VARARGS, "the vertices queued at p to re-price after data moved in its view"},
     {"arrive", arrive, METH_VARARGS, "a DATA message's vertices arrived at p: their data's location and marks"},
     {"serve", serve, METH_VARARGS, "a data request at p: the vertices whose data p holds, marked in flight"},
-    {"inbox", inbox, METH_VARARGS, "a processor's locate messages and run of DATA and FETCH (§3.5)"},
+    {"inbox", (PyCFunction)(void (*)(void))inbox, METH_FASTCALL, "a processor's locate messages and run of DATA and FETCH (§3.5)"},
     {"receivers", receivers, METH_VARARGS, "the processors a locate message goes to (§3.5)"},
     {"received", received, METH_VARARGS, "a superstep's sbn messages read as lists (balancer._Received)"},
     {"priced", priced, METH_VARARGS, "vertices (re-)priced at a processor: their prices, stale marks and count"},

@@ -525,3 +525,15 @@ def test_groups_and_fetches_are_the_stable_argsort():
             assert msgs == [(5, int(h), 7, [3, *ids[order][dest[order] == h].tolist()], 0) for h in np.unique(dest)]
     with pytest.raises(RuntimeError, match="view out of date"):
         _queue.fetches([], 7, 4, 3, ids, None, view.base, view.keys, view.values)  # p = 4 holds some of them
+
+
+def test_fastcall_arguments_are_checked():
+    """The METH_FASTCALL calls (_fastargs.h) reject a wrong count or kind of argument as PyArg_ParseTuple did."""
+    with pytest.raises(TypeError, match="inbox takes 18 arguments"):
+        _queue.inbox(1, 2)
+    with pytest.raises(TypeError):
+        _queue.sort(None, "x", None)
+    with pytest.raises(TypeError, match="msgs, fwd and servers"):
+        _queue.inbox(None, None, 0, 0, None, None, None, 0, 0, 0, 0, None, (), {}, set(), None, None, None)
+    with pytest.raises(TypeError, match="msgs is a list"):
+        _queue.fetch_chunks(None, None, True, (), 0, 0, 0)
