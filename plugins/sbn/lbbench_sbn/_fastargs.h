@@ -8,6 +8,9 @@
 #include <stdarg.h>
 #include <string.h>
 
+/* a METH_FASTCALL function as a method table's entry */
+#define FAST(f) ((PyCFunction)(void (*)(void))(f))
+
 static int fast_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, const char *kinds, ...) {
     Py_ssize_t n = (Py_ssize_t)strlen(kinds);
     if (nargs != n) {

@@ -643,7 +643,7 @@ static int init(Ops *s, PyObject *args, PyObject *Py_UNUSED(kw)) {
 
 static PyMethodDef ops_methods[] = {
     {"bind", (PyCFunction)bind, METH_VARARGS, "the superstep's batch (values, offsets, src)"},
-    {"handle", (PyCFunction)(void (*)(void))handle, METH_FASTCALL, "a processor's run of BAL, NAK, ABORT and UP messages"},
+    {"handle", FAST(handle), METH_FASTCALL, "a processor's run of BAL, NAK, ABORT and UP messages"},
     {"start", (PyCFunction)start, METH_VARARGS, "Balance: an operation rooted at a processor"},
     {NULL, NULL, 0, NULL}};
 

@@ -1105,7 +1105,7 @@ done:
  * destination's run of messages (its start and stop read as a range's), in delivery order; and the
  * frozenset of the destinations all of whose codes are below ``below`` (the balance kind's messages). Without
  * lists, only the last two. */
-static PyObject *received(PyObject *Py_UNUSED(self), PyObject *args) {
+static PyObject *received(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     enum { VALUES, OFFSETS, SRC, DST, NB };
     static const char *const name[NB] = {"values", "offsets", "src", "dst"};
     PyObject *o[NB];
@@ -1115,7 +1115,8 @@ static PyObject *received(PyObject *Py_UNUSED(self), PyObject *args) {
     int lists;
     PyObject *ret = NULL, *l[5] = {NULL}, *at = NULL, *only = NULL, *set = NULL;
     i64 *tmp = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOLp", &o[VALUES], &o[OFFSETS], &o[SRC], &o[DST], &below, &lists)) return NULL;
+    if (!fast_args("received", args, nargs, "OOOOLp", &o[VALUES], &o[OFFSETS], &o[SRC], &o[DST], &below, &lists))
+        return NULL;
     if (!get_all(o, b, have, "iiii", name, NB)) goto done;
     i64 n = b[SRC].len / 8, nv = b[VALUES].len / 8;
     const i64 *val = b[VALUES].buf, *off = b[OFFSETS].buf, *src = b[SRC].buf, *dst = b[DST].buf;
@@ -1323,14 +1324,15 @@ done:
  * whose main line (Fig. 4) acts this superstep: with L = qs + stg, free = (busy == 0) & (step > hold) & ~prom,
  * over = (L > maxth) & (step > cooldown), np.flatnonzero(free & (want | over | (L < minth))), int64. */
 #define ACTING "ffiirirff"
-static PyObject *acting(PyObject *Py_UNUSED(self), PyObject *args) {
+static PyObject *acting(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     enum { QS, STG, BUSY, HOLD, PROM, COOLDOWN, WANT, MINTH, MAXTH, NB };
     PyObject *level;
     Py_buffer b[NB];
     long long step;
     PyObject *ret = NULL;
     bound_t *t;
-    if (!PyArg_ParseTuple(args, "LO", &step, &level) || !(t = bound_of(level, ACTING, "acting's level arrays")))
+    if (!fast_args("acting", args, nargs, "LO", &step, &level) ||
+        !(t = bound_of(level, ACTING, "acting's level arrays")))
         return NULL;
     memcpy(b, t->b, sizeof b);  /* (bound: not released here) */
     i64 L = b[QS].len / 8, a = 0;
@@ -2708,10 +2710,14 @@ done:
  * bytearray of int64 columns src, dst, kind (lo for a code below split, else hi: the engine's message kind),
  * counts (words with the code) and declared bytes (word x counts + data), n each, then every message's words
  * (its code, then its fields), in order: np.fromiter's words. */
-static PyObject *pack(PyObject *Py_UNUSED(self), PyObject *args) {
+static PyObject *pack(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     PyObject *msgs;
     long long word, split, lo, hi;
-    if (!PyArg_ParseTuple(args, "O!LLLL", &PyList_Type, &msgs, &word, &split, &lo, &hi)) return NULL;
+    if (!fast_args("pack", args, nargs, "OLLLL", &msgs, &word, &split, &lo, &hi)) return NULL;
+    if (!PyList_Check(msgs)) {
+        PyErr_SetString(PyExc_TypeError, "queue: pack's msgs is a list");
+        return NULL;
+    }
     Py_ssize_t n = PyList_GET_SIZE(msgs), total = 0;
     for (Py_ssize_t k = 0; k < n; ++k) {
         PyObject *t = PyList_GET_ITEM(msgs, k);
@@ -2762,37 +2768,37 @@ fail:
 }
 
 static PyMethodDef methods[] = {
-    {"done_chosen", (PyCFunction)(void (*)(void))done_chosen, METH_FASTCALL, "done() of choose()'s result, when every vertex's data is there"},
+    {"done_chosen", FAST(done_chosen), METH_FASTCALL, "done() of choose()'s result, when every vertex's data is there"},
     {"runs", runs, METH_VARARGS, "each destination's run of a delivered batch's messages (a dict of slices)"},
-    {"sort", (PyCFunction)(void (*)(void))sort, METH_FASTCALL, "a processor's queue in priority order, its arrays and scalars set (LevelRun._sort)"},
+    {"sort", FAST(sort), METH_FASTCALL, "a processor's queue in priority order, its arrays and scalars set (LevelRun._sort)"},
     {"bind", bind, METH_VARARGS, "a level's arrays held for inbox's calls: bind(kinds, *objects)"},
     {"chunks", chunks, METH_VARARGS, "the chunk each processor takes from the head of its queue"},
-    {"choose", (PyCFunction)(void (*)(void))choose_, METH_FASTCALL, "a superstep's chunks: ready, chunks and take in one call"},
+    {"choose", FAST(choose_), METH_FASTCALL, "a superstep's chunks: ready, chunks and take in one call"},
     {"take", take, METH_VARARGS, "the bookkeeping of the chosen chunks"},
     {"ready", ready, METH_VARARGS, "the credit of a superstep and the processors that choose a chunk"},
-    {"acting", acting, METH_VARARGS, "the processors whose main line acts (Fig. 4)"},
+    {"acting", FAST(acting), METH_FASTCALL, "the processors whose main line acts (Fig. 4)"},
     {"depth", depth, METH_VARARGS, "every vertex's graph distance to the partition boundary"},
     {"done", done, METH_VARARGS, "the bookkeeping of the processed chunks"},
     {"search", search, METH_VARARGS, "the breadth-first search of the §3.4 selection"},
     {"select", select_, METH_VARARGS, "the rounds of a §3.4 selection in one call"},
     {"holders", holders, METH_VARARGS, "the processors holding data next to a processor's queue, in its view"},
     {"groups", groups, METH_VARARGS, "ids grouped by key, keys increasing, each group in its order"},
-    {"fetch_chunks", (PyCFunction)(void (*)(void))fetch_chunks, METH_FASTCALL, "the data requests of the chosen chunks and their messages (§3.5)"},
+    {"fetch_chunks", FAST(fetch_chunks), METH_FASTCALL, "the data requests of the chosen chunks and their messages (§3.5)"},
     {"fetches", fetches, METH_VARARGS, "the data requests a processor sends, one message per destination (§3.5)"},
     {"spread", spread, METH_VARARGS, "GetDistribute's split of a distribution message's jobs at a node"},
     {"distribute", distribute, METH_VARARGS, "GetDistribute at a node: the split and the jobs it keeps queued"},
     {"affected", affected, METH_VARARGS, "the vertices queued at p to re-price after data moved in its view"},
     {"arrive", arrive, METH_VARARGS, "a DATA message's vertices arrived at p: their data's location and marks"},
     {"serve", serve, METH_VARARGS, "a data request at p: the vertices whose data p holds, marked in flight"},
-    {"inbox", (PyCFunction)(void (*)(void))inbox, METH_FASTCALL, "a processor's locate messages and run of DATA and FETCH (§3.5)"},
+    {"inbox", FAST(inbox), METH_FASTCALL, "a processor's locate messages and run of DATA and FETCH (§3.5)"},
     {"receivers", receivers, METH_VARARGS, "the processors a locate message goes to (§3.5)"},
-    {"received", received, METH_VARARGS, "a superstep's sbn messages read as lists (balancer._Received)"},
+    {"received", FAST(received), METH_FASTCALL, "a superstep's sbn messages read as lists (balancer._Received)"},
     {"priced", priced, METH_VARARGS, "vertices (re-)priced at a processor: their prices, stale marks and count"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
     {"djobs", djobs, METH_VARARGS, "a run of DJOB messages read for distribute"},
     {"choice", choice, METH_VARARGS, "numpy Generator.choice without replacement, the same draws (§3.4's R)"},
     {"locates", locates, METH_VARARGS, "a superstep's locate messages as the engine's columns and words"},
-    {"pack", pack, METH_VARARGS, "a superstep's SBN messages as the engine's columns and words"},
+    {"pack", FAST(pack), METH_FASTCALL, "a superstep's SBN messages as the engine's columns and words"},
     {NULL, NULL, 0, NULL},
 };
 
