@@ -66,6 +66,11 @@ def test_totals_and_step_stats_are_the_loops_over_the_records(machine):
     for kind in KINDS:
         for since in (0, 17, 59, 99):
             _same(eng.step_stats(kind, since), _reference_step_stats(eng, kind, since))
+    eng.send("t", 0, 1, nbytes=123, kind=1)  # one more superstep after the reads: read anew
+    eng.exchange()
+    assert eng.totals()["migration"]["bytes"] == want["migration"]["bytes"] + 123
+    _same(eng.totals(), _reference_totals(eng))
+    _same(eng.step_stats("migration", 50), _reference_step_stats(eng, "migration", 50))
 
 
 def test_records_refuse_what_is_not_a_record():

@@ -34,6 +34,7 @@ class Counters:
         self._limit = _COMPACT  # merged when more are held: the pairs' size, at least _COMPACT
         self._sent: list = []  # (superstep, _engine.counted's stats): read by columns
         self._recv: list = []  # (superstep, _engine.most's maxima): read by columns
+        self._columns: tuple = ((-1, -1), None)  # (lengths of _sent and _recv, their columns), the last read
         self.declared = 0.0  # bytes this rank's vprocs sent in the cell (at most MAX_BYTES)
 
     def count_sent(self, step: int, parts: list) -> None:
@@ -93,11 +94,14 @@ class Counters:
         bytes, most one local vproc sent, 1 when a sender's modelled time is given) of kind k (0 where none)
         and ``longest[i, k]`` this rank's longest modelled send time; per superstep that delivered, ``most[i,
         k]`` the most one local vproc received (-1: none of the kind)."""
-        K = len(KINDS)
-        ss, cnt, lon, rs, rm = _metrics.records(self._sent, self._recv, K)
-        return (np.frombuffer(ss, np.int64), np.frombuffer(cnt, np.int64).reshape(-1, K, 4),
-                np.frombuffer(lon, np.float64).reshape(-1, K), np.frombuffer(rs, np.int64),
-                np.frombuffer(rm, np.int64).reshape(-1, K))
+        seen = (len(self._sent), len(self._recv))  # the records only grow: unchanged while their lengths are
+        if self._columns[0] != seen:
+            K = len(KINDS)
+            ss, cnt, lon, rs, rm = _metrics.records(self._sent, self._recv, K)
+            self._columns = (seen, (np.frombuffer(ss, np.int64), np.frombuffer(cnt, np.int64).reshape(-1, K, 4),
+                                    np.frombuffer(lon, np.float64).reshape(-1, K), np.frombuffer(rs, np.int64),
+                                    np.frombuffer(rm, np.int64).reshape(-1, K)))
+        return self._columns[1]
 
     def traffic(self) -> tuple:
         """This rank's part of the engine's totals (:func:`totals_of`): messages and bytes per kind (K x 2), and
@@ -160,7 +164,7 @@ def totals_of(parts: list) -> dict:
         order = np.argsort(keys, kind="stable")
         keys, secs = keys[order], secs[order]
         if keys.size:  # one per superstep: the most over the ranks that sent in it
-            secs = np.maximum.reduceat(secs, np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]))
+            secs = np.maximum.reduceat(secs, np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))))
         out[kind] = {"messages": int(msgs[k, 0]), "bytes": int(msgs[k, 1]), "modelled_s": float(sum(secs.tolist()))}
     return out
 
