@@ -746,7 +746,7 @@ static i64 *affected_core(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, cons
 /* affected(xadj, adjncy, ch, queued, holder, p): the vertices to re-price at p after the data of ch moved in
  * p's view (balancer.LevelRun._receive): the closed neighbourhood of ch (Graph.neighbourhood) restricted to
  * the vertices queued at p (queued[u] and holder[u] == p), sorted, each once (int64). */
-static PyObject *affected(PyObject *Py_UNUSED(self), PyObject *args) {
+static PyObject *affected(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     enum { XADJ, ADJNCY, CH, QUEUED, HOLDER, NB };
     static const char *const name[NB] = {"xadj", "adjncy", "ch", "queued", "holder"};
     PyObject *o[NB];
@@ -755,7 +755,8 @@ static PyObject *affected(PyObject *Py_UNUSED(self), PyObject *args) {
     long long p;
     PyObject *ret = NULL;
     i64 *cand = NULL, u = 0;
-    if (!PyArg_ParseTuple(args, "OOOOOL", &o[XADJ], &o[ADJNCY], &o[CH], &o[QUEUED], &o[HOLDER], &p)) return NULL;
+    if (!fast_args("affected", args, nargs, "OOOOOL", &o[XADJ], &o[ADJNCY], &o[CH], &o[QUEUED], &o[HOLDER], &p))
+        return NULL;
     if (!get_all(o, b, have, "iiiri", name, NB)) goto done;
     i64 n = b[HOLDER].len / 8;
     if (b[QUEUED].len != n || b[XADJ].len / 8 != n + 1) {
@@ -1043,7 +1044,7 @@ static i64 *receivers_core(const i64 *hold, i64 nh, const i64 *home0, i64 n, con
 /* receivers(holders, home0, ids, p, server): the processors a locate message about ids goes to
  * (balancer.LevelRun._locate): those in holders and the home processors home0[ids], sorted, each once,
  * without p and without server (-1: none). */
-static PyObject *receivers(PyObject *Py_UNUSED(self), PyObject *args) {
+static PyObject *receivers(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     enum { HOLDERS, HOME0, IDS, NB };
     static const char *const name[NB] = {"holders", "home0", "ids"};
     PyObject *o[NB];
@@ -1052,7 +1053,7 @@ static PyObject *receivers(PyObject *Py_UNUSED(self), PyObject *args) {
     long long p, server;
     PyObject *ret = NULL;
     i64 *cand = NULL, u = 0;
-    if (!PyArg_ParseTuple(args, "OOOLL", &o[HOLDERS], &o[HOME0], &o[IDS], &p, &server)) return NULL;
+    if (!fast_args("receivers", args, nargs, "OOOLL", &o[HOLDERS], &o[HOME0], &o[IDS], &p, &server)) return NULL;
     if (!get_all(o, b, have, "iii", name, NB)) goto done;
     if ((cand = receivers_core(b[HOLDERS].buf, b[HOLDERS].len / 8, b[HOME0].buf, b[HOME0].len / 8, b[IDS].buf,
                                b[IDS].len / 8, p, server, &u)))
@@ -1075,10 +1076,10 @@ static PyObject *ints_list(const i64 *x, i64 n, i64 step) {
 
 /* runs(dst): {d: slice(first, last + 1)} of each destination's run of messages in a delivered batch (sorted by
  * destination), as received()'s at (balancer.LevelRun.run: the locate messages of each processor) */
-static PyObject *runs(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *o, *at = NULL;
+static PyObject *runs(PyObject *Py_UNUSED(self), PyObject *o) {
+    PyObject *at = NULL;
     Py_buffer b;
-    if (!PyArg_ParseTuple(args, "O", &o) || !get(o, &b, 'i', "dst")) return NULL;
+    if (!get(o, &b, 'i', "dst")) return NULL;
     const i64 *dst = b.buf;
     i64 n = b.len / 8;
     if (!(at = PyDict_New())) goto done;
@@ -1178,7 +1179,7 @@ static int priced_core(const i64 *verts, i64 k, i64 n, const double *wgt, const 
  * (balancer.LevelRun._price): §5.4's heap steps counted first, sel[i] += len(verts) * log2q + the sum of
  * deg[verts] (numpy's order: the product, then the sum added), then cw[verts] = wgt, cc[verts] = comm,
  * cr[verts] = remap and stale[verts] = True. */
-static PyObject *priced(PyObject *Py_UNUSED(self), PyObject *args) {
+static PyObject *priced(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     enum { VERTS, WGT, COMM, REMAP, CW, CC, CR, STALE, DEG, SEL, NB };
     static const char *const name[NB] = {"verts", "wgt", "comm", "remap", "cw", "cc", "cr", "stale", "deg", "sel"};
     PyObject *o[NB];
@@ -1187,8 +1188,8 @@ static PyObject *priced(PyObject *Py_UNUSED(self), PyObject *args) {
     long long i;
     double log2q;
     PyObject *ret = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOLd", &o[VERTS], &o[WGT], &o[COMM], &o[REMAP], &o[CW], &o[CC], &o[CR],
-                          &o[STALE], &o[DEG], &o[SEL], &i, &log2q))
+    if (!fast_args("priced", args, nargs, "OOOOOOOOOOLd", &o[VERTS], &o[WGT], &o[COMM], &o[REMAP], &o[CW], &o[CC],
+                   &o[CR], &o[STALE], &o[DEG], &o[SEL], &i, &log2q))
         return NULL;
     if (!get_all(o, b, have, "iffffffbif", name, NB)) goto done;
     i64 k = b[VERTS].len / 8, n = b[CW].len / 8;
@@ -2153,7 +2154,7 @@ static i64 holders_core(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const 
 /* holders(xadj, adjncy, verts, base, kk, kv, P, p): the processors other than p that hold, in a processor's view
  * (base, kk, kv: seen_at), the data of a neighbour of verts, sorted, each once (int64; balancer._holders_at:
  * view.holders(neighbours_of(verts)) without p) */
-static PyObject *holders(PyObject *Py_UNUSED(self), PyObject *args) {
+static PyObject *holders(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     enum { XADJ, ADJNCY, VERTS, BASE, KK, KV, NB };
     static const char *const name[NB] = {"xadj", "adjncy", "verts", "base", "kk", "kv"};
     PyObject *o[NB];
@@ -2162,7 +2163,8 @@ static PyObject *holders(PyObject *Py_UNUSED(self), PyObject *args) {
     long long P, p;
     PyObject *ret = NULL;
     uint8_t *seen = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOOOLL", &o[XADJ], &o[ADJNCY], &o[VERTS], &o[BASE], &o[KK], &o[KV], &P, &p))
+    if (!fast_args("holders", args, nargs, "OOOOOOLL", &o[XADJ], &o[ADJNCY], &o[VERTS], &o[BASE], &o[KK], &o[KV], &P,
+                   &p))
         return NULL;
     if (!get_all(o, b, have, "iiiiii", name, NB)) goto done;
     i64 n = b[BASE].len / 8, nadj = b[ADJNCY].len / 8, k = b[VERTS].len / 8, nk = b[KK].len / 8;
@@ -2661,9 +2663,12 @@ done:
 /* locates(locs): a superstep's locate messages (messages.Outbox: tuples (src, to, words); to and words contiguous
  * int64 arrays) as the engine sends them, one message per receiver: one bytearray of int64, n, then the columns
  * src, dst and counts (n each), then every message's words, in order (np.repeat and np.concatenate's). */
-static PyObject *locates(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *locs, *ret = NULL;
-    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &locs)) return NULL;
+static PyObject *locates(PyObject *Py_UNUSED(self), PyObject *locs) {
+    PyObject *ret = NULL;
+    if (!PyList_Check(locs)) {
+        PyErr_SetString(PyExc_TypeError, "queue: locates' argument is a list");
+        return NULL;
+    }
     Py_ssize_t L = PyList_GET_SIZE(locs);
     Py_buffer *b = PyMem_Calloc((size_t)(2 * L + 1), sizeof *b);
     long long *src = PyMem_Calloc((size_t)(L + 1), sizeof *src);
@@ -2769,7 +2774,7 @@ fail:
 
 static PyMethodDef methods[] = {
     {"done_chosen", FAST(done_chosen), METH_FASTCALL, "done() of choose()'s result, when every vertex's data is there"},
-    {"runs", runs, METH_VARARGS, "each destination's run of a delivered batch's messages (a dict of slices)"},
+    {"runs", runs, METH_O, "each destination's run of a delivered batch's messages (a dict of slices)"},
     {"sort", FAST(sort), METH_FASTCALL, "a processor's queue in priority order, its arrays and scalars set (LevelRun._sort)"},
     {"bind", bind, METH_VARARGS, "a level's arrays held for inbox's calls: bind(kinds, *objects)"},
     {"chunks", chunks, METH_VARARGS, "the chunk each processor takes from the head of its queue"},
@@ -2781,23 +2786,23 @@ static PyMethodDef methods[] = {
     {"done", done, METH_VARARGS, "the bookkeeping of the processed chunks"},
     {"search", search, METH_VARARGS, "the breadth-first search of the §3.4 selection"},
     {"select", select_, METH_VARARGS, "the rounds of a §3.4 selection in one call"},
-    {"holders", holders, METH_VARARGS, "the processors holding data next to a processor's queue, in its view"},
+    {"holders", FAST(holders), METH_FASTCALL, "the processors holding data next to a processor's queue, in its view"},
     {"groups", groups, METH_VARARGS, "ids grouped by key, keys increasing, each group in its order"},
     {"fetch_chunks", FAST(fetch_chunks), METH_FASTCALL, "the data requests of the chosen chunks and their messages (§3.5)"},
     {"fetches", fetches, METH_VARARGS, "the data requests a processor sends, one message per destination (§3.5)"},
     {"spread", spread, METH_VARARGS, "GetDistribute's split of a distribution message's jobs at a node"},
     {"distribute", distribute, METH_VARARGS, "GetDistribute at a node: the split and the jobs it keeps queued"},
-    {"affected", affected, METH_VARARGS, "the vertices queued at p to re-price after data moved in its view"},
+    {"affected", FAST(affected), METH_FASTCALL, "the vertices queued at p to re-price after data moved in its view"},
     {"arrive", arrive, METH_VARARGS, "a DATA message's vertices arrived at p: their data's location and marks"},
     {"serve", serve, METH_VARARGS, "a data request at p: the vertices whose data p holds, marked in flight"},
     {"inbox", FAST(inbox), METH_FASTCALL, "a processor's locate messages and run of DATA and FETCH (§3.5)"},
-    {"receivers", receivers, METH_VARARGS, "the processors a locate message goes to (§3.5)"},
+    {"receivers", FAST(receivers), METH_FASTCALL, "the processors a locate message goes to (§3.5)"},
     {"received", FAST(received), METH_FASTCALL, "a superstep's sbn messages read as lists (balancer._Received)"},
-    {"priced", priced, METH_VARARGS, "vertices (re-)priced at a processor: their prices, stale marks and count"},
+    {"priced", FAST(priced), METH_FASTCALL, "vertices (re-)priced at a processor: their prices, stale marks and count"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
     {"djobs", djobs, METH_VARARGS, "a run of DJOB messages read for distribute"},
     {"choice", choice, METH_VARARGS, "numpy Generator.choice without replacement, the same draws (§3.4's R)"},
-    {"locates", locates, METH_VARARGS, "a superstep's locate messages as the engine's columns and words"},
+    {"locates", locates, METH_O, "a superstep's locate messages as the engine's columns and words"},
     {"pack", FAST(pack), METH_FASTCALL, "a superstep's SBN messages as the engine's columns and words"},
     {NULL, NULL, 0, NULL},
 };
