@@ -479,8 +479,8 @@ class LevelRun:
             return _rows_by_dst(b)
         if not b.src.size:
             return {}
-        self.lcols = (np.ascontiguousarray(b.values, np.int64), b.offsets)
-        return _queue.runs(np.ascontiguousarray(b.dst, np.int64))
+        self.lcols = (b.values, b.offsets)  # (a batch's columns are int64 arrays; _queue checks them)
+        return _queue.runs(b.dst)
 
     def _receive(self, v: VProc, got: "_Received", locs, at: int | None = None, t0: float | None = None) -> None:
         """p's messages of the superstep (``locs``: its locate messages); ``at``: where the run loop's ``_inbox``
@@ -1178,17 +1178,17 @@ class _Received:
 
     def __init__(self, b, native: bool = False):
         self.values = b.values
-        n = len(b)
+        n = b.src.size  # (len(b), without its frame)
         self.at: dict = {}  # local processor -> the indices of its messages
         self.ops_only = frozenset()
         if not n:
             self.code = self.src = self.ops = self.flag = self.size = ()
             return
         off = b.offsets
-        self.columns = (b.values, off, np.ascontiguousarray(b.src, np.int64))  # for the C state's bind
+        self.columns = (b.values, off, b.src)  # for the C state's bind (int64 columns, checked there)
         if native:  # the runs and the processors with only the balance kind's messages in C
             self.ops = self.flag = ()
-            self.dst = np.ascontiguousarray(b.dst, np.int64)
+            self.dst = b.dst
             self.at, self.ops_only = _queue.received(*self.columns, self.dst, msg.FETCH, False)
             return
         self.start, self.end = off[:-1].tolist(), off[1:].tolist()
