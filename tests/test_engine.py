@@ -319,7 +319,9 @@ def test_each_rank_gets_its_share_of_the_cores_for_blas_threads(monkeypatch):
 def test_ranks_started_by_mpirun_get_their_share_of_the_cores():
     from harness.engine.threads import POOLS, share
 
-    res = mpirun(2, "-c", "import os; print(*(os.environ.get(k) for k in %r))" % (POOLS,), timeout=120)
+    # one write a rank (print(*args) writes each piece apart, and the two ranks' pieces can interleave)
+    code = "import os, sys; sys.stdout.write(' '.join(str(os.environ.get(k)) for k in %r) + chr(10))" % (POOLS,)
+    res = mpirun(2, "-c", code, timeout=120)
     want = " ".join(os.environ.get(k) or share(2)[k] for k in POOLS)
     assert res.returncode == 0 and res.stdout.split("\n")[:2] == [want, want], res.stderr[-500:]
 
