@@ -394,6 +394,7 @@ class Engine:
         self._got: dict = {}  # tag -> Batch delivered by the last exchange
         self._vp_steps: list = []  # under ``profile``: the local vprocs' CPU at each exchange
         self._counters = Counters(self.P, self.machine, self.local_index, len(self.mine))
+        self._stats: dict = {}  # (kind, since, superstep) -> step_stats' figures, read while no superstep followed
 
     def post(self, src: int, dst: int, payload, kind: str = "balance") -> None:
         """Queue one message from local vproc ``src`` to vproc ``dst`` for the next exchange (the slow path:
@@ -725,11 +726,15 @@ class Engine:
         ``max_msgs_per_vproc``: most messages one vproc sent in one superstep;
         ``max_recv_per_vproc``: most one vproc received in one superstep;
         ``messages`` and ``bytes``: totals. Complexity claims are read here,
-        not from a plugin's own counters.
+        not from a plugin's own counters. A collective: read again at the same superstep, the figures come from
+        the first read (every rank alike, since every rank is at the same superstep).
         """
         if kind not in _KIND:
             raise ValueError(f"unknown message kind {kind!r}")
-        return step_stats_of(self._gather(self._counters.kind_stats(_KIND[kind], since), "step_stats"))
+        key = (kind, since, self.superstep)
+        if key not in self._stats:
+            self._stats[key] = step_stats_of(self._gather(self._counters.kind_stats(_KIND[kind], since), "step_stats"))
+        return dict(self._stats[key])
 
     def pair_matrix(self, kind: str, what: str = "bytes") -> np.ndarray:
         """P x P matrix of messages or bytes sent from vproc i to j (summed over supersteps)."""

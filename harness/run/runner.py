@@ -418,19 +418,17 @@ def pair_sums(key: np.ndarray, weights: np.ndarray, span: int) -> tuple[np.ndarr
     return pairs, np.bincount(inv, weights=weights, minlength=pairs.size)
 
 
-def account(ctx: Context, before: State, after: State) -> tuple[dict, tuple]:
-    """The runner's own accounting of the data movement; sends what the method did not send itself. Also the
-    engine's migration statistics as read here and the superstep they were read at (:func:`engine_row`)."""
+def account(ctx: Context, before: State, after: State) -> dict:
+    """The runner's own accounting of the data movement; sends what the method did not send itself."""
     src, dst, nbytes = movement(ctx.graph, before, after)
     eng = ctx.engine
     # every rank reaches both collectives whatever its own movement (ranks whose owners differ are caught later)
-    seen = (eng.step_stats("migration"), eng.superstep)
-    if seen[0]["messages"] == 0 and eng.rank_max(float(src.size)) > 0:
+    if eng.step_stats("migration")["messages"] == 0 and eng.rank_max(float(src.size)) > 0:
         with ctx.timer("migration"):  # one message per pair, declaring its bytes (nothing is allocated)
             mine = eng.local_index[src] >= 0  # this rank's vprocs, under any layout
             eng.send("data", src[mine], dst[mine], nbytes=nbytes[mine], kind="migration")
             eng.exchange()
-    return {"migration_bytes": int(nbytes.sum()), "migration_messages": int(src.size)}, seen
+    return {"migration_bytes": int(nbytes.sum()), "migration_messages": int(src.size)}
 
 
 def metrics_row(ctx: Context, before: State, after: State, skip: frozenset = frozenset()) -> tuple[dict, tuple | None]:
@@ -469,9 +467,8 @@ def _metrics(ctx: Context, before: State, after: State, skip: frozenset) -> tupl
     return figs, broken
 
 
-def engine_row(engine: Engine, seen: tuple | None = None) -> dict:
-    """The engine's traffic columns of the cell; ``seen``: :func:`account`'s migration statistics, taken as they
-    are while no superstep followed them (every rank alike; None: read again)."""
+def engine_row(engine: Engine) -> dict:
+    """The engine's traffic columns of the cell."""
     out = {}
     for kind, t in engine.totals().items():
         prefix = "wire_" if kind == "migration" else ""
@@ -479,8 +476,7 @@ def engine_row(engine: Engine, seen: tuple | None = None) -> dict:
         out[f"{prefix}{kind}_bytes"] = t["bytes"]
         out[f"modelled_{kind}_s"] = t["modelled_s"]
     for kind in ("balance", "migration"):
-        same = kind == "migration" and seen is not None and seen[1] == engine.superstep
-        out[f"{kind}_supersteps"] = (seen[0] if same else engine.step_stats(kind))["supersteps"]
+        out[f"{kind}_supersteps"] = engine.step_stats(kind)["supersteps"]
     return out
 
 
@@ -582,12 +578,12 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
     ctx = Context(level=level, graph=g, state=before, machine=machine, engine=engine, params={},
                   seed=seed, original=level.data, previous=previous)
     t0 = time.perf_counter()
-    status, after, moved, seen = "ok", before, {}, None
+    status, after, moved = "ok", before, {}
     try:
         with deadline(timeout, engine):
             after = run_level(roles, ctx, before, memory, getattr(reference, "pieces", None))
             engine.drained()  # a message the hooks never exchanged fails the cell, never vanishes
-            moved, seen = account(ctx, before, after)
+            moved = account(ctx, before, after)
     except Diverged as why:  # every rank raised it in the same collective: nobody waits for an abort
         status = str(why)
     except CellAborted as why:  # another rank failed: its abort released this rank from a collective
@@ -602,8 +598,7 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
     agreed, digest = after, owners_hash(after.owner)
     status = agree(engine, status, digest)
     if not metrics:
-        row = {**ctx.record, **engine_row(engine, seen if status == "ok" else None),
-               **timing_row(engine, ctx.timer, time.perf_counter() - t0)}
+        row = {**ctx.record, **engine_row(engine), **timing_row(engine, ctx.timer, time.perf_counter() - t0)}
         return {**row, **texec(row), "status": status}, after
     if status != "ok":
         engine.reset_counters()
@@ -619,7 +614,7 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
         status = broken[1]
     row.update(ctx.record)
     row.update(moved or {"migration_bytes": 0, "migration_messages": 0})
-    row.update(engine_row(engine, seen if status == "ok" else None))  # (a metrics hook that failed: read again)
+    row.update(engine_row(engine))
     row.update(engine.rank_busy(busy))
     row.update(timing_row(engine, ctx.timer, time.perf_counter() - t0))
     row.update(texec(row))
