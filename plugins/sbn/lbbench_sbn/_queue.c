@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "view_api.h" /* harness/kernels: LocationView.C_API */
 #include "_fastargs.h"
@@ -385,15 +386,11 @@ static bound_t *bound_of(PyObject *o, const char *kinds, const char *what) {
  * numpy.frombuffer(buf, numpy.int64, k) and (buf, numpy.float64, k, 8 k) give them), head[i] = 0, qlen[i] = k,
  * unsorted[i] = False and qs[i] the queue's load. */
 #define SORTED "bfffiifibooo"
-static PyObject *sort(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *sort_core(PyObject *v, i64 i, const bound_t *t) {
     enum { STALE, CW, CC, CR, DEPTH, HEAD, QS, QLEN, UNSORTED, FROMBUFFER, INT64, FLOAT64 };
-    PyObject *v, *level, *qall = NULL, *buf = NULL, *arr[2] = {NULL, NULL}, *ret = NULL;
-    long long i;
+    PyObject *qall = NULL, *buf = NULL, *arr[2] = {NULL, NULL}, *ret = NULL;
     Py_buffer b;
     int held = 0;
-    bound_t *t;
-    if (!fast_args("sort", args, nargs, "OLO", &v, &i, &level) || !(t = bound_of(level, SORTED, "sort's level arrays")))
-        return NULL;
     i64 n = t->b[CW].len / 8, L = t->b[HEAD].len / 8;
     if (t->b[STALE].len != n || t->b[CC].len / 8 != n || t->b[CR].len / 8 != n || t->b[DEPTH].len / 8 != n ||
         t->b[QS].len / 8 != L || t->b[QLEN].len / 8 != L || t->b[UNSORTED].len != L || i < 0 || i >= L) {
@@ -428,6 +425,15 @@ done:
     if (held) PyBuffer_Release(&b);
     Py_XDECREF(qall), Py_XDECREF(buf), Py_XDECREF(arr[0]), Py_XDECREF(arr[1]);
     return ret;
+}
+
+static PyObject *sort(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *v, *level;
+    long long i;
+    bound_t *t;
+    if (!fast_args("sort", args, nargs, "OLO", &v, &i, &level) || !(t = bound_of(level, SORTED, "sort's level arrays")))
+        return NULL;
+    return sort_core(v, i, t);
 }
 
 /* take()'s steps on its arrays (A processors who, got chosen vertices; L processors of the rank, n vertices;
@@ -558,18 +564,12 @@ static int chosen_of(const Py_buffer *b, chosen_t *c) {
  * with §5.4's count (sel, log2, deg). Returns None when none chooses, else int64 [A, got, who (A), k (A), cost (A,
  * float64), chosen (got), procs (got)] in a bytearray. */
 #define CHOSEN "fifiifibbffio"
-static PyObject *choose_(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *choose_core(const bound_t *t, double B, Py_ssize_t window) {
     enum { CREDIT, QLEN, QS, HEADS, MINE, STG, NSTAGED, QUEUED, PINNED, SEL, LOG2, DEG, NB };
-    PyObject *level, *vlist, *ret = NULL, *objQ = NULL, *objb = NULL;
+    PyObject *vlist, *ret = NULL, *objQ = NULL, *objb = NULL;
     Py_buffer b[NB];
-    double B;
-    Py_ssize_t window;
     i64 *who = NULL, *pairs = NULL, cap = 0, got = 0;
     double *rest = NULL;
-    bound_t *t;
-    if (!fast_args("choose", args, nargs, "Odn", &level, &B, &window) ||
-        !(t = bound_of(level, CHOSEN, "choose's level arrays")))
-        return NULL;
     memcpy(b, t->b, sizeof b);  /* (bound: not released here) */
     vlist = t->obj[NB];
     i64 L = b[CREDIT].len / 8, n = b[QUEUED].len;
@@ -625,6 +625,17 @@ done:
     Py_XDECREF(objQ), Py_XDECREF(objb);
     free(who), free(rest), free(pairs);
     return ret;
+}
+
+static PyObject *choose_(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *level;
+    double B;
+    Py_ssize_t window;
+    bound_t *t;
+    if (!fast_args("choose", args, nargs, "Odn", &level, &B, &window) ||
+        !(t = bound_of(level, CHOSEN, "choose's level arrays")))
+        return NULL;
+    return choose_core(t, B, window);
 }
 
 /* requests(chosen, procs, queued, pinned, data_at, requested, holder, xadj, adjncy, fetch): the data requests
@@ -870,35 +881,41 @@ static int tail_core(const bound_t *tail, PyObject *Qall, PyObject *view, const 
  * merge, the later entry winning, is the merges one by one). Returns int64 [the message the run stopped at, nl,
  * na, the number of DATA messages, the nl vertices learned, the na arrived] in a bytearray; or, with ``tail``
  * (bind(TAILED, ...), see tail_core) when the run reached end, None after tail_core's steps (Qall: p's queue). */
-static PyObject *inbox(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
-    enum { LVALUES, LOFFSETS, VALUES, OFFSETS, SRC, DATA_AT, REQUESTED, PINNED, QUEUED, RWGT, MIG, LOC_N, LOC_B, NB };
-    static const char *const name[NB] = {"lvalues", "loffsets", "values", "offsets", "src", "data_at", "requested",
-                                         "pinned", "queued", "rwgt", "mig", "loc_n", "loc_b"};
-    PyObject *msgs, *fwd, *servers, *o[NB], *view, *Qall, *tail, *level;
+enum { LVALUES, LOFFSETS, VALUES, OFFSETS, SRC, DATA_AT, REQUESTED, PINNED, QUEUED, RWGT, MIG, LOC_N, LOC_B, NB_INBOX };
+
+/* inbox's level (lv, bound INBOXED; its view API in *api) and tail (tail: None or bound TAILED, in *tl) checked:
+ * 1, or 0 with an error */
+static int inbox_of(PyObject *level, PyObject *tail, bound_t **lv, const view_api **api, bound_t **tl) {
+    *tl = NULL;
+    if (!(*lv = bound_of(level, INBOXED, "inbox's level arrays")) ||
+        !(*api = view_api_of((*lv)->obj[NB_INBOX - DATA_AT + 1])) || (tail != Py_None && !(*tl = bound_of(tail, TAILED, "inbox's tail"))))
+        return 0;
+    if ((*lv)->b[NB_INBOX - DATA_AT].len != 5 * 8) {
+        PyErr_SetString(PyExc_ValueError, "queue: inbox's constants are P, DATA, FETCH, word, per_unit");
+        return 0;
+    }
+    return 1;
+}
+
+/* inbox's msgs, fwd and servers: 1 if a list, a dict and a set, else 0 with a TypeError */
+static int inbox_objects(PyObject *msgs, PyObject *fwd, PyObject *servers) {
+    if (PyList_Check(msgs) && PyDict_Check(fwd) && PySet_Check(servers)) return 1;
+    PyErr_SetString(PyExc_TypeError, "queue: inbox's msgs, fwd and servers are a list, a dict and a set");
+    return 0;
+}
+
+/* inbox()'s steps, the batches' buffers given (bb: lvalues, loffsets, values, offsets, src; msgs, fwd and servers
+ * checked by inbox_objects) */
+static PyObject *inbox_core(const Py_buffer *bb, i64 lfrom, i64 lto, i64 m, i64 end, i64 p, i64 i, const bound_t *lv,
+                            const view_api *api, PyObject *msgs, PyObject *fwd, PyObject *servers, PyObject *view,
+                            PyObject *Qall, const bound_t *tl) {
+    enum { NB = NB_INBOX };
     Py_buffer b[NB];
-    int have[NB] = {0};
-    long long lfrom, lto, m, end, p, i;
     PyObject *ret = NULL, *req = NULL;
     i64 *buf = NULL;
-    const view_api *api;
-    bound_t *lv, *tl = NULL;
-    if (!fast_args("inbox", args, nargs, "OOLLOOOLLLLOOOOOOO", &o[LVALUES], &o[LOFFSETS], &lfrom, &lto, &o[VALUES],
-                   &o[OFFSETS], &o[SRC], &m, &end, &p, &i, &level, &msgs, &fwd, &servers, &view, &Qall, &tail))
-        return NULL;
-    if (!PyList_Check(msgs) || !PyDict_Check(fwd) || !PySet_Check(servers)) {
-        PyErr_SetString(PyExc_TypeError, "queue: inbox's msgs, fwd and servers are a list, a dict and a set");
-        return NULL;
-    }
-    if (!(lv = bound_of(level, INBOXED, "inbox's level arrays")) || !(api = view_api_of(lv->obj[NB - DATA_AT + 1])) ||
-        (tail != Py_None && !(tl = bound_of(tail, TAILED, "inbox's tail"))))
-        return NULL;
-    if (lv->b[NB - DATA_AT].len != 5 * 8) {
-        PyErr_SetString(PyExc_ValueError, "queue: inbox's constants are P, DATA, FETCH, word, per_unit");
-        return NULL;
-    }
     const i64 *cst = lv->b[NB - DATA_AT].buf, P = cst[0], DATA = cst[1], FETCH = cst[2], word = cst[3],
               per_unit = cst[4];
-    if (!get_all(o, b, have, "iiiii", name, DATA_AT)) goto done;
+    memcpy(b, bb, DATA_AT * sizeof *b);  /* (the caller's: not released here) */
     for (int j = DATA_AT; j < NB; ++j) b[j] = lv->b[j - DATA_AT];  /* (bound: not released here) */
     i64 n = b[DATA_AT].len / 8, nv = b[VALUES].len / 8, nm = b[SRC].len / 8, L = b[MIG].len / 8;
     i64 nlv = b[LVALUES].len / 8, nlm = b[LOFFSETS].len / 8 - 1;
@@ -1022,7 +1039,24 @@ static PyObject *inbox(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssiz
 done:
     Py_XDECREF(req);
     free(buf);
-    release_all(b, have, NB);
+    return ret;
+}
+
+static PyObject *inbox(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    static const char *const name[DATA_AT] = {"lvalues", "loffsets", "values", "offsets", "src"};
+    PyObject *msgs, *fwd, *servers, *o[DATA_AT], *view, *Qall, *tail, *level, *ret = NULL;
+    Py_buffer b[DATA_AT];
+    int have[DATA_AT] = {0};
+    long long lfrom, lto, m, end, p, i;
+    const view_api *api;
+    bound_t *lv, *tl;
+    if (!fast_args("inbox", args, nargs, "OOLLOOOLLLLOOOOOOO", &o[LVALUES], &o[LOFFSETS], &lfrom, &lto, &o[VALUES],
+                   &o[OFFSETS], &o[SRC], &m, &end, &p, &i, &level, &msgs, &fwd, &servers, &view, &Qall, &tail) ||
+        !inbox_objects(msgs, fwd, servers) || !inbox_of(level, tail, &lv, &api, &tl))
+        return NULL;
+    if (get_all(o, b, have, "iiiii", name, DATA_AT))
+        ret = inbox_core(b, lfrom, lto, m, end, p, i, lv, api, msgs, fwd, servers, view, Qall, tl);
+    release_all(b, have, DATA_AT);
     return ret;
 }
 
@@ -1278,23 +1312,28 @@ done:
 /* done_chosen(chosen, step, level, data_at): done() of choose()'s result (chosen, as fetch_chunks reads it) when
  * every vertex's data is there: the number of vertices done (0: none chosen, nothing changed), or None (a
  * vertex's data elsewhere: nothing changed) */
-static PyObject *done_chosen(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
-    PyObject *o[2], *level, *ret = NULL;
+static PyObject *done_chosen_core(PyObject *chosen, i64 step, const bound_t *t, PyObject *data_at) {
+    PyObject *o[2] = {chosen, data_at}, *ret = NULL;
     Py_buffer b[2];
     int have[2] = {0};
-    long long step;
-    bound_t *t;
     chosen_t c;
     static const char *const name[2] = {"chosen", "data_at"};
-    if (!fast_args("done_chosen", args, nargs, "OLOO", &o[0], &step, &level, &o[1]) ||
-        !(t = bound_of(level, DONE, "done's level arrays")))
-        return NULL;
     if (!get_all(o, b, have, "ii", name, 2) || !chosen_of(&b[0], &c)) goto done;
     int r = c.got ? done_core(c.chosen, c.procs, c.got, c.who, c.cost, c.A, step, t->b, b[1].buf, b[1].len / 8) : 1;
     if (r >= 0) ret = r ? PyLong_FromLongLong(c.got) : Py_NewRef(Py_None);
 done:
     release_all(b, have, 2);
     return ret;
+}
+
+static PyObject *done_chosen(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *chosen, *level, *data_at;
+    long long step;
+    bound_t *t;
+    if (!fast_args("done_chosen", args, nargs, "OLOO", &chosen, &step, &level, &data_at) ||
+        !(t = bound_of(level, DONE, "done's level arrays")))
+        return NULL;
+    return done_chosen_core(chosen, step, t, data_at);
 }
 
 /* ready(credit, B, qlen): credit = np.minimum(credit, 0.0) + B in place, then the processors that choose a
@@ -1325,16 +1364,10 @@ done:
  * whose main line (Fig. 4) acts this superstep: with L = qs + stg, free = (busy == 0) & (step > hold) & ~prom,
  * over = (L > maxth) & (step > cooldown), np.flatnonzero(free & (want | over | (L < minth))), int64. */
 #define ACTING "ffiirirff"
-static PyObject *acting(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *acting_core(i64 step, const bound_t *t) {
     enum { QS, STG, BUSY, HOLD, PROM, COOLDOWN, WANT, MINTH, MAXTH, NB };
-    PyObject *level;
     Py_buffer b[NB];
-    long long step;
     PyObject *ret = NULL;
-    bound_t *t;
-    if (!fast_args("acting", args, nargs, "LO", &step, &level) ||
-        !(t = bound_of(level, ACTING, "acting's level arrays")))
-        return NULL;
     memcpy(b, t->b, sizeof b);  /* (bound: not released here) */
     i64 L = b[QS].len / 8, a = 0;
     if (b[STG].len / 8 != L || b[BUSY].len / 8 != L || b[HOLD].len / 8 != L || b[PROM].len != L ||
@@ -1356,6 +1389,16 @@ static PyObject *acting(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssi
     }
     if (PyByteArray_Resize(ret, (Py_ssize_t)(a * 8)) < 0) Py_CLEAR(ret);
     return ret;
+}
+
+static PyObject *acting(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    long long step;
+    PyObject *level;
+    bound_t *t;
+    if (!fast_args("acting", args, nargs, "LO", &step, &level) ||
+        !(t = bound_of(level, ACTING, "acting's level arrays")))
+        return NULL;
+    return acting_core(step, t);
 }
 
 /* depth(xadj, adjncy, owner): the queue's tie-break (balancer.boundary_depth): every vertex's graph distance
@@ -2441,25 +2484,17 @@ done:
  * + k), req_n[i] += P - 1 and req_b[i] += (P - 1) * word * (2 + k) (i = lix[p], k its ids). Returns requests()'
  * bytearray. */
 #define FETCHING "bbibiiiifffo"
-static PyObject *fetch_chunks(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *fetch_core(PyObject *chosen, const bound_t *t, int fetch, PyObject *msgs, i64 code, i64 P, i64 word) {
     enum { LIX = NREQ, FETCHED, REQ_N, REQ_B, NB };
     static const char *const name[NB] = {"chosen", "procs", "queued", "pinned", "data_at", "requested", "holder",
                                          "xadj", "adjncy", "lix", "fetched", "req_n", "req_b"};
-    PyObject *o[NB], *msgs, *vlist, *level, *ret = NULL, *view = NULL, *vo[3] = {NULL};
+    PyObject *o[NB], *vlist, *ret = NULL, *view = NULL, *vo[3] = {NULL};
     Py_buffer b[NB], vb[3];
-    int have[NB] = {0}, vh[3] = {0}, fetch;
-    long long code, P, word;
+    int have[NB] = {0}, vh[3] = {0};
     dest_at *d = NULL;
-    bound_t *t;
     static const char *const vname[3] = {"base", "keys", "values"};
     chosen_t c;
-    if (!fast_args("fetch_chunks", args, nargs, "OOpOLLL", &o[R_CHOSEN], &level, &fetch, &msgs, &code, &P, &word))
-        return NULL;
-    if (!PyList_Check(msgs)) {
-        PyErr_SetString(PyExc_TypeError, "queue: fetch_chunks' msgs is a list");
-        return NULL;
-    }
-    if (!(t = bound_of(level, FETCHING, "fetch_chunks' level arrays"))) return NULL;
+    o[R_CHOSEN] = chosen;
     if (!get_all(o, b, have, "i", name, R_PROCS) || !chosen_of(&b[R_CHOSEN], &c)) goto done;
     b[R_PROCS] = b[R_CHOSEN];  /* (views into choose()'s buffer: only the first is released) */
     b[R_CHOSEN].buf = (void *)c.chosen, b[R_CHOSEN].len = c.got * 8;
@@ -2527,6 +2562,21 @@ done:
     free(d);
     release_all(b, have, NB);
     return ret;
+}
+
+static PyObject *fetch_chunks(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *chosen, *msgs, *level;
+    int fetch;
+    long long code, P, word;
+    bound_t *t;
+    if (!fast_args("fetch_chunks", args, nargs, "OOpOLLL", &chosen, &level, &fetch, &msgs, &code, &P, &word))
+        return NULL;
+    if (!PyList_Check(msgs)) {
+        PyErr_SetString(PyExc_TypeError, "queue: fetch_chunks' msgs is a list");
+        return NULL;
+    }
+    if (!(t = bound_of(level, FETCHING, "fetch_chunks' level arrays"))) return NULL;
+    return fetch_core(chosen, t, fetch, msgs, code, P, word);
 }
 
 /* select(xadj, adjncy, queue, priced, avail, cw, cc, cr, slot, base, kk, kv, capsule, q, near_q, subset,
@@ -2772,6 +2822,161 @@ fail:
     return NULL;
 }
 
+/* a monotonic clock in seconds (time.perf_counter's on Linux) */
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* step's level: bind(STEPPED, finished, sorted, chosen, fetching, acts (the bound levels of done, sort, choose,
+ * fetch_chunks and acting), data_at, dirty (a set of slots), unsorted, mine, lix, vlist, each (Engine.each), due
+ * (a dict), msgs (the outbox's list), mainline (LevelRun._mainline), times (float64: processing, selection,
+ * migration, balance), B (float64, one), constants (int64: window, fetch, FETCH, P, word, process)) */
+#define STEPPED "ooooooobiioooooffi"
+enum { S_FINISHED, S_SORTED, S_CHOSEN, S_FETCHING, S_ACTS, S_DATA_AT, S_DIRTY, S_UNSORTED, S_MINE, S_LIX, S_VLIST,
+       S_EACH, S_DUE, S_MSGS, S_MAINLINE, S_TIMES, S_B, S_CONSTS, S_N };
+
+/* call(each(the processors at slots ix[0..k)), v) for each one's VProc v in vlist, in each's turns: 0, or -1 */
+static int turns_of(const bound_t *st, const i64 *ix, i64 k, int (*call)(const bound_t *, PyObject *, i64)) {
+    const i64 *mine = st->b[S_MINE].buf, *lix = st->b[S_LIX].buf;
+    i64 P = st->b[S_LIX].len / 8, L = st->b[S_MINE].len / 8;
+    PyObject *vlist = st->obj[S_VLIST], *ps = PyList_New((Py_ssize_t)k), *it = NULL, *x;
+    if (!ps) return -1;
+    for (i64 j = 0; j < k; ++j) {
+        PyObject *p = PyLong_FromLongLong(mine[ix[j]]);
+        if (!p) goto fail;
+        PyList_SET_ITEM(ps, (Py_ssize_t)j, p);
+    }
+    if (!(it = PyObject_CallOneArg(st->obj[S_EACH], ps)) || !PyIter_Check(it)) {
+        if (it) PyErr_SetString(PyExc_TypeError, "queue: step's each gave no iterator");
+        goto fail;
+    }
+    while ((x = PyIter_Next(it))) {
+        i64 p = PyLong_AsLongLong(x), i = p >= 0 && p < P ? lix[p] : -1;
+        Py_DECREF(x);
+        if (i < 0 || i >= L || PyList_GET_SIZE(vlist) != L) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "queue: step's turn is not the rank's processor");
+            goto fail;
+        }
+        if (call(st, PyList_GET_ITEM(vlist, i), i) < 0) goto fail;
+    }
+    if (PyErr_Occurred()) goto fail;
+    Py_DECREF(it), Py_DECREF(ps);
+    return 0;
+fail:
+    Py_XDECREF(it), Py_XDECREF(ps);
+    return -1;
+}
+
+static int sort_turn(const bound_t *st, PyObject *v, i64 i) {
+    PyObject *r = sort_core(v, i, (const bound_t *)st->obj[S_SORTED]);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+
+static int mainline_turn(const bound_t *st, PyObject *v, i64 Py_UNUSED(i)) {
+    PyObject *r = PyObject_CallOneArg(st->obj[S_MAINLINE], v);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+
+/* balancer.LevelRun._clean: the queues of the dirty slots (ascending) still unsorted sorted in each's turns, dirty
+ * cleared; 0, or -1 */
+static int clean_core(const bound_t *st) {
+    PyObject *dirty = st->obj[S_DIRTY], *it, *x;
+    Py_ssize_t nd = PySet_GET_SIZE(dirty);
+    if (!nd) return 0;
+    i64 L = st->b[S_UNSORTED].len, k = 0, *ix = malloc((size_t)nd * 8);
+    const uint8_t *unsorted = st->b[S_UNSORTED].buf;
+    if (!ix) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (!(it = PyObject_GetIter(dirty))) goto fail;
+    while ((x = PyIter_Next(it))) {
+        i64 i = PyLong_AsLongLong(x);
+        Py_DECREF(x);
+        if (i < 0 || i >= L || k >= nd) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "queue: a dirty slot out of range");
+            Py_DECREF(it);
+            goto fail;
+        }
+        ix[k++] = i;
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred() || PySet_Clear(dirty) < 0) goto fail;
+    qsort(ix, (size_t)k, 8, by_id);
+    i64 m = 0;
+    for (i64 j = 0; j < k; ++j)
+        if (unsorted[ix[j]]) ix[m++] = ix[j];
+    int r = m ? turns_of(st, ix, m, sort_turn) : 0;
+    free(ix);
+    return r;
+fail:
+    free(ix);
+    return -1;
+}
+
+/* step(level, step, batch), level: bind(STEPPED, ...): a superstep's own steps after its messages (balancer.LevelRun
+ * .run), each timed into times as the reference path times it: _process_all's common case (batch: the chunks due
+ * now, choose()'s result, or None) by done_chosen, then (process) _select_all (clean, choose, due[step + 2] = its
+ * result, fetch_chunks), then _mainline_all (clean, acting, mainline(v) in each's turns of the processors that
+ * act). Returns the number of vertices done, or None (with nothing done) when a vertex of batch has its data
+ * elsewhere (the caller's _process_all). */
+static PyObject *step_(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *level, *batch, *r;
+    long long step;
+    bound_t *st, *fin, *srt, *cho, *fet, *act;
+    if (!fast_args("step", args, nargs, "OLO", &level, &step, &batch) ||
+        !(st = bound_of(level, STEPPED, "step's level")) || !(fin = bound_of(st->obj[S_FINISHED], DONE, "step's done")) ||
+        !(srt = bound_of(st->obj[S_SORTED], SORTED, "step's sort")) ||
+        !(cho = bound_of(st->obj[S_CHOSEN], CHOSEN, "step's choose")) ||
+        !(fet = bound_of(st->obj[S_FETCHING], FETCHING, "step's fetch_chunks")) ||
+        !(act = bound_of(st->obj[S_ACTS], ACTING, "step's acting")))
+        return NULL;
+    if (st->b[S_TIMES].len != 4 * 8 || st->b[S_B].len != 8 || st->b[S_CONSTS].len != 6 * 8 ||
+        !PySet_Check(st->obj[S_DIRTY]) || !PyDict_Check(st->obj[S_DUE]) || !PyList_Check(st->obj[S_MSGS]) ||
+        !PyList_Check(st->obj[S_VLIST])) {
+        PyErr_SetString(PyExc_ValueError, "queue: step's level is bind(STEPPED, ...) as its doc says");
+        return NULL;
+    }
+    enum { PROCESSING, SELECTION, MIGRATION, BALANCE };
+    double *times = st->b[S_TIMES].buf, B = *(const double *)st->b[S_B].buf, t0 = now(), t1;
+    const i64 *cst = st->b[S_CONSTS].buf;
+    i64 done = 0;
+    if (batch != Py_None) {
+        if (!(r = done_chosen_core(batch, step, fin, st->obj[S_DATA_AT]))) return NULL;
+        if (r == Py_None) return r;
+        done = PyLong_AsLongLong(r);
+        Py_DECREF(r);
+        t1 = now(), times[PROCESSING] += t1 - t0, t0 = t1;
+    }
+    if (cst[5]) {
+        if (clean_core(st) < 0 || !(r = choose_core(cho, B, (Py_ssize_t)cst[0]))) return NULL;
+        t1 = now(), times[SELECTION] += t1 - t0, t0 = t1;
+        if (r != Py_None) {
+            PyObject *at = PyLong_FromLongLong(step + 2), *req = NULL;
+            int bad = !at || PyDict_SetItem(st->obj[S_DUE], at, r) < 0 ||
+                      !(req = fetch_core(r, fet, (int)cst[1], st->obj[S_MSGS], cst[2], cst[3], cst[4]));
+            Py_XDECREF(at), Py_XDECREF(req);
+            if (bad) {
+                Py_DECREF(r);
+                return NULL;
+            }
+            t1 = now(), times[MIGRATION] += t1 - t0, t0 = t1;
+        }
+        Py_DECREF(r);
+    }
+    if (clean_core(st) < 0 || !(r = acting_core(step, act))) return NULL;
+    i64 k = PyByteArray_GET_SIZE(r) / 8;
+    int bad = k && turns_of(st, (const i64 *)PyByteArray_AS_STRING(r), k, mainline_turn) < 0;
+    Py_DECREF(r);
+    if (bad) return NULL;
+    times[BALANCE] += now() - t0;
+    return PyLong_FromLongLong(done);
+}
+
 static PyMethodDef methods[] = {
     {"done_chosen", FAST(done_chosen), METH_FASTCALL, "done() of choose()'s result, when every vertex's data is there"},
     {"runs", runs, METH_O, "each destination's run of a delivered batch's messages (a dict of slices)"},
@@ -2804,6 +3009,7 @@ static PyMethodDef methods[] = {
     {"choice", choice, METH_VARARGS, "numpy Generator.choice without replacement, the same draws (§3.4's R)"},
     {"locates", locates, METH_O, "a superstep's locate messages as the engine's columns and words"},
     {"pack", FAST(pack), METH_FASTCALL, "a superstep's SBN messages as the engine's columns and words"},
+    {"step", FAST(step_), METH_FASTCALL, "a superstep's own steps after its messages: process, select, main line"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -102,6 +102,7 @@ SEL, BAL, MIG = range(3)
 # the message handlers in C (README "Handlers in C"); False: the Python reference path, which tests compare with
 NATIVE = True
 OPS = ("selection", "balance", "migration")
+TIMES = ("processing", "selection", "migration", "balance")  # _queue.step's timed categories (Table 9), in its order
 # §3.5: "broadcasting a job migration message" (a request) and "A locate-message is then broadcast": the bytes of
 # those we send (targeted), and the messages and bytes of the broadcasts (P - 1 each), per processor
 BCAST = ("sbn_fetch_bytes", "sbn_request_broadcast_messages", "sbn_request_broadcast_bytes", "sbn_locate_bytes",
@@ -313,6 +314,13 @@ class LevelRun:
                                   self.bcast[LOCATED], g.cwgt, g.pwgt, machine.proc_of, machine.cluster, machine.conn,
                                   self.cw, self.cc, self.cr, self.stale, self.deg, self.ops[SEL], self.log2, self.head,
                                   self.unsorted, self.home0, self.out.locs, self.dirty)
+        # a superstep's own steps after its messages in one C call (_queue.step), timed there per TIMES' category
+        self.times = np.zeros(len(TIMES))
+        self.stepped = _queue.bind("ooooooobiioooooffi", self.finished, self.sorted, self.chosen, self.fetching,
+                                   self.acts, self.data_at, self.dirty, self.unsorted, self.mine, self.lix, self.vlist,
+                                   engine.each, self.due, self.out.msgs, self._mainline, self.times,
+                                   np.array([self.B]), np.array([self.WINDOW, params.fetch_adjacent, FETCH, P, msg.WORD,
+                                                                 process], np.int64)) if self.inbox else None
         self.opstate = _opstate.Ops(self.trees.pow2, self.trees.arrays, self.busy, self.prom, self.prom_until,
                                     self.hold, self.minth, self.ops, self.aborted, self.qs, self.stg,
                                     self.unsorted, self._qwgt_at, self._holders_at,
@@ -435,12 +443,23 @@ class LevelRun:
                     self.timer.seconds["balance"] += clock() - t0 - other
                 if mig:
                     self.timer.seconds["migration"] += mig
-            self._process_all()
-            if self.process:
-                self._select_all()
-            t0 = time.perf_counter()
-            self._mainline_all()
-            self._tick("balance", t0)
+            if self.stepped is not None:  # process, select and the main line in one C call (_queue.step)
+                if self.stalled:  # chunks waiting for forwarded data
+                    self._process_all()
+                batch = None if self.stalled else self.due.pop(self.step, None)
+                done = _queue.step(self.stepped, self.step, batch)
+                if done is None:  # a chunk's data not all there yet: _process_all's path
+                    self.due[self.step] = batch
+                    self._process_all()
+                    done = _queue.step(self.stepped, self.step, None)
+                self.nheld -= done
+            else:
+                self._process_all()
+                if self.process:
+                    self._select_all()
+                t0 = time.perf_counter()
+                self._mainline_all()
+                self._tick("balance", t0)
             self.out.flush(eng)
             if self.process:  # work left: queued, chosen, or jobs on their way
                 active = self.in_transit + self.nheld
@@ -448,6 +467,8 @@ class LevelRun:
                 active = eng.pending() + int(self.busy.sum())
             self.in_transit = 0
             self.step += 1
+        for cat, secs in zip(TIMES, self.times.tolist()):
+            self.timer.seconds[cat] += secs
         return self._final_state()
 
     def _gather_vertex_array(self, a: np.ndarray) -> np.ndarray:

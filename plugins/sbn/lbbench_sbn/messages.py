@@ -73,7 +73,7 @@ class Outbox:
         n = len(self.msgs)
         # the columns (the kind of each message from its code: FETCH and DATA are migration), then the words (C)
         cols = np.frombuffer(_queue.pack(self.msgs, WORD, FETCH, _BALANCE, _MIGRATION), np.int64)
-        self.msgs = []
+        self.msgs.clear()  # (in place: the level's C steps append to it)
         src, dst, kind, counts, nbytes = cols[:5 * n].reshape(5, n)
         eng.send(TAG, src, dst, cols[5 * n:], counts=counts, nbytes=nbytes, kind=kind)
 
