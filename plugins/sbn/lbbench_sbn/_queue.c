@@ -2977,6 +2977,121 @@ static PyObject *step_(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssiz
     return PyLong_FromLongLong(done);
 }
 
+/* deliver's level: bind(DELIVERING, inboxed, tailed (inbox's level and tail), vlist, lix, each (Engine.each), handle
+ * (Ops.handle, or None), out (the outbox), msgs (its list), rest (LevelRun._rest), times (step's)) */
+#define DELIVERING "oooiooooof"
+enum { D_INBOXED, D_TAILED, D_VLIST, D_LIX, D_EACH, D_HANDLE, D_OUT, D_MSGS, D_REST, D_TIMES, D_N };
+static PyObject *FWD_, *SERVERS_, *VIEW_; /* "fwd", "servers", "view", interned */
+
+/* a run's start and stop (r: a slice of runs() or received(), or NULL: none); 1, or 0 with an error */
+static int run_of(PyObject *r, i64 *a, i64 *e) {
+    Py_ssize_t start = 0, stop = 0, step;
+    if (r && PySlice_Unpack(r, &start, &stop, &step) < 0) return 0;
+    *a = start, *e = stop;
+    return 1;
+}
+
+/* inbox's call at processor p (slot i, VProc v) with its VProc's fwd, servers, view and Qall */
+static PyObject *inbox_at(const Py_buffer *bb, i64 lfrom, i64 lto, i64 m, i64 end, i64 p, i64 i, PyObject *v,
+                          const bound_t *lv, const view_api *api, PyObject *msgs, const bound_t *tl) {
+    PyObject *o[4] = {PyObject_GetAttr(v, FWD_), PyObject_GetAttr(v, SERVERS_), PyObject_GetAttr(v, VIEW_),
+                      PyObject_GetAttr(v, QALL_)}, *ret = NULL;
+    if (o[0] && o[1] && o[2] && o[3] && inbox_objects(msgs, o[0], o[1]))
+        ret = inbox_core(bb, lfrom, lto, m, end, p, i, lv, api, msgs, o[0], o[1], o[2], o[3], tl);
+    for (int j = 0; j < 4; ++j) Py_XDECREF(o[j]);
+    return ret;
+}
+
+/* deliver(level, got, at, ops, locate, lvalues, loffsets, values, offsets, src, step), level: bind(DELIVERING, ...):
+ * balancer.LevelRun.run's turns over the processors that received messages (at: {p: the run of its sbn messages},
+ * locate: {p: the run of its locate messages}; each's turns over at, or over both in increasing order): a processor
+ * with only messages of the balance kind (in ops) and no locate message is handle(i, p, start, stop, step, out); any
+ * other is inbox (its locates and its run of DATA and FETCH, with its tail), and when the run left messages,
+ * rest(v, got, inbox's result, the turn's start). The turns of handle are timed as balance, those whose run took
+ * every message as migration (rest times its own). Returns None. */
+static PyObject *deliver(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    static const char *const name[DATA_AT] = {"lvalues", "loffsets", "values", "offsets", "src"};
+    PyObject *level, *got, *at, *ops, *locate, *o[DATA_AT], *ps = NULL, *it = NULL, *x = NULL, *ret = NULL;
+    Py_buffer b[DATA_AT];
+    int have[DATA_AT] = {0};
+    long long step;
+    bound_t *dl, *lv, *tl;
+    const view_api *api;
+    if (!fast_args("deliver", args, nargs, "OOOOOOOOOOL", &level, &got, &at, &ops, &locate, &o[LVALUES],
+                   &o[LOFFSETS], &o[VALUES], &o[OFFSETS], &o[SRC], &step) ||
+        !(dl = bound_of(level, DELIVERING, "deliver's level")))
+        return NULL;
+    if (!PyDict_Check(at) || !PyDict_Check(locate) || !PyAnySet_Check(ops) || !PyList_Check(dl->obj[D_VLIST]) ||
+        dl->b[D_TIMES].len != 4 * 8 || dl->obj[D_TAILED] == Py_None) {
+        PyErr_SetString(PyExc_TypeError, "queue: deliver's at and locate are dicts, ops a set, its level as its doc says");
+        return NULL;
+    }
+    if (!inbox_of(dl->obj[D_INBOXED], dl->obj[D_TAILED], &lv, &api, &tl) || !get_all(o, b, have, "iiiii", name, DATA_AT))
+        goto done;
+    if (PyDict_GET_SIZE(locate)) {  /* the processors with either, in increasing order */
+        if (!(ps = PyDict_Keys(at))) goto done;
+        Py_ssize_t pos = 0;
+        PyObject *k, *val;
+        while (PyDict_Next(locate, &pos, &k, &val))
+            if (!PyDict_Contains(at, k) && PyList_Append(ps, k) < 0) goto done;
+        if (PyList_Sort(ps) < 0) goto done;
+    } else
+        ps = Py_NewRef(at);
+    if (!(it = PyObject_CallOneArg(dl->obj[D_EACH], ps))) goto done;
+    enum { PROCESSING, SELECTION, MIGRATION, BALANCE };
+    double *times = dl->b[D_TIMES].buf, t0 = now(), other = 0.0, mig = 0.0;
+    const i64 *lix = dl->b[D_LIX].buf;
+    i64 P = dl->b[D_LIX].len / 8, L = PyList_GET_SIZE(dl->obj[D_VLIST]);
+    int some = PySet_GET_SIZE(ops) > 0;
+    while ((x = PyIter_Next(it))) {
+        i64 p = PyLong_AsLongLong(x), i = p >= 0 && p < P ? lix[p] : -1, m, end, lfrom, lto;
+        if (i < 0 || i >= L) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "queue: deliver's turn is not the rank's processor");
+            goto done;
+        }
+        PyObject *r = PyDict_GetItemWithError(at, x), *ls = r || !PyErr_Occurred() ? PyDict_GetItemWithError(locate, x) : NULL;
+        if (PyErr_Occurred() || !run_of(r, &m, &end) || !run_of(ls, &lfrom, &lto)) goto done;
+        int only = some && !ls ? PySet_Contains(ops, x) : 0;
+        if (only < 0) goto done;
+        if (only) {  /* only messages of the balance kind: the C state's */
+            PyObject *a[6] = {PyLong_FromLongLong(i), x, PyLong_FromLongLong(m), PyLong_FromLongLong(end),
+                              PyLong_FromLongLong(step), dl->obj[D_OUT]}, *h = NULL;
+            if (a[0] && a[2] && a[3] && a[4]) h = PyObject_Vectorcall(dl->obj[D_HANDLE], a, 6, NULL);
+            Py_XDECREF(a[0]), Py_XDECREF(a[2]), Py_XDECREF(a[3]), Py_XDECREF(a[4]);
+            if (!h) goto done;
+            Py_DECREF(h);
+        } else {
+            double t1 = now();
+            PyObject *v = PyList_GET_ITEM(dl->obj[D_VLIST], i),
+                     *res = inbox_at(b, lfrom, lto, m, end, p, i, v, lv, api, dl->obj[D_MSGS], tl);
+            if (!res) goto done;
+            if (res != Py_None) {  /* messages left: _receive's */
+                PyObject *start = PyFloat_FromDouble(t1), *a[4] = {v, got, res, start}, *h = NULL;
+                if (start) h = PyObject_Vectorcall(dl->obj[D_REST], a, 4, NULL);
+                Py_XDECREF(start);
+                if (!h) {
+                    Py_DECREF(res);
+                    goto done;
+                }
+                Py_DECREF(h);
+            }
+            double t2 = now();
+            other += t2 - t1;
+            if (res == Py_None) mig += t2 - t1;
+            Py_DECREF(res);
+        }
+        Py_CLEAR(x);
+    }
+    if (PyErr_Occurred()) goto done;
+    if (some) times[BALANCE] += now() - t0 - other;
+    times[MIGRATION] += mig;
+    ret = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(x), Py_XDECREF(it), Py_XDECREF(ps);
+    release_all(b, have, DATA_AT);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
     {"done_chosen", FAST(done_chosen), METH_FASTCALL, "done() of choose()'s result, when every vertex's data is there"},
     {"runs", runs, METH_O, "each destination's run of a delivered batch's messages (a dict of slices)"},
@@ -3009,6 +3124,7 @@ static PyMethodDef methods[] = {
     {"choice", choice, METH_VARARGS, "numpy Generator.choice without replacement, the same draws (§3.4's R)"},
     {"locates", locates, METH_O, "a superstep's locate messages as the engine's columns and words"},
     {"pack", FAST(pack), METH_FASTCALL, "a superstep's SBN messages as the engine's columns and words"},
+    {"deliver", FAST(deliver), METH_FASTCALL, "a superstep's turns over the processors that received messages"},
     {"step", FAST(step_), METH_FASTCALL, "a superstep's own steps after its messages: process, select, main line"},
     {NULL, NULL, 0, NULL},
 };
@@ -3017,7 +3133,9 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_queue", "SBN's prio
 
 PyMODINIT_FUNC PyInit__queue(void) {
     if (!(Q_ = PyUnicode_InternFromString("Q")) || !(QALL_ = PyUnicode_InternFromString("Qall")) ||
-        !(BEF_ = PyUnicode_InternFromString("bef")) || PyType_Ready(&BoundType) < 0)
+        !(BEF_ = PyUnicode_InternFromString("bef")) || !(FWD_ = PyUnicode_InternFromString("fwd")) ||
+        !(SERVERS_ = PyUnicode_InternFromString("servers")) || !(VIEW_ = PyUnicode_InternFromString("view")) ||
+        PyType_Ready(&BoundType) < 0)
         return NULL;
     return PyModule_Create(&module);
 }

@@ -23,8 +23,8 @@ message. In each superstep every processor, in the order of Fig. 4's main line:
 
 Steps 2 and 3 run for all local processors at once (one C call of ``_queue`` per
 step over the processors, numpy's arithmetic in numpy's order; a processor's
-queue stays sorted between changes); only processors with messages, or whose
-main line acts, are visited one by one. A processor's locate messages and its run of ``DATA`` and
+queue stays sorted between changes), all of them in one call (``_queue.step``); only processors with messages, or
+whose main line acts, are visited one by one (the turns over those with messages in one call, ``_queue.deliver``). A processor's locate messages and its run of ``DATA`` and
 ``FETCH`` are one C call (``_queue.inbox``: what it learned merged into its view through ``LocationView.C_API``;
 when the run is all it received, its locate message and the re-pricing around what it learned too); a run of ``DJOB`` messages is one C call
 (``_queue.distribute``); the balancing operations' messages (``BAL``, ``NAK``, ``ABORT``, ``UP``, ``DIST``)
@@ -301,7 +301,7 @@ class LevelRun:
                                   self.qs, self.qlen, self.unsorted, np.frombuffer, np.dtype(np.int64),
                                   np.dtype(np.float64))
         self.inbox = self.native and self.trace is None  # the locates and the runs of DATA and FETCH in C
-        self.no_locs = _NO_LOCS if self.inbox else ()  # (_locates)
+        self.no_locs = _NO_LOCS if self.inbox else ()  # (_receive's locs when none came)
         self.lcols = _NO_COLUMNS[:2]  # the superstep's locate messages' values and offsets (_locates, _inbox)
         # what _queue.inbox reads and writes, bound once (these arrays are never rebound; held until the level ends),
         # with its constants and the views' C_API
@@ -326,6 +326,10 @@ class LevelRun:
                                     self.unsorted, self._qwgt_at, self._holders_at,
                                     self._planned, self._update_at, self._send_at, self._jobs_at,
                                     functools.partial(np.frombuffer, dtype=np.int64)) if self.native else None
+        # the run loop's turns over the processors that received messages in one C call (_queue.deliver)
+        self.delivering = _queue.bind("oooiooooof", self.inboxed, self.tailed, self.vlist, self.lix, engine.each,
+                                      self.opstate.handle, self.out, self.out.msgs, self._rest,
+                                      self.times) if self.inbox else None
 
     # ------------------------------------------------------------------ thresholds
     def _set_thr(self, i: int, t: th.Thresholds) -> None:
@@ -416,33 +420,13 @@ class LevelRun:
             got = _Received(eng.received(msg.TAG), self.opstate is not None)
             # per-vproc CPU (eng.each): the engine lays vprocs over ranks by it
             if got.at or locate:  # no clock read in a superstep with nothing delivered
-                ops, at, vp, clock, other = got.ops_only, got.at, self.vp, time.perf_counter, 0.0
+                ops = got.ops_only
                 if ops:
                     self._bind(got)
-                    handle, step, out = self.opstate.handle, self.step, self.out
-                inbox, tailed, mig = self.inbox, self.tailed, 0.0
-                t0 = clock()
-                for p in eng.each(sorted(set(at).union(locate)) if locate else at):
-                    if p in ops and p not in locate:  # only messages of the balance kind: in C at once
-                        r = at[p]
-                        handle(vp[p].i, p, r.start, r.stop, step, out)
-                    elif inbox:  # _receive's first step here (_inbox); _receive for what its run left, if any
-                        t1, v, r = clock(), vp[p], at.get(p, _NO_MSGS)
-                        m = self._inbox(v, got, locate.get(p, _NO_LOCS), r.start, r.stop, tailed)
-                        if m is not None:
-                            self._receive(v, got, (), m, t1)
-                        t2 = clock()
-                        other += t2 - t1
-                        if m is None:  # (_receive's tick when the run took every message)
-                            mig += t2 - t1
-                    else:
-                        t1 = clock()
-                        self._receive(vp[p], got, locate.get(p, self.no_locs))
-                        other += clock() - t1
-                if ops:  # the balance-only turns: the loop's time but _receive's (no clock read per turn)
-                    self.timer.seconds["balance"] += clock() - t0 - other
-                if mig:
-                    self.timer.seconds["migration"] += mig
+                if self.delivering is not None:  # the turns in C: Ops.handle, _inbox's call, _rest for what it left
+                    _queue.deliver(self.delivering, got, got.at, ops, locate, *self.lcols, *got.columns, self.step)
+                else:
+                    self._turns(got, locate)
             if self.stepped is not None:  # process, select and the main line in one C call (_queue.step)
                 if self.stalled:  # chunks waiting for forwarded data
                     self._process_all()
@@ -470,6 +454,23 @@ class LevelRun:
         for cat, secs in zip(TIMES, self.times.tolist()):
             self.timer.seconds[cat] += secs
         return self._final_state()
+
+    def _turns(self, got: "_Received", locate: dict) -> None:
+        """The run loop's turns over the processors that received messages on the reference path (``_queue.deliver``'s
+        in C): a processor with only messages of the balance kind and no locate message is the C state's at once (one
+        call), any other is ``_receive``'s."""
+        ops, at, vp, clock, other = got.ops_only, got.at, self.vp, time.perf_counter, 0.0
+        t0 = clock()
+        for p in self.eng.each(sorted(set(at).union(locate)) if locate else at):
+            if p in ops and p not in locate:
+                r = at[p]
+                self.opstate.handle(vp[p].i, p, r.start, r.stop, self.step, self.out)
+            else:
+                t1 = clock()
+                self._receive(vp[p], got, locate.get(p, self.no_locs))
+                other += clock() - t1
+        if ops:  # the balance-only turns: the loop's time but _receive's (no clock read per turn)
+            self.timer.seconds["balance"] += clock() - t0 - other
 
     def _gather_vertex_array(self, a: np.ndarray) -> np.ndarray:
         """Combine a per-rank vertex array (-1 where not local) into the global one, on every rank."""
@@ -607,8 +608,11 @@ class LevelRun:
         values, offsets, src = got.columns if m < end else _NO_COLUMNS
         buf = _queue.inbox(*self.lcols, locs.start, locs.stop, values, offsets, src, m, end, v.p, v.i, self.inboxed,
                            self.out.msgs, v.fwd, v.servers, v.view, v.Qall, tail)
-        if buf is None:
-            return None
+        return None if buf is None else self._inboxed(v, buf)
+
+    def _inboxed(self, v: VProc, buf: bytearray) -> int:
+        """What ``_queue.inbox`` returned (``buf``) kept at p: what p learned and what arrived (for ``_receive``'s
+        re-pricing and locate message); returns the message its run stopped at."""
         buf = np.frombuffer(buf, np.int64)
         m, nl, na, nd = buf[:4].tolist()
         if nl:
@@ -616,6 +620,11 @@ class LevelRun:
         if nd:
             v.arrived.append(buf[4 + nl:4 + nl + na])
         return m
+
+    def _rest(self, v: VProc, got: "_Received", buf: bytearray, t0: float) -> None:
+        """``_queue.deliver``'s call back at p when its run left messages (``buf``: inbox's result; ``t0``: when p's turn
+        began): ``_receive`` from where the run stopped."""
+        self._receive(v, got, (), self._inboxed(v, buf), t0)
 
     def _bind(self, got: "_Received") -> None:
         """The C state reads the superstep's batch in place."""
@@ -1204,6 +1213,7 @@ class _Received:
         self.ops_only = frozenset()
         if not n:
             self.code = self.src = self.ops = self.flag = self.size = ()
+            self.columns = _NO_COLUMNS
             return
         off = b.offsets
         self.columns = (b.values, off, b.src)  # for the C state's bind (int64 columns, checked there)

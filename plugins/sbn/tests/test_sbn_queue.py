@@ -537,3 +537,11 @@ def test_fastcall_arguments_are_checked():
         _queue.inbox(None, None, 0, 0, None, None, None, 0, 0, 0, 0, None, (), {}, set(), None, None, None)
     with pytest.raises(TypeError, match="msgs is a list"):
         _queue.fetch_chunks(None, None, True, (), 0, 0, 0)
+    # a superstep's two calls (balancer.LevelRun.run) read their level bound as their docs say
+    with pytest.raises(TypeError, match="step's level must be bind"):
+        _queue.step(_queue.bind("i", np.zeros(1, np.int64)), 0, None)
+    with pytest.raises(TypeError, match="deliver takes 11 arguments"):
+        _queue.deliver(None)
+    none, start = np.empty(0, np.int64), np.zeros(1, np.int64)  # an empty batch's columns
+    with pytest.raises(TypeError, match="deliver's level must be bind"):
+        _queue.deliver(None, None, {}, frozenset(), {}, none, start, none, start, none, 0)
