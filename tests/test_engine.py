@@ -397,3 +397,54 @@ def test_a_superstep_counted_after_a_refused_one_starts_from_zero():
     again = _engine.counted(good, loc, P, 1e-6, 1e9, 1.0, conn, cluster)
     assert again[0] == first[0] and first[0][0][:3] == (3, 24, 2)  # 3 messages, 24 bytes, vproc 1 sent 2
     assert _engine.most([i64(0, 0, 1)], [i64(3, 3, 2)], loc, P) == (2, 1, -1)
+
+
+def test_a_send_in_one_call_queues_what_the_general_path_queues():
+    """``Engine.send``'s one C call (int64 columns or ints, an ndarray's rows, a kind's name) queues the same
+    columns, values and row bytes as its general path (``Engine._send``: the conversions, then the checks), and
+    refuses the same sends with the same line; other arguments go the general path."""
+    from harness.kernels import _engine
+
+    P, i64 = 6, (lambda *x: np.array(x, np.int64))
+    cases = [  # (src, dst, values, counts, nbytes, kind), the one-call path taken
+        ((i64(0, 1, 2), i64(3, 4, 5), np.arange(6.0), i64(1, 2, 3), None, "migration"), True),
+        ((i64(0, 1), 3, np.arange(8).reshape(4, 2), i64(1, 3), i64(8, 9), i64(0, 2)), True),
+        ((2, i64(1, 2, 5), None, None, i64(7), 1), True),
+        ((i64(0, 0).reshape(1, 2), i64(1, 2).reshape(2, 1), np.zeros((2, 2, 3), np.int8), None, None, "balance"),
+         True),
+        ((i64(), i64(), None, None, None, "application"), True),
+        ((i64(0, 1), i64(2), np.zeros(3), i64(1, 1), None, "balance"), True),  # counts sum to 2, not 3
+        ((i64(0), i64(6), None, None, None, "balance"), True),  # destination out of range
+        ((i64(0, 1), i64(1, 2, 3), None, None, None, "balance"), True),  # lengths differ
+        ((i64(0), i64(1), None, None, i64(-8), "balance"), True),  # negative bytes
+        ((i64(0), i64(1), None, None, i64(2 ** 60), "balance"), True),  # past 2^53
+        ((i64(0), i64(1), None, None, None, i64(3)), True),  # a kind not an index
+        (([0, 1], np.array([2, 3], np.int32), None, None, None, "balance"), False),
+        ((i64(0), np.array([1.0]), np.zeros(1, np.float32), None, np.array([8.0]), "balance"), False),
+        ((i64(0), i64(1), [[1, 2]], None, None, "balance"), False),
+        ((i64(0), i64(1), np.zeros(1, object), None, None, "balance"), False),
+        ((i64(0), i64(1), np.array(3), None, None, "balance"), False),
+        ((i64(0), i64(1), None, None, None, "other"), False),
+        ((i64(0, 1), i64(1), np.arange(4)[::2], [1, 1], None, np.array([0, 1], np.int8)), False),
+    ]
+    for args, fast in cases:
+        def queued(general: bool):
+            eng = Engine(P, comm=None, layout="roundrobin")
+            try:
+                if general:
+                    eng._send("t", *args)
+                else:
+                    eng.send("t", *args)
+            except ValueError as e:
+                return str(e)
+            return [(t, [bytes(c) for c in cols], v, row) for t, cols, v, row in eng._sends]
+
+        got = _engine.send([], "t", *args, Engine(P, comm=None).local_index)
+        assert (got is not False) == fast, args
+        one, general = queued(False), queued(True)
+        if isinstance(general, str):
+            assert one == general, args
+            continue
+        assert [e[:2] + e[3:] for e in one] == [e[:2] + e[3:] for e in general], args
+        for a, b in zip(one, general):  # the values as sent (an ndarray), or the general path's array of them
+            assert a[2] is b[2] if isinstance(args[2], np.ndarray) else np.array_equal(a[2], b[2]), args

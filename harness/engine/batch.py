@@ -105,6 +105,9 @@ class Batch:
         return Batch(_NONE, _NONE, _NONE, _NONE, _NONE, None)
 
 
+# the kernels make Batches (columns and values as numpy arrays of their buffers) and read sends' kinds by name
+_engine.bind(KINDS, np.ndarray, Batch, np.frombuffer, np.dtype)
+
 # ------------------------------------------------------------------ the wire form of a superstep
 _PAD = [bytes(i) for i in range(8)]
 
@@ -170,41 +173,21 @@ def receive(parts: list, P: int, loc: np.ndarray, L: int) -> tuple[list, dict, t
     """The object-path messages, ``{tag: Batch}`` and per kind the most messages one of the ``L`` local vprocs
     received (``loc[v]``: local vproc v's index, -1 elsewhere; -1: none of the kind) of the chunks :func:`wire`
     wrote, one per sending rank in rank order (``_engine.receive``): each tag's messages joined in that order,
-    then ordered by destination, source and arrival (what :meth:`Engine.received` gives)."""
-    blobs, streams, most = _engine.receive(parts, P, True, loc, L)
-    return _objects(blobs), _batches(streams), most
-
-
-def _batches(streams: list) -> dict:
-    return {tag: joined(cols, vals, None if dt is None else np.dtype(dt), shape) for tag, dt, shape, cols, vals in streams}
+    then ordered by destination, source and arrival (what :meth:`Engine.received` gives), each tag's columns
+    views of one buffer."""
+    blobs, got, most = _engine.receive(parts, P, True, loc, L)
+    return _objects(blobs), got, most
 
 
 def _objects(blobs: list) -> list:
     return [m for blob in blobs for m in pickle.loads(blob)]
 
 
-def joined(cols, vals, dtype: np.dtype | None, shape: tuple) -> Batch:
-    """The Batch of a C kernel's columns (one buffer of int64: src, dst, kind, nbytes, counts, n each, then
-    offsets, n + 1) and values (bytes, or None): the columns are views of the one buffer."""
-    a = np.frombuffer(cols, _I64)
-    n = (a.size - 1) // 6
-    offsets = a[5 * n:]
-    if vals is None:
-        values = None
-    elif shape:
-        values = np.frombuffer(vals, dtype).reshape((int(offsets[-1]),) + shape)
-    else:  # one item a row: the buffer holds exactly the rows (the kernels write no more)
-        values = np.frombuffer(vals, dtype)
-    b = Batch(a[:n], a[n:2 * n], a[2 * n:3 * n], a[3 * n:4 * n], a[4 * n:5 * n], values)
-    b.offsets = offsets  # the cached property, known already (an instance attribute: no __dict__ made)
-    return b
-
-
 def unpack(parts: list) -> tuple[list, dict]:
     """The object-path messages and ``{tag: Batch}`` of the chunks :func:`pack` wrote, one per sending rank in
     rank order (each tag's messages joined in that order, not sorted)."""
-    blobs, streams = _engine.receive(parts, 2 ** 62, False)
-    return _objects(blobs), _batches(streams)
+    blobs, got = _engine.receive(parts, 2 ** 62, False)
+    return _objects(blobs), got
 
 
 _COLS = ("src", "dst", "kind", "nbytes", "counts")

@@ -44,19 +44,19 @@ class Counters:
         self._book(step, _engine.counted(parts, self.loc, self.L, self.lat, self.bw, self.one, self.conn,
                                          self.cluster))
 
-    def local(self, step: int, sends: list, P: int) -> list | None:
+    def local(self, step: int, sends: list, P: int) -> dict | None:
         """One superstep of a rank that hosts every vproc, counted and delivered in one C call
         (``_engine.local``: :meth:`count_sent`, each tag's delivery and :meth:`count_received`): ``sends``
-        the engine's batch sends [(tag, columns, values, row bytes), ...]; [(tag, columns, values bytes,
-        values), ...] by tag, each tag's messages in (destination, source, send order); None (nothing counted)
-        when the general path must run (a tag sent twice, values not contiguous)."""
+        the engine's batch sends [(tag, columns, values, row bytes), ...]; ``{tag: Batch}`` by tag, each tag's
+        messages in (destination, source, send order); None (nothing counted) when the general path must run (a
+        tag sent twice, values not contiguous)."""
         got = _engine.local(sends, P, self.loc, self.L, self.lat, self.bw, self.one, self.conn, self.cluster)
         if got is None:
             return None
-        counted, streams, most = got
+        counted, batches, most = got
         self._book(step, counted)
         self.count_received(step, most)
-        return streams
+        return batches
 
     def outgoing(self, step: int, sends: list, by: list, rank: np.ndarray, R: int, desc: bytes) -> tuple | None:
         """One superstep's batch sends of a rank under MPI counted and packed for every rank in one C call

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..contract.model import Machine
 from ..kernels import _engine
-from .batch import KINDS, Batch, descriptor, joined, raw, receive, row_bytes, wire
+from .batch import KINDS, Batch, descriptor, raw, receive, row_bytes, wire
 from .counters import MAX_BYTES, Counters, step_stats_of, totals_of
 from .transport import CellAborted, Diverged, Transport, crowded
 
@@ -44,6 +44,7 @@ _KIND = {k: i for i, k in enumerate(KINDS)}
 _KIND_COL = [np.array([i], np.int64) for i in range(len(KINDS))]
 _I64 = np.dtype(np.int64)
 _TAG = operator.itemgetter(0)  # a send's tag
+_EMPTY = Batch.empty()  # what received() gives for a tag that brought nothing (one for all: a batch is never changed)
 LAYOUTS = ("blocks", "interleave", "roundrobin", "profile")
 _PROFILE_ROWS = 256  # under ``profile`` a cell keeps its vprocs' CPU at 256-512 points (pairs merged beyond)
 _REFUSED = {  # _engine.columns's codes: Engine.send's one-line errors
@@ -297,7 +298,7 @@ class Engine:
             >>> for p in eng.each(sorted(inbox)):
             ...     handle(p, inbox[p])
         """
-        return _engine.turns(self, vps)
+        return _engine.turns(self._pending, self.P, vps)
 
     def rank_busy(self, busy: float | None = None) -> dict:
         """``rank_busy_s_max``, ``rank_busy_s_mean`` over ranks and ``rank_balance`` = mean / max of ``busy``
@@ -445,6 +446,15 @@ class Engine:
             >>> eng.exchange()
             >>> got = eng.received("load")  # got.dst, got.src, got.values
         """
+        got = _engine.send(self._sends, tag, src, dst, values, counts, nbytes, kind, self.local_index)
+        if got is None:  # queued in one C call (int64 columns or ints, an ndarray's rows, a kind's name)
+            return
+        if got:
+            raise ValueError(_REFUSED[got[0]](self, tag, got[1], got[2]))
+        self._send(tag, src, dst, values, counts, nbytes, kind)
+
+    def _send(self, tag: str, src, dst, values, counts, nbytes, kind) -> None:
+        """:meth:`send`'s general path: its arguments converted and checked, then its columns made in C."""
         if isinstance(kind, str):
             if kind not in _KIND:
                 raise ValueError(f"unknown message kind {kind!r}")
@@ -479,7 +489,7 @@ class Engine:
         """The messages of ``tag`` the last exchange delivered to this rank's vprocs, sorted by destination,
         then source, then the order they were sent in (an empty Batch when none came)."""
         got = self._got.get(tag)
-        return got if got is not None and got.src.size else Batch.empty()
+        return got if got is not None and got.src.size else _EMPTY
 
     def pending(self) -> int:
         """Messages posted or sent on this rank and not yet delivered."""
@@ -522,12 +532,9 @@ class Engine:
             return Inbox()
         if sends and not out:  # batches only, each tag once: counted and delivered (R = 1) or packed in one C call
             if self.R == 1:
-                streams = self._counters.local(step, sends, self.P)
-                if streams is not None:
-                    self._got, self.tally = {}, tally
-                    for tag, cols, vals, v in streams:
-                        self._got[tag] = joined(cols, vals, None if v is None else v.dtype,
-                                                () if v is None else v.shape[1:])
+                got = self._counters.local(step, sends, self.P)
+                if got is not None:
+                    self._got, self.tally = got, tally
                     return Inbox()
             else:
                 by = sorted(sends, key=_TAG)
@@ -539,8 +546,8 @@ class Engine:
         if self.R == 1:
             received, self.tally, self._got = out, tally, {}
             for tag, cols, v in streams:
-                self._got[tag] = joined(*_engine.deliver(*cols, raw(v), row_bytes(v), self.P),
-                                        None if v is None else v.dtype, () if v is None else v.shape[1:])
+                self._got[tag] = _engine.deliver(*cols, raw(v), row_bytes(v), self.P, None if v is None else v.dtype,
+                                                 () if v is None else v.shape[1:])
         else:
             return self._arrived(step, *self._move(out, streams, tally))
         return self._inbox(step, received)

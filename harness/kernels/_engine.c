@@ -50,65 +50,53 @@ static i64 columns_of(PyObject *t, Py_ssize_t size, int ncols, arg *a, const cha
     return LEN(a[0]);
 }
 
-/* columns(src, dst, kind, nbytes, counts, nrows, row, loc, nkinds): the five int64 columns of one send
- * (src, dst, kind, nbytes, counts), each argument of one entry or n (broadcast); kind, nbytes and counts may
- * be None (kind None: every message is kind 0; nbytes None: counts * row; counts None: one row each, none
- * without values, nrows < 0). loc[v] >= 0 marks the local vprocs (P = len(loc)). On bad input a pair
- * (code, value) in Engine.send's order of checks: 1 a kind not an index, 2 a source not local, 3 a
- * destination out of range, 4 counts not summing to nrows (value: their sum), 5 declared bytes above 2^53
- * (value: the largest), 6 negative bytes, 7 columns of different lengths. */
-static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *o[5], *loco;
-    Py_ssize_t nrows, row, nkinds;
-    if (!PyArg_ParseTuple(args, "OOOOOnnOn", &o[0], &o[1], &o[2], &o[3], &o[4], &nrows, &row, &loco, &nkinds))
-        return NULL;
-    static const char *names[] = {"src", "dst", "kind", "nbytes", "counts"};
-    arg a[6];
-    memset(a, 0, sizeof a);
+/* an int64 column: its entries and their count (1 or n: broadcast) */
+typedef struct {
+    const i64 *x;
+    i64 len;
+} col_t;
+
+/* the five int64 columns of one send (src, dst, kind, nbytes, counts), each of one entry or n (broadcast);
+ * kind, nbytes and counts may be absent (x NULL; kind: every message is kind 0; nbytes: counts * row; counts:
+ * one row each, none without values, nrows < 0). loc[v] >= 0 marks the local vprocs (P of them). Returns the
+ * columns as a tuple of five bytearrays (an empty tuple for no message), or on bad input a pair (code, value)
+ * in Engine.send's order of checks: 1 a kind not an index, 2 a source not local, 3 a destination out of range,
+ * 4 counts not summing to nrows (value: their sum), 5 declared bytes above 2^53 (value: the largest), 6
+ * negative bytes, 7 columns of different lengths. */
+static PyObject *columns_core(col_t src, col_t dst, col_t kind, col_t nb, col_t cnt, i64 nrows, i64 row,
+                              const i64 *loc, i64 P, i64 nkinds) {
     PyObject *ret = NULL, *cols[5] = {NULL, NULL, NULL, NULL, NULL};
-    i64 len[5] = {0, 0, 0, 0, 0}, n, code = 0, value = 0;
-    for (int j = 0; j < 5; ++j) {
-        if (o[j] == Py_None) continue;
-        if (!get(o[j], &a[j], 'i', names[j])) goto done;
-        len[j] = LEN(a[j]);
-    }
-    if (!get(loco, &a[5], 'i', "loc")) goto done;
+    i64 n, code = 0, value = 0;
     /* src and dst broadcast together to the n messages; kind, nbytes and counts are one entry or n */
-    n = len[0] == 1 ? len[1] : len[0];
-    if (len[0] != 1 && len[1] != 1 && len[0] != len[1]) code = 7;
+    n = src.len == 1 ? dst.len : src.len;
+    if (src.len != 1 && dst.len != 1 && src.len != dst.len) code = 7;
     if (code) goto fail;
-    if (n == 0) {
-        ret = PyTuple_New(0);
-        goto done;
-    }
-    for (int j = 2; j < 5; ++j)
-        if (o[j] != Py_None && len[j] != 1 && len[j] != n) code = 7;
+    if (n == 0) return PyTuple_New(0);
+    if ((kind.x && kind.len != 1 && kind.len != n) || (nb.x && nb.len != 1 && nb.len != n) ||
+        (cnt.x && cnt.len != 1 && cnt.len != n))
+        code = 7;
     if (code) goto fail;
-    const i64 *src = I64(a[0]), *dst = I64(a[1]), *kind = o[2] == Py_None ? NULL : I64(a[2]),
-              *nb = o[3] == Py_None ? NULL : I64(a[3]), *cnt = o[4] == Py_None ? NULL : I64(a[4]), *loc = I64(a[5]);
-    i64 P = LEN(a[5]);
-    if (kind)
-        for (i64 i = 0; i < len[2]; ++i)
-            if (kind[i] < 0 || kind[i] >= nkinds) { code = 1; goto fail; }
-    for (i64 i = 0; i < len[0]; ++i)
-        if (src[i] < 0 || src[i] >= P || loc[src[i]] < 0) { code = 2, value = src[i]; goto fail; }
-    for (i64 i = 0; i < len[1]; ++i)
-        if (dst[i] < 0 || dst[i] >= P) { code = 3, value = dst[i]; goto fail; }
+    for (i64 i = 0; kind.x && i < kind.len; ++i)
+        if (kind.x[i] < 0 || kind.x[i] >= nkinds) { code = 1; goto fail; }
+    for (i64 i = 0; i < src.len; ++i)
+        if (src.x[i] < 0 || src.x[i] >= P || loc[src.x[i]] < 0) { code = 2, value = src.x[i]; goto fail; }
+    for (i64 i = 0; i < dst.len; ++i)
+        if (dst.x[i] < 0 || dst.x[i] >= P) { code = 3, value = dst.x[i]; goto fail; }
     if (nrows >= 0) {
         i64 sum = 0, neg = 0;
         for (i64 i = 0; i < n; ++i) {
-            i64 c = cnt ? at(cnt, len[4], i) : 1;
+            i64 c = cnt.x ? at(cnt.x, cnt.len, i) : 1;
             neg |= c < 0;
             sum += c;
         }
         if (neg || sum != nrows) { code = 4, value = sum; goto fail; }
     }
-    if (nb) {
+    if (nb.x) {
         i64 most = 0, neg = 0;
-        for (i64 i = 0; i < len[3]; ++i) {
-            i64 x = nb[i] < 0 ? -nb[i] : nb[i];
+        for (i64 i = 0; i < nb.len; ++i) {
+            i64 x = nb.x[i] < 0 ? -nb.x[i] : nb.x[i];
             if (x > most) most = x;
-            neg |= nb[i] < 0;
+            neg |= nb.x[i] < 0;
         }
         if (most > MAX_BYTES) { code = 5, value = most; goto fail; }
         if (neg) { code = 6; goto fail; }
@@ -117,11 +105,11 @@ static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
     for (int j = 0; j < 5; ++j)
         if (!(cols[j] = bytes_of(n * 8, (char **)&c[j]))) goto done;
     for (i64 i = 0; i < n; ++i) {
-        i64 k = nrows < 0 ? 0 : (cnt ? at(cnt, len[4], i) : 1);
-        c[0][i] = at(src, len[0], i);
-        c[1][i] = at(dst, len[1], i);
-        c[2][i] = kind ? at(kind, len[2], i) : 0;
-        c[3][i] = nb ? at(nb, len[3], i) : k * (i64)row;
+        i64 k = nrows < 0 ? 0 : (cnt.x ? at(cnt.x, cnt.len, i) : 1);
+        c[0][i] = at(src.x, src.len, i);
+        c[1][i] = at(dst.x, dst.len, i);
+        c[2][i] = kind.x ? at(kind.x, kind.len, i) : 0;
+        c[3][i] = nb.x ? at(nb.x, nb.len, i) : k * row;
         c[4][i] = k;
     }
     ret = PyTuple_Pack(5, cols[0], cols[1], cols[2], cols[3], cols[4]);
@@ -130,8 +118,225 @@ fail:
     ret = Py_BuildValue("(LL)", (long long)code, (long long)value);
 done:
     for (int j = 0; j < 5; ++j) Py_XDECREF(cols[j]);
+    return ret;
+}
+
+/* columns(src, dst, kind, nbytes, counts, nrows, row, loc, nkinds): columns_core() of int64 arguments (kind,
+ * nbytes and counts may be None), Engine.send's general path (after its conversions). */
+static PyObject *columns(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *o[5], *loco;
+    Py_ssize_t nrows, row, nkinds;
+    if (!PyArg_ParseTuple(args, "OOOOOnnOn", &o[0], &o[1], &o[2], &o[3], &o[4], &nrows, &row, &loco, &nkinds))
+        return NULL;
+    static const char *names[] = {"src", "dst", "kind", "nbytes", "counts"};
+    arg a[6];
+    memset(a, 0, sizeof a);
+    PyObject *ret = NULL;
+    col_t c[5];
+    for (int j = 0; j < 5; ++j) {
+        c[j] = (col_t){NULL, 0};
+        if (o[j] == Py_None) continue;
+        if (!get(o[j], &a[j], 'i', names[j])) goto done;
+        c[j] = (col_t){I64(a[j]), LEN(a[j])};
+    }
+    if (get(loco, &a[5], 'i', "loc"))
+        ret = columns_core(c[0], c[1], c[2], c[3], c[4], nrows, row, I64(a[5]), LEN(a[5]), nkinds);
+done:
     release(a, 6);
     return ret;
+}
+
+/* Engine.send's fast path. The message kinds (KINDS: their names, bound at import) and numpy's ndarray type. */
+static PyObject *kind_names = NULL, *ndarray_type = NULL;
+
+/* an argument of send() as an int64 column: an exact int (one entry, held in *one) or a C-contiguous int64
+ * buffer (held in *a); 0 when it is neither (the general path converts it), -1 with an exception */
+static int int_column(PyObject *o, arg *a, i64 *one, col_t *c) {
+    a->held = 0;
+    if (PyLong_CheckExact(o)) {
+        int over = 0;
+        *one = PyLong_AsLongLongAndOverflow(o, &over);
+        if (over || (*one == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return 0;
+        }
+        *c = (col_t){one, 1};
+        return 1;
+    }
+    if (!PyObject_CheckBuffer(o) || PyObject_GetBuffer(o, &a->b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    a->held = 1;
+    const char *f = a->b.format ? a->b.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') ++f;
+    if (a->b.itemsize != 8 || (*f != 'q' && *f != 'l') || f[1] != '\0') return 0;
+    *c = (col_t){(const i64 *)a->b.buf, (i64)(a->b.len / 8)};
+    return 1;
+}
+
+/* send(sends, tag, src, dst, values, counts, nbytes, kind, loc): Engine.send's fast path, one call: the send's
+ * columns (columns_core()) appended to the list sends as (tag, columns, values, row bytes). For arguments as
+ * they usually come (int64 arrays or ints; values a numeric ndarray or None; kind a name of KINDS or an int64
+ * array): None when done (nothing appended for no message), (code, value, rows) for columns_core()'s refusals;
+ * False when an argument needs the general path's conversions or checks. */
+static PyObject *send(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 9 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "engine: send(sends, tag, src, dst, values, counts, nbytes, kind, loc)");
+        return NULL;
+    }
+    PyObject *values = args[4], *kindo = args[7], *ret = NULL;
+    arg a[6];
+    i64 one[5], kix = 0, nrows = -1, row = 0;
+    col_t c[5] = {{NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}};  /* src, dst, kind, nbytes, counts */
+    int ok = 1;
+    memset(a, 0, sizeof a);
+    if (PyUnicode_CheckExact(kindo)) {
+        Py_ssize_t K = kind_names ? PyTuple_GET_SIZE(kind_names) : 0;
+        while (kix < K && PyUnicode_Compare(kindo, PyTuple_GET_ITEM(kind_names, kix))) ++kix;
+        if (PyErr_Occurred()) return NULL;
+        if (kix == K) ok = 0;  /* an unknown kind: the general path's error */
+        one[2] = kix, c[2] = (col_t){&one[2], 1};
+    } else
+        ok = int_column(kindo, &a[2], &one[2], &c[2]);
+    if (ok > 0) ok = int_column(args[2], &a[0], &one[0], &c[0]);
+    if (ok > 0) ok = int_column(args[3], &a[1], &one[1], &c[1]);
+    if (ok > 0 && args[6] != Py_None) ok = int_column(args[6], &a[3], &one[3], &c[3]);
+    if (ok > 0 && values != Py_None) {  /* a numeric ndarray of at least one dimension; its row's bytes */
+        Py_buffer vb;
+        ok = ndarray_type && Py_TYPE(values) == (PyTypeObject *)ndarray_type &&
+             PyObject_GetBuffer(values, &vb, PyBUF_RECORDS_RO) == 0;
+        if (!ok)
+            PyErr_Clear();
+        else {
+            const char *f = vb.format ? vb.format : "B";
+            if (*f == '<' || *f == '=' || *f == '@' || *f == '>' || *f == '!') ++f;
+            ok = vb.ndim >= 1 && f[0] && f[1] == '\0' && strchr("?bBhHiIlLqQefdg", f[0]);
+            if (ok) {
+                nrows = vb.shape[0], row = vb.itemsize;
+                for (int d = 1; d < vb.ndim; ++d) row *= vb.shape[d];
+            }
+            PyBuffer_Release(&vb);
+        }
+        if (ok && args[5] != Py_None) ok = int_column(args[5], &a[4], &one[4], &c[4]);
+    }
+    if (ok < 0) goto done;
+    if (!ok) {
+        ret = Py_NewRef(Py_False);
+        goto done;
+    }
+    if (!get(args[8], &a[5], 'i', "loc")) goto done;
+    PyObject *cols = columns_core(c[0], c[1], c[2], c[3], c[4], nrows, row, I64(a[5]), LEN(a[5]),
+                                  kind_names ? PyTuple_GET_SIZE(kind_names) : 0);
+    if (!cols) goto done;
+    if (PyTuple_GET_SIZE(cols) == 2) {  /* refused: (code, value, rows) */
+        ret = Py_BuildValue("(OOL)", PyTuple_GET_ITEM(cols, 0), PyTuple_GET_ITEM(cols, 1), (long long)nrows);
+    } else if (PyTuple_GET_SIZE(cols) == 0) {
+        ret = Py_NewRef(Py_None);
+    } else {
+        PyObject *rowo = PyLong_FromLongLong(row), *e = rowo ? PyTuple_Pack(4, args[1], cols, values, rowo) : NULL;
+        if (e && PyList_Append(args[0], e) == 0) ret = Py_NewRef(Py_None);
+        Py_XDECREF(e);
+        Py_XDECREF(rowo);
+    }
+    Py_DECREF(cols);
+done:
+    release(a, 6);
+    return ret;
+}
+
+/* bind(kinds, ndarray, Batch, frombuffer, dtype): the message kinds' names (a tuple) and numpy's ndarray type,
+ * for send(); the Batch class, numpy.frombuffer and numpy.dtype, for batch_of() */
+static PyObject *batch_type = NULL, *frombuffer = NULL, *dtype_fn = NULL, *i64_dtype = NULL, *dtypes = NULL,
+                *batch_fields[7] = {NULL};
+
+static PyObject *bind(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *kinds, *nd, *bt, *fb, *dt;
+    if (!PyArg_ParseTuple(args, "O!O!O!OO", &PyTuple_Type, &kinds, &PyType_Type, &nd, &PyType_Type, &bt, &fb, &dt))
+        return NULL;
+    static const char *names[7] = {"src", "dst", "kind", "nbytes", "counts", "offsets", "values"};
+    PyObject *i64 = PyObject_CallFunction(dt, "s", "int64"), *cache = PyDict_New();
+    if (!i64 || !cache) {
+        Py_XDECREF(i64);
+        Py_XDECREF(cache);
+        return NULL;
+    }
+    for (int j = 0; j < 7; ++j)
+        if (!batch_fields[j] && !(batch_fields[j] = PyUnicode_InternFromString(names[j]))) {
+            Py_DECREF(i64);
+            Py_DECREF(cache);
+            return NULL;
+        }
+    Py_XSETREF(kind_names, Py_NewRef(kinds));
+    Py_XSETREF(ndarray_type, Py_NewRef(nd));
+    Py_XSETREF(batch_type, Py_NewRef(bt));
+    Py_XSETREF(frombuffer, Py_NewRef(fb));
+    Py_XSETREF(dtype_fn, Py_NewRef(dt));
+    Py_XSETREF(i64_dtype, i64);
+    Py_XSETREF(dtypes, cache);
+    Py_RETURN_NONE;
+}
+
+/* numpy.frombuffer(buf, dtype) */
+static PyObject *from_buffer(PyObject *buf, PyObject *dtype) {
+    PyObject *args[2] = {buf, dtype};
+    return PyObject_Vectorcall(frombuffer, args, 2, NULL);
+}
+
+/* The Batch of join()'s pair (columns: one bytearray of int64 src, dst, kind, nbytes, counts, n each, then
+ * offsets, n + 1; values: a bytearray or None) with values of dtype and row shape (a tuple; dtype None
+ * without values): the columns are views of the one buffer, the offsets given (the cached property known
+ * already); no __init__ run (a Batch's fields set in its __dict__). NULL with an exception. */
+static PyObject *batch_of(PyObject *pair, PyObject *dtype, PyObject *shape) {
+    if (!batch_type) {
+        PyErr_SetString(PyExc_RuntimeError, "engine: bind() was not called");
+        return NULL;
+    }
+    PyObject *colso = PyTuple_GET_ITEM(pair, 0), *valso = PyTuple_GET_ITEM(pair, 1);
+    Py_ssize_t len = PyByteArray_GET_SIZE(colso) / 8, n = (len - 1) / 6;
+    PyObject *a = from_buffer(colso, i64_dtype), *f[7] = {NULL}, *b = NULL, *d = NULL, *ret = NULL;
+    if (!a) return NULL;
+    for (int j = 0; j < 6; ++j) {
+        PyObject *cut = PySequence_GetSlice(a, j * n, j < 5 ? (j + 1) * n : len);
+        if (!cut) goto done;
+        f[j] = cut;
+    }
+    if (valso == Py_None) {
+        f[6] = Py_NewRef(Py_None);
+    } else {
+        if (!(f[6] = from_buffer(valso, dtype))) goto done;
+        if (PyTuple_GET_SIZE(shape)) {  /* rows of several items: (rows,) + shape */
+            i64 rows = ((const i64 *)PyByteArray_AS_STRING(colso))[len - 1];
+            PyObject *lead = Py_BuildValue("(L)", (long long)rows), *full = lead ? PySequence_Concat(lead, shape) : NULL,
+                     *v = full ? PyObject_CallMethod(f[6], "reshape", "(O)", full) : NULL;
+            Py_XDECREF(lead);
+            Py_XDECREF(full);
+            if (!v) goto done;
+            Py_SETREF(f[6], v);
+        }
+    }
+    PyObject *empty = PyTuple_New(0);
+    b = empty ? ((PyTypeObject *)batch_type)->tp_new((PyTypeObject *)batch_type, empty, NULL) : NULL;
+    Py_XDECREF(empty);
+    if (!b || !(d = PyObject_GenericGetDict(b, NULL))) goto done;
+    for (int j = 0; j < 7; ++j)
+        if (PyDict_SetItem(d, batch_fields[j], f[j]) < 0) goto done;
+    ret = Py_NewRef(b);
+done:
+    Py_XDECREF(a);
+    for (int j = 0; j < 7; ++j) Py_XDECREF(f[j]);
+    Py_XDECREF(b);
+    Py_XDECREF(d);
+    return ret;
+}
+
+/* the dtype named by a descriptor's string (numpy.dtype's, kept by name) */
+static PyObject *dtype_named(PyObject *name) {
+    PyObject *got = PyDict_GetItemWithError(dtypes, name);
+    if (got) return Py_NewRef(got);
+    if (PyErr_Occurred() || !(got = PyObject_CallOneArg(dtype_fn, name))) return NULL;
+    if (PyDict_SetItem(dtypes, name, got) < 0) Py_CLEAR(got);
+    return got;
 }
 
 /* the int64 buffers of a list's items, held in as[] (at most cap) */
@@ -587,12 +792,15 @@ done:
     return ret;
 }
 
-/* deliver(src, dst, kind, nbytes, counts, values, row, P): one rank's own messages of a tag (the sends in
- * order), sorted by destination, then source, then send order (Engine.received's order); as join(). */
+/* deliver(src, dst, kind, nbytes, counts, values, row, P, dtype, shape): one rank's own messages of a tag (the
+ * sends in order), sorted by destination, then source, then send order (Engine.received's order): their Batch
+ * (batch_of(), values of dtype and row shape). */
 static PyObject *deliver(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *o[6];
+    PyObject *o[6], *dtype, *shape;
     Py_ssize_t row, P;
-    if (!PyArg_ParseTuple(args, "OOOOOOnn", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &row, &P)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOOnnOO!", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &row, &P, &dtype,
+                          &PyTuple_Type, &shape))
+        return NULL;
     static const char *names[] = {"src", "dst", "kind", "nbytes", "counts"};
     arg a[6];
     memset(a, 0, sizeof a);
@@ -613,7 +821,9 @@ static PyObject *deliver(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     for (int j = 0; j < 5; ++j) memcpy(cols + j * n, a[j].b.buf, (size_t)n * 8);
     seg_t g = {cols, n, n, a[5].held ? (const char *)a[5].b.buf : NULL, a[5].held ? (i64)a[5].b.len : 0};
-    ret = join(&g, 1, row, a[5].held, P, 1);
+    PyObject *j = join(&g, 1, row, a[5].held, P, 1);
+    if (j) ret = batch_of(j, dtype, shape);
+    Py_XDECREF(j);
 done:
     free(cols);
     release(a, 6);
@@ -693,7 +903,7 @@ static PyObject *count_sends(arg *a, Py_ssize_t m, Py_ssize_t L, double lat, dou
  * (Engine.exchange at R = 1) in one call: the sends (sends_of()) counted in the order made (counted()'s
  * result), each tag's messages delivered in (destination, source, send order) (deliver()'s), tags in
  * increasing order, and per kind the most messages one local vproc received (most()'s). Returns (counted,
- * [(tag, columns, values bytes or None, values), ...], most), or None for the caller's general path. */
+ * {tag: Batch}, most), or None for the caller's general path. */
 static PyObject *local(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *sends, *loco, *conno, *clo;
     Py_ssize_t P, L;
@@ -730,23 +940,33 @@ static PyObject *local(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         order[j] = s;
     }
-    if (!(streams = PyList_New(m)) || !(cols = malloc((size_t)(5 * total) * 8 + 8))) goto done;
+    if (!(streams = PyDict_New()) || !(cols = malloc((size_t)(5 * total) * 8 + 8))) goto done;
     for (Py_ssize_t o = 0, w = 0; o < m; ++o) {
         Py_ssize_t s = order[o];
-        PyObject *e = PyList_GET_ITEM(sends, s);
+        PyObject *e = PyList_GET_ITEM(sends, s), *vo = PyTuple_GET_ITEM(e, 2);
         i64 n = LEN(a[6 * s]);
         for (int j = 0; j < 5; ++j) memcpy(cols + 5 * w + j * n, a[6 * s + j].b.buf, (size_t)n * 8);
         const arg *v = &a[6 * s + 5];
         seg_t *g = &segs[o];
         *g = (seg_t){cols + 5 * w, n, n, v->held ? (const char *)v->b.buf : NULL, v->held ? (i64)v->b.len : 0};
         w += n;
-        PyObject *j = join(g, 1, rowb[s], v->held, P, 1);
+        PyObject *j = join(g, 1, rowb[s], v->held, P, 1), *dt = NULL, *shape = NULL, *b = NULL;
         if (!j) goto done;
-        PyObject *t = PyTuple_Pack(4, PyTuple_GET_ITEM(e, 0), PyTuple_GET_ITEM(j, 0), PyTuple_GET_ITEM(j, 1),
-                                   PyTuple_GET_ITEM(e, 2));
+        if (vo == Py_None)
+            shape = PyTuple_New(0);
+        else if ((dt = PyObject_GetAttrString(vo, "dtype"))) {
+            PyObject *full = PyObject_GetAttrString(vo, "shape");
+            shape = full ? PyTuple_GetSlice(full, 1, PyTuple_GET_SIZE(full)) : NULL;
+            Py_XDECREF(full);
+        }
+        if (shape) b = batch_of(j, dt, shape);
         Py_DECREF(j);
-        if (!t) goto done;
-        PyList_SET_ITEM(streams, o, t);
+        Py_XDECREF(dt);
+        Py_XDECREF(shape);
+        if (!b) goto done;
+        int bad = PyDict_SetItem(streams, PyTuple_GET_ITEM(e, 0), b);
+        Py_DECREF(b);
+        if (bad < 0) goto done;
     }
     if (!(most = most_of(segs, m, I64(loc), LEN(loc), L))) goto done;
     ret = PyTuple_Pack(3, counts, streams, most);
@@ -837,8 +1057,8 @@ static int by_name(const stream_t *x, const stream_t *y) {
 
 /* receive(parts, P, sort): what every sending rank's chunk (pack's wire form; parts in rank order, empty
  * for none) brought: (blobs, streams). blobs: the pickled object-path messages of each sender that sent some;
- * streams: per tag in tag order (tag, dtype str or None, row shape, columns, values or None), its senders'
- * messages joined in rank order and, with sort, ordered as join() does (join()'s columns and values). */
+ * streams: {tag: Batch} in tag order, its senders' messages joined in rank order and, with sort, ordered as
+ * join() does (batch_of() join()'s columns and values). */
 static PyObject *receive(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *parts, *loco = NULL;
     Py_ssize_t P, L = 0;
@@ -951,7 +1171,7 @@ static PyObject *receive(PyObject *Py_UNUSED(self), PyObject *args) {
         while (j > 0 && by_name(&uniq[order[j - 1]], &uniq[i]) > 0) order[j] = order[j - 1], --j;
         order[j] = i;
     }
-    if (!(streams = PyList_New(nstream))) {
+    if (!(streams = PyDict_New())) {
         free(order);
         goto done;
     }
@@ -961,23 +1181,25 @@ static PyObject *receive(PyObject *Py_UNUSED(self), PyObject *args) {
         for (Py_ssize_t s = 0; s < nseg; ++s)
             if (which[s] == order[i]) pick[m++] = segs[s];
         PyObject *cols = join(pick, m, x->row, (int)x->has, P, sort), *shape = NULL, *name = NULL, *dt = NULL,
-                 *item = NULL;
+                 *dtype = NULL, *b = NULL;
         if (cols && (shape = PyTuple_New(x->ndim))) {
             for (i64 d = 0; d < x->ndim; ++d) PyTuple_SET_ITEM(shape, d, PyLong_FromLongLong(x->dims[d]));
             name = PyUnicode_DecodeUTF8(x->name, (Py_ssize_t)x->nlen, NULL);
-            dt = x->has ? PyUnicode_DecodeUTF8(x->dt, (Py_ssize_t)x->dtlen, NULL) : (Py_INCREF(Py_None), Py_None);
-            if (name && dt)
-                item = PyTuple_Pack(5, name, dt, shape, PyTuple_GET_ITEM(cols, 0), PyTuple_GET_ITEM(cols, 1));
+            dt = x->has ? PyUnicode_DecodeUTF8(x->dt, (Py_ssize_t)x->dtlen, NULL) : Py_NewRef(Py_None);
+            dtype = dt == Py_None ? Py_NewRef(Py_None) : dt ? dtype_named(dt) : NULL;
+            if (name && dtype) b = batch_of(cols, dtype, shape);
         }
+        int bad = !b || PyDict_SetItem(streams, name, b) < 0;
         Py_XDECREF(cols);
         Py_XDECREF(shape);
         Py_XDECREF(name);
         Py_XDECREF(dt);
-        if (!item) {
+        Py_XDECREF(dtype);
+        Py_XDECREF(b);
+        if (bad) {
             free(order);
             goto done;
         }
-        PyList_SET_ITEM(streams, i, item);
     }
     free(order);
     if (loco) {  /* per kind, the most messages one local vproc received (most()'s) */
@@ -1011,7 +1233,8 @@ done:
  * the rank's CPU over the superstep: no CPU clock read (a system call) per loop. */
 typedef struct {
     PyObject_HEAD
-    PyObject *engine, *it;
+    PyObject *pending, *it;  /* engine._pending (a bytearray, emptied in place by settle()) */
+    i64 P;
     i64 *vps;
     double *ends, t0;
     Py_ssize_t n, cap;
@@ -1029,11 +1252,7 @@ static double clock_of(clockid_t id) {
 static int charge(Turns *t) {
     t->charged = 1;
     if (!t->n) return 0;
-    PyObject *po = PyObject_GetAttrString(t->engine, "P"), *pend = NULL;
-    if (!po) return -1;
-    i64 P = PyLong_AsLongLong(po);
-    Py_DECREF(po);
-    if (P == -1 && PyErr_Occurred()) return -1;
+    i64 P = t->P;
     double prev = t->t0;
     for (Py_ssize_t i = 0; i < t->n; ++i) {
         i64 v = t->vps[i] < 0 ? t->vps[i] + P : t->vps[i];
@@ -1045,23 +1264,14 @@ static int charge(Turns *t) {
         t->vps[i] = v;
         t->ends[i] -= prev, prev += t->ends[i];  /* the turn's wall seconds */
     }
-    if (!(pend = PyObject_GetAttrString(t->engine, "_pending"))) return -1;
-    if (!PyByteArray_Check(pend)) {
-        Py_DECREF(pend);
-        PyErr_SetString(PyExc_TypeError, "engine: _pending must be a bytearray");
-        return -1;
-    }
+    PyObject *pend = t->pending;
     Py_ssize_t at = PyByteArray_GET_SIZE(pend);
-    if (PyByteArray_Resize(pend, at + 16 * t->n) < 0) {
-        Py_DECREF(pend);
-        return -1;
-    }
+    if (PyByteArray_Resize(pend, at + 16 * t->n) < 0) return -1;
     char *out = PyByteArray_AS_STRING(pend) + at;
     for (Py_ssize_t i = 0; i < t->n; ++i) {
         memcpy(out + 16 * i, &t->vps[i], 8);
         memcpy(out + 16 * i + 8, &t->ends[i], 8);
     }
-    Py_DECREF(pend);
     return 0;
 }
 
@@ -1151,7 +1361,7 @@ static void turns_dealloc(Turns *t) {
         if (charge(t) < 0) PyErr_WriteUnraisable((PyObject *)t);
         PyErr_Restore(et, ev, tb);
     }
-    Py_XDECREF(t->engine);
+    Py_XDECREF(t->pending);
     Py_XDECREF(t->it);
     free(t->vps);
     free(t->ends);
@@ -1168,28 +1378,34 @@ static PyTypeObject TurnsType = {
     .tp_dealloc = (destructor)turns_dealloc,
 };
 
-/* turns(engine, vps): Engine.each's iterator over the vprocs vps (any iterable of integers) */
-static PyObject *turns(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *engine, *vps;
-    if (!PyArg_ParseTuple(args, "OO", &engine, &vps)) return NULL;
-    PyObject *it = PyObject_GetIter(vps);
+/* turns(pending, P, vps): Engine.each's iterator over the vprocs vps (any iterable of integers) of P, its turns
+ * appended to pending (Engine._pending, a bytearray) when the loop ends */
+static PyObject *turns(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyByteArray_Check(args[0]) || !PyLong_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "engine: turns(pending: bytearray, P: int, vps)");
+        return NULL;
+    }
+    i64 P = PyLong_AsLongLong(args[1]);
+    if (P == -1 && PyErr_Occurred()) return NULL;
+    PyObject *it = PyObject_GetIter(args[2]);
     if (!it) return NULL;
     Turns *t = PyObject_New(Turns, &TurnsType);
     if (!t) {
         Py_DECREF(it);
         return NULL;
     }
-    Py_INCREF(engine);
-    t->engine = engine, t->it = it, t->vps = NULL, t->ends = NULL, t->n = t->cap = 0;
+    t->pending = Py_NewRef(args[0]), t->P = P, t->it = it, t->vps = NULL, t->ends = NULL, t->n = t->cap = 0;
     t->started = t->turn = t->charged = 0;
     t->t0 = 0.0;
     return (PyObject *)t;
 }
 
 static PyMethodDef methods[] = {
-    {"turns", turns, METH_VARARGS, "Engine.each's iterator: the vprocs, each turn timed for Engine._settle"},
+    {"turns", (PyCFunction)(void (*)(void))turns, METH_FASTCALL, "Engine.each's iterator: the vprocs, each turn timed for Engine._settle"},
     {"settle", settle, METH_VARARGS, "Engine.each's turns charged their wall share of a superstep's CPU"},
     {"columns", columns, METH_VARARGS, "the five int64 columns of one send, checked (or an error code)"},
+    {"send", (PyCFunction)(void (*)(void))send, METH_FASTCALL, "Engine.send's fast path: one send's columns queued"},
+    {"bind", bind, METH_VARARGS, "the message kinds' names and numpy's ndarray type, for send"},
     {"counted", counted, METH_VARARGS, "one superstep's sends counted per kind, in send order"},
     {"most", most, METH_VARARGS, "per kind, the most messages one local vproc received"},
     {"pack", pack, METH_VARARGS, "every rank's chunk of a superstep in one buffer, and their sizes"},
