@@ -1,4 +1,10 @@
-"""The C heap a library freed, handed back to the system (issue 52: a host's memory under several ranks)."""
+"""The C heap a library freed, handed back to the system (issue 52: a host's memory under several ranks).
+
+Every process that imports this (every rank that runs cells) gives each allocation of at least ``MAP_ABOVE``
+bytes its own pages (glibc's ``mallopt(M_MMAP_THRESHOLD)``), handed back to the system the moment it is freed
+(:func:`map_large`); smaller ones come from the heap as before, whose freed pages :func:`give_back_freed` hands
+back.
+"""
 from __future__ import annotations
 
 import ctypes
@@ -6,6 +12,9 @@ import ctypes
 _LIBC = ctypes.CDLL(None)
 _TRIM = getattr(_LIBC, "malloc_trim", None)  # glibc's; None elsewhere
 _INFO = getattr(_LIBC, "mallinfo2", None)  # glibc >= 2.33
+_OPT = getattr(_LIBC, "mallopt", None)
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's malloc.h
+MAP_ABOVE = 4 << 20  # an allocation of at least this many bytes gets its own pages (a level's per-vertex arrays)
 TRIM_ABOVE = 256 << 20  # free heap bytes worth handing back
 WAITING_TRIM_ABOVE = 64 << 20  # on a rank that only waits for the metrics (runner.metrics_row)
 
@@ -29,3 +38,20 @@ def give_back_freed(above: int = TRIM_ABOVE) -> None:
     ``above``: another threshold (the ranks that wait while vproc 0's computes the metrics)."""
     if _TRIM is not None and (_INFO is None or _INFO().fordblks > above):
         _TRIM(0)
+
+
+def map_large(above: int = MAP_ABOVE) -> None:
+    """Allocations of at least ``above`` bytes mapped apart and unmapped when freed (glibc; nothing elsewhere).
+
+    glibc maps a large allocation apart only until the first such one is freed: it then raises the threshold to
+    that size (up to 32 MiB), and every later allocation as large comes from the heap, whose freed pages the
+    process keeps. At ``shock[scale=20]`` (1M vertices: arrays of 8 MB) a rank so kept 50-240 MiB that nothing
+    used at its peak (METIS's work arrays, the level's temporaries; issue 52). A fixed threshold stops that
+    (and the heap's top is trimmed above twice it, as glibc's own adjustment sets it). Arrays this large are
+    allocated a few times a level, not in a hot loop, so the pages mapped anew cost little."""
+    if _OPT is not None:
+        _OPT(M_MMAP_THRESHOLD, above)
+        _OPT(M_TRIM_THRESHOLD, 2 * above)
+
+
+map_large()
