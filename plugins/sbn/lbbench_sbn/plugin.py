@@ -7,6 +7,7 @@ partition is the starting point and only the balancer is SBN's.
 """
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -16,7 +17,7 @@ from harness import Algorithm, State, check_params, cut_pct, hookimpl, implement
 
 from .balancer import LevelRun, Params
 from .fits import fitted_checks, fitted_subset
-from .outcome import executed
+from .outcome import executed, share
 from .prepartition import prepartition
 from .topology import Trees
 
@@ -112,10 +113,15 @@ def balance(ctx, state):
                    init_thresholds=carried, fixed=None if ctx.level.pinned is None else ctx.level.pinned >= 0)
     after = run.run()
     ctx.memory.thresholds = run.thresholds()
-    ran = executed(run)  # LoadImb of what each processor processed (§5.2), on the metrics' rank only
+    figs, seconds, mine = run.figures(), run.timer.seconds, share(run)
+    # SBN's per-vertex arrays of the whole level go before vproc 0's rank puts what ran together (issue 52): the
+    # run's processors refer back to it, and the runner pauses the cyclic collector in a level (so every object the
+    # level made is still in the youngest generation: collecting it frees the run, and walks nothing older)
+    del run
+    gc.collect(0)
+    ran = executed(mine)  # LoadImb of what each processor processed (§5.2), on the metrics' rank only
     if ran is not None:
         ctx.executed(*ran)
-    figs = run.figures()
     ctx.record.update(figs)
     tot = ctx.engine.totals()
     span = max(figs["sbn_makespan_s"], 1e-12)
@@ -127,10 +133,10 @@ def balance(ctx, state):
         + figs["sbn_request_broadcast_bytes"] + figs["sbn_locate_broadcast_bytes"])
     nlocal = max(len(ctx.engine.local), 1)
     for cat in TIMERS:
-        secs = ctx.engine.rank_max(run.timer.seconds.get(cat, 0.0))
+        secs = ctx.engine.rank_max(seconds.get(cat, 0.0))
         ctx.record[f"time_sbn_{cat}_s"] = secs
         # Table 9: wall seconds per processor as a share of the level's modelled execution time
-        per_proc = ctx.engine.rank_max(run.timer.seconds.get(cat, 0.0) / nlocal)
+        per_proc = ctx.engine.rank_max(seconds.get(cat, 0.0) / nlocal)
         ctx.record[f"sbn_{cat}_overhead_pct"] = 100.0 * per_proc / span
     return after
 

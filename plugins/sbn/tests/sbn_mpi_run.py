@@ -24,7 +24,7 @@ if mode == "compare":
     root = Engine(4, comm="world").is_root
 else:
     from lbbench_sbn.balancer import LevelRun, Params
-    from lbbench_sbn.outcome import executed
+    from lbbench_sbn.outcome import executed, share
     from lbbench_sbn.topology import Trees
 
     P = int(sys.argv[2])
@@ -35,7 +35,7 @@ else:
     run = LevelRun(g, m, eng, initial_state(levels[0], P, 0), Params(), lambda p: np.random.default_rng([3, p]),
                    trees=Trees(P))
     after = run.run()
-    ran = executed(run)  # on vproc 0's rank (the root) only; the rest are collectives every rank joins
+    ran = executed(share(run))  # on vproc 0's rank (the root) only; the rest are collectives every rank joins
     result = {"figures": run.figures(), "owner": after.owner.tolist(), "thresholds": run.thresholds(),
               "totals": eng.totals()}
     for kind in result["totals"].values():

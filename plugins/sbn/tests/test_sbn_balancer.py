@@ -6,7 +6,7 @@ from harness import (Costs, Engine, Machine, State, costs_if_on, delta_cut, init
                      qwgt, vertex_costs)
 from lbbench_sbn import messages as msg
 from lbbench_sbn.balancer import LevelRun, Params, _Received, plan_rows
-from lbbench_sbn.outcome import executed
+from lbbench_sbn.outcome import executed, share
 from lbbench_sbn.prepartition import _Costs, prepartition
 from lbbench_sbn.selection import select
 from lbbench_sbn import thresholds as th
@@ -42,7 +42,7 @@ def test_level_processes_every_vertex_once_and_balances(mini, P):
     lb_before = _loadimb(g, before, m)
     assert lb_before > 1.5
     assert _loadimb(g, after, m) < lb_before
-    on, costs = executed(run)
+    on, costs = executed(share(run))
     assert loadimb(qwgt(costs, on, P)) < lb_before  # what ran is balanced too (the core's loadimb)
     assert run.figures()["sbn_balance_ops"] > 0
 
@@ -169,7 +169,7 @@ def test_locate_messages_go_to_few_processors_and_views_stay_exact(mini):
     for p, v in run.vp.items():
         mine = np.flatnonzero(run.data_at == p)
         assert np.all(v.view[mine] == p)
-    assert np.array_equal(after.owner, executed(run)[0])
+    assert np.array_equal(after.owner, executed(share(run))[0])
 
 
 def test_a_level_run_is_freed_with_its_bound_arrays(mini):
