@@ -2765,10 +2765,7 @@ done:
  * bytearray of int64 columns src, dst, kind (lo for a code below split, else hi: the engine's message kind),
  * counts (words with the code) and declared bytes (word x counts + data), n each, then every message's words
  * (its code, then its fields), in order: np.fromiter's words. */
-static PyObject *pack(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
-    PyObject *msgs;
-    long long word, split, lo, hi;
-    if (!fast_args("pack", args, nargs, "OLLLL", &msgs, &word, &split, &lo, &hi)) return NULL;
+static PyObject *pack_core(PyObject *msgs, i64 word, i64 split, i64 lo, i64 hi) {
     if (!PyList_Check(msgs)) {
         PyErr_SetString(PyExc_TypeError, "queue: pack's msgs is a list");
         return NULL;
@@ -2822,6 +2819,13 @@ fail:
     return NULL;
 }
 
+static PyObject *pack(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *msgs;
+    long long word, split, lo, hi;
+    if (!fast_args("pack", args, nargs, "OLLLL", &msgs, &word, &split, &lo, &hi)) return NULL;
+    return pack_core(msgs, word, split, lo, hi);
+}
+
 /* a monotonic clock in seconds (time.perf_counter's on Linux) */
 static double now(void) {
     struct timespec ts;
@@ -2829,13 +2833,72 @@ static double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* flush's level: bind(FLUSHING, locs, msgs (messages.Outbox's lists), engine (its send called), numpy.frombuffer,
+ * numpy.int64, (the sbn stream's tag, the locate stream's, the locate messages' kind), int64 [word, FETCH, the
+ * balance and the migration kinds' indices]) */
+#define FLUSHING "ooooooi"
+enum { F_LOCS, F_MSGS, F_ENGINE, F_FROMBUFFER, F_INT64, F_NAMES, F_CONSTS, F_N };
+static PyObject *LOCATE_KW_, *SBN_KW_, *SEND_; /* ("counts", "kind"), ("counts", "nbytes", "kind"), "send" */
+
+/* numpy.frombuffer(buf, int64, count, 8 offset): count words of buf from word offset (count -1: to its end) */
+static PyObject *words_at(const bound_t *fl, PyObject *buf, i64 offset, i64 count) {
+    PyObject *c = PyLong_FromLongLong(count), *o = PyLong_FromLongLong(8 * offset), *r = NULL;
+    if (c && o) {
+        PyObject *a[4] = {buf, fl->obj[F_INT64], c, o};
+        r = PyObject_Vectorcall(fl->obj[F_FROMBUFFER], a, 4, NULL);
+    }
+    Py_XDECREF(c), Py_XDECREF(o);
+    return r;
+}
+
+/* engine.send(tag, *the k arrays of words cnt[c] from word off[c] of buf (-1: to its end), *last (NULL: none)):
+ * the first three positional (src, dst, values), the rest keywords kw; 0, or -1 */
+static int send_words(const bound_t *fl, PyObject *tag, PyObject *buf, const i64 *off, const i64 *cnt, int k,
+                      PyObject *kw, PyObject *last) {
+    PyObject *v[9] = {fl->obj[F_ENGINE], tag};
+    int ok = 1;
+    for (int c = 0; c < k && ok; ++c) ok = (v[2 + c] = words_at(fl, buf, off[c], cnt[c])) != NULL;
+    if (last) v[2 + k] = last;
+    PyObject *r = ok ? PyObject_VectorcallMethod(SEND_, v, 5, kw) : NULL;
+    for (int c = 0; c < k; ++c) Py_XDECREF(v[2 + c]);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+
+/* messages.Outbox.flush: the locate messages (locates()' columns) sent on their stream, then the sbn messages
+ * (pack()'s), each list cleared in place; 0, or -1 */
+static int flush_core(const bound_t *fl) {
+    PyObject *locs = fl->obj[F_LOCS], *msgs = fl->obj[F_MSGS], *names = fl->obj[F_NAMES], *buf;
+    const i64 *cst = fl->b[F_CONSTS].buf;
+    Py_ssize_t n = PyList_GET_SIZE(locs);
+    if (n) {
+        if (!(buf = locates(NULL, locs))) return -1;
+        i64 m = ((const i64 *)PyByteArray_AS_STRING(buf))[0];
+        const i64 off[4] = {1, 1 + m, 1 + 3 * m, 1 + 2 * m}, cnt[4] = {m, m, -1, m};  /* src, dst, values, counts */
+        int r = PyList_SetSlice(locs, 0, n, NULL) < 0 ||
+                send_words(fl, PyTuple_GET_ITEM(names, 1), buf, off, cnt, 4, LOCATE_KW_, PyTuple_GET_ITEM(names, 2)) < 0;
+        Py_DECREF(buf);
+        if (r) return -1;
+    }
+    if ((n = PyList_GET_SIZE(msgs))) {
+        if (!(buf = pack_core(msgs, cst[0], cst[1], cst[2], cst[3]))) return -1;
+        const i64 off[6] = {0, n, 5 * n, 3 * n, 4 * n, 2 * n}, cnt[6] = {n, n, -1, n, n, n};  /* ..., counts, nbytes, kind */
+        int r = PyList_SetSlice(msgs, 0, n, NULL) < 0 ||
+                send_words(fl, PyTuple_GET_ITEM(names, 0), buf, off, cnt, 6, SBN_KW_, NULL) < 0;
+        Py_DECREF(buf);
+        if (r) return -1;
+    }
+    return 0;
+}
+
 /* step's level: bind(STEPPED, finished, sorted, chosen, fetching, acts (the bound levels of done, sort, choose,
  * fetch_chunks and acting), data_at, dirty (a set of slots), unsorted, mine, lix, vlist, each (Engine.each), due
  * (a dict), msgs (the outbox's list), mainline (LevelRun._mainline), times (float64: processing, selection,
- * migration, balance), B (float64, one), constants (int64: window, fetch, FETCH, P, word, process)) */
-#define STEPPED "ooooooobiioooooffi"
+ * migration, balance), B (float64, one), constants (int64: window, fetch, FETCH, P, word, process), flush (the
+ * outbox's bind(FLUSHING, ...))) */
+#define STEPPED "ooooooobiioooooffio"
 enum { S_FINISHED, S_SORTED, S_CHOSEN, S_FETCHING, S_ACTS, S_DATA_AT, S_DIRTY, S_UNSORTED, S_MINE, S_LIX, S_VLIST,
-       S_EACH, S_DUE, S_MSGS, S_MAINLINE, S_TIMES, S_B, S_CONSTS, S_N };
+       S_EACH, S_DUE, S_MSGS, S_MAINLINE, S_TIMES, S_B, S_CONSTS, S_FLUSH, S_N };
 
 /* call(each(the processors at slots ix[0..k)), v) for each one's VProc v in vlist, in each's turns: 0, or -1 */
 static int turns_of(const bound_t *st, const i64 *ix, i64 k, int (*call)(const bound_t *, PyObject *, i64)) {
@@ -2922,22 +2985,24 @@ fail:
  * .run), each timed into times as the reference path times it: _process_all's common case (batch: the chunks due
  * now, choose()'s result, or None) by done_chosen, then (process) _select_all (clean, choose, due[step + 2] = its
  * result, fetch_chunks), then _mainline_all (clean, acting, mainline(v) in each's turns of the processors that
- * act). Returns the number of vertices done, or None (with nothing done) when a vertex of batch has its data
- * elsewhere (the caller's _process_all). */
+ * act), then the outbox flushed (messages.Outbox.flush: flush_core). Returns the number of vertices done, or None
+ * (with nothing done) when a vertex of batch has its data elsewhere (the caller's _process_all). */
 static PyObject *step_(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     PyObject *level, *batch, *r;
     long long step;
-    bound_t *st, *fin, *srt, *cho, *fet, *act;
+    bound_t *st, *fin, *srt, *cho, *fet, *act, *fl;
     if (!fast_args("step", args, nargs, "OLO", &level, &step, &batch) ||
         !(st = bound_of(level, STEPPED, "step's level")) || !(fin = bound_of(st->obj[S_FINISHED], DONE, "step's done")) ||
         !(srt = bound_of(st->obj[S_SORTED], SORTED, "step's sort")) ||
         !(cho = bound_of(st->obj[S_CHOSEN], CHOSEN, "step's choose")) ||
         !(fet = bound_of(st->obj[S_FETCHING], FETCHING, "step's fetch_chunks")) ||
-        !(act = bound_of(st->obj[S_ACTS], ACTING, "step's acting")))
+        !(act = bound_of(st->obj[S_ACTS], ACTING, "step's acting")) ||
+        !(fl = bound_of(st->obj[S_FLUSH], FLUSHING, "step's flush")))
         return NULL;
     if (st->b[S_TIMES].len != 4 * 8 || st->b[S_B].len != 8 || st->b[S_CONSTS].len != 6 * 8 ||
         !PySet_Check(st->obj[S_DIRTY]) || !PyDict_Check(st->obj[S_DUE]) || !PyList_Check(st->obj[S_MSGS]) ||
-        !PyList_Check(st->obj[S_VLIST])) {
+        !PyList_Check(st->obj[S_VLIST]) || !PyList_Check(fl->obj[F_LOCS]) || !PyList_Check(fl->obj[F_MSGS]) ||
+        !PyTuple_Check(fl->obj[F_NAMES]) || PyTuple_GET_SIZE(fl->obj[F_NAMES]) != 3 || fl->b[F_CONSTS].len != 4 * 8) {
         PyErr_SetString(PyExc_ValueError, "queue: step's level is bind(STEPPED, ...) as its doc says");
         return NULL;
     }
@@ -2974,7 +3039,7 @@ static PyObject *step_(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssiz
     Py_DECREF(r);
     if (bad) return NULL;
     times[BALANCE] += now() - t0;
-    return PyLong_FromLongLong(done);
+    return flush_core(fl) < 0 ? NULL : PyLong_FromLongLong(done);
 }
 
 /* deliver's level: bind(DELIVERING, inboxed, tailed (inbox's level and tail), vlist, lix, each (Engine.each), handle
@@ -3135,6 +3200,8 @@ PyMODINIT_FUNC PyInit__queue(void) {
     if (!(Q_ = PyUnicode_InternFromString("Q")) || !(QALL_ = PyUnicode_InternFromString("Qall")) ||
         !(BEF_ = PyUnicode_InternFromString("bef")) || !(FWD_ = PyUnicode_InternFromString("fwd")) ||
         !(SERVERS_ = PyUnicode_InternFromString("servers")) || !(VIEW_ = PyUnicode_InternFromString("view")) ||
+        !(LOCATE_KW_ = Py_BuildValue("(ss)", "counts", "kind")) || !(SEND_ = PyUnicode_InternFromString("send")) ||
+        !(SBN_KW_ = Py_BuildValue("(sss)", "counts", "nbytes", "kind")) ||
         PyType_Ready(&BoundType) < 0)
         return NULL;
     return PyModule_Create(&module);

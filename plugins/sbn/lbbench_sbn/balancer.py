@@ -316,11 +316,12 @@ class LevelRun:
                                   self.unsorted, self.home0, self.out.locs, self.dirty)
         # a superstep's own steps after its messages in one C call (_queue.step), timed there per TIMES' category
         self.times = np.zeros(len(TIMES))
-        self.stepped = _queue.bind("ooooooobiioooooffi", self.finished, self.sorted, self.chosen, self.fetching,
+        self.stepped = _queue.bind("ooooooobiioooooffio", self.finished, self.sorted, self.chosen, self.fetching,
                                    self.acts, self.data_at, self.dirty, self.unsorted, self.mine, self.lix, self.vlist,
                                    engine.each, self.due, self.out.msgs, self._mainline, self.times,
                                    np.array([self.B]), np.array([self.WINDOW, params.fetch_adjacent, FETCH, P, msg.WORD,
-                                                                 process], np.int64)) if self.inbox else None
+                                                                 process], np.int64),
+                                   self.out.bound(engine)) if self.inbox else None
         self.opstate = _opstate.Ops(self.trees.pow2, self.trees.arrays, self.busy, self.prom, self.prom_until,
                                     self.hold, self.minth, self.ops, self.aborted, self.qs, self.stg,
                                     self.unsorted, self._qwgt_at, self._holders_at,
@@ -416,7 +417,7 @@ class LevelRun:
                     break  # this exchange delivered (and counted) the last locate messages
                 if self.step > self.max_steps:
                     raise RuntimeError(f"sbn: level did not finish within {self.max_steps} supersteps")
-            locate = self._locates(eng.received("locate"))
+            locate = self._locates(eng.received(msg.LOCATE))
             got = _Received(eng.received(msg.TAG), self.opstate is not None)
             # per-vproc CPU (eng.each): the engine lays vprocs over ranks by it
             if got.at or locate:  # no clock read in a superstep with nothing delivered
@@ -444,7 +445,7 @@ class LevelRun:
                 t0 = time.perf_counter()
                 self._mainline_all()
                 self._tick("balance", t0)
-            self.out.flush(eng)
+                self.out.flush(eng)
             if self.process:  # work left: queued, chosen, or jobs on their way
                 active = self.in_transit + self.nheld
             else:  # balancing only: messages on their way or operations open

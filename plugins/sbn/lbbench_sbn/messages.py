@@ -29,6 +29,7 @@ from . import _queue
 
 BAL, NAK, ABORT, UP, DIST, JOB, DJOB, FETCH, DATA = range(9)
 TAG = "sbn"
+LOCATE = "locate"  # the locate messages' stream
 WORD = 8
 _BALANCE, _MIGRATION = KINDS.index("balance"), KINDS.index("migration")
 
@@ -61,13 +62,18 @@ class Outbox:
         if to.size:
             self.locs.append((src, to, words))
 
+    def bound(self, eng):
+        """What ``_queue.step`` reads to flush this outbox as :meth:`flush` does, in C (its lists cleared in place)."""
+        return _queue.bind("ooooooi", self.locs, self.msgs, eng, np.frombuffer, np.dtype(np.int64),
+                           (TAG, LOCATE, "migration"), np.array([WORD, FETCH, _BALANCE, _MIGRATION], np.int64))
+
     def flush(self, eng) -> None:
         if self.locs:  # one message per receiver: the columns and the words packed in C
             cols = np.frombuffer(_queue.locates(self.locs), np.int64)
             self.locs.clear()  # (in place: the level's C steps append to it)
             n = int(cols[0])
             src, dst, counts = cols[1:1 + 3 * n].reshape(3, n)
-            eng.send("locate", src, dst, cols[1 + 3 * n:], counts=counts, kind="migration")
+            eng.send(LOCATE, src, dst, cols[1 + 3 * n:], counts=counts, kind="migration")
         if not self.msgs:
             return
         n = len(self.msgs)
