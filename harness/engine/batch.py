@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import pickle
-import struct
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -109,46 +108,23 @@ class Batch:
 _engine.bind(KINDS, np.ndarray, Batch, np.frombuffer, np.dtype)
 
 # ------------------------------------------------------------------ the wire form of a superstep
-_PAD = [bytes(i) for i in range(8)]
-
-
-def descriptor(streams: list, cache: dict) -> bytes:
-    """The streams' descriptor, built once per distinct set: per tag, int64 fields and strings padded to 8
-    bytes: the tag's UTF-8 length and bytes, then 0 (no values) or 1, the values' dtype string (length and
-    bytes), row bytes, row dimensions and shape (``_engine.receive`` reads it)."""
-    # dtypes compare (and hash) by value
-    key = tuple([(tag, None if v is None else (v.dtype, v.shape[1:])) for tag, v in streams])
-    got = cache.get(key)
-    if got is None:
-        out = []
-        for tag, t in key:
-            name = str(tag).encode()
-            out += [struct.pack("<q", len(name)), name, _PAD[-len(name) % 8], struct.pack("<q", t is not None)]
-            if t is not None:
-                dt = t[0].str.encode()
-                out += [struct.pack("<q", len(dt)), dt, _PAD[-len(dt) % 8],
-                        struct.pack(f"<{2 + len(t[1])}q", t[0].itemsize * math.prod(t[1]), len(t[1]), *t[1])]
-        got = cache[key] = b"".join(out)
-    return got
-
-
 def row_bytes(values: np.ndarray | None) -> int:
     """The bytes of one row of ``values`` (0 without values)."""
     return 0 if values is None else values.itemsize * math.prod(values.shape[1:])
 
 
-def wire(streams: list, rank: np.ndarray, objects: list, descs: dict) -> tuple:
+def wire(streams: list, rank: np.ndarray, objects: list) -> tuple:
     """Every rank's chunk of one superstep in one buffer, and each chunk's size (``_engine.pack``).
 
     ``streams`` [(tag, (src, dst, kind, nbytes, counts), values), ...] in any order of destinations (each
     rank's messages keep their order), ``rank[v]`` the rank of vproc v, ``objects[r]`` the object-path
     messages for rank r (a list, pickled). A rank's chunk is an int64 header (the tag count, the descriptor's
-    and the objects' bytes, then each tag's message count and value bytes), the descriptor (the same for
-    every rank), the objects, then each tag's columns (src, dst, kind, nbytes, counts) and values, all as
-    raw bytes on 8-byte boundaries. A rank that gets nothing gets no bytes."""
-    desc = descriptor([(tag, v) for tag, _, v in streams], descs)
+    and the objects' bytes, then each tag's message count and value bytes), the streams' descriptor (the same
+    for every rank: per tag its name, and its values' dtype string, row bytes and row shape), the objects, then
+    each tag's columns (src, dst, kind, nbytes, counts) and values, all as raw bytes on 8-byte boundaries. A
+    rank that gets nothing gets no bytes."""
     blobs = [pickle.dumps(objs, protocol=5) if objs else b"" for objs in objects]
-    return _engine.pack([(*cols, raw(v), row_bytes(v)) for _, cols, v in streams], rank, len(objects), desc,
+    return _engine.pack([(*cols, raw(v), row_bytes(v), tag, v) for tag, cols, v in streams], rank, len(objects),
                         blobs)
 
 
@@ -161,7 +137,7 @@ def pack(batches: list, cuts: list, objects: list) -> list:
     rank = np.zeros(1 + max((int(b.dst.max()) for _, b in batches if len(b)), default=0), np.int64)
     for (_, b), cut in zip(batches, cuts):  # a destination's rank, from where its messages lie
         rank[b.dst] = np.repeat(np.arange(R, dtype=np.int64), np.diff(np.asarray(cut, np.int64)))
-    buf, sizes = wire(streams, rank, objects, {})
+    buf, sizes = wire(streams, rank, objects)
     view, at, out = memoryview(buf), 0, []
     for n in sizes:
         out.append([view[at:at + n]] if n else [])

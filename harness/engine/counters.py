@@ -58,13 +58,12 @@ class Counters:
         self.count_received(step, most)
         return batches
 
-    def outgoing(self, step: int, sends: list, by: list, rank: np.ndarray, R: int, desc: bytes) -> tuple | None:
+    def outgoing(self, step: int, sends: list, rank: np.ndarray, R: int) -> tuple | None:
         """One superstep's batch sends of a rank under MPI counted and packed for every rank in one C call
-        (``_engine.outgoing``: :meth:`count_sent` and ``batch.wire``'s chunks): ``sends`` in the order made,
-        ``by`` the same by tag, ``rank[v]`` vproc v's rank, ``desc`` their descriptor; (buffer, sizes), or None
-        (nothing counted) when the general path must run (a tag sent twice, values not contiguous)."""
-        got = _engine.outgoing(sends, by, rank, R, desc, self.loc, self.L, self.lat, self.bw, self.one, self.conn,
-                               self.cluster)
+        (``_engine.outgoing``: :meth:`count_sent` and ``batch.wire``'s chunks, the tags in increasing order):
+        ``sends`` in the order made, ``rank[v]`` vproc v's rank; (buffer, sizes), or None (nothing counted) when
+        the general path must run (a tag sent twice, values not contiguous)."""
+        got = _engine.outgoing(sends, rank, R, self.loc, self.L, self.lat, self.bw, self.one, self.conn, self.cluster)
         if got is None:
             return None
         self._book(step, got[0])

@@ -24,7 +24,6 @@ whatever collective they wait in (:meth:`Engine.abort`; they raise :class:`CellA
 """
 from __future__ import annotations
 
-import operator
 import os
 import pickle
 import time
@@ -33,7 +32,7 @@ import numpy as np
 
 from ..contract.model import Machine
 from ..kernels import _engine
-from .batch import KINDS, Batch, descriptor, raw, receive, row_bytes, wire
+from .batch import KINDS, Batch, raw, receive, row_bytes, wire
 from .counters import MAX_BYTES, Counters, step_stats_of, totals_of
 from .transport import CellAborted, Diverged, Transport, crowded
 
@@ -43,7 +42,6 @@ __all__ = ["KINDS", "LAYOUTS", "Batch", "CellAborted", "Diverged", "Engine", "Lo
 _KIND = {k: i for i, k in enumerate(KINDS)}
 _KIND_COL = [np.array([i], np.int64) for i in range(len(KINDS))]
 _I64 = np.dtype(np.int64)
-_TAG = operator.itemgetter(0)  # a send's tag
 _EMPTY = Batch.empty()  # what received() gives for a tag that brought nothing (one for all: a batch is never changed)
 LAYOUTS = ("blocks", "interleave", "roundrobin", "profile")
 _PROFILE_ROWS = 256  # under ``profile`` a cell keeps its vprocs' CPU at 256-512 points (pairs merged beyond)
@@ -375,7 +373,6 @@ class Engine:
             Local(self.mine.tolist(), self.local_index, self.layout)
         self._by_rank = np.argsort(self._rank, kind="stable")  # the vprocs of rank 0, then of rank 1, ...
         self._rank_list = self._rank.tolist()  # vproc -> rank, for the object path
-        self._descs: dict = {}  # the wire's stream descriptors: pickled by set of streams, decoded by bytes
         self._reset_messages()
 
     # ----------------------------------------------------------------- layout
@@ -537,9 +534,7 @@ class Engine:
                     self._got, self.tally = got, tally
                     return Inbox()
             else:
-                by = sorted(sends, key=_TAG)
-                packed = self._counters.outgoing(step, sends, by, self._rank, self.R,
-                                                 descriptor([(e[0], e[2]) for e in by], self._descs))
+                packed = self._counters.outgoing(step, sends, self._rank, self.R)
                 if packed is not None:
                     return self._arrived(step, *self._move(out, [], tally, packed))
         streams = self._count_sent(step, out, sends) if sends else []
@@ -622,7 +617,7 @@ class Engine:
             rank = self._rank_list
             for msg in out:
                 objects[rank[msg[1]]].append(msg)
-            buf, sizes = wire(streams, self._rank, objects, self._descs)
+            buf, sizes = wire(streams, self._rank, objects)
         # one read of the CPU clock: the superstep's turns charged, this rank's busy seconds as the superstep's
         # collective begins (its sends packed), and the collective's start
         now = time.process_time()

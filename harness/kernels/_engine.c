@@ -651,22 +651,91 @@ done:
     return ret;
 }
 
-/* pack(streams, rank, R, desc, blobs): every rank's chunk of one superstep, one after another in one
- * bytearray, and each chunk's size (batch.pack's wire form). streams: per tag (src, dst, kind, nbytes, counts,
- * values or None, row bytes), in any order of destinations (each rank's messages keep their order); rank[v]:
- * the rank of vproc v; desc: the streams' descriptor; blobs: per rank the pickled object-path messages (b""
- * for none). A chunk: int64 header (tags, descriptor bytes, blob bytes, per tag its messages, per tag its
- * value bytes), descriptor, blob, per tag its five columns and values, each padded to 8 bytes. */
+/* The streams' descriptor (the same for every rank, decoded once by the receiver: receive()): per stream, in
+ * the order given, int64 fields and strings padded to 8 bytes: the tag's UTF-8 (str(tag)) length and bytes,
+ * then 0 (no values) or 1, the values' dtype string (dtype.str: length and bytes), row bytes, row dimensions
+ * and shape (values.shape[1:]). tags[t], values[t] (an ndarray or None) and rowb[t] of k streams; a bytes
+ * object, or NULL with an exception. */
+static PyObject *descriptor_of(PyObject *const *tags, PyObject *const *values, const i64 *rowb, Py_ssize_t k) {
+    char *out = NULL;
+    Py_ssize_t len = 0, cap = 0;
+    PyObject *ret = NULL;
+#define PUT(src, n)                                                              \
+    do {                                                                         \
+        Py_ssize_t n_ = (Py_ssize_t)(n), w_ = (n_ + 7) & ~(Py_ssize_t)7;         \
+        if (len + w_ > cap) {                                                    \
+            Py_ssize_t c2 = 2 * (len + w_) + 64;                                 \
+            char *o2 = realloc(out, (size_t)c2);                                 \
+            if (!o2) {                                                           \
+                PyErr_NoMemory();                                                \
+                goto done;                                                       \
+            }                                                                    \
+            out = o2, cap = c2;                                                  \
+        }                                                                        \
+        memcpy(out + len, (src), (size_t)n_);                                    \
+        memset(out + len + n_, 0, (size_t)(w_ - n_));                            \
+        len += w_;                                                               \
+    } while (0)
+    for (Py_ssize_t t = 0; t < k; ++t) {
+        Py_ssize_t nlen, dlen;
+        PyObject *name = PyObject_Str(tags[t]), *dt = NULL, *dts = NULL, *shape = NULL;
+        const char *nm = name ? PyUnicode_AsUTF8AndSize(name, &nlen) : NULL, *d = NULL;
+        int bad = !nm;
+        if (!bad) {
+            i64 x = nlen, has = values[t] != Py_None;
+            PUT(&x, 8);
+            PUT(nm, nlen);
+            PUT(&has, 8);
+            if (has) {
+                bad = !(dt = PyObject_GetAttrString(values[t], "dtype")) || !(dts = PyObject_GetAttrString(dt, "str")) ||
+                      !(d = PyUnicode_AsUTF8AndSize(dts, &dlen)) || !(shape = PyObject_GetAttrString(values[t], "shape"))
+                      || !PyTuple_Check(shape);
+                if (!bad) {
+                    i64 f[2] = {dlen, rowb[t]}, nd = PyTuple_GET_SIZE(shape) - 1;
+                    PUT(&f[0], 8);
+                    PUT(d, dlen);
+                    PUT(&f[1], 8);
+                    PUT(&nd, 8);
+                    for (i64 j = 1; j <= nd && !bad; ++j) {
+                        i64 dim = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, j));
+                        bad = dim == -1 && PyErr_Occurred();
+                        if (!bad) PUT(&dim, 8);
+                    }
+                }
+            }
+        }
+        Py_XDECREF(name);
+        Py_XDECREF(dt);
+        Py_XDECREF(dts);
+        Py_XDECREF(shape);
+        if (bad) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "engine: a stream's values have no shape");
+            goto done;
+        }
+    }
+#undef PUT
+    ret = PyBytes_FromStringAndSize(out ? out : "", len);
+done:
+    free(out);
+    return ret;
+}
+
+/* pack(streams, rank, R, blobs): every rank's chunk of one superstep, one after another in one bytearray, and
+ * each chunk's size (batch.wire's form). streams: per tag (src, dst, kind, nbytes, counts, values' bytes or
+ * None, row bytes, tag, values), in any order of destinations (each rank's messages keep their order); rank[v]:
+ * the rank of vproc v; blobs: per rank the pickled object-path messages (b"" for none). A chunk: int64 header
+ * (tags, descriptor bytes, blob bytes, per tag its messages, per tag its value bytes), the streams' descriptor
+ * (descriptor_of(), in the streams' order), blob, per tag its five columns and values, each padded to 8
+ * bytes. */
 static PyObject *pack(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *streams, *ranko, *desco, *blobs;
+    PyObject *streams, *ranko, *blobs, *desc = NULL, **tv = NULL;
     Py_ssize_t R;
-    if (!PyArg_ParseTuple(args, "O!OnOO!", &PyList_Type, &streams, &ranko, &R, &desco, &PyList_Type, &blobs))
-        return NULL;
+    if (!PyArg_ParseTuple(args, "O!OnO!", &PyList_Type, &streams, &ranko, &R, &PyList_Type, &blobs)) return NULL;
     Py_ssize_t k = PyList_GET_SIZE(streams);
     arg *a = calloc((size_t)(6 * k + 2 + R), sizeof(arg));
     i64 *rowb = calloc((size_t)k + 1, sizeof(i64));
     PyObject *ret = NULL;
-    if (!a || !rowb) {
+    if (!a || !rowb || !(tv = calloc((size_t)(2 * k + 1), sizeof(PyObject *)))) {
         PyErr_NoMemory();
         goto done;
     }
@@ -674,22 +743,27 @@ static PyObject *pack(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "engine: one blob per rank");
         goto done;
     }
-    if (!get(ranko, &a[6 * k], 'i', "rank") || !get(desco, &a[6 * k + 1], 'b', "desc")) goto done;
+    if (!get(ranko, &a[6 * k], 'i', "rank")) goto done;
     for (Py_ssize_t r = 0; r < R; ++r)
         if (!get(PyList_GET_ITEM(blobs, r), &a[6 * k + 2 + r], 'b', "blob")) goto done;
     for (Py_ssize_t t = 0; t < k; ++t) {
         PyObject *s = PyList_GET_ITEM(streams, t);
-        if (columns_of(s, 7, 5, &a[6 * t], "stream (src, dst, kind, nbytes, counts, values, row)") < 0) goto done;
+        if (columns_of(s, 9, 5, &a[6 * t], "stream (src, dst, kind, nbytes, counts, raw, row, tag, values)") < 0)
+            goto done;
         PyObject *v = PyTuple_GET_ITEM(s, 5);
         rowb[t] = PyLong_AsLongLong(PyTuple_GET_ITEM(s, 6));
         if (rowb[t] < 0 && PyErr_Occurred()) goto done;
         if (v != Py_None && !get(v, &a[6 * t + 5], 'b', "values")) goto done;
+        tv[t] = PyTuple_GET_ITEM(s, 7), tv[k + t] = PyTuple_GET_ITEM(s, 8);
     }
+    if (!(desc = descriptor_of(tv, tv + k, rowb, k)) || !get(desc, &a[6 * k + 1], 'b', "desc")) goto done;
     ret = pack_core(a, k, R, rowb);
 done:
     if (a) release(a, (int)(6 * k + 2 + R));
     free(a);
     free(rowb);
+    free(tv);
+    Py_XDECREF(desc);
     return ret;
 }
 
@@ -982,37 +1056,55 @@ done:
     return ret;
 }
 
-/* outgoing(sends, by, rank, R, desc, loc, L, lat, bw, one, conn, cluster): one superstep's batch sends of a
- * rank under MPI (sends_of()) counted in the order made (counted()'s result) and packed for every rank in
- * the order of `by` (the same sends in increasing tag: pack()'s chunks, no object-path messages). Returns
- * (counted, buffer, sizes), or None for the caller's general path. */
+/* outgoing(sends, rank, R, loc, L, lat, bw, one, conn, cluster): one superstep's batch sends of a rank under
+ * MPI (sends_of()) counted in the order made (counted()'s result) and packed for every rank by increasing tag
+ * (pack()'s chunks, no object-path messages). Returns (counted, buffer, sizes), or None for the caller's
+ * general path. */
 static PyObject *outgoing(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *sends, *by, *ranko, *desco, *loco, *conno, *clo;
+    PyObject *sends, *ranko, *loco, *conno, *clo;
     Py_ssize_t R, L;
     double lat, bw, one;
-    if (!PyArg_ParseTuple(args, "O!O!OnOOndddOO", &PyList_Type, &sends, &PyList_Type, &by, &ranko, &R, &desco, &loco,
-                          &L, &lat, &bw, &one, &conno, &clo))
+    if (!PyArg_ParseTuple(args, "O!OnOndddOO", &PyList_Type, &sends, &ranko, &R, &loco, &L, &lat, &bw, &one, &conno,
+                          &clo))
         return NULL;
     Py_ssize_t k = PyList_GET_SIZE(sends);
+    static char nothing[8];
     arg *a = calloc((size_t)(6 * k + 2 + R), sizeof(arg)), *b = calloc((size_t)(6 * k + 2 + R), sizeof(arg));
     i64 *rowb = calloc((size_t)k + 1, sizeof(i64)), *rowby = calloc((size_t)k + 1, sizeof(i64));
-    PyObject *ret = NULL, *counts = NULL, *packed = NULL, *none = PyBytes_FromStringAndSize(NULL, 0);
-    if (!a || !b || !rowb || !rowby || !none) {
-        if (none) PyErr_NoMemory();
+    Py_ssize_t *order = calloc((size_t)k + 1, sizeof(Py_ssize_t));
+    PyObject **tv = calloc((size_t)(2 * k + 1), sizeof(PyObject *));
+    PyObject *ret = NULL, *counts = NULL, *packed = NULL, *desc = NULL;
+    if (!a || !b || !rowb || !rowby || !order || !tv) {
+        PyErr_NoMemory();
         goto done;
     }
-    if (PyList_GET_SIZE(by) != k) {
-        PyErr_SetString(PyExc_ValueError, "engine: outgoing's sends and their order differ in length");
+    int ok = sends_of(sends, a, rowb);
+    if (ok <= 0) {
+        if (!ok) ret = Py_NewRef(Py_None);
         goto done;
     }
-    int ok = sends_of(sends, a, rowb), okb = ok > 0 ? sends_of(by, b, rowby) : ok;
-    if (ok <= 0 || okb <= 0) {
-        if (!ok || !okb) ret = Py_NewRef(Py_None);
-        goto done;
+    for (Py_ssize_t s = 0; s < k; ++s) {  /* the sends by tag (insertion sort with the tags' <) */
+        Py_ssize_t j = s;
+        while (j > 0) {
+            int lt = PyObject_RichCompareBool(PyTuple_GET_ITEM(PyList_GET_ITEM(sends, s), 0),
+                                              PyTuple_GET_ITEM(PyList_GET_ITEM(sends, order[j - 1]), 0), Py_LT);
+            if (lt < 0) goto done;
+            if (!lt) break;
+            order[j] = order[j - 1], --j;
+        }
+        order[j] = s;
     }
-    if (!get(ranko, &b[6 * k], 'i', "rank") || !get(desco, &b[6 * k + 1], 'b', "desc")) goto done;
-    for (Py_ssize_t r = 0; r < R; ++r)
-        if (!get(none, &b[6 * k + 2 + r], 'b', "blob")) goto done;
+    for (Py_ssize_t t = 0; t < k; ++t) {  /* pack_core's streams in tag order: the buffers borrowed */
+        PyObject *e = PyList_GET_ITEM(sends, order[t]);
+        for (int j = 0; j < 6; ++j) b[6 * t + j].b = a[6 * order[t] + j].b, b[6 * t + j].held = 0;
+        b[6 * t + 5].held = a[6 * order[t] + 5].held;  /* (read as "has values"; released through a[]) */
+        rowby[t] = rowb[order[t]];
+        tv[t] = PyTuple_GET_ITEM(e, 0), tv[k + t] = PyTuple_GET_ITEM(e, 2);
+    }
+    for (Py_ssize_t r = 0; r < R; ++r) b[6 * k + 2 + r].b.buf = nothing, b[6 * k + 2 + r].b.len = 0;
+    if (!(desc = descriptor_of(tv, tv + k, rowby, k)) || !get(ranko, &b[6 * k], 'i', "rank") ||
+        !get(desc, &b[6 * k + 1], 'b', "desc"))
+        goto done;
     if (!(counts = count_sends(a, k, L, lat, bw, one, loco, conno, clo))) goto done;
     if (!(packed = pack_core(b, k, R, rowby))) goto done;
     ret = Py_BuildValue("(OOO)", counts, PyTuple_GET_ITEM(packed, 0), PyTuple_GET_ITEM(packed, 1));
@@ -1020,12 +1112,17 @@ done:
     Py_XDECREF(counts);
     Py_XDECREF(packed);
     if (a) release(a, (int)(6 * k + 2 + R));
-    if (b) release(b, (int)(6 * k + 2 + R));
+    if (b) {
+        for (Py_ssize_t t = 0; t < k; ++t) b[6 * t + 5].held = 0;  /* borrowed from a[] */
+        release(b, (int)(6 * k + 2 + R));
+    }
+    Py_XDECREF(desc);
     free(a);
     free(b);
     free(rowb);
     free(rowby);
-    Py_XDECREF(none);
+    free(order);
+    free(tv);
     return ret;
 }
 
