@@ -3067,13 +3067,105 @@ static PyObject *inbox_at(const Py_buffer *bb, i64 lfrom, i64 lto, i64 m, i64 en
     return ret;
 }
 
+/* tail_core at processor p (slot i, VProc v) with its VProc's Qall, view and servers */
+static int tail_at(const bound_t *lv, const view_api *api, const bound_t *tl, PyObject *v, i64 p, i64 i,
+                   const i64 *arr, i64 na, const i64 *ch, i64 nl) {
+    const i64 *cst = lv->b[NB_INBOX - DATA_AT].buf;
+    PyObject *o[3] = {PyObject_GetAttr(v, QALL_), PyObject_GetAttr(v, VIEW_), PyObject_GetAttr(v, SERVERS_)};
+    int r = -1;
+    if (o[0] && o[1] && o[2])
+        r = tail_core(tl, o[0], o[1], api, p, i, cst[0], cst[3], arr, na, ch, nl, o[2],
+                      lv->b[QUEUED - DATA_AT].buf, lv->b[RWGT - DATA_AT].buf, lv->b[0].len / 8);
+    for (int j = 0; j < 3; ++j) Py_XDECREF(o[j]);
+    return r;
+}
+
+/* what inbox's runs at a processor returned, gathered: [m, nl, na, nd, the nl learned, the na arrived] as one
+ * inbox result (its parts in order: their concatenation is what p learned and what arrived) */
+typedef struct {
+    i64 m, nl, na, nd, cap;
+    i64 *lid, *arr;
+} gathered;
+
+static int gather_run(gathered *g, PyObject *res) {
+    const i64 *w = (const i64 *)PyByteArray_AS_STRING(res);
+    i64 nl = w[1], na = w[2];
+    if (g->nl + nl > g->cap || g->na + na > g->cap) {
+        i64 cap = 2 * (g->cap + nl + na) + 16;
+        i64 *a = realloc(g->lid, (size_t)cap * 8), *b = a ? realloc(g->arr, (size_t)cap * 8) : NULL;
+        if (a) g->lid = a;
+        if (!b) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        g->arr = b, g->cap = cap;
+    }
+    memcpy(g->lid + g->nl, w + 4, (size_t)nl * 8);
+    memcpy(g->arr + g->na, w + 4 + nl, (size_t)na * 8);
+    g->m = w[0], g->nl += nl, g->na += na, g->nd += w[3];
+    return 0;
+}
+
+/* the rest of balancer.LevelRun._receive at p after its first inbox run stopped (res, its result) before end, in C
+ * while it can: a run of the balance kind's messages (and JOB, DJOB) by handle(i, p, m, end, step, out), a run of
+ * DATA and FETCH by inbox (no tail), until end, then tail_core on everything they learned and what arrived; 0
+ * (*bal: the seconds in handle), or 1 when a FETCH must be forwarded (its rest is the caller's, *left: the runs'
+ * result gathered), or -1 with an error */
+static int rest_core(const bound_t *dl, const Py_buffer *bb, const bound_t *lv, const view_api *api,
+                     const bound_t *tl, PyObject *v, PyObject *px, i64 p, i64 i, i64 end, long long step,
+                     PyObject *res, double *bal, PyObject **left) {
+    gathered g = {0};
+    const i64 *val = bb[VALUES].buf, *off = bb[OFFSETS].buf, FETCH = ((const i64 *)lv->b[NB_INBOX - DATA_AT].buf)[2];
+    int r = -1;
+    if (gather_run(&g, res) < 0) goto done;
+    while (g.m < end) {
+        PyObject *x;
+        if (val[off[g.m]] < FETCH) {
+            PyObject *a[6] = {PyLong_FromLongLong(i), px, PyLong_FromLongLong(g.m), PyLong_FromLongLong(end),
+                              PyLong_FromLongLong(step), dl->obj[D_OUT]};
+            double t = now();
+            x = a[0] && a[2] && a[3] && a[4] ? PyObject_Vectorcall(dl->obj[D_HANDLE], a, 6, NULL) : NULL;
+            *bal += now() - t;
+            Py_XDECREF(a[0]), Py_XDECREF(a[2]), Py_XDECREF(a[3]), Py_XDECREF(a[4]);
+            if (!x) goto done;
+            i64 m = PyLong_AsLongLong(x);
+            Py_DECREF(x);
+            if (m <= g.m || m > end) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "queue: handle did not advance");
+                goto done;
+            }
+            g.m = m;
+            continue;
+        }
+        i64 m = g.m;
+        if (!(x = inbox_at(bb, 0, 0, m, end, p, i, v, lv, api, dl->obj[D_MSGS], NULL))) goto done;
+        int bad = gather_run(&g, x);
+        Py_DECREF(x);
+        if (bad) goto done;
+        if (g.m == m) {  /* a FETCH to forward */
+            if (!(*left = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((4 + g.nl + g.na) * 8)))) goto done;
+            i64 *w = (i64 *)PyByteArray_AS_STRING(*left);
+            w[0] = g.m, w[1] = g.nl, w[2] = g.na, w[3] = g.nd;
+            memcpy(w + 4, g.lid, (size_t)g.nl * 8);
+            memcpy(w + 4 + g.nl, g.arr, (size_t)g.na * 8);
+            r = 1;
+            goto done;
+        }
+    }
+    r = tail_at(lv, api, tl, v, p, i, g.arr, g.na, g.lid, g.nl);
+done:
+    free(g.lid), free(g.arr);
+    return r;
+}
+
 /* deliver(level, got, at, ops, locate, lvalues, loffsets, values, offsets, src, step), level: bind(DELIVERING, ...):
  * balancer.LevelRun.run's turns over the processors that received messages (at: {p: the run of its sbn messages},
  * locate: {p: the run of its locate messages}; each's turns over at, or over both in increasing order): a processor
  * with only messages of the balance kind (in ops) and no locate message is handle(i, p, start, stop, step, out); any
- * other is inbox (its locates and its run of DATA and FETCH, with its tail), and when the run left messages,
- * rest(v, got, inbox's result, the turn's start). The turns of handle are timed as balance, those whose run took
- * every message as migration (rest times its own). Returns None. */
+ * other is inbox (its locates and its run of DATA and FETCH, with its tail), and when the run left messages, the rest
+ * of _receive (rest_core), in Python where a FETCH is to be forwarded: rest(v, got, the runs' result, when it is
+ * called). The turns of handle are timed as balance, the others as migration (but handle's part in them, and rest's
+ * own). The batch is bound to handle's state (Ops.bind). Returns None. */
 static PyObject *deliver(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     static const char *const name[DATA_AT] = {"lvalues", "loffsets", "values", "offsets", "src"};
     PyObject *level, *got, *at, *ops, *locate, *o[DATA_AT], *ps = NULL, *it = NULL, *x = NULL, *ret = NULL;
@@ -3130,20 +3222,31 @@ static PyObject *deliver(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ss
             PyObject *v = PyList_GET_ITEM(dl->obj[D_VLIST], i),
                      *res = inbox_at(b, lfrom, lto, m, end, p, i, v, lv, api, dl->obj[D_MSGS], tl);
             if (!res) goto done;
-            if (res != Py_None) {  /* messages left: _receive's */
-                PyObject *start = PyFloat_FromDouble(t1), *a[4] = {v, got, res, start}, *h = NULL;
-                if (start) h = PyObject_Vectorcall(dl->obj[D_REST], a, 4, NULL);
-                Py_XDECREF(start);
-                if (!h) {
-                    Py_DECREF(res);
-                    goto done;
+            double bal = 0.0, t2;
+            if (res != Py_None) {  /* messages left: the rest of _receive */
+                PyObject *left = NULL;
+                int r = rest_core(dl, b, lv, api, tl, v, x, p, i, end, step, res, &bal, &left);
+                Py_DECREF(res);
+                if (r < 0) goto done;
+                if (r) {  /* a FETCH to forward: Python's from there */
+                    t2 = now();
+                    PyObject *start = PyFloat_FromDouble(t2), *a[4] = {v, got, left, start}, *h = NULL;
+                    if (start) h = PyObject_Vectorcall(dl->obj[D_REST], a, 4, NULL);
+                    Py_XDECREF(start), Py_DECREF(left);
+                    if (!h) goto done;
+                    Py_DECREF(h);
+                    mig += t2 - t1 - bal;
+                    times[BALANCE] += bal;
+                    other += now() - t1;
+                    Py_CLEAR(x);
+                    continue;
                 }
-                Py_DECREF(h);
-            }
-            double t2 = now();
+            } else
+                Py_DECREF(res);
+            t2 = now();
             other += t2 - t1;
-            if (res == Py_None) mig += t2 - t1;
-            Py_DECREF(res);
+            mig += t2 - t1 - bal;
+            times[BALANCE] += bal;
         }
         Py_CLEAR(x);
     }

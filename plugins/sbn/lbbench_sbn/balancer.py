@@ -421,11 +421,11 @@ class LevelRun:
             got = _Received(eng.received(msg.TAG), self.opstate is not None)
             # per-vproc CPU (eng.each): the engine lays vprocs over ranks by it
             if got.at or locate:  # no clock read in a superstep with nothing delivered
-                ops = got.ops_only
-                if ops:
-                    self._bind(got)
-                if self.delivering is not None:  # the turns in C: Ops.handle, _inbox's call, _rest for what it left
-                    _queue.deliver(self.delivering, got, got.at, ops, locate, *self.lcols, *got.columns, self.step)
+                if self.delivering is not None:  # the turns in C: Ops.handle, inbox, the rest of _receive but a forward
+                    if got.at:
+                        self._bind(got)
+                    _queue.deliver(self.delivering, got, got.at, got.ops_only, locate, *self.lcols, *got.columns,
+                                   self.step)
                 else:
                     self._turns(got, locate)
             if self.stepped is not None:  # process, select and the main line in one C call (_queue.step)
@@ -461,6 +461,8 @@ class LevelRun:
         in C): a processor with only messages of the balance kind and no locate message is the C state's at once (one
         call), any other is ``_receive``'s."""
         ops, at, vp, clock, other = got.ops_only, got.at, self.vp, time.perf_counter, 0.0
+        if ops:
+            self._bind(got)
         t0 = clock()
         for p in self.eng.each(sorted(set(at).union(locate)) if locate else at):
             if p in ops and p not in locate:
@@ -623,8 +625,8 @@ class LevelRun:
         return m
 
     def _rest(self, v: VProc, got: "_Received", buf: bytearray, t0: float) -> None:
-        """``_queue.deliver``'s call back at p when its run left messages (``buf``: inbox's result; ``t0``: when p's turn
-        began): ``_receive`` from where the run stopped."""
+        """``_queue.deliver``'s call back at p when a ``FETCH`` is to be forwarded (``buf``: its runs' result, as
+        inbox's; ``t0``: now): ``_receive`` from there."""
         self._receive(v, got, (), self._inboxed(v, buf), t0)
 
     def _bind(self, got: "_Received") -> None:
