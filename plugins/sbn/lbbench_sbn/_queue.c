@@ -888,7 +888,8 @@ enum { LVALUES, LOFFSETS, VALUES, OFFSETS, SRC, DATA_AT, REQUESTED, PINNED, QUEU
 static int inbox_of(PyObject *level, PyObject *tail, bound_t **lv, const view_api **api, bound_t **tl) {
     *tl = NULL;
     if (!(*lv = bound_of(level, INBOXED, "inbox's level arrays")) ||
-        !(*api = view_api_of((*lv)->obj[NB_INBOX - DATA_AT + 1])) || (tail != Py_None && !(*tl = bound_of(tail, TAILED, "inbox's tail"))))
+        !(*api = view_api_of((*lv)->obj[NB_INBOX - DATA_AT + 1])) ||
+        (tail != Py_None && !(*tl = bound_of(tail, TAILED, "inbox's tail"))))
         return 0;
     if ((*lv)->b[NB_INBOX - DATA_AT].len != 5 * 8) {
         PyErr_SetString(PyExc_ValueError, "queue: inbox's constants are P, DATA, FETCH, word, per_unit");
@@ -2875,14 +2876,15 @@ static int flush_core(const bound_t *fl) {
         if (!(buf = locates(NULL, locs))) return -1;
         i64 m = ((const i64 *)PyByteArray_AS_STRING(buf))[0];
         const i64 off[4] = {1, 1 + m, 1 + 3 * m, 1 + 2 * m}, cnt[4] = {m, m, -1, m};  /* src, dst, values, counts */
-        int r = PyList_SetSlice(locs, 0, n, NULL) < 0 ||
-                send_words(fl, PyTuple_GET_ITEM(names, 1), buf, off, cnt, 4, LOCATE_KW_, PyTuple_GET_ITEM(names, 2)) < 0;
+        int r = PyList_SetSlice(locs, 0, n, NULL) < 0 || send_words(fl, PyTuple_GET_ITEM(names, 1), buf, off, cnt, 4,
+                                                                    LOCATE_KW_, PyTuple_GET_ITEM(names, 2)) < 0;
         Py_DECREF(buf);
         if (r) return -1;
     }
     if ((n = PyList_GET_SIZE(msgs))) {
         if (!(buf = pack_core(msgs, cst[0], cst[1], cst[2], cst[3]))) return -1;
-        const i64 off[6] = {0, n, 5 * n, 3 * n, 4 * n, 2 * n}, cnt[6] = {n, n, -1, n, n, n};  /* ..., counts, nbytes, kind */
+        /* src, dst, values, counts, nbytes, kind */
+        const i64 off[6] = {0, n, 5 * n, 3 * n, 4 * n, 2 * n}, cnt[6] = {n, n, -1, n, n, n};
         int r = PyList_SetSlice(msgs, 0, n, NULL) < 0 ||
                 send_words(fl, PyTuple_GET_ITEM(names, 0), buf, off, cnt, 6, SBN_KW_, NULL) < 0;
         Py_DECREF(buf);
@@ -2992,7 +2994,8 @@ static PyObject *step_(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssiz
     long long step;
     bound_t *st, *fin, *srt, *cho, *fet, *act, *fl;
     if (!fast_args("step", args, nargs, "OLO", &level, &step, &batch) ||
-        !(st = bound_of(level, STEPPED, "step's level")) || !(fin = bound_of(st->obj[S_FINISHED], DONE, "step's done")) ||
+        !(st = bound_of(level, STEPPED, "step's level")) ||
+        !(fin = bound_of(st->obj[S_FINISHED], DONE, "step's done")) ||
         !(srt = bound_of(st->obj[S_SORTED], SORTED, "step's sort")) ||
         !(cho = bound_of(st->obj[S_CHOSEN], CHOSEN, "step's choose")) ||
         !(fet = bound_of(st->obj[S_FETCHING], FETCHING, "step's fetch_chunks")) ||
@@ -3180,10 +3183,11 @@ static PyObject *deliver(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ss
         return NULL;
     if (!PyDict_Check(at) || !PyDict_Check(locate) || !PyAnySet_Check(ops) || !PyList_Check(dl->obj[D_VLIST]) ||
         dl->b[D_TIMES].len != 4 * 8 || dl->obj[D_TAILED] == Py_None) {
-        PyErr_SetString(PyExc_TypeError, "queue: deliver's at and locate are dicts, ops a set, its level as its doc says");
+        PyErr_SetString(PyExc_TypeError, "queue: deliver's at and locate are dicts, ops a set, its level as its doc");
         return NULL;
     }
-    if (!inbox_of(dl->obj[D_INBOXED], dl->obj[D_TAILED], &lv, &api, &tl) || !get_all(o, b, have, "iiiii", name, DATA_AT))
+    if (!inbox_of(dl->obj[D_INBOXED], dl->obj[D_TAILED], &lv, &api, &tl) ||
+        !get_all(o, b, have, "iiiii", name, DATA_AT))
         goto done;
     if (PyDict_GET_SIZE(locate)) {  /* the processors with either, in increasing order */
         if (!(ps = PyDict_Keys(at))) goto done;
@@ -3203,10 +3207,11 @@ static PyObject *deliver(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ss
     while ((x = PyIter_Next(it))) {
         i64 p = PyLong_AsLongLong(x), i = p >= 0 && p < P ? lix[p] : -1, m, end, lfrom, lto;
         if (i < 0 || i >= L) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "queue: deliver's turn is not the rank's processor");
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "queue: deliver's turn is not the rank's");
             goto done;
         }
-        PyObject *r = PyDict_GetItemWithError(at, x), *ls = r || !PyErr_Occurred() ? PyDict_GetItemWithError(locate, x) : NULL;
+        PyObject *r = PyDict_GetItemWithError(at, x);
+        PyObject *ls = r || !PyErr_Occurred() ? PyDict_GetItemWithError(locate, x) : NULL;
         if (PyErr_Occurred() || !run_of(r, &m, &end) || !run_of(ls, &lfrom, &lto)) goto done;
         int only = some && !ls ? PySet_Contains(ops, x) : 0;
         if (only < 0) goto done;

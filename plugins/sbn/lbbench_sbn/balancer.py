@@ -23,9 +23,10 @@ message. In each superstep every processor, in the order of Fig. 4's main line:
 
 Steps 2 and 3 run for all local processors at once (one C call of ``_queue`` per
 step over the processors, numpy's arithmetic in numpy's order; a processor's
-queue stays sorted between changes), all of them in one call (``_queue.step``); only processors with messages, or
-whose main line acts, are visited one by one (the turns over those with messages in one call, ``_queue.deliver``). A processor's locate messages and its run of ``DATA`` and
-``FETCH`` are one C call (``_queue.inbox``: what it learned merged into its view through ``LocationView.C_API``;
+queue stays sorted between changes), all of them in one call (``_queue.step``); only processors with messages,
+or whose main line acts, are visited one by one (the turns over those with messages in one call,
+``_queue.deliver``). A processor's locate messages and its run of ``DATA`` and ``FETCH`` are one C call
+(``_queue.inbox``: what it learned merged into its view through ``LocationView.C_API``;
 when the run is all it received, its locate message and the re-pricing around what it learned too); a run of ``DJOB`` messages is one C call
 (``_queue.distribute``); the balancing operations' messages (``BAL``, ``NAK``, ``ABORT``, ``UP``, ``DIST``)
 are handled by their state in C (``_opstate.Ops``), a processor's run of them in one call;
