@@ -29,10 +29,16 @@ def share(ranks: int, on: int | None = None) -> dict:
     return {k: n for k in POOLS if not os.environ.get(k, "").strip()}
 
 
-def share_cores() -> None:
-    """Launched by mpiexec with several ranks on this host: set this process's share of the cores."""
+def local_ranks() -> int:
+    """The ranks mpiexec started on this host (1 when it names none: no mpiexec, or one rank)."""
     for k in _LOCAL_RANKS:
         n = os.environ.get(k, "")
         if n.isdigit() and int(n) > 1:
-            os.environ.update(share(int(n)))
-            return
+            return int(n)
+    return 1
+
+
+def share_cores() -> None:
+    """Launched by mpiexec with several ranks on this host: set this process's share of the cores."""
+    if local_ranks() > 1:
+        os.environ.update(share(local_ranks()))

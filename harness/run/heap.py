@@ -1,13 +1,15 @@
 """The C heap a library freed, handed back to the system (issue 52: a host's memory under several ranks).
 
-Every process that imports this (every rank that runs cells) gives each allocation of at least ``MAP_ABOVE``
-bytes its own pages (glibc's ``mallopt(M_MMAP_THRESHOLD)``), handed back to the system the moment it is freed
-(:func:`map_large`); smaller ones come from the heap as before, whose freed pages :func:`give_back_freed` hands
-back.
+Where mpiexec started several ranks on this host, each gives every allocation of at least ``MAP_ABOVE`` bytes its
+own pages (glibc's ``mallopt(M_MMAP_THRESHOLD)``), handed back to the system the moment it is freed
+(:func:`map_large`, applied when this is imported); smaller ones come from the heap as before, whose freed pages
+:func:`give_back_freed` hands back.
 """
 from __future__ import annotations
 
 import ctypes
+
+from ..engine.threads import local_ranks
 
 _LIBC = ctypes.CDLL(None)
 _TRIM = getattr(_LIBC, "malloc_trim", None)  # glibc's; None elsewhere
@@ -45,13 +47,18 @@ def map_large(above: int = MAP_ABOVE) -> None:
 
     glibc maps a large allocation apart only until the first such one is freed: it then raises the threshold to
     that size (up to 32 MiB), and every later allocation as large comes from the heap, whose freed pages the
-    process keeps. At ``shock[scale=20]`` (1M vertices: arrays of 8 MB) a rank so kept 50-240 MiB that nothing
-    used at its peak (METIS's work arrays, the level's temporaries; issue 52). A fixed threshold stops that
-    (and the heap's top is trimmed above twice it, as glibc's own adjustment sets it). Arrays this large are
-    allocated a few times a level, not in a hot loop, so the pages mapped anew cost little."""
+    process keeps. At ``shock[scale=20]`` (1M vertices: arrays of 8 MB) on 4 ranks, rank 0 so kept 60 MiB and the
+    others 20 MiB each that nothing used at the host's peak (METIS's work arrays, the level's temporaries; issue
+    52). A fixed threshold stops that (and the heap's top is trimmed above twice it, as glibc's own adjustment
+    sets it). Only where several ranks share the host, whose memory they take R times: one process's peak falls
+    too (the worked example at R = 1: 367-370 MiB against 405-426), but every cell that allocates arrays this
+    large then pays for their pages anew (``benchmarks.amr``'s cells: twice the page faults, the 60 ms ones
+    20 ms longer; trimming once after METIS instead left that peak as it was, reached again by the level's
+    temporaries)."""
     if _OPT is not None:
         _OPT(M_MMAP_THRESHOLD, above)
         _OPT(M_TRIM_THRESHOLD, 2 * above)
 
 
-map_large()
+if local_ranks() > 1:
+    map_large()
