@@ -448,3 +448,26 @@ def test_a_send_in_one_call_queues_what_the_general_path_queues():
         assert [e[:2] + e[3:] for e in one] == [e[:2] + e[3:] for e in general], args
         for a, b in zip(one, general):  # the values as sent (an ndarray), or the general path's array of them
             assert a[2] is b[2] if isinstance(args[2], np.ndarray) else np.array_equal(a[2], b[2]), args
+
+
+def test_a_delivered_batch_makes_its_rarely_read_columns_when_read():
+    """The kernels' batches (``batch.Delivered``) make ``kind``, ``nbytes`` and ``counts`` when first read: the
+    same columns as one Batch built from them, through ``select``, a copy and a pickle alike."""
+    import copy
+    import pickle
+
+    from harness.engine.batch import Batch, Delivered
+
+    eng = Engine(4, comm=None)
+    eng.send("x", [0, 1, 2], [3, 3, 1], np.arange(12).reshape(6, 2), counts=[1, 2, 3], nbytes=[5, 6, 7],
+             kind=[2, 0, 1])
+    eng.exchange()
+    got = eng.received("x")
+    assert type(got) is Delivered and "kind" not in vars(got)
+    want = Batch(np.array([2, 0, 1]), np.array([1, 3, 3]), np.array([1, 2, 0]), np.array([7, 5, 6]),
+                 np.array([3, 1, 2]), np.array([[6, 7], [8, 9], [10, 11], [0, 1], [2, 3], [4, 5]]))
+    for b in (got, pickle.loads(pickle.dumps(got)), copy.copy(got), got.select(np.arange(3))):
+        for f in ("src", "dst", "kind", "nbytes", "counts", "values", "offsets"):
+            assert np.array_equal(getattr(b, f), getattr(want, f)), f
+    with pytest.raises(AttributeError):
+        got.other

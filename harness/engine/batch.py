@@ -104,8 +104,23 @@ class Batch:
         return Batch(_NONE, _NONE, _NONE, _NONE, _NONE, None)
 
 
-# the kernels make Batches (columns and values as numpy arrays of their buffers) and read sends' kinds by name
-_engine.bind(KINDS, np.ndarray, Batch, np.frombuffer, np.dtype)
+class Delivered(Batch):
+    """A Batch the kernels made (``_engine``: :meth:`Engine.received`'s): its columns views of one int64 buffer,
+    ``kind``, ``nbytes`` and ``counts`` made when first read (most readers never do)."""
+
+    def __getattr__(self, name: str):
+        at = _LATER.get(name)
+        if at is None or "_cols" not in self.__dict__:
+            raise AttributeError(name)
+        a = self.__dict__["_cols"]
+        n = (a.size - 1) // 6
+        got = self.__dict__[name] = a[at * n:(at + 1) * n]
+        return got
+
+
+_LATER = {"kind": 2, "nbytes": 3, "counts": 4}  # Delivered's columns made when read: their place in the buffer
+# the kernels make Delivered batches (columns and values numpy arrays of their buffers) and read kinds by name
+_engine.bind(KINDS, np.ndarray, Delivered, np.frombuffer, np.dtype)
 
 # ------------------------------------------------------------------ the wire form of a superstep
 def row_bytes(values: np.ndarray | None) -> int:

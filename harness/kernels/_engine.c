@@ -245,28 +245,36 @@ done:
     return ret;
 }
 
-/* bind(kinds, ndarray, Batch, frombuffer, dtype): the message kinds' names (a tuple) and numpy's ndarray type,
- * for send(); the Batch class, numpy.frombuffer and numpy.dtype, for batch_of() */
+/* bind(kinds, ndarray, Delivered, frombuffer, dtype): the message kinds' names (a tuple) and numpy's ndarray
+ * type, for send(); the class of the Batches the kernels make, numpy.frombuffer and numpy.dtype, for
+ * batch_of() */
 static PyObject *batch_type = NULL, *frombuffer = NULL, *dtype_fn = NULL, *i64_dtype = NULL, *dtypes = NULL,
-                *batch_fields[7] = {NULL};
+                *batch_fields[5] = {NULL}, *dtype_strs = NULL, *s_dtype = NULL, *s_shape = NULL, *s_str = NULL;
 
 static PyObject *bind(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *kinds, *nd, *bt, *fb, *dt;
     if (!PyArg_ParseTuple(args, "O!O!O!OO", &PyTuple_Type, &kinds, &PyType_Type, &nd, &PyType_Type, &bt, &fb, &dt))
         return NULL;
-    static const char *names[7] = {"src", "dst", "kind", "nbytes", "counts", "offsets", "values"};
+    static const char *names[5] = {"src", "dst", "offsets", "values", "_cols"};
     PyObject *i64 = PyObject_CallFunction(dt, "s", "int64"), *cache = PyDict_New();
     if (!i64 || !cache) {
         Py_XDECREF(i64);
         Py_XDECREF(cache);
         return NULL;
     }
-    for (int j = 0; j < 7; ++j)
+    for (int j = 0; j < 5; ++j)
         if (!batch_fields[j] && !(batch_fields[j] = PyUnicode_InternFromString(names[j]))) {
             Py_DECREF(i64);
             Py_DECREF(cache);
             return NULL;
         }
+    if ((!s_dtype && !(s_dtype = PyUnicode_InternFromString("dtype"))) ||
+        (!s_shape && !(s_shape = PyUnicode_InternFromString("shape"))) ||
+        (!s_str && !(s_str = PyUnicode_InternFromString("str"))) || (!dtype_strs && !(dtype_strs = PyDict_New()))) {
+        Py_DECREF(i64);
+        Py_DECREF(cache);
+        return NULL;
+    }
     Py_XSETREF(kind_names, Py_NewRef(kinds));
     Py_XSETREF(ndarray_type, Py_NewRef(nd));
     Py_XSETREF(batch_type, Py_NewRef(bt));
@@ -285,8 +293,10 @@ static PyObject *from_buffer(PyObject *buf, PyObject *dtype) {
 
 /* The Batch of join()'s pair (columns: one bytearray of int64 src, dst, kind, nbytes, counts, n each, then
  * offsets, n + 1; values: a bytearray or None) with values of dtype and row shape (a tuple; dtype None
- * without values): the columns are views of the one buffer, the offsets given (the cached property known
- * already); no __init__ run (a Batch's fields set in its __dict__). NULL with an exception. */
+ * without values), of the bound class (batch.Delivered): src, dst and offsets views of the one buffer (the
+ * offsets the cached property, known already), the buffer as an int64 array in _cols (kind, nbytes and counts
+ * are views of it made when first read); no __init__ run (the fields set in its __dict__). NULL with an
+ * exception. */
 static PyObject *batch_of(PyObject *pair, PyObject *dtype, PyObject *shape) {
     if (!batch_type) {
         PyErr_SetString(PyExc_RuntimeError, "engine: bind() was not called");
@@ -294,50 +304,56 @@ static PyObject *batch_of(PyObject *pair, PyObject *dtype, PyObject *shape) {
     }
     PyObject *colso = PyTuple_GET_ITEM(pair, 0), *valso = PyTuple_GET_ITEM(pair, 1);
     Py_ssize_t len = PyByteArray_GET_SIZE(colso) / 8, n = (len - 1) / 6;
-    PyObject *a = from_buffer(colso, i64_dtype), *f[7] = {NULL}, *b = NULL, *d = NULL, *ret = NULL;
-    if (!a) return NULL;
-    for (int j = 0; j < 6; ++j) {
-        PyObject *cut = PySequence_GetSlice(a, j * n, j < 5 ? (j + 1) * n : len);
-        if (!cut) goto done;
-        f[j] = cut;
-    }
+    PyObject *f[5] = {NULL}, *b = NULL, *d = NULL, *ret = NULL;  /* src, dst, offsets, values, _cols */
+    if (!(f[4] = from_buffer(colso, i64_dtype)) || !(f[0] = PySequence_GetSlice(f[4], 0, n)) ||
+        !(f[1] = PySequence_GetSlice(f[4], n, 2 * n)) || !(f[2] = PySequence_GetSlice(f[4], 5 * n, len)))
+        goto done;
     if (valso == Py_None) {
-        f[6] = Py_NewRef(Py_None);
+        f[3] = Py_NewRef(Py_None);
     } else {
-        if (!(f[6] = from_buffer(valso, dtype))) goto done;
+        if (!(f[3] = from_buffer(valso, dtype))) goto done;
         if (PyTuple_GET_SIZE(shape)) {  /* rows of several items: (rows,) + shape */
             i64 rows = ((const i64 *)PyByteArray_AS_STRING(colso))[len - 1];
             PyObject *lead = Py_BuildValue("(L)", (long long)rows), *full = lead ? PySequence_Concat(lead, shape) : NULL,
-                     *v = full ? PyObject_CallMethod(f[6], "reshape", "(O)", full) : NULL;
+                     *v = full ? PyObject_CallMethod(f[3], "reshape", "(O)", full) : NULL;
             Py_XDECREF(lead);
             Py_XDECREF(full);
             if (!v) goto done;
-            Py_SETREF(f[6], v);
+            Py_SETREF(f[3], v);
         }
     }
     PyObject *empty = PyTuple_New(0);
     b = empty ? ((PyTypeObject *)batch_type)->tp_new((PyTypeObject *)batch_type, empty, NULL) : NULL;
     Py_XDECREF(empty);
     if (!b || !(d = PyObject_GenericGetDict(b, NULL))) goto done;
-    for (int j = 0; j < 7; ++j)
+    for (int j = 0; j < 5; ++j)
         if (PyDict_SetItem(d, batch_fields[j], f[j]) < 0) goto done;
     ret = Py_NewRef(b);
 done:
-    Py_XDECREF(a);
-    for (int j = 0; j < 7; ++j) Py_XDECREF(f[j]);
+    for (int j = 0; j < 5; ++j) Py_XDECREF(f[j]);
     Py_XDECREF(b);
     Py_XDECREF(d);
     return ret;
 }
 
-/* the dtype named by a descriptor's string (numpy.dtype's, kept by name) */
-static PyObject *dtype_named(PyObject *name) {
-    PyObject *got = PyDict_GetItemWithError(dtypes, name);
+/* cache[key], made by make(key) and kept when missing */
+static PyObject *kept(PyObject *cache, PyObject *key, PyObject *(*make)(PyObject *)) {
+    PyObject *got = PyDict_GetItemWithError(cache, key);
     if (got) return Py_NewRef(got);
-    if (PyErr_Occurred() || !(got = PyObject_CallOneArg(dtype_fn, name))) return NULL;
-    if (PyDict_SetItem(dtypes, name, got) < 0) Py_CLEAR(got);
+    if (PyErr_Occurred() || !(got = make(key))) return NULL;
+    if (PyDict_SetItem(cache, key, got) < 0) Py_CLEAR(got);
     return got;
 }
+
+static PyObject *dtype_called(PyObject *name) { return PyObject_CallOneArg(dtype_fn, name); }
+
+/* the dtype named by a descriptor's string (numpy.dtype's, kept by name) */
+static PyObject *dtype_named(PyObject *name) { return kept(dtypes, name, dtype_called); }
+
+static PyObject *str_read(PyObject *dt) { return PyObject_GetAttr(dt, s_str); }
+
+/* dtype.str (its string is made anew at each read: kept here by dtype) */
+static PyObject *dtype_str(PyObject *dt) { return kept(dtype_strs, dt, str_read); }
 
 /* the int64 buffers of a list's items, held in as[] (at most cap) */
 static int list_of(PyObject *list, arg *as, Py_ssize_t cap, const char *name) {
@@ -430,14 +446,20 @@ static PyObject *count_parts(arg *a, Py_ssize_t m, Py_ssize_t L, double lat, dou
         if (!cnt[q]) {
             Py_INCREF(Py_None);
             e = Py_None;
-        } else {
-            e = off[q] ? Py_BuildValue("(LLLd)", (long long)cnt[q], (long long)sum[q], (long long)most[q], longest[q])
-                       : Py_BuildValue("(LLLO)", (long long)cnt[q], (long long)sum[q], (long long)most[q], Py_None);
+        } else {  /* (messages, bytes, most sent, longest or None) */
+            PyObject *x[4] = {PyLong_FromLongLong(cnt[q]), PyLong_FromLongLong(sum[q]), PyLong_FromLongLong(most[q]),
+                              off[q] ? PyFloat_FromDouble(longest[q]) : Py_NewRef(Py_None)};
+            e = x[0] && x[1] && x[2] && x[3] ? PyTuple_New(4) : NULL;
+            for (int j = 0; j < 4; ++j)
+                if (e) PyTuple_SET_ITEM(e, j, x[j]);
+                else Py_XDECREF(x[j]);
             if (!e) goto done;
         }
         PyTuple_SET_ITEM(stats, q, e);
     }
-    ret = Py_BuildValue("(OOOOd)", stats, keys, kinds, bytes, declared);
+    PyObject *dec = PyFloat_FromDouble(declared);
+    if (dec) ret = PyTuple_Pack(5, stats, keys, kinds, bytes, dec);
+    Py_XDECREF(dec);
 done:
     if (!ret) {  /* stopped part way: every tally back to zero */
         memset(msgs, 0, (size_t)(NKINDS * L) * 8);
@@ -687,9 +709,9 @@ static PyObject *descriptor_of(PyObject *const *tags, PyObject *const *values, c
             PUT(nm, nlen);
             PUT(&has, 8);
             if (has) {
-                bad = !(dt = PyObject_GetAttrString(values[t], "dtype")) || !(dts = PyObject_GetAttrString(dt, "str")) ||
-                      !(d = PyUnicode_AsUTF8AndSize(dts, &dlen)) || !(shape = PyObject_GetAttrString(values[t], "shape"))
-                      || !PyTuple_Check(shape);
+                bad = !(dt = PyObject_GetAttr(values[t], s_dtype)) || !(dts = dtype_str(dt)) ||
+                      !(d = PyUnicode_AsUTF8AndSize(dts, &dlen)) || !(shape = PyObject_GetAttr(values[t], s_shape)) ||
+                      !PyTuple_Check(shape);
                 if (!bad) {
                     i64 f[2] = {dlen, rowb[t]}, nd = PyTuple_GET_SIZE(shape) - 1;
                     PUT(&f[0], 8);
@@ -958,6 +980,23 @@ static int sends_of(PyObject *sends, arg *a, i64 *rowb) {
     return 1;
 }
 
+/* order[] the sends' indices by increasing tag (an insertion sort with the tags' <: a superstep has a few; ties
+ * keep their order); -1 with an exception */
+static int by_tag(PyObject *sends, Py_ssize_t *order) {
+    for (Py_ssize_t s = 0, m = PyList_GET_SIZE(sends); s < m; ++s) {
+        Py_ssize_t j = s;
+        while (j > 0) {
+            int lt = PyObject_RichCompareBool(PyTuple_GET_ITEM(PyList_GET_ITEM(sends, s), 0),
+                                              PyTuple_GET_ITEM(PyList_GET_ITEM(sends, order[j - 1]), 0), Py_LT);
+            if (lt < 0) return -1;
+            if (!lt) break;
+            order[j] = order[j - 1], --j;
+        }
+        order[j] = s;
+    }
+    return 0;
+}
+
 /* count_parts() of the sends held in a[] (sends_of()) with the machine's loc, conn, cluster */
 static PyObject *count_sends(arg *a, Py_ssize_t m, Py_ssize_t L, double lat, double bw, double one, PyObject *loco,
                              PyObject *conno, PyObject *clo) {
@@ -1002,18 +1041,7 @@ static PyObject *local(PyObject *Py_UNUSED(self), PyObject *args) {
     }
     if (!(counts = count_sends(a, m, L, lat, bw, one, loco, conno, clo)) || !get(loco, &loc, 'i', "loc")) goto done;
     for (Py_ssize_t s = 0; s < m; ++s) total += LEN(a[6 * s]);
-    /* the sends by tag (insertion sort with the tags' <) */
-    for (Py_ssize_t s = 0; s < m; ++s) {
-        Py_ssize_t j = s;
-        while (j > 0) {
-            int lt = PyObject_RichCompareBool(PyTuple_GET_ITEM(PyList_GET_ITEM(sends, s), 0),
-                                              PyTuple_GET_ITEM(PyList_GET_ITEM(sends, order[j - 1]), 0), Py_LT);
-            if (lt < 0) goto done;
-            if (!lt) break;
-            order[j] = order[j - 1], --j;
-        }
-        order[j] = s;
-    }
+    if (by_tag(sends, order) < 0) goto done;
     if (!(streams = PyDict_New()) || !(cols = malloc((size_t)(5 * total) * 8 + 8))) goto done;
     for (Py_ssize_t o = 0, w = 0; o < m; ++o) {
         Py_ssize_t s = order[o];
@@ -1028,8 +1056,8 @@ static PyObject *local(PyObject *Py_UNUSED(self), PyObject *args) {
         if (!j) goto done;
         if (vo == Py_None)
             shape = PyTuple_New(0);
-        else if ((dt = PyObject_GetAttrString(vo, "dtype"))) {
-            PyObject *full = PyObject_GetAttrString(vo, "shape");
+        else if ((dt = PyObject_GetAttr(vo, s_dtype))) {
+            PyObject *full = PyObject_GetAttr(vo, s_shape);
             shape = full ? PyTuple_GetSlice(full, 1, PyTuple_GET_SIZE(full)) : NULL;
             Py_XDECREF(full);
         }
@@ -1083,17 +1111,7 @@ static PyObject *outgoing(PyObject *Py_UNUSED(self), PyObject *args) {
         if (!ok) ret = Py_NewRef(Py_None);
         goto done;
     }
-    for (Py_ssize_t s = 0; s < k; ++s) {  /* the sends by tag (insertion sort with the tags' <) */
-        Py_ssize_t j = s;
-        while (j > 0) {
-            int lt = PyObject_RichCompareBool(PyTuple_GET_ITEM(PyList_GET_ITEM(sends, s), 0),
-                                              PyTuple_GET_ITEM(PyList_GET_ITEM(sends, order[j - 1]), 0), Py_LT);
-            if (lt < 0) goto done;
-            if (!lt) break;
-            order[j] = order[j - 1], --j;
-        }
-        order[j] = s;
-    }
+    if (by_tag(sends, order) < 0) goto done;
     for (Py_ssize_t t = 0; t < k; ++t) {  /* pack_core's streams in tag order: the buffers borrowed */
         PyObject *e = PyList_GET_ITEM(sends, order[t]);
         for (int j = 0; j < 6; ++j) b[6 * t + j].b = a[6 * order[t] + j].b, b[6 * t + j].held = 0;
@@ -1107,7 +1125,7 @@ static PyObject *outgoing(PyObject *Py_UNUSED(self), PyObject *args) {
         goto done;
     if (!(counts = count_sends(a, k, L, lat, bw, one, loco, conno, clo))) goto done;
     if (!(packed = pack_core(b, k, R, rowby))) goto done;
-    ret = Py_BuildValue("(OOO)", counts, PyTuple_GET_ITEM(packed, 0), PyTuple_GET_ITEM(packed, 1));
+    ret = PyTuple_Pack(3, counts, PyTuple_GET_ITEM(packed, 0), PyTuple_GET_ITEM(packed, 1));
 done:
     Py_XDECREF(counts);
     Py_XDECREF(packed);
