@@ -114,11 +114,13 @@ def balance(ctx, state):
     after = run.run()
     ctx.memory.thresholds = run.thresholds()
     figs, seconds, mine = run.figures(), run.timer.seconds, share(run)
-    # SBN's per-vertex arrays of the whole level go before vproc 0's rank puts what ran together (issue 52): the
-    # run's processors refer back to it, and the runner pauses the cyclic collector in a level (so every object the
-    # level made is still in the youngest generation: collecting it frees the run, and walks nothing older)
+    # under MPI, SBN's per-vertex arrays of the whole level go before vproc 0's rank puts what ran together (issue
+    # 52): the run's processors refer back to it, and the runner pauses the cyclic collector in a level (so every
+    # object the level made is still in the youngest generation: collecting it frees the run, and walks nothing
+    # older). One rank gathers nothing (its share is the run's own arrays): the collection would buy nothing there
     del run
-    gc.collect(0)
+    if ctx.engine.R > 1:
+        gc.collect(0)
     ran = executed(mine)  # LoadImb of what each processor processed (§5.2), on the metrics' rank only
     if ran is not None:
         ctx.executed(*ran)
