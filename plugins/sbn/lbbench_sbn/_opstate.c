@@ -11,6 +11,7 @@
  * (numpy arrays of the level) are kept in step. Messages go out as balancer's Outbox tuples. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,7 @@ typedef struct {
     i64 prom[4];
 } proc;
 
-#define NB 14 /* T_0's arrays, then the level's */
+#define NB 16 /* T_0's arrays, then the level's */
 
 typedef struct {
     PyObject_HEAD
@@ -47,9 +48,11 @@ typedef struct {
     Py_buffer b[NB], val, off, src;
     int have, bound;
     PyObject *tree, *qwgt, *holders, *root, *update, *send, *jobs, *as_array;
+    double P, cnst, floor_minth; /* UpdateLoad's (update_load) */
+    int exp;
 } Ops;
 
-enum { PRED, DEPTH, KSTART, KID, BUSY, PROM, PROM_UNTIL, HOLD, MINTH, OPS, ABORTED, QS, STG, UNSORTED };
+enum { PRED, DEPTH, KSTART, KID, BUSY, PROM, PROM_UNTIL, HOLD, MINTH, OPS, ABORTED, QS, STG, UNSORTED, WSYSLL, MAXTH };
 #define I64(s, k) ((i64 *)(s)->b[k].buf)
 
 /* T_root as arrays (Trees.arrays): node n is t = n ^ xr there */
@@ -252,6 +255,35 @@ static PyObject *fields_of(Ops *s, PyObject *ba) {
 
 static PyObject *bytes_of(const vec *v) { return PyBytes_FromStringAndSize((const char *)v->a, (Py_ssize_t)(v->n * 8)); }
 
+/* UpdateLoad(GWLen) of Fig. 4 (thresholds.update_load's arithmetic, in its order): t = WSysLL, MinTh, MaxTh */
+static void update_core(double gw, double P, double c, int exp, double floor_minth, double *t) {
+    double w = ceil(gw / P - 1e-9) + 0.0, ratio = floor(w / c); /* (+ 0.0: never -0.0, as Python's int) */
+    double hi = exp ? w + (ratio <= 60 ? pow(2.0, ratio) : INFINITY) : w + 2.0 * ratio;
+    double lo = w - c > 0.0 ? w - c : 0.0;
+    if (w > c) lo = c;
+    if (floor_minth != 0.0 && w > c && floor_minth > lo) lo = floor_minth;
+    t[0] = w, t[1] = lo, t[2] = hi;
+}
+
+/* UpdateLoad at processor i: its WSysLL, MinTh and MaxTh in the level's arrays (balancer.LevelRun._update_at's) */
+static void update_load(Ops *s, i64 i, double gw) {
+    double t[3];
+    update_core(gw, s->P, s->cnst, s->exp, s->floor_minth, t);
+    ((double *)s->b[WSYSLL].buf)[i] = t[0];
+    ((double *)s->b[MINTH].buf)[i] = t[1];
+    ((double *)s->b[MAXTH].buf)[i] = t[2];
+}
+
+/* update_load(GWLen, P, Const, exp, floor_minth): update_core's (WSysLL, MinTh, MaxTh), as thresholds.update_load
+ * gives them (tests compare the two) */
+static PyObject *update_load_(PyObject *Py_UNUSED(self), PyObject *args) {
+    double gw, P, c, f, t[3];
+    int exp;
+    if (!PyArg_ParseTuple(args, "dddpd", &gw, &P, &c, &exp, &f)) return NULL;
+    update_core(gw, P, c, exp, f, t);
+    return Py_BuildValue("(ddd)", t[0], t[1], t[2]);
+}
+
 /* the distribution message at p (balancer.LevelRun._get_dist): UpdateLoad, p's own sends of the plan, the hold
  * until its planned jobs arrive, then to each successor that joined the part of the plan for its subtree. w:
  * the DIST fields (op, GWLen, e, e senders, e receivers, e amounts, e bases, a, a receivers, a depths) */
@@ -267,9 +299,8 @@ static int dist(Ops *s, i64 i, i64 p, const i64 *w, i64 nw, PyObject *out) {
     memcpy(key, w, sizeof key);
     double gw, a, b;
     memcpy(&gw, w + 4, 8);
-    PyObject *r = PyObject_CallFunction(s->update, "Ld", i, gw);
-    if (!r) return -1;
-    Py_DECREF(r);
+    update_load(s, i, gw);
+    PyObject *r;
     for (i64 x = 0; x < e; ++x)
         if (S[x] == p) {
             memcpy(&a, A + x, 8), memcpy(&b, B + x, 8);
@@ -598,9 +629,10 @@ static void dealloc(Ops *s) {
  * (QWgt of processor i, only when its queue is unsorted: else qs + stg here), holders(i) (int64: the
  * processors holding data next to its queue, itself left out), root(i, op, rows, keys, lens, procs) (a gather
  * complete at its root, the rows and neighbour columns as bytes: gives the root's DIST fields, int64),
- * update(i, GWLen) (UpdateLoad), send(i, j, amount, base) (the jobs of one plan entry), jobs(i, m, k) (the
- * bound batch's messages m .. k - 1: one JOB, or a run of DJOB, whose words it counts), as_array(bytearray)
- * (an UP or DIST message's int64 fields). */
+ * send(i, j, amount, base) (the jobs of one plan entry), jobs(i, m, k) (the bound batch's messages m .. k - 1: one
+ * JOB, or a run of DJOB, whose words it counts), as_array(bytearray) (an UP or DIST message's int64 fields). Not
+ * called back: update, (wsysll, maxth, [P, Const, 1 if MaxTh is exp else 0, the MinTh floor]) (float64: UpdateLoad
+ * in C, update_load, writes wsysll, minth and maxth by local index). */
 static int init(Ops *s, PyObject *args, PyObject *Py_UNUSED(kw)) {
     PyObject *o[NB], *t0 = NULL, *cb[8];
     int pow2;
@@ -609,6 +641,19 @@ static int init(Ops *s, PyObject *args, PyObject *Py_UNUSED(kw)) {
                           &o[MINTH], &o[OPS], &o[ABORTED], &o[QS], &o[STG], &o[UNSORTED], &cb[1], &cb[2], &cb[3],
                           &cb[4], &cb[5], &cb[6], &cb[7]))
         return -1;
+    double u[4];
+    PyObject *upd = cb[4];
+    if (!PyTuple_Check(upd) || PyTuple_GET_SIZE(upd) != 3 || PySequence_Size(PyTuple_GET_ITEM(upd, 2)) != 4) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "opstate: update is (wsysll, maxth, 4 parameters)");
+        return -1;
+    }
+    for (int j = 0; j < 4; ++j) {
+        PyObject *x = PySequence_GetItem(PyTuple_GET_ITEM(upd, 2), j);
+        u[j] = x ? PyFloat_AsDouble(x) : -1.0;
+        Py_XDECREF(x);
+        if (PyErr_Occurred()) return -1;
+    }
+    o[WSYSLL] = PyTuple_GET_ITEM(upd, 0), o[MAXTH] = PyTuple_GET_ITEM(upd, 1);
     t0 = PyObject_CallFunction(cb[0], "i", 0);
     if (!t0 || !PyTuple_Check(t0) || PyTuple_GET_SIZE(t0) != 5) {
         if (t0) PyErr_SetString(PyExc_TypeError, "opstate: tree(0) must give 5 arrays");
@@ -617,13 +662,14 @@ static int init(Ops *s, PyObject *args, PyObject *Py_UNUSED(kw)) {
     }
     for (int j = 0; j < 4; ++j) o[j] = PyTuple_GET_ITEM(t0, j);
     for (; s->have < NB; ++s->have)
-        if (getbuf(o[s->have], &s->b[s->have], s->have >= BUSY && s->have < QS && s->have != MINTH) < 0) break;
+        if (getbuf(o[s->have], &s->b[s->have], s->have >= BUSY && (s->have < QS || s->have > UNSORTED)) < 0) break;
     Py_DECREF(t0); /* the arrays stay referenced by the buffers */
     if (s->have < NB) return -1;
     s->L = s->b[BUSY].len / 8;
     if (s->b[PROM].len != s->L || s->b[PROM_UNTIL].len / 8 != s->L || s->b[HOLD].len / 8 != s->L ||
         s->b[MINTH].len / 8 != s->L || s->b[OPS].len / 8 != 3 * s->L || s->b[ABORTED].len / 8 != s->L ||
-        s->b[QS].len / 8 != s->L || s->b[STG].len / 8 != s->L || s->b[UNSORTED].len != s->L) {
+        s->b[QS].len / 8 != s->L || s->b[STG].len / 8 != s->L || s->b[UNSORTED].len != s->L ||
+        s->b[WSYSLL].len / 8 != s->L || s->b[MAXTH].len / 8 != s->L || !(u[0] >= 1.0) || !(u[1] > 0.0)) {
         PyErr_SetString(PyExc_ValueError, "opstate: the per-processor arrays differ in length");
         return -1;
     }
@@ -633,6 +679,7 @@ static int init(Ops *s, PyObject *args, PyObject *Py_UNUSED(kw)) {
         return -1;
     }
     s->pow2 = pow2;
+    s->P = u[0], s->cnst = u[1], s->exp = u[2] != 0.0, s->floor_minth = u[3];
     PyObject **keep[] = {&s->tree, &s->qwgt, &s->holders, &s->root, &s->update, &s->send, &s->jobs, &s->as_array};
     for (int j = 0; j < 8; ++j) {
         Py_INCREF(cb[j]);
@@ -660,8 +707,13 @@ static PyTypeObject OpsType = {
     .tp_methods = ops_methods,
 };
 
+static PyMethodDef module_methods[] = {
+    {"update_load", update_load_, METH_VARARGS, "UpdateLoad(GWLen) of Fig. 4: (WSysLL, MinTh, MaxTh)"},
+    {NULL, NULL, 0, NULL}};
+
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_opstate",
-                                    "SBN's balancing operations (join, refuse, gather, abandon) in C.", -1, NULL};
+                                    "SBN's balancing operations (join, refuse, gather, abandon) in C.", -1,
+                                    module_methods};
 
 PyMODINIT_FUNC PyInit__opstate(void) {
     if (PyType_Ready(&OpsType) < 0 || !(MSGS = PyUnicode_InternFromString("msgs"))) return NULL;

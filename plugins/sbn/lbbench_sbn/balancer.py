@@ -326,7 +326,9 @@ class LevelRun:
         self.opstate = _opstate.Ops(self.trees.pow2, self.trees.arrays, self.busy, self.prom, self.prom_until,
                                     self.hold, self.minth, self.ops, self.aborted, self.qs, self.stg,
                                     self.unsorted, self._qwgt_at, self._holders_at,
-                                    self._planned, self._update_at, self._send_at, self._jobs_at,
+                                    self._planned, (self.w, self.maxth, np.array([P, self.const, params.maxth == "exp",
+                                                                                  self.floor_minth], float)),
+                                    self._send_at, self._jobs_at,
                                     functools.partial(np.frombuffer, dtype=np.int64)) if self.native else None
         # the run loop's turns over the processors that received messages in one C call (_queue.deliver)
         self.delivering = _queue.bind("oooiooooof", self.inboxed, self.tailed, self.vlist, self.lix, engine.each,

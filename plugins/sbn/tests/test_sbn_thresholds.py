@@ -44,3 +44,19 @@ def test_bad_input():
         th.update_load(10, 4, const=0)
     with pytest.raises(ValueError):
         th.update_load(10, 4, const=1, maxth="cubic")
+
+
+def test_update_load_in_c_is_the_reference():
+    """The balancing operations' C state (_opstate) applies UpdateLoad itself: the same thresholds, bit for bit, as
+    update_load (light and heavy load, MaxTh past 2^60, linear MaxTh, the §5.4 floor, a GWLen of 0)."""
+    from lbbench_sbn import _opstate
+
+    for gw in (0.0, 1e-12, 3.0, 20.0, 52.0, 94.0, 400.0, 1234.567, 1e6, 7.5e9, 1e300):
+        for P in (1, 4, 32, 100):
+            for const, maxth, floor in ((10.0, "exp", 0.0), (10.0, "linear", 0.0), (0.37, "exp", 0.0),
+                                        (10.0, "exp", 25), (3.0, "linear", 2.5)):
+                t = th.update_load(gw, P, const, maxth, floor)
+                got = _opstate.update_load(gw, P, const, maxth == "exp", floor)
+                assert [math.copysign(1, x) for x in got] == [math.copysign(1, x) for x in
+                                                              (t.wsysll, t.minth, t.maxth)]
+                assert got == (t.wsysll, t.minth, t.maxth), (gw, P, const, maxth, floor)
