@@ -1170,6 +1170,12 @@ class LevelRun:
             v.n_guard += 1
 
     # ------------------------------------------------------------------ results
+    def release(self) -> None:
+        """Let the finished run go by reference counting, without the cyclic collector: every cycle through the run
+        (its processors' ``run``, the C state's and the bound calls' references to its methods and processors)
+        passes through its attributes, dropped here. Read its figures, thresholds and share first."""
+        self.__dict__.clear()
+
     def thresholds(self) -> list:
         """Every processor's (WSysLL, MinTh, MaxTh) at the end of the level, in processor order (all ranks)."""
         return [tuple(t) for t in self.eng.allgather({v.p: (self._wsysll(v.i), float(self.minth[v.i]),

@@ -7,7 +7,6 @@ partition is the starting point and only the balancer is SBN's.
 """
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -115,12 +114,11 @@ def balance(ctx, state):
     ctx.memory.thresholds = run.thresholds()
     figs, seconds, mine = run.figures(), run.timer.seconds, share(run)
     # under MPI, SBN's per-vertex arrays of the whole level go before vproc 0's rank puts what ran together (issue
-    # 52): the run's processors refer back to it, and the runner pauses the cyclic collector in a level (so every
-    # object the level made is still in the youngest generation: collecting it frees the run, and walks nothing
-    # older). One rank gathers nothing (its share is the run's own arrays): the collection would buy nothing there
+    # 52): the run's processors refer back to it and the runner pauses the cyclic collector in a level, so the run
+    # drops its attributes (every cycle through it) and goes by reference counting: no collection walks the level's
+    # objects in the hook, on any rank (one rank's share is the run's own arrays, kept by the share)
+    run.release()
     del run
-    if ctx.engine.R > 1:
-        gc.collect(0)
     ran = executed(mine)  # LoadImb of what each processor processed (§5.2), on the metrics' rank only
     if ran is not None:
         ctx.executed(*ran)
