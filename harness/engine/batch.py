@@ -160,14 +160,14 @@ def pack(batches: list, cuts: list, objects: list) -> list:
     return out
 
 
-def receive(parts: list, P: int, loc: np.ndarray, L: int) -> tuple[list, dict, tuple]:
+def receive(buf, sizes: list, P: int, loc: np.ndarray, L: int) -> tuple[list, dict, tuple]:
     """The object-path messages, ``{tag: Batch}`` and per kind the most messages one of the ``L`` local vprocs
     received (``loc[v]``: local vproc v's index, -1 elsewhere; -1: none of the kind) of the chunks :func:`wire`
-    wrote, one per sending rank in rank order (``_engine.receive``): each tag's messages joined in that order,
-    then ordered by destination, source and arrival (what :meth:`Engine.received` gives), each tag's columns
-    views of one buffer."""
-    blobs, got, most = _engine.receive(parts, P, True, loc, L)
-    return _objects(blobs), got, most
+    wrote, one per sending rank in rank order, ``sizes[r]`` bytes of ``buf`` each (``_engine.receive``, which
+    reads them where they lie): each tag's messages joined in that order, then ordered by destination, source
+    and arrival (what :meth:`Engine.received` gives), each tag's columns views of one buffer."""
+    blobs, got, most = _engine.receive(buf, P, True, loc, L, sizes)
+    return _objects(blobs) if blobs else blobs, got, most
 
 
 def _objects(blobs: list) -> list:

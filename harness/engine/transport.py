@@ -81,25 +81,8 @@ class Transport:
     def exchange(self, buf, sizes: list, what: str, tally: int = 0, clock: float | None = None,
                  one: bool = False) -> list:
         """Send ``sizes[r]`` bytes of ``buf`` (every rank's chunk, one after another) to rank r; the bytes every
-        rank sent here, in rank order. ``tally`` (an int64) rides in the header: ``self.tally`` is the sum over
-        ranks afterwards. ``clock``: the CPU clock (``time.process_time``) the caller read as it called (one
-        read serves both; None: read here). ``one``: ``buf`` is one chunk that goes to every rank (each
-        ``sizes[r]`` is its length; sent once from the same bytes). Raises CellAborted if a rank aborted,
-        Diverged (on every rank) if the ranks are in different collectives."""
-        t, w = time.process_time() if clock is None else clock, time.perf_counter()
-        self._arrive()
-        recv, got = self._both(code(what), sizes, np.frombuffer(buf, np.uint8), tally, one=one)
-        codes, tallies, _, n = zip(*got)
-        self.tally = sum(tallies)
-        self.cpu += time.process_time() - t
-        self.wall += time.perf_counter() - w
-        if _ABORT in codes:
-            at = sum(n[:codes.index(_ABORT)])
-            raise CellAborted(pickle.loads(recv[at:at + n[codes.index(_ABORT)]]))
-        if len(set(codes)) > 1:  # every rank sees it: all learn each other's names, then leave together
-            names = self.objects(what, "diverged")
-            raise Diverged("failed: ranks took different paths through the cell (rank collectives: "
-                           + ", ".join(f"{r}: {n}" for r, n in enumerate(names)) + ")")
+        rank sent here, in rank order (:meth:`received`'s, cut into one view per rank)."""
+        recv, n = self.received(buf, sizes, what, tally, clock, one)
         if not self.came:
             return [b""] * self.R
         view, at, parts = memoryview(recv), 0, []
@@ -107,6 +90,35 @@ class Transport:
             parts.append(view[at:at + k])
             at += k
         return parts
+
+    def received(self, buf, sizes: list, what: str, tally: int = 0, clock: float | None = None,
+                 one: bool = False) -> tuple:
+        """:meth:`exchange` with what came left whole: the bytes every rank sent here, one after another in rank
+        order, and the list of their sizes. ``tally`` (an int64) rides in the header: ``self.tally`` is the sum
+        over ranks afterwards. ``clock``: the CPU clock (``time.process_time``) the caller read as it called (one
+        read serves both; None: read here). ``one``: ``buf`` is one chunk that goes to every rank (each
+        ``sizes[r]`` is its length; sent once from the same bytes). Raises CellAborted if a rank aborted,
+        Diverged (on every rank) if the ranks are in different collectives."""
+        t, w = time.process_time() if clock is None else clock, time.perf_counter()
+        self._arrive()
+        recv, got = self._both(code(what), sizes, np.frombuffer(buf, np.uint8), tally, one=one)
+        codes, tallies, _, n = map(list, zip(*got))
+        self.tally = sum(tallies)
+        self.cpu += time.process_time() - t
+        self.wall += time.perf_counter() - w
+        if codes.count(codes[0]) != self.R or codes[0] == _ABORT:  # a rank aborted, or the ranks diverged
+            self._failed(what, codes, n, recv)
+        return recv, n
+
+    def _failed(self, what: str, codes: list, n: list, recv) -> None:
+        """Raise CellAborted when a rank's header names ``abort`` (its reason, pickled, in its chunk), else
+        Diverged on every rank (all learn each other's collectives' names first, then leave together)."""
+        if _ABORT in codes:
+            at = sum(n[:codes.index(_ABORT)])
+            raise CellAborted(pickle.loads(recv[at:at + n[codes.index(_ABORT)]]))
+        names = self.objects(what, "diverged")
+        raise Diverged("failed: ranks took different paths through the cell (rank collectives: "
+                       + ", ".join(f"{r}: {n}" for r, n in enumerate(names)) + ")")
 
     def _both(self, what: int, sizes: list, send: np.ndarray, tally: int = 0, late: bool = True,
               one: bool = False) -> tuple:

@@ -627,10 +627,10 @@ class Engine:
             self._vp_steps.append(self._vp_cpu[self.mine])
             if len(self._vp_steps) > 2 * _PROFILE_ROWS:  # adjacent supersteps merged: the profile stays bounded
                 self._vp_steps = self._vp_steps[1::2]
-        parts = self._net.exchange(buf, sizes, "exchange", 0 if tally is None else tally, now)
+        recv, n = self._net.received(buf, sizes, "exchange", 0 if tally is None else tally, now)
         if tally is not None:
             self.tally = self._net.tally
-        return receive(parts, self.P, self.local_index, len(self.mine)) if self._net.came else ([], {}, None)
+        return receive(recv, n, self.P, self.local_index, len(self.mine)) if self._net.came else ([], {}, None)
 
     def migrate(self, home_before: np.ndarray, home_after: np.ndarray, weight: np.ndarray,
                 bytes_per_unit: int = 8) -> None:

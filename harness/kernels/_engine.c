@@ -1170,19 +1170,25 @@ static int by_name(const stream_t *x, const stream_t *y) {
         if ((k) < 0 || pos + (k) > len) goto malformed; \
     } while (0)
 
-/* receive(parts, P, sort): what every sending rank's chunk (pack's wire form; parts in rank order, empty
- * for none) brought: (blobs, streams). blobs: the pickled object-path messages of each sender that sent some;
+/* receive(parts, P, sort[, loc, L[, sizes]]): what every sending rank's chunk (pack's wire form; parts in rank
+ * order, empty for none; with sizes, parts is one buffer of the chunks one after another, sizes[r] bytes rank r's:
+ * Transport.received's, no slice made) brought: (blobs, streams). blobs: the pickled object-path messages of each sender that sent some;
  * streams: {tag: Batch} in tag order, its senders' messages joined in rank order and, with sort, ordered as
  * join() does (batch_of() join()'s columns and values). */
 static PyObject *receive(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *parts, *loco = NULL;
+    PyObject *parts, *loco = NULL, *sizes = NULL;
     Py_ssize_t P, L = 0;
     int sort;
     arg loc;
     loc.held = 0;
-    if (!PyArg_ParseTuple(args, "O!np|On", &PyList_Type, &parts, &P, &sort, &loco, &L)) return NULL;
+    if (!PyArg_ParseTuple(args, "Onp|OnO!", &parts, &P, &sort, &loco, &L, &PyList_Type, &sizes)) return NULL;
+    if (!sizes && !PyList_Check(parts)) {
+        PyErr_SetString(PyExc_TypeError, "engine: receive's parts must be a list (or one buffer with sizes)");
+        return NULL;
+    }
     if (loco && !get(loco, &loc, 'i', "loc")) return NULL;
-    Py_ssize_t R = PyList_GET_SIZE(parts), nseg = 0, nstream = 0, cap = 16;
+    Py_ssize_t R = PyList_GET_SIZE(sizes ? sizes : parts), nseg = 0, nstream = 0, cap = 16;
+    i64 at = 0;  /* with sizes: where rank r's chunk begins in the one buffer (a[0]) */
     arg *a = calloc((size_t)R + 1, sizeof(arg));
     seg_t *segs = malloc((size_t)cap * sizeof(seg_t)), *pick = NULL;
     stream_t *uniq = malloc((size_t)cap * sizeof(stream_t));
@@ -1192,10 +1198,19 @@ static PyObject *receive(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
+    if (sizes && !get(parts, &a[0], 'b', "buffer")) goto done;
     for (Py_ssize_t r = 0; r < R; ++r) {
-        if (!get(PyList_GET_ITEM(parts, r), &a[r], 'b', "part")) goto done;
-        const char *buf = a[r].b.buf;
-        i64 len = a[r].b.len, pos = 0;
+        const char *buf;
+        i64 len, pos = 0;
+        if (sizes) {
+            len = PyLong_AsLongLong(PyList_GET_ITEM(sizes, r));
+            if (len == -1 && PyErr_Occurred()) goto done;
+            if (len < 0 || len > a[0].b.len - at) goto malformed;
+            buf = (const char *)a[0].b.buf + at, at += len;
+        } else {
+            if (!get(PyList_GET_ITEM(parts, r), &a[r], 'b', "part")) goto done;
+            buf = a[r].b.buf, len = a[r].b.len;
+        }
         if (!len) continue;
         NEED(24);
         const i64 *h = (const i64 *)buf;

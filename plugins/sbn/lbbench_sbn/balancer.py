@@ -214,8 +214,8 @@ class LevelRun:
         # the rank's processors under any layout (engine.mine, sorted; engine.local_index: a processor's slot)
         self.mine, self.lix = engine.mine, engine.local_index
         L = self.mine.size
-        order = np.argsort(owner, kind="stable")
-        mine = order[self.lix[owner[order]] >= 0]  # the rank's vertices, by processor then number
+        mine = np.flatnonzero(self.lix[owner] >= 0)  # the rank's vertices (a rank sorts only its own) ...
+        mine = mine[np.argsort(owner[mine], kind="stable")]  # ... by processor, then number
         slot = self.lix[owner[mine]]                # each one's processor's slot (ascending)
         # a rank prices its own processors' vertices; WSysLL from every processor's QWgt (a gather)
         c0 = vertex_costs(g, state, machine, mine)
