@@ -536,7 +536,7 @@ class Engine:
             else:
                 packed = self._counters.outgoing(step, sends, self._rank, self.R)
                 if packed is not None:
-                    return self._arrived(step, *self._move(out, [], tally, packed))
+                    return self._move(step, out, [], tally, packed)
         streams = self._count_sent(step, out, sends) if sends else []
         if self.R == 1:
             received, self.tally, self._got = out, tally, {}
@@ -544,19 +544,8 @@ class Engine:
                 self._got[tag] = _engine.deliver(*cols, raw(v), row_bytes(v), self.P, None if v is None else v.dtype,
                                                  () if v is None else v.shape[1:])
         else:
-            return self._arrived(step, *self._move(out, streams, tally))
+            return self._move(step, out, streams, tally)
         return self._inbox(step, received)
-
-    def _arrived(self, step: int, received: list, got: dict, most: tuple | None) -> Inbox:
-        """What an exchange under MPI brought (``_move``'s result): the batches kept; the deliveries counted
-        (``most``: per kind the most one local vproc received of the batches, None when nothing came), with
-        the object path's messages when some came."""
-        self._got = got
-        if received:
-            return self._inbox(step, received)
-        if most is not None:
-            self._counters.count_received(step, most)
-        return Inbox()
 
     def _inbox(self, step: int, received: list) -> Inbox:
         """The object path's messages by destination, and the deliveries of both paths counted."""
@@ -603,11 +592,11 @@ class Engine:
                             np.concatenate([e[2] for e in es]) if with_values[0] else None))
         return streams
 
-    def _move(self, out: list, streams: list, tally, packed: tuple | None = None) -> tuple[list, dict, tuple | None]:
+    def _move(self, step: int, out: list, streams: list, tally, packed: tuple | None = None) -> Inbox:
         """The superstep's messages to the ranks that host their destinations (one pack for all ranks, the
         tally in the header; ``packed``: the buffer and sizes packed already); what came to this rank: its
-        object-path messages, ``{tag: Batch}`` and per kind the most one local vproc received (None: nothing
-        came)."""
+        batches kept (:meth:`received`), their deliveries counted (per kind the most one local vproc received),
+        with the object path's messages when some came."""
         if packed is not None:
             buf, sizes = packed
         elif not streams and not out:  # nothing to send: the header alone
@@ -630,7 +619,14 @@ class Engine:
         recv, n = self._net.received(buf, sizes, "exchange", 0 if tally is None else tally, now)
         if tally is not None:
             self.tally = self._net.tally
-        return receive(recv, n, self.P, self.local_index, len(self.mine)) if self._net.came else ([], {}, None)
+        if not self._net.came:
+            self._got = {}
+            return Inbox()
+        received, self._got, most = receive(recv, n, self.P, self.local_index, len(self.mine))
+        if received:
+            return self._inbox(step, received)
+        self._counters.count_received(step, most)
+        return Inbox()
 
     def migrate(self, home_before: np.ndarray, home_after: np.ndarray, weight: np.ndarray,
                 bytes_per_unit: int = 8) -> None:
