@@ -5,7 +5,7 @@ import pytest
 
 from harness import Engine, Machine
 from harness.engine.batch import KINDS
-from harness.kernels import _metrics
+from harness.kernels import _engine, _metrics
 
 
 def _reference_totals(eng: Engine) -> dict:
@@ -85,3 +85,19 @@ def test_records_refuse_what_is_not_a_record():
     assert np.frombuffer(lon, np.float64).tolist() == [0.5, 0.0, 0.0]
     assert np.frombuffer(ss, np.int64).tolist() == np.frombuffer(rs, np.int64).tolist() == [4]
     assert np.frombuffer(rm, np.int64).tolist() == [1, -1, 2]
+
+
+def test_a_superstep_is_booked_in_c_as_counters_kept_it():
+    """``_engine.book`` (Counters._book's keeping, in C; ``outgoing`` and ``local`` book as they count): (step,
+    stats) and the message columns logged, the declared bytes and the messages added; 1 once more messages are
+    held than the limit (the log is merged), 2 past 2^53 bytes (nothing kept: the caller raises)."""
+    def i64(*v):
+        return np.array(v, np.int64)
+
+    counted = _engine.counted([(i64(0, 0), i64(0, 1), i64(1, 2), i64(8, 16))], np.arange(4, dtype=np.int64), 4, 1e-6,
+                              1e9, 1.0, np.ones((1, 1)), np.zeros(4, np.int64))
+    sent, log, state = [], [], np.array([0.0, 0.0, 2.0])
+    assert _engine.book((sent, log, state), 7, counted) == 0
+    assert sent == [(7, counted[0])] and log == [counted[1:4]] and state.tolist() == [24.0, 2.0, 2.0]
+    assert _engine.book((sent, log, state), 8, counted) == 1 and state[1] == 4
+    assert _engine.book((sent, log, state), 9, counted[:4] + (2.0 ** 53,)) == 2 and len(sent) == len(log) == 2

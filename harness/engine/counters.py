@@ -30,12 +30,18 @@ class Counters:
         self.one = float(self.conn[0, 0]) if machine.C == 1 else -1.0
         self._pairs: dict = {}  # kind -> (src * P + dst, messages, bytes), merged
         self._log: list = []  # (keys, kinds, bytes) of the supersteps since the last merge
-        self._held = 0  # messages logged since the last merge
-        self._limit = _COMPACT  # merged when more are held: the pairs' size, at least _COMPACT
         self._sent: list = []  # (superstep, _engine.counted's stats): read by columns
         self._recv: list = []  # (superstep, _engine.most's maxima): read by columns
         self._columns: tuple = ((-1, -1), None)  # (lengths of _sent and _recv, their columns), the last read
-        self.declared = 0.0  # bytes this rank's vprocs sent in the cell (at most MAX_BYTES)
+        # the bytes this rank's vprocs declared in the cell (at most MAX_BYTES), the messages logged since the last
+        # merge, and how many are held before the next: what _engine.book keeps a superstep's counts with
+        self._state = np.array([0.0, 0.0, _COMPACT])
+        self._books = (self._sent, self._log, self._state)
+
+    @property
+    def declared(self) -> float:
+        """The bytes this rank's vprocs declared in the cell (at most :data:`MAX_BYTES`)."""
+        return float(self._state[0])
 
     def count_sent(self, step: int, parts: list) -> None:
         """One superstep's sends of this rank: ``parts`` [(kind, src, dst, nbytes), ...] int64 columns, one per
@@ -50,36 +56,40 @@ class Counters:
         the engine's batch sends [(tag, columns, values, row bytes), ...]; ``{tag: Batch}`` by tag, each tag's
         messages in (destination, source, send order); None (nothing counted) when the general path must run (a
         tag sent twice, values not contiguous)."""
-        got = _engine.local(sends, P, self.loc, self.L, self.lat, self.bw, self.one, self.conn, self.cluster)
+        got = _engine.local(sends, P, self.loc, self.L, self.lat, self.bw, self.one, self.conn, self.cluster, step,
+                            self._books, self._recv)
         if got is None:
             return None
-        counted, batches, most = got
-        self._book(step, counted)
-        self.count_received(step, most)
-        return batches
+        if got[1]:
+            self._booked(got[1])
+        return got[0]
 
     def outgoing(self, step: int, sends: list, rank: np.ndarray, R: int) -> tuple | None:
         """One superstep's batch sends of a rank under MPI counted and packed for every rank in one C call
         (``_engine.outgoing``: :meth:`count_sent` and ``batch.wire``'s chunks, the tags in increasing order):
         ``sends`` in the order made, ``rank[v]`` vproc v's rank; (buffer, sizes), or None (nothing counted) when
         the general path must run (a tag sent twice, values not contiguous)."""
-        got = _engine.outgoing(sends, rank, R, self.loc, self.L, self.lat, self.bw, self.one, self.conn, self.cluster)
+        got = _engine.outgoing(sends, rank, R, self.loc, self.L, self.lat, self.bw, self.one, self.conn, self.cluster,
+                               step, self._books)
         if got is None:
             return None
-        self._book(step, got[0])
-        return got[1], got[2]
+        if got[2]:
+            self._booked(got[2])
+        return got[0], got[1]
 
     def _book(self, step: int, counted: tuple) -> None:
-        """Keep one superstep's counts (``_engine.counted``'s result)."""
-        stats, keys, kinds, nbytes, declared = counted
-        self.declared += declared
-        if self.declared > MAX_BYTES:
+        """Keep one superstep's counts (``_engine.counted``'s result; ``_engine.book``: the declared bytes added,
+        ``(step, stats)`` and the messages' columns logged)."""
+        self._booked(_engine.book(self._books, step, counted))
+
+    def _booked(self, flag: int) -> None:
+        """After ``_engine.book`` (or the calls that book as they count): 2, the cell's bytes passed
+        :data:`MAX_BYTES` (its int64 counters would no longer count them exactly: nothing was kept); 1, the log
+        holds more messages than the pairs (merged now)."""
+        if flag == 2:
             raise ValueError(f"the level's messages declare {self.declared:.4g} bytes; the engine counts at most "
                              "2^53 bytes in a level")
-        self._sent.append((step, stats))
-        self._log.append((keys, kinds, nbytes))
-        self._held += len(keys) // 8
-        if self._held > self._limit:
+        if flag:
             self._compact()
 
     def count_received(self, step: int, most: tuple) -> None:
@@ -137,7 +147,8 @@ class Counters:
         if not self._log:
             return
         keys, kinds, nbytes = (np.frombuffer(b"".join(c), np.int64) for c in zip(*self._log))
-        self._log, self._held = [], 0
+        self._log.clear()  # (the list _engine.book appends to)
+        self._state[1] = 0
         for k in np.flatnonzero(np.bincount(kinds, minlength=len(KINDS))).tolist():
             pick = kinds == k
             parts = [(keys[pick], np.ones(int(pick.sum()), np.int64), nbytes[pick])]
@@ -148,7 +159,7 @@ class Counters:
             key, msgs, nb = key[order], msgs[order], nb[order]
             first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
             self._pairs[KINDS[k]] = (key[first], np.add.reduceat(msgs, first), np.add.reduceat(nb, first))
-        self._limit = max(_COMPACT, sum(p[0].size for p in self._pairs.values()))
+        self._state[2] = max(_COMPACT, sum(p[0].size for p in self._pairs.values()))
 
 
 def totals_of(parts: list) -> dict:

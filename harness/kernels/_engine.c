@@ -505,6 +505,57 @@ done:
     return ret;
 }
 
+/* Counters._book in C: books is (sent, log, state), state float64 [declared, held, limit]; one superstep's counted()
+ * result kept: declared added to state[0]; past 2^53 bytes nothing more (2: the caller raises Counters' error), else
+ * (step, stats) appended to sent, (keys, kinds, nbytes) to log, the messages to held (state[1]); 1 when held then
+ * passes limit (the caller merges the log), else 0; -1 with an exception */
+static int book_core(PyObject *books, long long step, PyObject *counted) {
+    arg st;
+    if (!PyTuple_Check(books) || PyTuple_GET_SIZE(books) != 3 || !PyList_Check(PyTuple_GET_ITEM(books, 0)) ||
+        !PyList_Check(PyTuple_GET_ITEM(books, 1)) || !PyTuple_Check(counted) || PyTuple_GET_SIZE(counted) != 5) {
+        PyErr_SetString(PyExc_TypeError, "engine: books is (sent, log, state), counted counted()'s result");
+        return -1;
+    }
+    if (!get(PyTuple_GET_ITEM(books, 2), &st, 'f', "state")) return -1;
+    double *state = st.b.buf;
+    int ret = -1;
+    if (st.b.len != 3 * 8) {
+        PyErr_SetString(PyExc_ValueError, "engine: books' state is float64 [declared, held, limit]");
+        goto done;
+    }
+    double dec = PyFloat_AsDouble(PyTuple_GET_ITEM(counted, 4));
+    if (dec == -1.0 && PyErr_Occurred()) goto done;
+    state[0] += dec;
+    if (state[0] > 9007199254740992.0) {  /* MAX_BYTES, 2^53 */
+        ret = 2;
+        goto done;
+    }
+    PyObject *keys = PyTuple_GET_ITEM(counted, 1), *at = PyLong_FromLongLong(step), *sent = NULL, *log = NULL;
+    if (at) sent = PyTuple_Pack(2, at, PyTuple_GET_ITEM(counted, 0));
+    if (sent) log = PyTuple_GetSlice(counted, 1, 4);
+    int bad = !log || !PyByteArray_Check(keys) || PyList_Append(PyTuple_GET_ITEM(books, 0), sent) < 0 ||
+              PyList_Append(PyTuple_GET_ITEM(books, 1), log) < 0;
+    Py_XDECREF(at), Py_XDECREF(sent), Py_XDECREF(log);
+    if (bad) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "engine: counted()'s keys are a bytearray");
+        goto done;
+    }
+    state[1] += (double)(PyByteArray_GET_SIZE(keys) / 8);
+    ret = state[1] > state[2];
+done:
+    release(&st, 1);
+    return ret;
+}
+
+/* book(books, step, counted): book_core's 0, 1 or 2 */
+static PyObject *book(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *books, *counted;
+    long long step;
+    if (!PyArg_ParseTuple(args, "OLO", &books, &step, &counted)) return NULL;
+    int r = book_core(books, step, counted);
+    return r < 0 ? NULL : PyLong_FromLong(r);
+}
+
 /* the tallies got[] (scratch slot 0) of the messages (kinds k, destinations d, n of them) read back: per kind
  * the largest, and zeroed */
 static void best_of(i64 *got, const i64 *k, const i64 *d, i64 n, const i64 *loc, i64 L, i64 *best) {
@@ -1012,16 +1063,19 @@ static PyObject *count_sends(arg *a, Py_ssize_t m, Py_ssize_t L, double lat, dou
     return ret;
 }
 
-/* local(sends, P, loc, L, lat, bw, one, conn, cluster): one superstep of one rank that hosts every vproc
- * (Engine.exchange at R = 1) in one call: the sends (sends_of()) counted in the order made (counted()'s
+/* local(sends, P, loc, L, lat, bw, one, conn, cluster[, step, books, recv]): one superstep of one rank that hosts
+ * every vproc (Engine.exchange at R = 1) in one call: the sends (sends_of()) counted in the order made (counted()'s
  * result), each tag's messages delivered in (destination, source, send order) (deliver()'s), tags in
  * increasing order, and per kind the most messages one local vproc received (most()'s). Returns (counted,
- * {tag: Batch}, most), or None for the caller's general path. */
+ * {tag: Batch}, most), or None for the caller's general path; with books (Counters' books, book_core), the counts
+ * booked there and (step, most) appended to recv: ({tag: Batch}, book_core's 0, 1 or 2). */
 static PyObject *local(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *sends, *loco, *conno, *clo;
+    PyObject *sends, *loco, *conno, *clo, *books = NULL, *recv = NULL;
     Py_ssize_t P, L;
     double lat, bw, one;
-    if (!PyArg_ParseTuple(args, "O!nOndddOO", &PyList_Type, &sends, &P, &loco, &L, &lat, &bw, &one, &conno, &clo))
+    long long step = 0;
+    if (!PyArg_ParseTuple(args, "O!nOndddOO|LOO!", &PyList_Type, &sends, &P, &loco, &L, &lat, &bw, &one, &conno, &clo,
+                          &step, &books, &PyList_Type, &recv))
         return NULL;
     Py_ssize_t m = PyList_GET_SIZE(sends);
     arg *a = calloc((size_t)(6 * m + 1), sizeof(arg)), loc;
@@ -1071,7 +1125,15 @@ static PyObject *local(PyObject *Py_UNUSED(self), PyObject *args) {
         if (bad < 0) goto done;
     }
     if (!(most = most_of(segs, m, I64(loc), LEN(loc), L))) goto done;
-    ret = PyTuple_Pack(3, counts, streams, most);
+    if (books) {  /* booked here (book_core), the deliveries' most appended to recv: (streams, book_core's) */
+        int r = recv ? book_core(books, step, counts) : -1;
+        PyObject *at = r < 0 ? NULL : PyLong_FromLongLong(step), *got = at ? PyTuple_Pack(2, at, most) : NULL,
+                 *flag = NULL;
+        if (got && PyList_Append(recv, got) == 0 && (flag = PyLong_FromLong(r))) ret = PyTuple_Pack(2, streams, flag);
+        if (!recv) PyErr_SetString(PyExc_TypeError, "engine: local's books come with recv");
+        Py_XDECREF(at), Py_XDECREF(got), Py_XDECREF(flag);
+    } else
+        ret = PyTuple_Pack(3, counts, streams, most);
 done:
     Py_XDECREF(counts);
     Py_XDECREF(streams);
@@ -1084,16 +1146,17 @@ done:
     return ret;
 }
 
-/* outgoing(sends, rank, R, loc, L, lat, bw, one, conn, cluster): one superstep's batch sends of a rank under
- * MPI (sends_of()) counted in the order made (counted()'s result) and packed for every rank by increasing tag
- * (pack()'s chunks, no object-path messages). Returns (counted, buffer, sizes), or None for the caller's
- * general path. */
+/* outgoing(sends, rank, R, loc, L, lat, bw, one, conn, cluster[, step, books]): one superstep's batch sends of a
+ * rank under MPI (sends_of()) counted in the order made (counted()'s result) and packed for every rank by
+ * increasing tag (pack()'s chunks, no object-path messages). Returns (counted, buffer, sizes), or None for the
+ * caller's general path; with books (book_core), the counts booked there: (buffer, sizes, book_core's 0, 1 or 2). */
 static PyObject *outgoing(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *sends, *ranko, *loco, *conno, *clo;
+    PyObject *sends, *ranko, *loco, *conno, *clo, *books = NULL;
     Py_ssize_t R, L;
     double lat, bw, one;
-    if (!PyArg_ParseTuple(args, "O!OnOndddOO", &PyList_Type, &sends, &ranko, &R, &loco, &L, &lat, &bw, &one, &conno,
-                          &clo))
+    long long step = 0;
+    if (!PyArg_ParseTuple(args, "O!OnOndddOO|LO", &PyList_Type, &sends, &ranko, &R, &loco, &L, &lat, &bw, &one, &conno,
+                          &clo, &step, &books))
         return NULL;
     Py_ssize_t k = PyList_GET_SIZE(sends);
     static char nothing[8];
@@ -1125,7 +1188,13 @@ static PyObject *outgoing(PyObject *Py_UNUSED(self), PyObject *args) {
         goto done;
     if (!(counts = count_sends(a, k, L, lat, bw, one, loco, conno, clo))) goto done;
     if (!(packed = pack_core(b, k, R, rowby))) goto done;
-    ret = PyTuple_Pack(3, counts, PyTuple_GET_ITEM(packed, 0), PyTuple_GET_ITEM(packed, 1));
+    if (books) {  /* booked here: (buffer, sizes, book_core's) */
+        int r = book_core(books, step, counts);
+        PyObject *flag = r < 0 ? NULL : PyLong_FromLong(r);
+        if (flag) ret = PyTuple_Pack(3, PyTuple_GET_ITEM(packed, 0), PyTuple_GET_ITEM(packed, 1), flag);
+        Py_XDECREF(flag);
+    } else
+        ret = PyTuple_Pack(3, counts, PyTuple_GET_ITEM(packed, 0), PyTuple_GET_ITEM(packed, 1));
 done:
     Py_XDECREF(counts);
     Py_XDECREF(packed);
@@ -1540,6 +1609,7 @@ static PyMethodDef methods[] = {
     {"most", most, METH_VARARGS, "per kind, the most messages one local vproc received"},
     {"pack", pack, METH_VARARGS, "every rank's chunk of a superstep in one buffer, and their sizes"},
     {"outgoing", outgoing, METH_VARARGS, "one superstep's batch sends under MPI: counted and packed"},
+    {"book", book, METH_VARARGS, "one superstep's counts kept (Counters._book)"},
     {"local", local, METH_VARARGS, "one superstep at R = 1: the sends counted, delivered by tag, the most received"},
     {"deliver", deliver, METH_VARARGS, "a rank's own messages of a tag sorted by (dst, src, send order)"},
     {"receive", receive, METH_VARARGS, "every sender's chunk parsed, each tag joined (and sorted)"},
