@@ -1241,7 +1241,8 @@ static int by_name(const stream_t *x, const stream_t *y) {
 
 /* receive(parts, P, sort[, loc, L[, sizes]]): what every sending rank's chunk (pack's wire form; parts in rank
  * order, empty for none; with sizes, parts is one buffer of the chunks one after another, sizes[r] bytes rank r's:
- * Transport.received's, no slice made) brought: (blobs, streams). blobs: the pickled object-path messages of each sender that sent some;
+ * Transport.received's, no slice made) brought: (blobs, streams). blobs: the pickled object-path messages of each
+ * sender that sent some;
  * streams: {tag: Batch} in tag order, its senders' messages joined in rank order and, with sort, ordered as
  * join() does (batch_of() join()'s columns and values). */
 static PyObject *receive(PyObject *Py_UNUSED(self), PyObject *args) {

@@ -94,16 +94,26 @@ def partition(ctx):
     return owner
 
 
+def _cuts(ctx, state) -> dict:
+    """The Cut% figures of the assignments SBN starts from, computed on vproc 0's rank only and sent to the
+    others (one collective under MPI: every rank's record the same, the level's graph walked once, not R times)."""
+    eng, g, m = ctx.engine, ctx.graph, ctx.machine
+    got = None
+    if eng.R == 1 or eng.rank == int(eng.rank_of(0)):
+        cut = projected_cut(g, ctx.state.owner, m)
+        same = np.array_equal(state.owner, ctx.state.owner)  # no pre-partitioning: the same assignment
+        # the other reading of Pre-Exec Cut% (README "Choices"): "immediately before processing" (§5.2) the data
+        # has not moved (§3.7) and Comm_p^v counts the neighbours "whose data sets are not local to p" (§3.1)
+        got = {"pre_part_cut_pct": cut, "sbn_pre_exec_cut_pct": cut if same else projected_cut(g, state.owner, m),
+               "sbn_pre_exec_data_cut_pct": cut if same else cut_pct(g, vertex_costs(g, state, m))}
+    return got if eng.R == 1 else eng.bcast(got, what="sbn-cuts")
+
+
 @implements("sbn")
 def balance(ctx, state):
     g, m = ctx.graph, ctx.machine
     prm = _params(ctx.params)
-    ctx.record["pre_part_cut_pct"] = cut = projected_cut(g, ctx.state.owner, m)
-    same = np.array_equal(state.owner, ctx.state.owner)  # no pre-partitioning: the same assignment
-    ctx.record["sbn_pre_exec_cut_pct"] = cut if same else projected_cut(g, state.owner, m)
-    # the other reading of Pre-Exec Cut% (README "Choices"): "immediately before processing" (§5.2) the data has
-    # not moved (§3.7) and Comm_p^v counts the neighbours "whose data sets are not local to p" (§3.1)
-    ctx.record["sbn_pre_exec_data_cut_pct"] = cut if same else cut_pct(g, vertex_costs(g, state, m))
+    ctx.record.update(_cuts(ctx, state))
     # the balancer runs "forever" (Fig. 4): thresholds carry over from the previous level
     carried = ctx.memory.thresholds if ctx.params["carry_thresholds"] else None
     if carried is not None and len(carried) != m.P:

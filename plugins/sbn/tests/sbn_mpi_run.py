@@ -1,6 +1,7 @@
 """Helper for test_sbn_mpi.py, run under mpiexec; prints one ``RESULT <json>`` line (rank 0).
 
-``compare METHOD OUT``: SBN through two ``mini`` levels at P = 4 via the harness (every figure).
+``compare METHOD OUT``: SBN through two ``mini`` levels at P = 4 via the harness (every figure; every rank's rows
+the same).
 ``level P``: one SBN level (mini level 2) at P processors directly on the engine: figures, the
 final assignment, what ran (``executed``) and the message totals (balance operations that meet
 and combine, forwarded data requests and targeted locate messages all cross ranks).
@@ -21,7 +22,10 @@ if mode == "compare":
     skip = ("time_", "texec_s", "versions", "git_commit", "ranks", "rank_")  # wall-clock columns differ
     cols = [c for c in df.columns if not c.startswith(skip) and not c.endswith("_overhead_pct")]
     result = df[cols].to_dict(orient="records")
-    root = Engine(4, comm="world").is_root
+    eng = Engine(4, comm="world")
+    root = eng.is_root
+    if len(set(eng.gather_ranks(json.dumps(result, default=str)))) > 1:  # (the cut figures: vproc 0's rank's, sent)
+        raise SystemExit("sbn_mpi_run: the ranks' rows differ")
 else:
     from lbbench_sbn.balancer import LevelRun, Params
     from lbbench_sbn.outcome import executed, share
