@@ -186,6 +186,7 @@ def test_engine_identical_on_1_2_3_4_ranks():
                    "bytes": app["bytes"]}
     assert ref["stats_since_1"]["supersteps"] == 2 and ref["stats_since_1"]["messages"] == 2 * P
     assert ref["stats"]["migration"]["supersteps"] == 1
+    assert ref["hosts"] is True  # Engine.hosts(v) on exactly the rank that runs v (compared at every R below)
     rows = ref["rows"]["0"]  # batches arrive by destination, then source, every message once
     assert rows == sorted(rows, key=lambda m: m[:2]) and len(rows) == 2 * P
     assert rows[:2] == [[0, 1, [[1.0, 0.0]]], [0, 4, [[4.0, 0.0]]]]  # to vproc 0: (5 src + 1 or 2) % 7 = 0

@@ -40,5 +40,6 @@ def local_ranks() -> int:
 
 def share_cores() -> None:
     """Launched by mpiexec with several ranks on this host: set this process's share of the cores."""
-    if local_ranks() > 1:
-        os.environ.update(share(local_ranks()))
+    n = local_ranks()
+    if n > 1:
+        os.environ.update(share(n))

@@ -380,6 +380,10 @@ class Engine:
         """The MPI rank that runs each vproc of ``vp``."""
         return self._rank[vp]
 
+    def hosts(self, vp: int) -> bool:
+        """True on the rank that runs vproc ``vp`` (vproc 0's: the source of :meth:`bcast`, the metrics' rank)."""
+        return self.rank == int(self._rank[vp])
+
     @property
     def is_root(self) -> bool:
         """True on rank 0 (the only rank that writes files)."""

@@ -182,7 +182,7 @@ def initial_state(level: Level, P: int, seed: int, how: str = "metis", engine: E
         owner = np.asarray(level.meta["node"], np.int64)
     elif how == "metis":  # on one rank, its owners sent to the others (METIS's memory is not taken R times)
         ones = np.ones(g.n, np.int64)
-        here = engine is None or engine.rank == int(engine.rank_of(0))  # vproc 0's rank: bcast's source
+        here = engine is None or engine.hosts(0)  # vproc 0's rank: bcast's source
         owner = metis_kway(g, P, seed=seed, vweights=ones, eweights=np.ones_like(g.cwgt)) if here else None
         give_back_freed()
         owner = owner if engine is None else engine.bcast(owner)
@@ -442,7 +442,7 @@ def metrics_row(ctx: Context, before: State, after: State, skip: frozenset = fro
     with ctx.timer("metrics"):
         if eng.R == 1:
             return _metrics(ctx, before, after, skip)
-        if eng.rank == int(eng.rank_of(0)):
+        if eng.hosts(0):
             return eng.bcast(_metrics(ctx, before, after, skip), what="metrics")
         give_back_freed(WAITING_TRIM_ABOVE)  # the level's freed heap back while vproc 0's rank is at its peak
         try:

@@ -47,6 +47,7 @@ out = {
     "max": int(eng.reduce({v: v * v for v in eng.local}, "max")),
     "gather": eng.allgather({v: str(v) for v in eng.local}),
     "bcast": eng.bcast({"x": list(eng.local)[0]} if eng.is_root else None, root=0),
+    "hosts": all(eng.gather_ranks(sorted(v for v in range(P) if eng.hosts(v)) == sorted(eng.local))),
     "totals": eng.totals(),
     "stats": {kind: eng.step_stats(kind) for kind in ("balance", "application", "migration")},
     "stats_since_1": eng.step_stats("application", since=1),

@@ -99,14 +99,14 @@ def _cuts(ctx, state) -> dict:
     others (one collective under MPI: every rank's record the same, the level's graph walked once, not R times)."""
     eng, g, m = ctx.engine, ctx.graph, ctx.machine
     got = None
-    if eng.R == 1 or eng.rank == int(eng.rank_of(0)):
+    if eng.hosts(0):
         cut = projected_cut(g, ctx.state.owner, m)
         same = np.array_equal(state.owner, ctx.state.owner)  # no pre-partitioning: the same assignment
         # the other reading of Pre-Exec Cut% (README "Choices"): "immediately before processing" (§5.2) the data
         # has not moved (§3.7) and Comm_p^v counts the neighbours "whose data sets are not local to p" (§3.1)
         got = {"pre_part_cut_pct": cut, "sbn_pre_exec_cut_pct": cut if same else projected_cut(g, state.owner, m),
                "sbn_pre_exec_data_cut_pct": cut if same else cut_pct(g, vertex_costs(g, state, m))}
-    return got if eng.R == 1 else eng.bcast(got, what="sbn-cuts")
+    return eng.bcast(got, what="sbn-cuts")
 
 
 @implements("sbn")
