@@ -160,17 +160,9 @@ def pack(batches: list, cuts: list, objects: list) -> list:
     return out
 
 
-def receive(buf, sizes: list, P: int, loc: np.ndarray, L: int) -> tuple[list, dict, tuple]:
-    """The object-path messages, ``{tag: Batch}`` and per kind the most messages one of the ``L`` local vprocs
-    received (``loc[v]``: local vproc v's index, -1 elsewhere; -1: none of the kind) of the chunks :func:`wire`
-    wrote, one per sending rank in rank order, ``sizes[r]`` bytes of ``buf`` each (``_engine.receive``, which
-    reads them where they lie): each tag's messages joined in that order, then ordered by destination, source
-    and arrival (what :meth:`Engine.received` gives), each tag's columns views of one buffer."""
-    blobs, got, most = _engine.receive(buf, P, True, loc, L, sizes)
-    return _objects(blobs) if blobs else blobs, got, most
-
-
-def _objects(blobs: list) -> list:
+def objects(blobs: list) -> list:
+    """The object-path messages of the pickled blobs a superstep's chunks carried (``_engine.came``'s, ``unpack``'s),
+    in the senders' order."""
     return [m for blob in blobs for m in pickle.loads(blob)]
 
 
@@ -178,7 +170,7 @@ def unpack(parts: list) -> tuple[list, dict]:
     """The object-path messages and ``{tag: Batch}`` of the chunks :func:`pack` wrote, one per sending rank in
     rank order (each tag's messages joined in that order, not sorted)."""
     blobs, got = _engine.receive(parts, 2 ** 62, False)
-    return _objects(blobs), got
+    return objects(blobs), got
 
 
 _COLS = ("src", "dst", "kind", "nbytes", "counts")

@@ -61,28 +61,25 @@ class Counters:
         if got is None:
             return None
         if got[1]:
-            self._booked(got[1])
+            self.booked(got[1])
         return got[0]
 
-    def outgoing(self, step: int, sends: list, rank: np.ndarray, R: int) -> tuple | None:
-        """One superstep's batch sends of a rank under MPI counted and packed for every rank in one C call
-        (``_engine.outgoing``: :meth:`count_sent` and ``batch.wire``'s chunks, the tags in increasing order):
-        ``sends`` in the order made, ``rank[v]`` vproc v's rank; (buffer, sizes), or None (nothing counted) when
-        the general path must run (a tag sent twice, values not contiguous)."""
-        got = _engine.outgoing(sends, rank, R, self.loc, self.L, self.lat, self.bw, self.one, self.conn, self.cluster,
-                               step, self._books)
-        if got is None:
-            return None
-        if got[2]:
-            self._booked(got[2])
-        return got[0], got[1]
+    def wire(self, rank: np.ndarray, R: int):
+        """What this rank's exchanges under MPI read at every superstep, held once (``_engine.wire``; ``rank[v]``
+        vproc v's rank): ``_engine.outgoing(wire, sends, step)`` counts (:meth:`count_sent`), books and packs a
+        superstep's batch sends for every rank in one call (``batch.wire``'s chunks, the tags in increasing order;
+        (buffer, sizes, the booking's flag for :meth:`booked`), or None, nothing counted, when the general path must
+        run: a tag sent twice, values not contiguous); ``_engine.came(wire, buffer, sizes)`` parses what came
+        (``batch.unpack``'s, each tag sorted as delivered, and :meth:`count_received`'s maxima)."""
+        return _engine.wire(rank, R, self.loc, self.L, self.lat, self.bw, self.one, self.conn, self.cluster,
+                            self._books)
 
     def _book(self, step: int, counted: tuple) -> None:
         """Keep one superstep's counts (``_engine.counted``'s result; ``_engine.book``: the declared bytes added,
         ``(step, stats)`` and the messages' columns logged)."""
-        self._booked(_engine.book(self._books, step, counted))
+        self.booked(_engine.book(self._books, step, counted))
 
-    def _booked(self, flag: int) -> None:
+    def booked(self, flag: int) -> None:
         """After ``_engine.book`` (or the calls that book as they count): 2, the cell's bytes passed
         :data:`MAX_BYTES` (its int64 counters would no longer count them exactly: nothing was kept); 1, the log
         holds more messages than the pairs (merged now)."""

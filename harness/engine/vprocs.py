@@ -32,7 +32,7 @@ import numpy as np
 
 from ..contract.model import Machine
 from ..kernels import _engine
-from .batch import KINDS, Batch, raw, receive, row_bytes, wire
+from .batch import KINDS, Batch, objects, raw, row_bytes, wire
 from .counters import MAX_BYTES, Counters, step_stats_of, totals_of
 from .transport import CellAborted, Diverged, Transport, crowded
 
@@ -396,6 +396,7 @@ class Engine:
         self._got: dict = {}  # tag -> Batch delivered by the last exchange
         self._vp_steps: list = []  # under ``profile``: the local vprocs' CPU at each exchange
         self._counters = Counters(self.P, self.machine, self.local_index, len(self.mine))
+        self._wire = self._counters.wire(self._rank, self.R) if self.R > 1 else None  # (the exchanges under MPI)
         self._stats: dict = {}  # (kind, since, superstep) -> step_stats' figures, read while no superstep followed
 
     def post(self, src: int, dst: int, payload, kind: str = "balance") -> None:
@@ -538,8 +539,10 @@ class Engine:
                     self._got, self.tally = got, tally
                     return Inbox()
             else:
-                packed = self._counters.outgoing(step, sends, self._rank, self.R)
+                packed = _engine.outgoing(self._wire, sends, step)  # (buffer, sizes, the booking's flag)
                 if packed is not None:
+                    if packed[2]:
+                        self._counters.booked(packed[2])
                     return self._move(step, out, [], tally, packed)
         streams = self._count_sent(step, out, sends) if sends else []
         if self.R == 1:
@@ -598,19 +601,19 @@ class Engine:
 
     def _move(self, step: int, out: list, streams: list, tally, packed: tuple | None = None) -> Inbox:
         """The superstep's messages to the ranks that host their destinations (one pack for all ranks, the
-        tally in the header; ``packed``: the buffer and sizes packed already); what came to this rank: its
-        batches kept (:meth:`received`), their deliveries counted (per kind the most one local vproc received),
-        with the object path's messages when some came."""
+        tally in the header; ``packed``: the buffer and sizes packed already, first in a tuple); what came to this
+        rank (``_engine.came``): its batches kept (:meth:`received`), their deliveries counted (per kind the most one
+        local vproc received), with the object path's messages when some came."""
         if packed is not None:
-            buf, sizes = packed
+            buf, sizes = packed[0], packed[1]
         elif not streams and not out:  # nothing to send: the header alone
             buf, sizes = b"", [0] * self.R
         else:
-            objects = [[] for _ in range(self.R)]
+            posts = [[] for _ in range(self.R)]
             rank = self._rank_list
             for msg in out:
-                objects[rank[msg[1]]].append(msg)
-            buf, sizes = wire(streams, self._rank, objects)
+                posts[rank[msg[1]]].append(msg)
+            buf, sizes = wire(streams, self._rank, posts)
         # one read of the CPU clock: the superstep's turns charged, this rank's busy seconds as the superstep's
         # collective begins (its sends packed), and the collective's start
         now = time.process_time()
@@ -626,9 +629,9 @@ class Engine:
         if not self._net.came:
             self._got = {}
             return Inbox()
-        received, self._got, most = receive(recv, n, self.P, self.local_index, len(self.mine))
-        if received:
-            return self._inbox(step, received)
+        blobs, self._got, most = _engine.came(self._wire, recv, n)
+        if blobs:
+            return self._inbox(step, objects(blobs))
         self._counters.count_received(step, most)
         return Inbox()
 

@@ -509,27 +509,35 @@ done:
  * result kept: declared added to state[0]; past 2^53 bytes nothing more (2: the caller raises Counters' error), else
  * (step, stats) appended to sent, (keys, kinds, nbytes) to log, the messages to held (state[1]); 1 when held then
  * passes limit (the caller merges the log), else 0; -1 with an exception */
+static int book_held(PyObject *books, double *state, long long step, PyObject *counted);
+
 static int book_core(PyObject *books, long long step, PyObject *counted) {
     arg st;
     if (!PyTuple_Check(books) || PyTuple_GET_SIZE(books) != 3 || !PyList_Check(PyTuple_GET_ITEM(books, 0)) ||
-        !PyList_Check(PyTuple_GET_ITEM(books, 1)) || !PyTuple_Check(counted) || PyTuple_GET_SIZE(counted) != 5) {
+        !PyList_Check(PyTuple_GET_ITEM(books, 1))) {
         PyErr_SetString(PyExc_TypeError, "engine: books is (sent, log, state), counted counted()'s result");
         return -1;
     }
     if (!get(PyTuple_GET_ITEM(books, 2), &st, 'f', "state")) return -1;
-    double *state = st.b.buf;
     int ret = -1;
-    if (st.b.len != 3 * 8) {
+    if (st.b.len != 3 * 8)
         PyErr_SetString(PyExc_ValueError, "engine: books' state is float64 [declared, held, limit]");
-        goto done;
+    else
+        ret = book_held(books, st.b.buf, step, counted);
+    release(&st, 1);
+    return ret;
+}
+
+/* book_core() with books checked and its state's buffer held (state: its float64 [declared, held, limit]) */
+static int book_held(PyObject *books, double *state, long long step, PyObject *counted) {
+    if (!PyTuple_Check(counted) || PyTuple_GET_SIZE(counted) != 5) {
+        PyErr_SetString(PyExc_TypeError, "engine: books is (sent, log, state), counted counted()'s result");
+        return -1;
     }
     double dec = PyFloat_AsDouble(PyTuple_GET_ITEM(counted, 4));
-    if (dec == -1.0 && PyErr_Occurred()) goto done;
+    if (dec == -1.0 && PyErr_Occurred()) return -1;
     state[0] += dec;
-    if (state[0] > 9007199254740992.0) {  /* MAX_BYTES, 2^53 */
-        ret = 2;
-        goto done;
-    }
+    if (state[0] > 9007199254740992.0) return 2;  /* MAX_BYTES, 2^53 */
     PyObject *keys = PyTuple_GET_ITEM(counted, 1), *at = PyLong_FromLongLong(step), *sent = NULL, *log = NULL;
     if (at) sent = PyTuple_Pack(2, at, PyTuple_GET_ITEM(counted, 0));
     if (sent) log = PyTuple_GetSlice(counted, 1, 4);
@@ -538,13 +546,10 @@ static int book_core(PyObject *books, long long step, PyObject *counted) {
     Py_XDECREF(at), Py_XDECREF(sent), Py_XDECREF(log);
     if (bad) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "engine: counted()'s keys are a bytearray");
-        goto done;
+        return -1;
     }
     state[1] += (double)(PyByteArray_GET_SIZE(keys) / 8);
-    ret = state[1] > state[2];
-done:
-    release(&st, 1);
-    return ret;
+    return state[1] > state[2];
 }
 
 /* book(books, step, counted): book_core's 0, 1 or 2 */
@@ -626,12 +631,12 @@ done:
  * nbytes, counts) and a[6 t + 5] its values (held or not), row bytes rowb[t]; a[6 k] rank, a[6 k + 1] desc,
  * a[6 k + 2 + r] rank r's blob. Returns (buffer, sizes) or NULL with an exception. */
 static PyObject *pack_core(arg *a, Py_ssize_t k, Py_ssize_t R, const i64 *rowb) {
-    i64 *nm = calloc((size_t)((k + 1) * R), sizeof(i64)), *nv = calloc((size_t)((k + 1) * R), sizeof(i64));
-    i64 *size = calloc((size_t)R + 1, sizeof(i64));
-    char **base = calloc((size_t)((k + 1) * R), sizeof(char *));
-    char **vbase = calloc((size_t)((k + 1) * R), sizeof(char *));
+    size_t kr = (size_t)((k + 1) * R);  /* one block: nm, nv (kr each), size (R + 1), base, vbase (kr each) */
+    i64 *nm = calloc(2 * kr + (size_t)R + 1 + 2 * kr * sizeof(char *) / sizeof(i64) + 1, sizeof(i64));
+    i64 *nv = nm ? nm + kr : NULL, *size = nm ? nv + kr : NULL;
+    char **base = nm ? (char **)(size + R + 1) : NULL, **vbase = nm ? base + kr : NULL;
     PyObject *buf = NULL, *sizes = NULL, *ret = NULL;
-    if (!nm || !nv || !size || !base || !vbase) {
+    if (!nm) {
         PyErr_NoMemory();
         goto done;
     }
@@ -717,10 +722,6 @@ done:
     Py_XDECREF(buf);
     Py_XDECREF(sizes);
     free(nm);
-    free(nv);
-    free(size);
-    free(base);
-    free(vbase);
     return ret;
 }
 
@@ -1048,18 +1049,27 @@ static int by_tag(PyObject *sends, Py_ssize_t *order) {
     return 0;
 }
 
-/* count_parts() of the sends held in a[] (sends_of()) with the machine's loc, conn, cluster */
-static PyObject *count_sends(arg *a, Py_ssize_t m, Py_ssize_t L, double lat, double bw, double one, PyObject *loco,
-                             PyObject *conno, PyObject *clo) {
-    arg *c = calloc((size_t)(4 * m + 3), sizeof(arg));  /* the columns' buffers borrowed, the machine's held */
-    PyObject *ret = NULL;
+/* count_parts() of the sends held in a[] (sends_of()) with the machine's loc, conn and cluster held in mach[0 .. 2]
+ * (borrowed) */
+static PyObject *count_held(arg *a, Py_ssize_t m, Py_ssize_t L, double lat, double bw, double one, const arg *mach) {
+    arg few[4 * 4 + 3], *c = m <= 4 ? few : calloc((size_t)(4 * m + 3), sizeof(arg));  /* the buffers borrowed */
     if (!c) return PyErr_NoMemory();
     static const int col[4] = {2, 0, 1, 3};  /* kind, src, dst, nbytes */
     for (Py_ssize_t s = 0; s < m; ++s)
         for (int j = 0; j < 4; ++j) c[4 * s + j].b = a[6 * s + col[j]].b;
-    if (machine_of(&c[4 * m], loco, conno, clo)) ret = count_parts(c, m, L, lat, bw, one);
-    release(c + 4 * m, 3);
-    free(c);
+    for (int j = 0; j < 3; ++j) c[4 * m + j].b = mach[j].b;
+    PyObject *ret = count_parts(c, m, L, lat, bw, one);
+    if (c != few) free(c);
+    return ret;
+}
+
+/* count_held() with the machine's loc, conn, cluster */
+static PyObject *count_sends(arg *a, Py_ssize_t m, Py_ssize_t L, double lat, double bw, double one, PyObject *loco,
+                             PyObject *conno, PyObject *clo) {
+    arg mach[3];
+    memset(mach, 0, sizeof mach);
+    PyObject *ret = machine_of(mach, loco, conno, clo) ? count_held(a, m, L, lat, bw, one, mach) : NULL;
+    release(mach, 3);
     return ret;
 }
 
@@ -1146,29 +1156,86 @@ done:
     return ret;
 }
 
-/* outgoing(sends, rank, R, loc, L, lat, bw, one, conn, cluster[, step, books]): one superstep's batch sends of a
- * rank under MPI (sends_of()) counted in the order made (counted()'s result) and packed for every rank by
- * increasing tag (pack()'s chunks, no object-path messages). Returns (counted, buffer, sizes), or None for the
- * caller's general path; with books (book_core), the counts booked there: (buffer, sizes, book_core's 0, 1 or 2). */
-static PyObject *outgoing(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *sends, *ranko, *loco, *conno, *clo, *books = NULL;
+/* Wire: what a rank's exchanges under MPI read at every superstep, held once a cell (Counters.wire; no argument
+ * parsed nor buffer taken a superstep): the machine's loc, conn and cluster (machine_of()'s order), each vproc's rank,
+ * the books' state; the books (book_core's), R, L, the machine's lat, bw and one. */
+typedef struct {
+    PyObject_HEAD
+    arg h[5];  /* loc, conn, cluster, rank, state */
+    PyObject *books;
     Py_ssize_t R, L;
     double lat, bw, one;
-    long long step = 0;
-    if (!PyArg_ParseTuple(args, "O!OnOndddOO|LO", &PyList_Type, &sends, &ranko, &R, &loco, &L, &lat, &bw, &one, &conno,
-                          &clo, &step, &books))
+} Wire;
+
+static void wire_dealloc(Wire *w) {
+    release(w->h, 5);
+    Py_XDECREF(w->books);
+    PyObject_Free(w);
+}
+
+static PyTypeObject WireType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "harness.kernels._engine.Wire",
+    .tp_basicsize = sizeof(Wire),
+    .tp_dealloc = (destructor)wire_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "what a rank's exchanges under MPI read at every superstep (wire())",
+};
+
+/* wire(rank, R, loc, L, lat, bw, one, conn, cluster, books): the Wire of outgoing() and came() (books:
+ * (sent, log, state), book_core's) */
+static PyObject *wire(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *ranko, *loco, *conno, *clo, *books;
+    Py_ssize_t R, L;
+    double lat, bw, one;
+    if (!PyArg_ParseTuple(args, "OnOndddOOO!", &ranko, &R, &loco, &L, &lat, &bw, &one, &conno, &clo, &PyTuple_Type,
+                          &books))
         return NULL;
-    Py_ssize_t k = PyList_GET_SIZE(sends);
-    static char nothing[8];
-    arg *a = calloc((size_t)(6 * k + 2 + R), sizeof(arg)), *b = calloc((size_t)(6 * k + 2 + R), sizeof(arg));
-    i64 *rowb = calloc((size_t)k + 1, sizeof(i64)), *rowby = calloc((size_t)k + 1, sizeof(i64));
-    Py_ssize_t *order = calloc((size_t)k + 1, sizeof(Py_ssize_t));
-    PyObject **tv = calloc((size_t)(2 * k + 1), sizeof(PyObject *));
-    PyObject *ret = NULL, *counts = NULL, *packed = NULL, *desc = NULL;
-    if (!a || !b || !rowb || !rowby || !order || !tv) {
-        PyErr_NoMemory();
-        goto done;
+    if (PyTuple_GET_SIZE(books) != 3 || !PyList_Check(PyTuple_GET_ITEM(books, 0)) ||
+        !PyList_Check(PyTuple_GET_ITEM(books, 1))) {
+        PyErr_SetString(PyExc_TypeError, "engine: books is (sent, log, state)");
+        return NULL;
     }
+    Wire *w = PyObject_New(Wire, &WireType);
+    if (!w) return NULL;
+    memset(w->h, 0, sizeof w->h);
+    w->books = Py_NewRef(books), w->R = R, w->L = L, w->lat = lat, w->bw = bw, w->one = one;
+    if (!machine_of(w->h, loco, conno, clo) || !get(ranko, &w->h[3], 'i', "rank") ||
+        !get(PyTuple_GET_ITEM(books, 2), &w->h[4], 'f', "state")) {
+        Py_DECREF(w);
+        return NULL;
+    }
+    if (w->h[4].b.len != 3 * 8 || R < 1 || L < 0) {
+        PyErr_SetString(PyExc_ValueError, "engine: a wire's state is float64 [declared, held, limit], R >= 1, L >= 0");
+        Py_DECREF(w);
+        return NULL;
+    }
+    return (PyObject *)w;
+}
+
+/* outgoing(wire, sends, step): one superstep's batch sends of a rank under MPI (sends_of()) counted in the order
+ * made (counted()'s) and booked (book_core's), and packed for every rank by increasing tag (pack()'s chunks, no
+ * object-path messages): (buffer, sizes, book_core's 0, 1 or 2), or None (nothing counted) for the caller's general
+ * path. */
+static PyObject *outgoing(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    long long step;
+    if (nargs != 3 || Py_TYPE(args[0]) != &WireType || !PyList_Check(args[1]) ||
+        ((step = PyLong_AsLongLong(args[2])) == -1 && PyErr_Occurred())) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "engine: outgoing(wire, sends: list, step: int)");
+        return NULL;
+    }
+    const Wire *w = (const Wire *)args[0];
+    PyObject *sends = args[1];
+    Py_ssize_t k = PyList_GET_SIZE(sends), R = w->R, na = 6 * k + 2 + R;
+    static char nothing[8];
+    /* one block: a[] and b[] (na each), rowb, rowby (k + 1 each), order (k + 1), tv (2 k + 1) */
+    char *block = calloc(1, (size_t)(2 * na) * sizeof(arg) + (size_t)(2 * (k + 1)) * sizeof(i64) +
+                                (size_t)(k + 1) * sizeof(Py_ssize_t) + (size_t)(2 * k + 1) * sizeof(PyObject *));
+    if (!block) return PyErr_NoMemory();
+    arg *a = (arg *)block, *b = a + na;
+    i64 *rowb = (i64 *)(b + na), *rowby = rowb + k + 1;
+    Py_ssize_t *order = (Py_ssize_t *)(rowby + k + 1);
+    PyObject **tv = (PyObject **)(order + k + 1);
+    PyObject *ret = NULL, *counts = NULL, *packed = NULL, *desc = NULL;
     int ok = sends_of(sends, a, rowb);
     if (ok <= 0) {
         if (!ok) ret = Py_NewRef(Py_None);
@@ -1183,33 +1250,23 @@ static PyObject *outgoing(PyObject *Py_UNUSED(self), PyObject *args) {
         tv[t] = PyTuple_GET_ITEM(e, 0), tv[k + t] = PyTuple_GET_ITEM(e, 2);
     }
     for (Py_ssize_t r = 0; r < R; ++r) b[6 * k + 2 + r].b.buf = nothing, b[6 * k + 2 + r].b.len = 0;
-    if (!(desc = descriptor_of(tv, tv + k, rowby, k)) || !get(ranko, &b[6 * k], 'i', "rank") ||
-        !get(desc, &b[6 * k + 1], 'b', "desc"))
-        goto done;
-    if (!(counts = count_sends(a, k, L, lat, bw, one, loco, conno, clo))) goto done;
+    b[6 * k].b = w->h[3].b;  /* rank, borrowed */
+    if (!(desc = descriptor_of(tv, tv + k, rowby, k)) || !get(desc, &b[6 * k + 1], 'b', "desc")) goto done;
+    if (!(counts = count_held(a, k, w->L, w->lat, w->bw, w->one, w->h))) goto done;
     if (!(packed = pack_core(b, k, R, rowby))) goto done;
-    if (books) {  /* booked here: (buffer, sizes, book_core's) */
-        int r = book_core(books, step, counts);
-        PyObject *flag = r < 0 ? NULL : PyLong_FromLong(r);
-        if (flag) ret = PyTuple_Pack(3, PyTuple_GET_ITEM(packed, 0), PyTuple_GET_ITEM(packed, 1), flag);
-        Py_XDECREF(flag);
-    } else
-        ret = PyTuple_Pack(3, counts, PyTuple_GET_ITEM(packed, 0), PyTuple_GET_ITEM(packed, 1));
+    int r = book_held(w->books, w->h[4].b.buf, step, counts);
+    PyObject *flag = r < 0 ? NULL : PyLong_FromLong(r);
+    if (flag) ret = PyTuple_Pack(3, PyTuple_GET_ITEM(packed, 0), PyTuple_GET_ITEM(packed, 1), flag);
+    Py_XDECREF(flag);
 done:
     Py_XDECREF(counts);
     Py_XDECREF(packed);
-    if (a) release(a, (int)(6 * k + 2 + R));
-    if (b) {
-        for (Py_ssize_t t = 0; t < k; ++t) b[6 * t + 5].held = 0;  /* borrowed from a[] */
-        release(b, (int)(6 * k + 2 + R));
-    }
+    release(a, (int)na);
+    for (Py_ssize_t t = 0; t < k; ++t) b[6 * t + 5].held = 0;  /* borrowed from a[] */
+    b[6 * k].held = 0;
+    release(b, (int)na);
     Py_XDECREF(desc);
-    free(a);
-    free(b);
-    free(rowb);
-    free(rowby);
-    free(order);
-    free(tv);
+    free(block);
     return ret;
 }
 
@@ -1239,24 +1296,13 @@ static int by_name(const stream_t *x, const stream_t *y) {
         if ((k) < 0 || pos + (k) > len) goto malformed; \
     } while (0)
 
-/* receive(parts, P, sort[, loc, L[, sizes]]): what every sending rank's chunk (pack's wire form; parts in rank
- * order, empty for none; with sizes, parts is one buffer of the chunks one after another, sizes[r] bytes rank r's:
- * Transport.received's, no slice made) brought: (blobs, streams). blobs: the pickled object-path messages of each
- * sender that sent some;
+/* receive_core(parts, P, sort, loc, L, sizes): what every sending rank's chunk (pack's wire form; parts in rank order,
+ * empty for none; with sizes, parts is one buffer of the chunks one after another, sizes[r] bytes rank r's:
+ * Transport.received's, no slice made) brought: (blobs, streams), with loc (held: a vproc's local index among L)
+ * (blobs, streams, most). blobs: the pickled object-path messages of each sender that sent some;
  * streams: {tag: Batch} in tag order, its senders' messages joined in rank order and, with sort, ordered as
- * join() does (batch_of() join()'s columns and values). */
-static PyObject *receive(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *parts, *loco = NULL, *sizes = NULL;
-    Py_ssize_t P, L = 0;
-    int sort;
-    arg loc;
-    loc.held = 0;
-    if (!PyArg_ParseTuple(args, "Onp|OnO!", &parts, &P, &sort, &loco, &L, &PyList_Type, &sizes)) return NULL;
-    if (!sizes && !PyList_Check(parts)) {
-        PyErr_SetString(PyExc_TypeError, "engine: receive's parts must be a list (or one buffer with sizes)");
-        return NULL;
-    }
-    if (loco && !get(loco, &loc, 'i', "loc")) return NULL;
+ * join() does (batch_of() join()'s columns and values); most: most()'s of them. */
+static PyObject *receive_core(PyObject *parts, Py_ssize_t P, int sort, const arg *loc, Py_ssize_t L, PyObject *sizes) {
     Py_ssize_t R = PyList_GET_SIZE(sizes ? sizes : parts), nseg = 0, nstream = 0, cap = 16;
     i64 at = 0;  /* with sizes: where rank r's chunk begins in the one buffer (a[0]) */
     arg *a = calloc((size_t)R + 1, sizeof(arg));
@@ -1402,8 +1448,8 @@ static PyObject *receive(PyObject *Py_UNUSED(self), PyObject *args) {
         }
     }
     free(order);
-    if (loco) {  /* per kind, the most messages one local vproc received (most()'s) */
-        PyObject *most = most_of(segs, nseg, I64(loc), LEN(loc), L);
+    if (loc) {  /* per kind, the most messages one local vproc received (most()'s) */
+        PyObject *most = most_of(segs, nseg, I64((*loc)), LEN((*loc)), L);
         if (most) ret = PyTuple_Pack(3, blobs, streams, most);
         Py_XDECREF(most);
     } else
@@ -1414,7 +1460,6 @@ malformed:
 done:
     Py_XDECREF(blobs);
     Py_XDECREF(streams);
-    release(&loc, 1);
     release(a, (int)R);
     free(a);
     free(segs);
@@ -1425,6 +1470,26 @@ done:
 }
 #undef NEED
 #undef PAD8
+
+/* receive(parts, P, sort): receive_core() of a list of parts (batch.unpack): (blobs, streams) */
+static PyObject *receive(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *parts;
+    Py_ssize_t P;
+    int sort;
+    if (!PyArg_ParseTuple(args, "O!np", &PyList_Type, &parts, &P, &sort)) return NULL;
+    return receive_core(parts, P, sort, NULL, 0, NULL);
+}
+
+/* came(wire, buf, sizes): what a superstep's exchange brought this rank under MPI (Transport.received's buffer and
+ * sizes), receive_core() sorted with the wire's loc: (blobs, {tag: Batch}, most) */
+static PyObject *came(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || Py_TYPE(args[0]) != &WireType || !PyList_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "engine: came(wire, buf, sizes: list)");
+        return NULL;
+    }
+    const Wire *w = (const Wire *)args[0];
+    return receive_core(args[1], LEN(w->h[0]), 1, &w->h[0], w->L, args[2]);
+}
 
 /* Turns: the iterator of Engine.each. It hands out the vprocs of an iterable and times each turn on the wall
  * clock (time.perf_counter's, read at the end of every turn: a turn lasts from the previous one's end, or the
@@ -1609,11 +1674,15 @@ static PyMethodDef methods[] = {
     {"counted", counted, METH_VARARGS, "one superstep's sends counted per kind, in send order"},
     {"most", most, METH_VARARGS, "per kind, the most messages one local vproc received"},
     {"pack", pack, METH_VARARGS, "every rank's chunk of a superstep in one buffer, and their sizes"},
-    {"outgoing", outgoing, METH_VARARGS, "one superstep's batch sends under MPI: counted and packed"},
+    {"wire", wire, METH_VARARGS, "what a rank's exchanges under MPI read at every superstep, held once"},
+    {"outgoing", (PyCFunction)(void (*)(void))outgoing, METH_FASTCALL,
+     "one superstep's batch sends under MPI: counted, booked and packed"},
     {"book", book, METH_VARARGS, "one superstep's counts kept (Counters._book)"},
     {"local", local, METH_VARARGS, "one superstep at R = 1: the sends counted, delivered by tag, the most received"},
     {"deliver", deliver, METH_VARARGS, "a rank's own messages of a tag sorted by (dst, src, send order)"},
     {"receive", receive, METH_VARARGS, "every sender's chunk parsed, each tag joined (and sorted)"},
+    {"came", (PyCFunction)(void (*)(void))came, METH_FASTCALL,
+     "what a superstep's exchange brought a rank under MPI: each tag joined and sorted, the most received"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1621,6 +1690,6 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_engine", "The engin
                                     methods};
 
 PyMODINIT_FUNC PyInit__engine(void) {
-    if (PyType_Ready(&TurnsType) < 0) return NULL;
+    if (PyType_Ready(&TurnsType) < 0 || PyType_Ready(&WireType) < 0) return NULL;
     return PyModule_Create(&module);
 }
