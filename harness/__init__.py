@@ -42,6 +42,7 @@ from .contract.plugins import check_params, implements, registers
 from .contract.spec import parse_call
 from .contract.spec import resolve as resolve_params
 from .contract.view import LocationView
+from .engine.shared import HostArrays
 from .engine.vprocs import KINDS, Batch, Engine
 from .measure.amrmetrics import amr_figures
 from .measure.appmodel import (T_TASK, app_figures, app_proc_times, app_speedup,
@@ -66,7 +67,7 @@ from .run.workloads import load as load_workload
 
 __all__ = [
     "Algorithm", "Batch", "BYTES_PER_UNIT", "Calibration", "Cells", "Claim", "fitted", "amr_figures", "compare", "app_figures", "app_proc_times", "app_terms", "app_speedup", "app_speedup_from_tables",
-    "app_speedup_max", "app_total_time", "T_TASK", "BoxPieces", "available_algorithms", "breadth_first", "available_workloads", "Boxes", "Context", "Costs", "Engine", "Graph", "IDX", "KINDS", "Level",
+    "app_speedup_max", "app_total_time", "T_TASK", "BoxPieces", "available_algorithms", "breadth_first", "available_workloads", "Boxes", "Context", "Costs", "Engine", "Graph", "HostArrays", "IDX", "KINDS", "Level",
     "LoadArray", "LocationView", "Machine", "Report", "ReportOptions", "SCHEMA", "State", "Table", "Timer", "Workload", "as_form",
     "block_owner", "boxes_to_graph", "check_params", "carry", "cell_metrics", "cell_vertices", "core_metrics", "costs_if_on", "curve_parts", "cut_pct", "delta_cut",
     "dual_edges", "graph_of", "hilbert_index", "hilbert_order", "hookimpl", "implements", "initial_state",

@@ -34,9 +34,15 @@ def row_prod(a) -> np.ndarray:
     return out
 
 
+class FrozenBuffer:
+    """Memory its maker writes before it hands out read-only arrays over it and never after, and keeps while
+    any of them lives (a host-shared array: ``harness.engine.shared``); the ``base`` of those arrays."""
+
+
 def unwritable(arr: np.ndarray) -> bool:
     """Nothing can write ``arr``: frozen and owning its memory (another Graph's array), or an aligned view of
-    bytes or of a file mapped read-only (a workload cache file's, ``harness.store.wlcache``): taken as it is."""
+    bytes, of a file mapped read-only (a workload cache file's, ``harness.store.wlcache``) or of a
+    :class:`FrozenBuffer` (a host-shared array's): taken as it is."""
     if arr.flags.writeable or not arr.flags.aligned:
         return False
     root = arr
@@ -44,7 +50,8 @@ def unwritable(arr: np.ndarray) -> bool:
         root = root.base
     if isinstance(root, memoryview):
         root = root.obj if root.readonly else None
-    return root is arr or isinstance(root, bytes) or (isinstance(root, mmap.mmap) and memoryview(root).readonly)
+    return root is arr or isinstance(root, (bytes, FrozenBuffer)) or \
+        (isinstance(root, mmap.mmap) and memoryview(root).readonly)
 
 
 def _as_int_array(name: str, values, length: int | None = None, *, nonneg: bool = True) -> np.ndarray:

@@ -14,6 +14,7 @@ from ..contract import pins, plugins
 from ..contract.forms import vertices
 from ..contract.model import Boxes, Graph, Machine, State
 from ..contract.spec import Method, parse_methods
+from ..engine.shared import HostArrays
 from ..engine.timing import repeat_timing, repeats_of, snapshot, timed_columns
 from ..engine.vprocs import Engine, world
 from ..measure.metrics import changed_weight
@@ -217,21 +218,27 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
     group = timing_group(str(pl.method) for pl in plans)
     retime = int(repeats) > 1 and not (cache and _group_stands(store, eng, bases, run_levels, timeout, group,
                                                                int(repeats)))
-    run = _Run(run_levels, start, P, mach, eng, store, seed, initial, timeout, cache, reuse_failed,
-               int(repeats), show_traceback, retime)
+    rows = _rows(_Run(run_levels, start, P, mach, eng, store, seed, initial, timeout, cache, reuse_failed,
+                      int(repeats), show_traceback, retime), plans, bases, states, bar, group)
+    HostArrays.of(eng).release()  # the run's host-shared arrays (the first level's owners, ...), its states gone
+    if bar and bars is None:
+        bar.close()
+    return pd.DataFrame([row for row in rows if row["level"] in shown])
+
+
+def _rows(run: "_Run", plans: list, bases: list, states: dict | None, bar, group: str) -> list:
+    """Every method's rows through the run's levels (its states dropped on return)."""
     walks = [_Walk(run, pl, base, pversions, states, bar) for pl, (base, pversions) in zip(plans, bases)]
     if run.repeats > 1:  # a timed group, level by level: every method's cell, then their runs interleaved
         session = uuid.uuid4().hex[:12]
-        session = eng.bcast(session) if eng.R > 1 else session
-        for i in range(len(run_levels)):
+        session = run.eng.bcast(session) if run.eng.R > 1 else session
+        for i in range(len(run.levels)):
             _interleave(run, [t for w in walks if (t := w.step(i)) is not None], group, session)
     else:  # one method through its levels, then the next
         for w in walks:
-            for i in range(len(run_levels)):
+            for i in range(len(run.levels)):
                 w.step(i)
-    if bar and bars is None:
-        bar.close()
-    return pd.DataFrame([row for w in walks for row in w.rows if row["level"] in shown])
+    return [row for w in walks for row in w.rows]
 
 
 def timing_group(methods) -> str:

@@ -32,6 +32,7 @@ from ..contract.model import (Boxes, Graph, Level, Machine, State,
                               check_integer_dtype)
 from ..contract.pieces import BoxPieces, moved_cells
 from ..contract.spec import Method, parse_method, resolve
+from ..engine.shared import HostArrays
 from ..engine.vprocs import CellAborted, Diverged, Engine
 from ..store.boxgraphs import box_graph
 from ..store.validate import check_types
@@ -172,7 +173,9 @@ def initial_state(level: Level, P: int, seed: int, how: str = "metis", engine: E
     coordinate (ties by index); ``root``: everything on processor 0; ``trace``:
     where the application ran each vertex (``level.meta["node"]``, a trace
     workload's); any other name: that algorithm's ``partition`` from the
-    ``root`` start.
+    ``root`` start. Under MPI METIS runs on vproc 0's rank and its owners are one
+    read-only copy per host (``HostArrays.of(engine)``: freed at the end of
+    ``compare``, or when MPI ends), not one per rank.
     """
     g = graph_of(level)
     if how == "trace":
@@ -180,12 +183,12 @@ def initial_state(level: Level, P: int, seed: int, how: str = "metis", engine: E
             raise ValueError(f"--initial trace: level {level.index} carries no application placement "
                              "(only trace workloads such as vt do)")
         owner = np.asarray(level.meta["node"], np.int64)
-    elif how == "metis":  # on one rank, its owners sent to the others (METIS's memory is not taken R times)
+    elif how == "metis":  # on one rank (METIS's memory is not taken R times), its owners one copy per host
         ones = np.ones(g.n, np.int64)
-        here = engine is None or engine.hosts(0)  # vproc 0's rank: bcast's source
+        here = engine is None or engine.hosts(0)  # vproc 0's rank: the owners' source
         owner = metis_kway(g, P, seed=seed, vweights=ones, eweights=np.ones_like(g.cwgt)) if here else None
         give_back_freed()
-        owner = owner if engine is None else engine.bcast(owner)
+        owner = owner if engine is None else HostArrays.of(engine).sent(owner)
     elif how == "block":
         owner = block_owner(level, P)
     elif how == "slabs":
@@ -597,6 +600,7 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
     give_back_freed()  # what the hooks freed, before the metrics
     agreed, digest = after, owners_hash(after.owner)
     status = agree(engine, status, digest)
+    HostArrays.of(engine).sweep()  # host-shared arrays nothing reads any more (an earlier level's owners) freed
     if not metrics:
         row = {**ctx.record, **engine_row(engine), **timing_row(engine, ctx.timer, time.perf_counter() - t0)}
         return {**row, **texec(row), "status": status}, after

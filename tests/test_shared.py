@@ -1,0 +1,40 @@
+"""Host-shared read-only arrays (harness.engine.shared; issue 52): one copy per host, each host its own."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness import Engine, HostArrays, State
+from harness.testing import mpirun
+
+SCRIPT = str(Path(__file__).parent / "scripts" / "shared_check.py")
+
+
+def test_one_process_gets_the_array_itself():
+    held = HostArrays(Engine(4, comm=None))
+    a = np.arange(6)
+    assert held.computed(lambda: a) is a and held.sent(a) is a
+    assert held.assembled(5, np.array([1, 3]), np.array([7, 9])).tolist() == [-1, 7, -1, 9, -1]
+    with pytest.raises(ValueError, match="signed integers"):
+        held.assembled(3, np.array([0]), np.array([1.0]), dtype=float)
+    held.release()
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("R,hosts", [(2, "real"), (4, "real"), (4, "two")])
+def test_every_rank_reads_its_hosts_copy(R, hosts):
+    res = mpirun(R, SCRIPT, hosts, timeout=120)
+    assert res.returncode == 0, res.stderr
+    got = json.loads(res.stdout)
+    assert [g["rank"] for g in got] == list(range(R))
+    for g in got:
+        first = 0 if hosts == "real" else g["rank"] % 2  # the rank that computed its host's copy
+        assert g["computed"] == [10 * i + first for i in range(5)] and g["read_only"]
+        assert g["sent"] == [[i * (root + 1) for i in range(4)] for root in range(8)]  # from every vproc's rank
+        assert g["assembled"] == [v * 100 + v % R for v in range(9)] + [-1]  # every rank's pairs, -1 elsewhere
+        assert g["state_shares"]  # a State takes a host-shared array as it is
+        assert g["empty"] == [[0], "<i4"]
+        assert g["after_sweep"] == 3 and g["after_del"] == 1  # only windows no rank views are freed
+        assert g["kept"] == [0, 1, g["assembled"][2:4]]  # released while viewed: kept, still readable
+        assert g["raised"] == ("ZeroDivisionError" if g["rank"] == first else "RuntimeError")
