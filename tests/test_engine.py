@@ -400,12 +400,24 @@ def test_a_superstep_counted_after_a_refused_one_starts_from_zero():
     assert _engine.most([i64(0, 0, 1)], [i64(3, 3, 2)], loc, P) == (2, 1, -1)
 
 
+def test_a_sender_queues_for_every_exchange_of_the_cell():
+    """``Engine.sender`` (a send in one C call, for a kernel): what it queues the next exchange delivers, at every
+    superstep of the cell (the engine keeps its list of sends); arguments its call does not take it leaves to
+    ``Engine.send``, queuing nothing."""
+    eng, i64 = Engine(4, comm=None), (lambda *x: np.array(x, np.int64))
+    send = eng.sender()
+    for step in range(3):
+        assert send("t", i64(0, 1), i64(3, 2), i64(step, step + 1), None, None, "balance") is None
+        eng.exchange()
+        got = eng.received("t")
+        assert got.dst.tolist() == [2, 3] and got.values.tolist() == [step + 1, step]
+    assert send("t", [0], [1], None, None, None, "balance") is False and not eng.pending()
+
+
 def test_a_send_in_one_call_queues_what_the_general_path_queues():
     """``Engine.send``'s one C call (int64 columns or ints, an ndarray's rows, a kind's name) queues the same
     columns, values and row bytes as its general path (``Engine._send``: the conversions, then the checks), and
     refuses the same sends with the same line; other arguments go the general path."""
-    from harness.kernels import _engine
-
     P, i64 = 6, (lambda *x: np.array(x, np.int64))
     cases = [  # (src, dst, values, counts, nbytes, kind), the one-call path taken
         ((i64(0, 1, 2), i64(3, 4, 5), np.arange(6.0), i64(1, 2, 3), None, "migration"), True),
@@ -440,7 +452,7 @@ def test_a_send_in_one_call_queues_what_the_general_path_queues():
                 return str(e)
             return [(t, [bytes(c) for c in cols], v, row) for t, cols, v, row in eng._sends]
 
-        got = _engine.send([], "t", *args, Engine(P, comm=None).local_index)
+        got = Engine(P, comm=None).sender()("t", *args)  # (the one call, as a kernel makes it: Engine.sender)
         assert (got is not False) == fast, args
         one, general = queued(False), queued(True)
         if isinstance(general, str):

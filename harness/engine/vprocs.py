@@ -24,6 +24,7 @@ whatever collective they wait in (:meth:`Engine.abort`; they raise :class:`CellA
 """
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import time
@@ -448,12 +449,20 @@ class Engine:
             >>> eng.exchange()
             >>> got = eng.received("load")  # got.dst, got.src, got.values
         """
-        got = _engine.send(self._sends, tag, src, dst, values, counts, nbytes, kind, self.local_index)
+        got = _engine.send(self._sends, self.local_index, tag, src, dst, values, counts, nbytes, kind)
         if got is None:  # queued in one C call (int64 columns or ints, an ndarray's rows, a kind's name)
             return
         if got:
             raise ValueError(_REFUSED[got[0]](self, tag, got[1], got[2]))
         self._send(tag, src, dst, values, counts, nbytes, kind)
+
+    def sender(self):
+        """:meth:`send` for a kernel's calls in this cell, with no Python frame: a callable of send's seven arguments,
+        all positional (tag, src, dst, values, counts, nbytes, kind), that queues the send in one C call as send does
+        for arguments as they usually come (``_engine.send``) and returns None; for any other arguments it queues
+        nothing and returns something else (the caller then calls :meth:`send` with them: its conversions and
+        one-line errors). Valid until the counters are reset (the next cell) or the vprocs are laid out anew."""
+        return functools.partial(_engine.send, self._sends, self.local_index)
 
     def _send(self, tag: str, src, dst, values, counts, nbytes, kind) -> None:
         """:meth:`send`'s general path: its arguments converted and checked, then its columns made in C."""
@@ -528,7 +537,8 @@ class Engine:
         if self._pending and self.R == 1:  # the superstep's turns of ``each`` charged (under MPI: in ``_move``)
             self._settle()
         out, self._outbox = self._outbox, []
-        sends, self._sends = self._sends, []
+        sends = self._sends[:]  # (the list itself stays: sender() appends to it)
+        self._sends.clear()
         if not sends and self.R == 1:  # an empty superstep: nothing to count or move
             self._got, self.tally = {}, tally
             return Inbox()
@@ -714,7 +724,8 @@ class Engine:
 
     def abort(self, reason: str) -> None:
         """Release the other ranks from the collective they wait in (this rank's cell failed)."""
-        self._outbox, self._sends = [], []
+        self._outbox = []
+        self._sends.clear()
         if self.R > 1:
             self._net.abort(reason)
 

@@ -175,16 +175,18 @@ static int int_column(PyObject *o, arg *a, i64 *one, col_t *c) {
     return 1;
 }
 
-/* send(sends, tag, src, dst, values, counts, nbytes, kind, loc): Engine.send's fast path, one call: the send's
+/* send(sends, loc, tag, src, dst, values, counts, nbytes, kind): Engine.send's fast path, one call: the send's
  * columns (columns_core()) appended to the list sends as (tag, columns, values, row bytes). For arguments as
  * they usually come (int64 arrays or ints; values a numeric ndarray or None; kind a name of KINDS or an int64
  * array): None when done (nothing appended for no message), (code, value, rows) for columns_core()'s refusals;
  * False when an argument needs the general path's conversions or checks. */
 static PyObject *send(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 9 || !PyList_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "engine: send(sends, tag, src, dst, values, counts, nbytes, kind, loc)");
+        PyErr_SetString(PyExc_TypeError, "engine: send(sends, loc, tag, src, dst, values, counts, nbytes, kind)");
         return NULL;
     }
+    PyObject *sends = args[0], *loco = args[1];
+    args += 1;  /* tag, src, dst, values, counts, nbytes, kind: args[1 .. 7] */
     PyObject *values = args[4], *kindo = args[7], *ret = NULL;
     arg a[6];
     i64 one[5], kix = 0, nrows = -1, row = 0;
@@ -225,7 +227,7 @@ static PyObject *send(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize
         ret = Py_NewRef(Py_False);
         goto done;
     }
-    if (!get(args[8], &a[5], 'i', "loc")) goto done;
+    if (!get(loco, &a[5], 'i', "loc")) goto done;
     PyObject *cols = columns_core(c[0], c[1], c[2], c[3], c[4], nrows, row, I64(a[5]), LEN(a[5]),
                                   kind_names ? PyTuple_GET_SIZE(kind_names) : 0);
     if (!cols) goto done;
@@ -235,7 +237,7 @@ static PyObject *send(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize
         ret = Py_NewRef(Py_None);
     } else {
         PyObject *rowo = PyLong_FromLongLong(row), *e = rowo ? PyTuple_Pack(4, args[1], cols, values, rowo) : NULL;
-        if (e && PyList_Append(args[0], e) == 0) ret = Py_NewRef(Py_None);
+        if (e && PyList_Append(sends, e) == 0) ret = Py_NewRef(Py_None);
         Py_XDECREF(e);
         Py_XDECREF(rowo);
     }

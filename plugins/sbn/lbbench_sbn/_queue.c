@@ -2834,34 +2834,32 @@ static double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* flush's level: bind(FLUSHING, locs, msgs (messages.Outbox's lists), engine (its send called), numpy.frombuffer,
- * numpy.int64, (the sbn stream's tag, the locate stream's, the locate messages' kind), int64 [word, FETCH, the
- * balance and the migration kinds' indices]) */
-#define FLUSHING "ooooooi"
-enum { F_LOCS, F_MSGS, F_ENGINE, F_FROMBUFFER, F_INT64, F_NAMES, F_CONSTS, F_N };
-static PyObject *LOCATE_KW_, *SBN_KW_, *SEND_; /* ("counts", "kind"), ("counts", "nbytes", "kind"), "send" */
+/* flush's level: bind(FLUSHING, locs, msgs (messages.Outbox's lists), engine (its send called when the sender does not
+ * take a send), sender (engine.sender(): send's one-call path, its seven arguments positional), numpy.frombuffer,
+ * numpy.int64, names (the streams' tags: sbn, locate; the locate kind), constants (int64: word, FETCH, balance kind,
+ * migration kind)) */
+#define FLUSHING "oooooooi"
+enum { F_LOCS, F_MSGS, F_ENGINE, F_SENDER, F_FROMBUFFER, F_INT64, F_NAMES, F_CONSTS, F_N };
+static PyObject *SEND_; /* "send" */
 
-/* numpy.frombuffer(buf, int64, count, 8 offset): count words of buf from word offset (count -1: to its end) */
-static PyObject *words_at(const bound_t *fl, PyObject *buf, i64 offset, i64 count) {
-    PyObject *c = PyLong_FromLongLong(count), *o = PyLong_FromLongLong(8 * offset), *r = NULL;
-    if (c && o) {
-        PyObject *a[4] = {buf, fl->obj[F_INT64], c, o};
-        r = PyObject_Vectorcall(fl->obj[F_FROMBUFFER], a, 4, NULL);
-    }
-    Py_XDECREF(c), Py_XDECREF(o);
-    return r;
-}
-
-/* engine.send(tag, *the k arrays of words cnt[c] from word off[c] of buf (-1: to its end), *last (NULL: none)):
- * the first three positional (src, dst, values), the rest keywords kw; 0, or -1 */
+/* engine.send(tag, src, dst, values, counts, nbytes, kind), its first five the arrays of words cnt[c] from word
+ * off[c] of buf (-1: to its end; counts: none when k is 4), slices of one numpy.frombuffer(buf, int64), the last two
+ * nbytes (the sixth array, or None) and kind (the seventh array, or the name last): through the sender, or send itself
+ * when the sender does not take them (its general path and one-line errors); 0, or -1 */
 static int send_words(const bound_t *fl, PyObject *tag, PyObject *buf, const i64 *off, const i64 *cnt, int k,
-                      PyObject *kw, PyObject *last) {
-    PyObject *v[9] = {fl->obj[F_ENGINE], tag};
-    int ok = 1;
-    for (int c = 0; c < k && ok; ++c) ok = (v[2 + c] = words_at(fl, buf, off[c], cnt[c])) != NULL;
-    if (last) v[2 + k] = last;
-    PyObject *r = ok ? PyObject_VectorcallMethod(SEND_, v, 5, kw) : NULL;
+                      PyObject *last) {
+    PyObject *v[8] = {fl->obj[F_ENGINE], tag}, *fb[2] = {buf, fl->obj[F_INT64]};
+    PyObject *words = PyObject_Vectorcall(fl->obj[F_FROMBUFFER], fb, 2, NULL), *r = NULL;
+    int ok = words != NULL;
+    for (int c = 0; c < k && ok; ++c)
+        ok = (v[2 + c] = PySequence_GetSlice(words, (Py_ssize_t)off[c],
+                                             cnt[c] < 0 ? PY_SSIZE_T_MAX : (Py_ssize_t)(off[c] + cnt[c]))) != NULL;
+    if (k == 4) v[6] = Py_None, v[7] = last;  /* (borrowed: nbytes none, the kind's name) */
+    if (ok && (r = PyObject_Vectorcall(fl->obj[F_SENDER], v + 1, 7, NULL)) && r != Py_None) {  /* send's own path */
+        Py_SETREF(r, PyObject_VectorcallMethod(SEND_, v, 8, NULL));
+    }
     for (int c = 0; c < k; ++c) Py_XDECREF(v[2 + c]);
+    Py_XDECREF(words);
     Py_XDECREF(r);
     return r ? 0 : -1;
 }
@@ -2876,8 +2874,8 @@ static int flush_core(const bound_t *fl) {
         if (!(buf = locates(NULL, locs))) return -1;
         i64 m = ((const i64 *)PyByteArray_AS_STRING(buf))[0];
         const i64 off[4] = {1, 1 + m, 1 + 3 * m, 1 + 2 * m}, cnt[4] = {m, m, -1, m};  /* src, dst, values, counts */
-        int r = PyList_SetSlice(locs, 0, n, NULL) < 0 || send_words(fl, PyTuple_GET_ITEM(names, 1), buf, off, cnt, 4,
-                                                                    LOCATE_KW_, PyTuple_GET_ITEM(names, 2)) < 0;
+        int r = PyList_SetSlice(locs, 0, n, NULL) < 0 ||
+                send_words(fl, PyTuple_GET_ITEM(names, 1), buf, off, cnt, 4, PyTuple_GET_ITEM(names, 2)) < 0;
         Py_DECREF(buf);
         if (r) return -1;
     }
@@ -2886,7 +2884,7 @@ static int flush_core(const bound_t *fl) {
         /* src, dst, values, counts, nbytes, kind */
         const i64 off[6] = {0, n, 5 * n, 3 * n, 4 * n, 2 * n}, cnt[6] = {n, n, -1, n, n, n};
         int r = PyList_SetSlice(msgs, 0, n, NULL) < 0 ||
-                send_words(fl, PyTuple_GET_ITEM(names, 0), buf, off, cnt, 6, SBN_KW_, NULL) < 0;
+                send_words(fl, PyTuple_GET_ITEM(names, 0), buf, off, cnt, 6, NULL) < 0;
         Py_DECREF(buf);
         if (r) return -1;
     }
@@ -3308,8 +3306,7 @@ PyMODINIT_FUNC PyInit__queue(void) {
     if (!(Q_ = PyUnicode_InternFromString("Q")) || !(QALL_ = PyUnicode_InternFromString("Qall")) ||
         !(BEF_ = PyUnicode_InternFromString("bef")) || !(FWD_ = PyUnicode_InternFromString("fwd")) ||
         !(SERVERS_ = PyUnicode_InternFromString("servers")) || !(VIEW_ = PyUnicode_InternFromString("view")) ||
-        !(LOCATE_KW_ = Py_BuildValue("(ss)", "counts", "kind")) || !(SEND_ = PyUnicode_InternFromString("send")) ||
-        !(SBN_KW_ = Py_BuildValue("(sss)", "counts", "nbytes", "kind")) ||
+        !(SEND_ = PyUnicode_InternFromString("send")) ||
         PyType_Ready(&BoundType) < 0)
         return NULL;
     return PyModule_Create(&module);

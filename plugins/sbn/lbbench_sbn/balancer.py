@@ -83,7 +83,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from harness import Costs, LocationView, State, Timer, costs_if_on, qwgt as qwgt_of, vertex_costs, wsysll
+from harness import Batch, Costs, LocationView, State, Timer, costs_if_on, qwgt as qwgt_of, vertex_costs, wsysll
 
 from . import _opstate, _queue
 from . import messages as msg
@@ -421,7 +421,8 @@ class LevelRun:
                 if self.step > self.max_steps:
                     raise RuntimeError(f"sbn: level did not finish within {self.max_steps} supersteps")
             locate = self._locates(eng.received(msg.LOCATE))
-            got = _Received(eng.received(msg.TAG), self.opstate is not None)
+            tagged = eng.received(msg.TAG)  # (nothing came to the rank's processors: one _Received for all such)
+            got = _Received(tagged, self.opstate is not None) if tagged.src.size else _NOTHING
             # per-vproc CPU (eng.each): the engine lays vprocs over ranks by it
             if got.at or locate:  # no clock read in a superstep with nothing delivered
                 if self.delivering is not None:  # the turns in C: Ops.handle, inbox, the rest of _receive but a forward
@@ -1259,6 +1260,9 @@ class _Received:
         """Message m's fields (after its code)."""
         return self.values[self.start[m] + 1:self.end[m]]
 
+
+
+_NOTHING = _Received(Batch.empty())  # a superstep's sbn messages when none came (never changed: read only)
 
 
 def _rows_by_dst(b) -> dict:

@@ -64,7 +64,7 @@ class Outbox:
 
     def bound(self, eng):
         """What ``_queue.step`` reads to flush this outbox as :meth:`flush` does, in C (its lists cleared in place)."""
-        return _queue.bind("ooooooi", self.locs, self.msgs, eng, np.frombuffer, np.dtype(np.int64),
+        return _queue.bind("oooooooi", self.locs, self.msgs, eng, eng.sender(), np.frombuffer, np.dtype(np.int64),
                            (TAG, LOCATE, "migration"), np.array([WORD, FETCH, _BALANCE, _MIGRATION], np.int64))
 
     def flush(self, eng) -> None:

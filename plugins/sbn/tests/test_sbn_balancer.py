@@ -130,20 +130,23 @@ def test_bad_parameters():
 
 
 def _counting(run):
-    """Count the locate messages the engine is sent (its ``locate`` stream) and the arrivals that cause them: the
-    processors that receive data in a superstep (the distinct receivers of a superstep's ``DATA`` messages)."""
+    """Count the locate messages the engine delivers (its ``locate`` stream) and the arrivals that cause them: the
+    processors that receive data in a superstep (the distinct receivers of a superstep's ``DATA`` messages), as each
+    exchange delivers them (one process: every message sent)."""
     cnt = {"locate": 0, "arrivals": 0}
-    send = run.eng.send
+    eng = run.eng
+    exchange = eng.exchange
 
-    def counted_send(tag, src, dst, values=None, counts=None, *args, **kw):
-        if tag == "locate":
-            cnt["locate"] += int(np.size(dst))
-        elif tag == msg.TAG:
-            codes = values[np.concatenate(([0], np.cumsum(counts)[:-1]))]
-            cnt["arrivals"] += np.unique(np.asarray(dst)[codes == msg.DATA]).size
-        send(tag, src, dst, values, counts, *args, **kw)
+    def counted_exchange(*args, **kw):
+        inbox = exchange(*args, **kw)
+        cnt["locate"] += len(eng.received("locate"))
+        b = eng.received(msg.TAG)
+        if len(b):
+            codes = b.values[b.offsets[:-1]]
+            cnt["arrivals"] += np.unique(b.dst[codes == msg.DATA]).size
+        return inbox
 
-    run.eng.send = counted_send
+    eng.exchange = counted_exchange
     return cnt
 
 
