@@ -11,6 +11,12 @@ the public names of the layers below it:
 reports, the papers' values). ``present`` (the CLI, site, reproduce) and
 ``check`` (``lbbench test``) export nothing here.
 
+Each name is imported from its layer's module when first read (PEP 562: the
+module ``__getattr__`` below, by the table ``_PUBLIC``), so ``import harness``
+or ``from harness import Engine`` loads that module and what it needs, not every
+layer: a rank that runs a level never loads the claims layer and pandas, which
+only claims and reports read (issue 52: a host's memory under several ranks).
+
 Constants:
 
 * ``BYTES_PER_UNIT``: migration bytes per unit of moved ``rwgt`` (8).
@@ -19,59 +25,55 @@ Constants:
 * ``SCHEMA``: the core result columns, ``{column: (definition, unit)}`` (``lbbench columns``).
 * ``T_TASK``: the tree paper's time of one task per tree node, in seconds (its application model).
 """
+from importlib import import_module
+
 from .engine.threads import share_cores
 
 share_cores()  # before numpy loads: each MPI rank's share of the host's cores for BLAS threads
 
-from .claims.claim import Claim  # noqa: E402 (the share must come first)
-from .claims.calibrate import Calibration, Cells, fitted
-from .claims.reference import paper_values
-from .claims.reports import (ReportOptions, Table, level_table, render,
-                             with_paper)
-from .contract.context import Context, Timer
-from .contract.forms import (boxes_to_graph, cell_vertices, hilbert_index,
-                             hilbert_order)
-from .contract.hookspecs import hookimpl
-from .contract.mesh import dual_edges
-from .contract.model import (IDX, Boxes, Costs, Graph, Level, LoadArray,
-                             Machine, State, breadth_first, row_prod)
-from .contract.pieces import BoxPieces, lex_order, overlap_join
-from .contract.plugins import Algorithm, Report, Workload
-from .contract.plugins import algorithms as available_algorithms
-from .contract.plugins import check_params, implements, registers
-from .contract.spec import parse_call
-from .contract.spec import resolve as resolve_params
-from .contract.view import LocationView
-from .engine.shared import HostArrays
-from .engine.vprocs import KINDS, Batch, Engine
-from .measure.amrmetrics import amr_figures
-from .measure.appmodel import (T_TASK, app_figures, app_proc_times, app_speedup,
-                               app_speedup_from_tables, app_speedup_max,
-                               app_terms, app_total_time)
-from .measure.columns import SCHEMA
-from .measure.figures import cell_metrics
-from .measure.latency import get as latency_model
-from .measure.latency import level_figures as latency_figures
-from .measure.latency import max_tolerance, no_tolerance, processor_costs
-from .measure.latency import qwgt as latency_qwgt
-from .measure.metrics import (core_metrics, costs_if_on, cut_pct, delta_cut,
-                              load_figures, loadimb, loadimb_of, maxsr, qwgt,
-                              vertex_costs, work_loadimb, wsysll)
-from .run.api import compare
-from .run.geometric import curve_parts, recursive_bisection
-from .run.partitioners import metis_kway, quiet_native
-from .run.runner import (BYTES_PER_UNIT, as_form, block_owner, carry, graph_of,
-                         initial_state)
-from .run.workloads import available as available_workloads
-from .run.workloads import load as load_workload
+_PUBLIC = {  # the layer's module (under harness) -> the public names it gives ("name=its name there")
+    "claims.claim": "Claim",
+    "claims.calibrate": "Calibration Cells fitted",
+    "claims.reference": "paper_values",
+    "claims.reports": "ReportOptions Table level_table render with_paper",
+    "contract.context": "Context Timer",
+    "contract.forms": "boxes_to_graph cell_vertices hilbert_index hilbert_order",
+    "contract.hookspecs": "hookimpl",
+    "contract.mesh": "dual_edges",
+    "contract.model": "IDX Boxes Costs Graph Level LoadArray Machine State breadth_first row_prod",
+    "contract.pieces": "BoxPieces lex_order overlap_join",
+    "contract.plugins": "Algorithm Report Workload available_algorithms=algorithms check_params implements registers",
+    "contract.spec": "parse_call resolve_params=resolve",
+    "contract.view": "LocationView",
+    "engine.shared": "HostArrays",
+    "engine.vprocs": "KINDS Batch Engine",
+    "measure.amrmetrics": "amr_figures",
+    "measure.appmodel": "T_TASK app_figures app_proc_times app_speedup app_speedup_from_tables app_speedup_max "
+                        "app_terms app_total_time",
+    "measure.columns": "SCHEMA",
+    "measure.figures": "cell_metrics",
+    "measure.latency": "latency_model=get latency_figures=level_figures max_tolerance no_tolerance processor_costs "
+                       "latency_qwgt=qwgt",
+    "measure.metrics": "core_metrics costs_if_on cut_pct delta_cut load_figures loadimb loadimb_of maxsr qwgt "
+                       "vertex_costs work_loadimb wsysll",
+    "run.api": "compare",
+    "run.geometric": "curve_parts recursive_bisection",
+    "run.partitioners": "metis_kway quiet_native",
+    "run.runner": "BYTES_PER_UNIT as_form block_owner carry graph_of initial_state",
+    "run.workloads": "available_workloads=available load_workload=load",
+}
+_WHERE = {n.split("=")[0]: (module, n.split("=")[-1]) for module, names in _PUBLIC.items() for n in names.split()}
+__all__ = list(_WHERE)
 
-__all__ = [
-    "Algorithm", "Batch", "BYTES_PER_UNIT", "Calibration", "Cells", "Claim", "fitted", "amr_figures", "compare", "app_figures", "app_proc_times", "app_terms", "app_speedup", "app_speedup_from_tables",
-    "app_speedup_max", "app_total_time", "T_TASK", "BoxPieces", "available_algorithms", "breadth_first", "available_workloads", "Boxes", "Context", "Costs", "Engine", "Graph", "HostArrays", "IDX", "KINDS", "Level",
-    "LoadArray", "LocationView", "Machine", "Report", "ReportOptions", "SCHEMA", "State", "Table", "Timer", "Workload", "as_form",
-    "block_owner", "boxes_to_graph", "check_params", "carry", "cell_metrics", "cell_vertices", "core_metrics", "costs_if_on", "curve_parts", "cut_pct", "delta_cut",
-    "dual_edges", "graph_of", "hilbert_index", "hilbert_order", "hookimpl", "implements", "initial_state",
-    "latency_figures", "latency_model", "latency_qwgt", "level_table", "load_figures", "load_workload", "loadimb", "loadimb_of",
-    "lex_order", "row_prod", "max_tolerance", "maxsr", "metis_kway", "no_tolerance", "overlap_join", "paper_values", "parse_call", "processor_costs",
-    "quiet_native", "qwgt", "recursive_bisection", "registers", "render", "resolve_params", "vertex_costs", "with_paper", "work_loadimb", "wsysll",
-]
+
+def __getattr__(name: str):
+    """A public name, imported from its layer's module when first read, then kept here (PEP 562)."""
+    if name not in _WHERE:
+        raise AttributeError(f"module 'harness' has no attribute {name!r}")
+    module, attr = _WHERE[name]
+    value = globals()[name] = getattr(import_module(f"harness.{module}"), attr)
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(__all__))

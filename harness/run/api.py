@@ -8,8 +8,6 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import Callable
 
-import pandas as pd
-
 from ..contract import pins, plugins
 from ..contract.forms import vertices
 from ..contract.model import Boxes, Graph, Machine, State
@@ -141,7 +139,7 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
             cache: bool = True, progress: bool = False, workload_params: dict | None = None,
             engine: Engine | None = None, initial: str | None = None, reuse_failed: bool = False,
             show_traceback: bool = False, bars: list | None = None, repeats: int = 1,
-            states: dict | None = None) -> pd.DataFrame:
+            states: dict | None = None) -> "pandas.DataFrame":
     """Run every method through the workload's levels at P processors; resume from ``out`` when possible.
 
     Every method starts its first level from the same ``initial`` distribution
@@ -223,6 +221,8 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
     HostArrays.of(eng).release()  # the run's host-shared arrays (the first level's owners, ...), its states gone
     if bar and bars is None:
         bar.close()
+    import pandas as pd  # only once the rows are made: no rank holds pandas while it runs a level (issue 52)
+
     return pd.DataFrame([row for row in rows if row["level"] in shown])
 
 
