@@ -1141,19 +1141,17 @@ done:
  * destination's run of messages (its start and stop read as a range's), in delivery order; and the
  * frozenset of the destinations all of whose codes are below ``below`` (the balance kind's messages). Without
  * lists, only the last two. */
-static PyObject *received(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
-    enum { VALUES, OFFSETS, SRC, DST, NB };
+enum { R_VALUES, R_OFFSETS, R_SRC, R_DST, R_NB };
+
+/* received()'s result for its four columns o[] (values, offsets, src, dst) */
+static PyObject *received_core(PyObject *const *o, long long below, int lists) {
+    enum { VALUES = R_VALUES, OFFSETS = R_OFFSETS, SRC = R_SRC, DST = R_DST, NB = R_NB };
     static const char *const name[NB] = {"values", "offsets", "src", "dst"};
-    PyObject *o[NB];
     Py_buffer b[NB];
     int have[NB] = {0};
-    long long below;
-    int lists;
     PyObject *ret = NULL, *l[5] = {NULL}, *at = NULL, *only = NULL, *set = NULL;
     i64 *tmp = NULL;
-    if (!fast_args("received", args, nargs, "OOOOLp", &o[VALUES], &o[OFFSETS], &o[SRC], &o[DST], &below, &lists))
-        return NULL;
-    if (!get_all(o, b, have, "iiii", name, NB)) goto done;
+    if (!get_all((PyObject **)o, b, have, "iiii", name, NB)) goto done;
     i64 n = b[SRC].len / 8, nv = b[VALUES].len / 8;
     const i64 *val = b[VALUES].buf, *off = b[OFFSETS].buf, *src = b[SRC].buf, *dst = b[DST].buf;
     if (b[OFFSETS].len / 8 != n + 1 || b[DST].len / 8 != n) {
@@ -1192,6 +1190,49 @@ done:
     Py_XDECREF(at), Py_XDECREF(set), Py_XDECREF(only);
     free(tmp);
     release_all(b, have, NB);
+    return ret;
+}
+
+static PyObject *received(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *o[R_NB];
+    long long below;
+    int lists;
+    if (!fast_args("received", args, nargs, "OOOOLp", &o[R_VALUES], &o[R_OFFSETS], &o[R_SRC], &o[R_DST], &below,
+                   &lists))
+        return NULL;
+    return received_core(o, below, lists);
+}
+
+static PyObject *VALUES_, *OFFSETS_, *SRC_, *DST_, *AT_, *OPS_ONLY_, *COLUMNS_, *OPS_, *FLAG_; /* their names */
+
+/* received_in(cls, b, below): balancer._Received's native reading of batch b (its messages the balance kind's below
+ * FETCH, below) in one call: an instance of cls made without __init__ (the class's __new__), its fields values, at
+ * and ops_only (received()'s of b's columns), columns (values, offsets, src), ops and flag (empty) and dst set */
+static PyObject *received_in(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    PyObject *cls, *b, *o[R_NB] = {NULL}, *got = NULL, *cols = NULL, *obj = NULL, *d = NULL, *ret = NULL;
+    PyObject *empty = NULL;
+    long long below;
+    if (!fast_args("received_in", args, nargs, "OOL", &cls, &b, &below)) return NULL;
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "queue: received_in's cls is a class");
+        return NULL;
+    }
+    static PyObject *const *names[R_NB] = {&VALUES_, &OFFSETS_, &SRC_, &DST_};
+    for (int j = 0; j < R_NB; ++j)
+        if (!(o[j] = PyObject_GetAttr(b, *names[j]))) goto done;
+    if (!(got = received_core(o, below, 0)) || !(cols = PyTuple_Pack(3, o[R_VALUES], o[R_OFFSETS], o[R_SRC])) ||
+        !(empty = PyTuple_New(0)) || !(obj = ((PyTypeObject *)cls)->tp_new((PyTypeObject *)cls, empty, NULL)) ||
+        !(d = PyObject_GenericGetDict(obj, NULL)))
+        goto done;
+    if (PyDict_SetItem(d, VALUES_, o[R_VALUES]) < 0 || PyDict_SetItem(d, AT_, PyTuple_GET_ITEM(got, 0)) < 0 ||
+        PyDict_SetItem(d, OPS_ONLY_, PyTuple_GET_ITEM(got, 1)) < 0 || PyDict_SetItem(d, COLUMNS_, cols) < 0 ||
+        PyDict_SetItem(d, OPS_, empty) < 0 || PyDict_SetItem(d, FLAG_, empty) < 0 ||
+        PyDict_SetItem(d, DST_, o[R_DST]) < 0)
+        goto done;
+    ret = Py_NewRef(obj);
+done:
+    for (int j = 0; j < R_NB; ++j) Py_XDECREF(o[j]);
+    Py_XDECREF(got), Py_XDECREF(cols), Py_XDECREF(empty), Py_XDECREF(obj), Py_XDECREF(d);
     return ret;
 }
 
@@ -3289,6 +3330,7 @@ static PyMethodDef methods[] = {
     {"inbox", FAST(inbox), METH_FASTCALL, "a processor's locate messages and run of DATA and FETCH (§3.5)"},
     {"receivers", FAST(receivers), METH_FASTCALL, "the processors a locate message goes to (§3.5)"},
     {"received", FAST(received), METH_FASTCALL, "a superstep's sbn messages read as lists (balancer._Received)"},
+    {"received_in", FAST(received_in), METH_FASTCALL, "a superstep's sbn messages as a native balancer._Received"},
     {"priced", FAST(priced), METH_FASTCALL, "vertices (re-)priced at a processor: their prices, stale marks and count"},
     {"requests", requests, METH_VARARGS, "the data requests of the chosen chunks (§3.5)"},
     {"djobs", djobs, METH_VARARGS, "a run of DJOB messages read for distribute"},
@@ -3306,7 +3348,11 @@ PyMODINIT_FUNC PyInit__queue(void) {
     if (!(Q_ = PyUnicode_InternFromString("Q")) || !(QALL_ = PyUnicode_InternFromString("Qall")) ||
         !(BEF_ = PyUnicode_InternFromString("bef")) || !(FWD_ = PyUnicode_InternFromString("fwd")) ||
         !(SERVERS_ = PyUnicode_InternFromString("servers")) || !(VIEW_ = PyUnicode_InternFromString("view")) ||
-        !(SEND_ = PyUnicode_InternFromString("send")) ||
+        !(SEND_ = PyUnicode_InternFromString("send")) || !(VALUES_ = PyUnicode_InternFromString("values")) ||
+        !(OFFSETS_ = PyUnicode_InternFromString("offsets")) || !(SRC_ = PyUnicode_InternFromString("src")) ||
+        !(DST_ = PyUnicode_InternFromString("dst")) || !(AT_ = PyUnicode_InternFromString("at")) ||
+        !(OPS_ONLY_ = PyUnicode_InternFromString("ops_only")) || !(COLUMNS_ = PyUnicode_InternFromString("columns")) ||
+        !(OPS_ = PyUnicode_InternFromString("ops")) || !(FLAG_ = PyUnicode_InternFromString("flag")) ||
         PyType_Ready(&BoundType) < 0)
         return NULL;
     return PyModule_Create(&module);

@@ -421,8 +421,7 @@ class LevelRun:
                 if self.step > self.max_steps:
                     raise RuntimeError(f"sbn: level did not finish within {self.max_steps} supersteps")
             locate = self._locates(eng.received(msg.LOCATE))
-            tagged = eng.received(msg.TAG)  # (nothing came to the rank's processors: one _Received for all such)
-            got = _Received(tagged, self.opstate is not None) if tagged.src.size else _NOTHING
+            got = _received(eng.received(msg.TAG), self.opstate is not None)
             # per-vproc CPU (eng.each): the engine lays vprocs over ranks by it
             if got.at or locate:  # no clock read in a superstep with nothing delivered
                 if self.delivering is not None:  # the turns in C: Ops.handle, inbox, the rest of _receive but a forward
@@ -1214,12 +1213,10 @@ _LISTS = ("start", "end", "size", "code", "src")  # _Received's lists of a nativ
 
 
 class _Received:
-    """The ``sbn`` messages one exchange delivered, read message by message in delivery order. ``native``:
-    the balance kind's messages are the C state's (no ops or flags read here; ``ops_only``, the processors
-    that received nothing else), and the lists of the messages (start, end, size, code, src) are made when first
-    read (most supersteps need none: the C calls read the batch's columns)."""
+    """The ``sbn`` messages one exchange delivered, read message by message in delivery order (the reference path's;
+    :func:`_received` reads them natively)."""
 
-    def __init__(self, b, native: bool = False):
+    def __init__(self, b):
         self.values = b.values
         n = b.src.size  # (len(b), without its frame)
         self.at: dict = {}  # local processor -> the indices of its messages
@@ -1230,11 +1227,6 @@ class _Received:
             return
         off = b.offsets
         self.columns = (b.values, off, b.src)  # for the C state's bind (int64 columns, checked there)
-        if native:  # the runs and the processors with only the balance kind's messages in C
-            self.ops = self.flag = ()
-            self.dst = b.dst
-            self.at, self.ops_only = _queue.received(*self.columns, self.dst, msg.FETCH, False)
-            return
         self.start, self.end = off[:-1].tolist(), off[1:].tolist()
         self.size = (off[1:] - off[:-1]).tolist()  # words, the code included
         code = b.values[off[:-1]]
@@ -1260,6 +1252,16 @@ class _Received:
         """Message m's fields (after its code)."""
         return self.values[self.start[m] + 1:self.end[m]]
 
+
+def _received(b, native: bool = True) -> _Received:
+    """A batch of ``sbn`` messages as a :class:`_Received`. ``native``: the balance kind's messages are the C state's
+    (no ops or flags read here; ``ops_only``, the processors that received nothing else) and the lists of the
+    messages (start, end, size, code, src) are made when first read (most supersteps need none: the C calls read the
+    batch's columns); the runs, the processors and the fields in one C call (``_queue.received_in``), and one
+    shared empty reading when nothing came."""
+    if not native:
+        return _Received(b)
+    return _queue.received_in(_Received, b, msg.FETCH) if b.src.size else _NOTHING
 
 
 _NOTHING = _Received(Batch.empty())  # a superstep's sbn messages when none came (never changed: read only)

@@ -109,8 +109,9 @@ def test_selection_rounds_and_holders_in_c_are_the_reference(near_q, machine):
 
 
 def test_a_native_batch_reads_as_the_reference_one():
-    """``_Received`` on the C path (``_queue.received``; the message lists made when first read) gives the reference
-    path's runs, lists and words; the processors with only the balance kind's messages are those below FETCH."""
+    """``_Received`` on the C path (``_received``: ``_queue.received_in``, the message lists made when first read)
+    gives the reference path's runs, lists and words; the processors with only the balance kind's messages are those
+    below FETCH."""
     from harness import Batch
     from lbbench_sbn import messages as msg
 
@@ -121,11 +122,11 @@ def test_a_native_batch_reads_as_the_reference_one():
     values = rng.integers(0, 50, int(counts.sum()))
     values[np.concatenate(([0], np.cumsum(counts)[:-1]))] = rng.integers(0, 9, n)  # each message's code
     b = Batch(rng.integers(0, 9, n), dst, np.zeros(n, np.int64), counts * 8, counts, values)
-    ref, got = balancer._Received(b), balancer._Received(b, native=True)
+    ref, got = balancer._Received(b), balancer._received(b)
     assert {p: (r.start, r.stop) for p, r in got.at.items()} == {p: (r.start, r.stop) for p, r in ref.at.items()}
     for name in ("start", "end", "size", "code", "src"):
         assert getattr(got, name) == getattr(ref, name), name
     assert all(np.array_equal(got.words(m), ref.words(m)) for m in range(n))
     assert got.ops_only == {p for p, r in ref.at.items() if max(ref.code[r.start:r.stop]) < msg.FETCH}
-    empty = balancer._Received(Batch.empty(), native=True)
+    empty = balancer._received(Batch.empty())
     assert empty.at == {} and empty.code == ()
