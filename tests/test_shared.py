@@ -1,24 +1,49 @@
 """Host-shared read-only arrays (harness.engine.shared; issue 52): one copy per host, each host its own."""
 import json
+import signal
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from harness import Engine, HostArrays, State
+from harness.engine.shared import _whole
 from harness.testing import mpirun
 
 SCRIPT = str(Path(__file__).parent / "scripts" / "shared_check.py")
 
 
 def test_one_process_gets_the_array_itself():
-    held = HostArrays(Engine(4, comm=None))
+    eng = Engine(4, comm=None)
+    held = HostArrays(eng)
     a = np.arange(6)
     assert held.computed(lambda: a) is a and held.sent(a) is a
     assert held.assembled(5, np.array([1, 3]), np.array([7, 9])).tolist() == [-1, 7, -1, 9, -1]
     with pytest.raises(ValueError, match="signed integers"):
         held.assembled(3, np.array([0]), np.array([1.0]), dtype=float)
+    with pytest.raises(ValueError, match="out of range"):
+        held.assembled(3, np.array([3]), np.array([1]))
     held.release()
+    assert HostArrays.of(eng) is HostArrays.of(eng)
+
+
+def test_a_deadline_during_the_window_calls_is_raised_after_them():
+    class Late(Exception):
+        pass
+
+    def expire(signum, frame):
+        raise Late()
+
+    old = signal.signal(signal.SIGALRM, expire)
+    try:
+        done = []
+        with pytest.raises(Late):
+            with _whole():
+                signal.raise_signal(signal.SIGALRM)
+                done.append(1)  # the calls go on to their end
+        assert done == [1] and signal.getsignal(signal.SIGALRM) is expire
+    finally:
+        signal.signal(signal.SIGALRM, old)
 
 
 @pytest.mark.mpi

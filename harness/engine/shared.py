@@ -2,7 +2,7 @@
 
 Under MPI the ranks of one host (``comm.Split_type(MPI.COMM_TYPE_SHARED)``) share one window
 (``MPI.Win.Allocate_shared``: the host's first rank allocates the bytes, the others ``Shared_query(0)``) and
-each gets a numpy view of it, made read-only (``flags.writeable = False``) once it is filled. The host
+each gets a numpy view of it, read-only (``flags.writeable`` False) once it is filled. The host
 communicators and the communicator of the hosts' first ranks are made once per communicator
 (:func:`hosts`). With one process (``engine.comm`` None) every call returns the array itself, no copy.
 
@@ -16,7 +16,9 @@ communicators and the communicator of the hosts' first ranks are made once per c
 ``HostArrays.of(engine)`` is the engine's run-long one (arrays that outlive a hook, such as a level's owners),
 swept by the runner after every cell and released at the end of ``compare``.
 
-Every call is a collective of the engine's communicator: every rank makes it, in the same order. The
+Every call is a collective of the engine's communicator: every rank makes it, in the same order. Each begins
+with one of the engine's collectives (a rank whose cell failed before it releases the others there), and a
+cell's deadline that comes during the window calls after it is raised once they are done (:func:`_whole`). The
 :class:`HostArrays` frees its windows: whoever made it calls :meth:`~HostArrays.release` (or leaves a
 ``with HostArrays(engine) as held:`` block) once nothing reads its arrays any more; :meth:`~HostArrays.sweep`
 frees those that no rank of the host views any more and keeps the others. A view must not outlive its window:
@@ -26,8 +28,11 @@ left reading unmapped memory, so a forgotten view costs memory, never a crash.
 from __future__ import annotations
 
 import gc
+import signal
 import sys
+import threading
 import weakref
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -53,6 +58,7 @@ class Hosts:
         self.first_of = np.array(comm.allgather(self.host.bcast(self.first.Get_rank() if lead else None)))
         self.hosts = 1 if self.first is None else self.first.Get_size()
         self.hosts = self.host.bcast(self.hosts)
+        self.members = self.host.allgather(comm.Get_rank())  # this host's ranks (in comm), its first rank first
 
 
 def hosts(comm, key: int | None = None) -> Hosts:
@@ -79,6 +85,25 @@ class _Window(FrozenBuffer):
     def array(self) -> np.ndarray:
         """An array over the window: writable until it is frozen, read-only after."""
         return np.asarray(self)
+
+
+@contextmanager
+def _whole():
+    """The ranks' window calls, never cut in half by a cell's deadline (SIGALRM: ``harness.run.runner.deadline``):
+    a signal that comes during them is handled once they are done, as :meth:`Engine.defer` does in a collective,
+    so no rank is left waiting in a call another rank left. Each group of such calls follows an engine collective
+    (abort-aware: a rank that failed before it releases the others there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list = []
+    old = signal.signal(signal.SIGALRM, lambda *a: came.append(a))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGALRM, old)
+        if came and callable(old):
+            old(*came[0])
 
 
 def _viewed(windows: list) -> np.ndarray:
@@ -137,23 +162,24 @@ class HostArrays:
         """``fn()`` (an array), computed on each host's first rank only and read by every rank of the host."""
         if self._hosts is None:
             return np.asarray(fn())
-        host, a, meta = self._hosts.host, None, None
-        if host.Get_rank() == 0:
+        a = meta = failed = None
+        if self._hosts.host.Get_rank() == 0:
             try:
                 a = np.ascontiguousarray(fn())
                 meta = (a.shape, a.dtype.str)
             except Exception as exc:  # the host's other ranks raise too, never wait for a window
-                host.bcast(f"{type(exc).__name__}: {exc}")
-                raise
-        meta = host.bcast(meta)
+                meta, failed = f"{type(exc).__name__}: {exc}", exc
+        meta = self.engine.gather_ranks(meta)[self._hosts.members[0]]  # (each host's first rank's)
+        if failed is not None:
+            raise failed
         if isinstance(meta, str):
             raise RuntimeError(f"the host's first rank failed to compute a shared array: {meta}")
-        shape, dtype = meta
-        win = self._window(shape, dtype)
-        if a is not None:
-            win.array()[...] = a
-        del a
-        return self._frozen(win)
+        with _whole():
+            win = self._window(*meta)
+            if a is not None:
+                win.array()[...] = a
+            del a
+            return self._frozen(win)
 
     def sent(self, a: np.ndarray | None, root: int = 0) -> np.ndarray:
         """``a``, given on the rank that hosts vproc ``root`` (None on the others), on every rank: that rank
@@ -165,15 +191,17 @@ class HostArrays:
         src = int(eng.rank_of(root))
         a = np.ascontiguousarray(a) if eng.rank == src else None
         shape, dtype = eng.bcast(None if a is None else (a.shape, a.dtype.str), root, what="shared")
-        win = self._window(shape, dtype)
-        if a is not None:
-            win.array()[...] = a
-        del a
-        if self._hosts.hosts > 1:
-            self._hosts.host.Barrier()  # the source's host's copy is written before its first rank sends it
-            if self._hosts.first is not None:
-                self._hosts.first.Bcast(win.array().reshape(-1).view(np.uint8), root=int(self._hosts.first_of[src]))
-        return self._frozen(win)
+        with _whole():
+            win = self._window(shape, dtype)
+            if a is not None:
+                win.array()[...] = a
+            del a
+            if self._hosts.hosts > 1:
+                self._hosts.host.Barrier()  # the source's host's copy is written before its first rank sends it
+                if self._hosts.first is not None:
+                    self._hosts.first.Bcast(win.array().reshape(-1).view(np.uint8),
+                                            root=int(self._hosts.first_of[src]))
+            return self._frozen(win)
 
     def assembled(self, n: int, index: np.ndarray, values: np.ndarray, dtype=np.int64) -> np.ndarray:
         """One array of ``n`` entries (a signed integer ``dtype``) from every rank's ``values`` at its ``index``
@@ -183,22 +211,28 @@ class HostArrays:
         dtype = np.dtype(dtype)
         if dtype.kind != "i":
             raise ValueError(f"assembled arrays hold signed integers (-1 where no rank wrote), not {dtype}")
+        index, values = np.asarray(index, np.int64), np.asarray(values, dtype)  # (an error here: before any call)
+        if index.shape != values.shape or (index.size and not 0 <= int(index.min()) <= int(index.max()) < n):
+            raise ValueError(f"assembled: {index.size} indices in [0, {n}) for as many values, got {values.size} "
+                             "values or an index out of range")
         if self._hosts is None:
             out = np.full(n, -1, dtype)
             out[index] = values
             return out
-        win = self._window((n,), dtype)
-        if self._hosts.host.Get_rank() == 0:
-            win.array().fill(-1)
-        self._hosts.host.Barrier()
-        win.array()[index] = values
-        if self._hosts.hosts > 1:
-            from mpi4py import MPI
-
+        self.engine.barrier()
+        with _whole():
+            win = self._window((n,), dtype)
+            if self._hosts.host.Get_rank() == 0:
+                win.array().fill(-1)
             self._hosts.host.Barrier()
-            if self._hosts.first is not None:
-                self._hosts.first.Allreduce(MPI.IN_PLACE, win.array().view(np.uint8), op=MPI.BAND)
-        return self._frozen(win)
+            win.array()[index] = values
+            if self._hosts.hosts > 1:
+                from mpi4py import MPI
+
+                self._hosts.host.Barrier()
+                if self._hosts.first is not None:
+                    self._hosts.first.Allreduce(MPI.IN_PLACE, win.array().view(np.uint8), op=MPI.BAND)
+            return self._frozen(win)
 
     def sweep(self) -> None:
         """Free the windows no rank of their host views any more (a collective; the others stay)."""
@@ -214,14 +248,14 @@ class HostArrays:
     def _free(self, collect: bool) -> None:
         if not self._windows:  # (the same on every rank: windows are made together)
             return
-        from mpi4py import MPI
-
         viewed = _viewed(self._windows)
         if collect and viewed.any():  # an array kept alive only by a cycle the collector has not yet found
             gc.collect()
             viewed = _viewed(self._windows)
-        self._hosts.host.Allreduce(MPI.IN_PLACE, viewed, op=MPI.LOR)
-        for w, keep in zip(self._windows, viewed.tolist()):
-            if not keep:
-                w.win.Free()
-        self._windows = [w for w, keep in zip(self._windows, viewed.tolist()) if keep]
+        every = self.engine.gather_ranks(viewed)
+        keep = np.any([every[r] for r in self._hosts.members], axis=0).tolist()  # viewed on some rank of the host
+        with _whole():
+            for w, kept in zip(self._windows, keep):
+                if not kept:
+                    w.win.Free()
+        self._windows = [w for w, kept in zip(self._windows, keep) if kept]
