@@ -219,7 +219,9 @@ class LevelRun:
         slot = self.lix[owner[mine]]                # each one's processor's slot (ascending)
         # a rank prices its own processors' vertices; WSysLL from every processor's QWgt (a gather)
         c0 = vertex_costs(g, state, machine, mine)
-        self.depth = boundary_depth(g, owner)
+        # §3.3's tie-break, a breadth-first search over the whole level: on vproc 0's rank only, sent to the others
+        # (under MPI a rank waits in the engine's collective, not in the search)
+        self.depth = engine.bcast(boundary_depth(g, owner) if engine.hosts(0) else None, what="sbn-depth")
         self.cw, self.cc, self.cr = np.zeros(n), np.zeros(n), np.zeros(n)
         self.cw[mine], self.cc[mine], self.cr[mine] = c0.wgt, c0.comm, c0.remap
         self.costs = Costs(self.cw, self.cc, self.cr)                # the three above (_select's cost on p)
