@@ -33,14 +33,16 @@ share_cores()  # before numpy loads: each MPI rank's share of the host's cores f
 
 _PUBLIC = {  # the layer's module (under harness) -> the public names it gives ("name=its name there")
     "claims.claim": "Claim",
-    "claims.calibrate": "Calibration Cells fitted",
+    "claims.calibrate": "Calibration Cells",
     "claims.reference": "paper_values",
     "claims.reports": "ReportOptions Table level_table render with_paper",
     "contract.context": "Context Timer",
     "contract.forms": "boxes_to_graph cell_vertices hilbert_index hilbert_order",
+    "contract.fitted": "fitted",
     "contract.hookspecs": "hookimpl",
     "contract.mesh": "dual_edges",
     "contract.model": "IDX Boxes Costs Graph Level LoadArray Machine State breadth_first row_prod",
+    "contract.lazy": "lazy_module",
     "contract.pieces": "BoxPieces lex_order overlap_join",
     "contract.plugins": "Algorithm Report Workload available_algorithms=algorithms check_params implements registers",
     "contract.spec": "parse_call resolve_params=resolve",

@@ -1,6 +1,9 @@
-"""``import harness`` loads no layer until a public name is read (PEP 562; issue 52 items 3 and 6)."""
+"""``import harness`` loads no layer until a public name is read (PEP 562; issue 52 items 3 and 6); plugin
+discovery and a cached level load neither pandas nor scipy (``harness.lazy_module``, ``harness.fitted``)."""
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -24,3 +27,65 @@ def test_every_public_name_resolves_from_its_layer():
     assert harness.Engine is Engine and harness.available_algorithms is harness.contract.plugins.algorithms
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         harness.nothing  # noqa: B018
+
+
+PROBE = """
+import sys, tempfile
+from harness import hookimpl
+from harness.contract import plugins
+from harness.run.api import compare
+
+HEAVY = ("pandas", "scipy", "tabulate")
+seen = []
+
+
+@hookimpl
+def metrics(ctx, before, after):  # during the level: what the rank has loaded by then
+    seen.append(sorted(m for m in sys.modules if m.split(".")[0] in HEAVY))
+    return {}
+
+
+plugins.manager(), plugins.algorithms(), plugins.workloads(), plugins.latency_models()
+print(sorted(m for m in sys.modules if m.split(".")[0] in HEAVY or m.startswith("harness.claims")))
+plugins.add(sys.modules[__name__], "probe")
+compare("sbn", workload="mini", P=4, levels=[1], out=tempfile.mkdtemp(), cache=False)
+print(seen)
+"""
+
+
+def test_discovery_and_a_cached_level_load_no_pandas_nor_scipy(tmp_path):
+    """Every plugin's entry point, the algorithms and workloads, then one SBN level whose workload is cached:
+    no pandas, tabulate, scipy or claims layer until the rows' DataFrame (issue 52 items 3 and 6)."""
+    env = {**os.environ, "LBBENCH_CACHE": str(tmp_path)}
+    run = [sys.executable, "-c", PROBE]
+    first = subprocess.run(run, capture_output=True, text=True, timeout=120, check=True, env=env)  # caches mini
+    assert first.stdout.splitlines()[0] == "[]", first.stdout
+    second = subprocess.run(run, capture_output=True, text=True, timeout=120, check=True, env=env)
+    assert second.stdout.splitlines() == ["[]", "[[]]"], second.stdout + second.stderr[-2000:]
+
+
+def test_a_lazy_module_is_imported_when_first_read(tmp_path, monkeypatch):
+    (tmp_path / "h36_lazy_probe.py").write_text("ANSWER = 42\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = harness.lazy_module("h36_lazy_probe")
+    assert "h36_lazy_probe" not in sys.modules and "lazy module" in repr(mod)
+    assert mod.ANSWER == 42 and "h36_lazy_probe" in sys.modules
+    with pytest.raises(AttributeError):
+        mod.nothing  # noqa: B018
+    monkeypatch.delitem(sys.modules, "h36_lazy_probe")
+
+
+def test_fitted_reads_what_the_fit_chose(tmp_path):
+    """``harness.fitted`` (the ``csv`` module) gives the committed fits' chosen values as pandas reads them."""
+    from harness.claims import calibrate as cb
+    paths = sorted(Path(harness.__file__).parents[1].glob("plugins/*/lbbench_*/calibration/*.csv"))
+    assert paths
+    for path in paths:
+        df = cb.read(path)
+        assert harness.fitted(path, str) == df[df["chosen"].astype(str) == "True"]["value"].unique().item()
+    for text in ("", "value,chosen\n1,False\n", "value,chosen\n1,True\n2,True\n"):
+        (tmp_path / "fit.csv").write_text(text)
+        with pytest.raises(LookupError, match="no fitted value"):
+            harness.fitted(tmp_path / "fit.csv")
+    with pytest.raises(LookupError, match=r"run 'lbbench calibrate'"):
+        harness.fitted(tmp_path / "missing.csv")

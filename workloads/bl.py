@@ -38,10 +38,11 @@ per regrid interval), ``dims`` (the base grid, level-0 cells per axis) and
 from __future__ import annotations
 
 import numpy as np
-from scipy import ndimage
 
-from harness import Boxes, Level, Workload, check_params, overlap_join
+from harness import Boxes, Level, Workload, check_params, lazy_module, overlap_join
 from harness.contract.model import IDX
+
+ndimage = lazy_module("scipy.ndimage")  # imported when a level is generated, not when the plugin registers
 
 VERSION = "2"  # 2: regrid_every, dims, ratio in every level's meta
 DEFAULTS = {"base": 33, "levels": 5, "steps": 66, "regrid_every": 4, "efficiency": 0.7, "buffer": 2,

@@ -32,10 +32,12 @@ from pathlib import Path
 
 import numpy as np
 
-from harness import Graph, Level, Workload
+from harness import Graph, Level, Workload, lazy_module
 from harness.store.contain import contained
 from harness.contract.model import IDX
 from harness.store.validate import MAX_WEIGHT
+
+spatial = lazy_module("scipy.spatial")  # imported when levels of different sizes are linked
 
 GRAPH_SUFFIXES = {".graph", ".metis", ".chaco", ".gr"}
 SIDECARS = (".xyz", ".coords")
@@ -331,9 +333,7 @@ def parents(prev: Graph, cur: Graph, name: str):
     if prev.coords is None or cur.coords is None or prev.coords.shape[1] != cur.coords.shape[1]:
         raise ValueError(f"{name}: has {cur.n} vertices, the previous level {prev.n}; levels of different "
                          f"sizes need coordinates to link each vertex to the previous level")
-    from scipy.spatial import cKDTree
-
-    return cKDTree(prev.coords).query(cur.coords)[1].astype(IDX)
+    return spatial.cKDTree(prev.coords).query(cur.coords)[1].astype(IDX)
 
 
 def generate(seed: int = 0, path: str = "", format: str = "auto"):

@@ -31,12 +31,14 @@ How it is made (choices the paper leaves open are in workloads/README.md):
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.linalg import spsolve
-from scipy.spatial import Delaunay
 
-from harness import Graph, Level, Workload, check_params
+from harness import Graph, Level, Workload, check_params, lazy_module
 from harness.contract.model import IDX
+
+# imported when a level is generated, not when the plugin registers
+sp = lazy_module("scipy.sparse")
+sparse_linalg = lazy_module("scipy.sparse.linalg")
+spatial = lazy_module("scipy.spatial")
 
 TABLE1 = [(18407, 35817), (23570, 46028), (29202, 57181), (36622, 71895), (46817, 92101), (57081, 112494)]
 LENGTH, HEIGHT, PANELS, WIDTH = 12.0, 2.0, 6, 0.9
@@ -120,7 +122,7 @@ def initial_mesh(h: float, seed: int = 0):
     keep = ((inner[:, 0] > h / 2) & (inner[:, 0] < LENGTH - h / 2) & (inner[:, 1] > h / 2)
             & (inner[:, 1] < HEIGHT - h / 2) & ~_in_triangles(inner, hs, margin=h / 2))
     pts = np.vstack([bnd, inner[keep]])
-    tri = Delaunay(pts).simplices
+    tri = spatial.Delaunay(pts).simplices
     cent = pts[tri].mean(axis=1)
     tri = tri[~_in_triangles(cent, hs)]
     used = np.unique(tri)
@@ -224,7 +226,7 @@ def laplace(pts, tri):
     free = ~fixed
     u = val.copy()
     rhs = -A[free][:, fixed] @ val[fixed]
-    u[free] = spsolve(A[free][:, free].tocsc(), rhs)
+    u[free] = sparse_linalg.spsolve(A[free][:, free].tocsc(), rhs)
     return u
 
 

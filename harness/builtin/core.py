@@ -1,6 +1,6 @@
 """The core metrics (harness.measure.metrics, harness.measure.latency) and the generic per-level report, as hook implementations."""
-from harness import (Boxes, Report, Table, amr_figures, cell_metrics, hookimpl,
-                     level_table)
+import harness
+from harness import Boxes, Report, amr_figures, cell_metrics, hookimpl
 
 
 @hookimpl
@@ -14,12 +14,17 @@ def metrics(ctx, before, after):
 
 
 def levels_report(opts):
-    """Per method and P, the SBN Tables 4-7 shape (``--plugins`` picks the methods; default none,metis)."""
+    """Per method and P, the SBN Tables 4-7 shape (``--plugins`` picks the methods; default none,metis).
+
+    ``harness.Table`` and ``harness.level_table`` are read here, not imported with the module: they load the
+    claims layer, pandas and tabulate, which registering the plugin and running a level never need (issue 52).
+    """
     tables = []
     for P in opts.P or [None]:  # None: the workload's own P (a trace's ranks, else 32)
         df = opts.compare(opts.methods or "none,metis", P=P)
         for alg, rows in df.groupby("algorithm", sort=False):
-            tables.append(Table(f"{alg} — {opts.workload}, P = {int(rows['P'].iloc[0])}", level_table(rows)))
+            tables.append(harness.Table(f"{alg} — {opts.workload}, P = {int(rows['P'].iloc[0])}",
+                                        harness.level_table(rows)))
     return tables
 
 

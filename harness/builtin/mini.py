@@ -9,15 +9,16 @@ weights follow PLUM (SBN paper §4.1): pwgt = 8**d leaf elements, rwgt = all
 elements of the tree, cwgt = 4**max(d_v, d_w) leaf faces across the shared face.
 """
 import numpy as np
-from scipy.spatial import Delaunay
 
-from harness import Graph, Level, Workload, dual_edges, hookimpl
+from harness import Graph, Level, Workload, dual_edges, hookimpl, lazy_module
+
+spatial = lazy_module("scipy.spatial")  # imported when a level is generated, not when the plugin registers
 
 
 def generate(seed: int = 0, points: int = 900, levels: int = 3):
     rng = np.random.default_rng(seed)
     pts = rng.random((points, 3)) * np.array([2.0, 1.0, 1.0])
-    tets = Delaunay(pts).simplices
+    tets = spatial.Delaunay(pts).simplices
     centre = pts[tets].mean(axis=1)
     a, b = dual_edges(tets)
     out = []

@@ -10,7 +10,8 @@ at that value. :func:`fit` tries every candidate, scores each by the mean
 ``|log(ours / paper)|`` over the cells, keeps the lowest (the first of a
 tie) and writes every candidate's per-cell figures to the calibration's CSV
 (``path``, under the plugin's ``calibration/`` folder). The plugin's default
-is read back from that file (:func:`fitted`), so the default is the fit.
+is read back from that file (:func:`fitted`, ``harness.contract.fitted``: the ``csv`` module, no pandas), so
+the default is the fit.
 
 A claim lists the paper cells it reads (``Claim.reads``, :class:`Cells`);
 no claim may read a calibration cell (:func:`overlaps`, asserted by
@@ -36,6 +37,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from ..contract.fitted import fitted
 from .reference import paper_values
 from .reports import key_label
 
@@ -181,19 +183,6 @@ def read(path: Path) -> pd.DataFrame:
     if not path.exists():
         return pd.DataFrame(columns=FIT_COLUMNS)
     return pd.read_csv(path, dtype={"P": str, "row": str, "table": str, "value": str}, keep_default_na=False)
-
-
-@lru_cache(maxsize=None)
-def fitted(path, cast: Callable = float):
-    """The chosen value of a fit (a plugin's default): ``fitted(HERE / "calibration" / "sbn-checks.csv", int)``.
-
-    A missing or unreadable fit is a ``LookupError`` naming the file and the command that writes it.
-    """
-    df = read(Path(path))
-    chosen = df[df["chosen"].astype(str) == "True"]["value"].unique() if len(df) else []
-    if len(chosen) != 1:
-        raise LookupError(f"{path}: no fitted value (run 'lbbench calibrate')")
-    return cast(chosen[0])
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:

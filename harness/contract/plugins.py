@@ -369,8 +369,11 @@ def _stamp(item, dist: str, version: str):
 _cache: dict = {}
 
 
-def _collect() -> dict:
-    """Every registration, computed once per set of registered plugins."""
+def _collect(papers: bool = True) -> dict:
+    """Every registration, computed once per set of registered plugins. ``papers=False``: only what a run
+    reads (algorithms, workloads, latency models, reference files); the reports, claims and calibrations are
+    gathered when first asked for, since their modules load the claims layer and pandas (issue 52: a rank
+    that runs a level loads neither)."""
     pm = manager()
     stamp = tuple(sorted(name for name, _ in pm.list_name_plugin()))
     if _cache.get("stamp") != stamp:
@@ -385,12 +388,16 @@ def _collect() -> dict:
                 reject(name, why)
         _cache.update(
             algorithms=dict(sorted(algs.items())),
-            reports=dict(sorted(_gather("register_reports", lambda r: r.name, "report").items())),
-            claims=_gather("register_claims", lambda c: c.name, "claim"),
-            calibrations=_gather("register_calibrations", lambda c: c.name, "calibration"),
             workloads=dict(sorted(_gather("register_workloads", lambda w: w.name, "workload").items())),
             latency=_gather("register_latency_models", lambda t: t[0], "latency model"),
             references=_gather("register_references", lambda p: str(p), "reference file"),
+        )
+        _cache["stamp"] = tuple(sorted(name for name, _ in pm.list_name_plugin()))
+    if papers and "reports" not in _cache:
+        _cache.update(
+            reports=dict(sorted(_gather("register_reports", lambda r: r.name, "report").items())),
+            claims=_gather("register_claims", lambda c: c.name, "claim"),
+            calibrations=_gather("register_calibrations", lambda c: c.name, "calibration"),
         )
         _cache["stamp"] = tuple(sorted(name for name, _ in pm.list_name_plugin()))
     return _cache
@@ -430,7 +437,7 @@ def serves(hook_name: str, algorithm: str) -> bool:
 
 def algorithms() -> dict[str, Algorithm]:
     """Every registered algorithm by name, with the distribution that provides it."""
-    return dict(_collect()["algorithms"])
+    return dict(_collect(papers=False)["algorithms"])
 
 
 def reports() -> dict[str, Report]:
@@ -448,15 +455,15 @@ def calibrations() -> dict:
 
 
 def workloads() -> dict:
-    return dict(_collect()["workloads"])
+    return dict(_collect(papers=False)["workloads"])
 
 
 def latency_models() -> dict:
-    return {name: fn for name, fn in _collect()["latency"].values()}
+    return {name: fn for name, fn in _collect(papers=False)["latency"].values()}
 
 
 def references() -> list[Path]:
-    return [Path(p) for p in _collect()["references"]]
+    return [Path(p) for p in _collect(papers=False)["references"]]
 
 
 def explain_unknown(name: str) -> str:

@@ -1,5 +1,6 @@
 """shock workload: SBN paper §5.1 / MinEX §2.1-2.2 counts, PLUM weights (SBN §4.1), determinism."""
 import hashlib
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -224,8 +225,8 @@ def test_fast_delaunay_falls_back_when_a_point_is_no_vertex(monkeypatch):
     from scipy.spatial import Delaunay
 
     used = []
-    monkeypatch.setattr(shock, "Delaunay", lambda p, qhull_options: used.append(qhull_options) or Delaunay(
-        p, qhull_options=qhull_options))
+    monkeypatch.setattr(shock, "spatial", SimpleNamespace(Delaunay=lambda p, qhull_options: used.append(
+        qhull_options) or Delaunay(p, qhull_options=qhull_options)))
     pts = np.random.default_rng(3).uniform(size=(200, 3))
     shock.delaunay(pts)
     assert used == [shock.QHULL_FAST]

@@ -53,9 +53,11 @@ value (``fitted``).
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
-from harness import Calibration, Cells, fitted
+import harness
+from harness import fitted
 
 from .runs import _method, accumulated
 
@@ -176,21 +178,32 @@ def model_figures(opts, value: str) -> dict:
             **table3_figures(opts, m["unit"], m["cwgt_unit"], m["core"])}
 
 
-CALIBRATIONS = [
-    Calibration(
-        "minex-start", "minex", "--initial", (Cells("sbn", "5", P=START_P, rows=("1",), columns=("Pre-Exec Cut%",)),),
-        STARTS, lambda value, opts: start_figures(opts, str(value)), START_PATH,
-        why="the start sets the cut every run begins from and the run without partitioning keeps: the SBN paper's "
-            "level-1 Pre-Exec Cut% of the same shock (its Table 5, P = 2-32; no claim reads them)"),
-    Calibration(
-        "minex-model", "minex", "shock[core] minex[unit] shock[cwgt_unit]",
-        (Cells("minex", "4", P=CORE_P, columns=tuple(f"LoadImb C={C}" for C in CAL_C)),
-         Cells("minex", "3", P=CAL_P, columns=tuple(f"{what} C={C}" for what in ("LoadImb", "MaxQwgt")
-                                                   for C in CAL_C))),
-        MODELS, lambda value, opts: model_figures(opts, str(value)), MODEL_PATH,
-        why="the spread sets the imbalance the adaptation leaves on the start (Table 4's LoadImb without "
-            "partitioning, P = 16-256, level 9 kept at 1,833,730 elements), ThroTtle's unit how far MinEX balances "
-            "(Table 3's LoadImb at ThroTtle = 2P, P = 16 and 64), the cost of a leaf face the share of Comm in Qwgt "
-            "(Table 3's MaxQwgt there); no claim reads them"),
-]
+@lru_cache(maxsize=None)
+def calibrations() -> list:
+    """The start's fit and the joint fit (``minex-start``, ``minex-model``), declared once, when first read."""
+    Calibration, Cells = harness.Calibration, harness.Cells
+    return [
+        Calibration(
+            "minex-start", "minex", "--initial",
+            (Cells("sbn", "5", P=START_P, rows=("1",), columns=("Pre-Exec Cut%",)),),
+            STARTS, lambda value, opts: start_figures(opts, str(value)), START_PATH,
+            why="the start sets the cut every run begins from and the run without partitioning keeps: the SBN "
+                "paper's level-1 Pre-Exec Cut% of the same shock (its Table 5, P = 2-32; no claim reads them)"),
+        Calibration(
+            "minex-model", "minex", "shock[core] minex[unit] shock[cwgt_unit]",
+            (Cells("minex", "4", P=CORE_P, columns=tuple(f"LoadImb C={C}" for C in CAL_C)),
+             Cells("minex", "3", P=CAL_P, columns=tuple(f"{what} C={C}" for what in ("LoadImb", "MaxQwgt")
+                                                       for C in CAL_C))),
+            MODELS, lambda value, opts: model_figures(opts, str(value)), MODEL_PATH,
+            why="the spread sets the imbalance the adaptation leaves on the start (Table 4's LoadImb without "
+                "partitioning, P = 16-256, level 9 kept at 1,833,730 elements), ThroTtle's unit how far MinEX "
+                "balances (Table 3's LoadImb at ThroTtle = 2P, P = 16 and 64), the cost of a leaf face the share of "
+                "Comm in Qwgt (Table 3's MaxQwgt there); no claim reads them"),
+    ]
 
+
+def __getattr__(name: str):
+    """``CALIBRATIONS`` (:func:`calibrations`) when first read (PEP 562)."""
+    if name != "CALIBRATIONS":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return calibrations()

@@ -22,9 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import nnls
 
-from harness import BYTES_PER_UNIT, Machine
+from harness import BYTES_PER_UNIT, Machine, lazy_module
+
+optimize = lazy_module("scipy.optimize")  # imported when first called, not when the plugin registers
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ def fit(pairs, m: Machine) -> CostModel:
     if pts.shape[0] < 2 or np.unique(pts[:, 0]).size < 2:
         return prior(m)
     A = np.column_stack([pts[:, 0], np.ones(pts.shape[0])])
-    (gamma, overhead), _ = nnls(A, pts[:, 1])
+    (gamma, overhead), _ = optimize.nnls(A, pts[:, 1])
     return CostModel(float(gamma), float(overhead), "fit")
 
 

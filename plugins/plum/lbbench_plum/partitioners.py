@@ -36,10 +36,12 @@ import io
 import os
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.linalg import lsqr
 
-from harness import Graph, metis_kway
+from harness import Graph, lazy_module, metis_kway
+
+# imported when first called, not when the plugin registers
+sp = lazy_module("scipy.sparse")
+sparse_linalg = lazy_module("scipy.sparse.linalg")
 
 
 def pmetis(g: Graph, nparts: int, seed: int, ufactor: int = 30) -> np.ndarray:
@@ -155,7 +157,7 @@ def _flow(pa, pb, load, target, nparts) -> dict:
     if nparts <= 512:
         x = np.linalg.lstsq(L.toarray(), load - target, rcond=None)[0]
     else:
-        x = lsqr(L, load - target, atol=1e-12, btol=1e-12, iter_lim=10 * nparts + 100)[0]
+        x = sparse_linalg.lsqr(L, load - target, atol=1e-12, btol=1e-12, iter_lim=10 * nparts + 100)[0]
     f = x[row] - x[col]
     pos = f > 0
     return dict(zip(zip(row[pos].tolist(), col[pos].tolist()), f[pos].tolist()))

@@ -10,7 +10,10 @@ weight does not move; everything else is redistributed.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
+
+from harness import lazy_module
+
+optimize = lazy_module("scipy.optimize")  # imported when first called, not when the plugin registers
 
 
 def _check(S: np.ndarray, F: int) -> tuple[int, int]:
@@ -63,7 +66,7 @@ def optimal(S: np.ndarray, F: int = 1) -> np.ndarray:
     """Maximum-similarity assignment (scipy.optimize.linear_sum_assignment on S with each row repeated F times)."""
     P, nparts = _check(S, F)
     big = np.repeat(np.asarray(S, dtype=float), F, axis=0)  # row r = processor r // F
-    rows, cols = linear_sum_assignment(big, maximize=True)
+    rows, cols = optimize.linear_sum_assignment(big, maximize=True)
     proc = np.empty(nparts, np.int64)
     proc[cols] = rows // F
     return proc

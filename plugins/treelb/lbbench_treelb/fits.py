@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from harness import T_TASK, Calibration, Cells, fitted
+import harness
+from harness import T_TASK, fitted
 
 from .protocol import METHODS, P_LIST, RUN
 
@@ -98,9 +99,10 @@ def measure(value, opts, held: int) -> dict:
     return out
 
 
-def calibration(held: int, candidates: tuple = CANDIDATES, where: Path | None = None) -> Calibration:
+def calibration(held: int, candidates: tuple = CANDIDATES, where: Path | None = None) -> harness.Calibration:
     """``tree-constants-P<held>``: fitted on Table 4 at the other P, used at ``held`` (Tables 3 and 4)."""
     others = tuple(p for p in P_LIST if p != held)
+    Calibration, Cells = harness.Calibration, harness.Cells
     return Calibration(
         f"tree-constants-P{held}", "tree", f"T_setup, T_c (Eq. 3) at P = {held}",
         (Cells("tree", "4", P=others, columns=("Speedup_max",)),), candidates, partial(measure, held=held),
@@ -111,4 +113,14 @@ def calibration(held: int, candidates: tuple = CANDIDATES, where: Path | None = 
         applies=tuple(Cells("tree", t, P=(held,)) for t in "34"))
 
 
-CALIBRATIONS = [calibration(P) for P in P_LIST]
+@lru_cache(maxsize=None)
+def calibrations() -> list:
+    """One fit per P of the paper (``tree-constants-P<p>``), declared once, when first read."""
+    return [calibration(P) for P in P_LIST]
+
+
+def __getattr__(name: str):
+    """``CALIBRATIONS`` (:func:`calibrations`) when first read (PEP 562)."""
+    if name != "CALIBRATIONS":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return calibrations()
