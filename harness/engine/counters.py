@@ -69,10 +69,11 @@ class Counters:
         vproc v's rank): ``_engine.outgoing(wire, sends, step)`` counts (:meth:`count_sent`), books and packs a
         superstep's batch sends for every rank in one call (``batch.wire``'s chunks, the tags in increasing order;
         (buffer, sizes, the booking's flag for :meth:`booked`), or None, nothing counted, when the general path must
-        run: a tag sent twice, values not contiguous); ``_engine.came(wire, buffer, sizes)`` parses what came
-        (``batch.unpack``'s, each tag sorted as delivered, and :meth:`count_received`'s maxima)."""
+        run: a tag sent twice, values not contiguous); ``_engine.came(wire, buffer, sizes, step)`` parses what came
+        (``batch.unpack``'s, each tag sorted as delivered) and, when no object-path message came, counts the deliveries
+        as :meth:`count_received` does."""
         return _engine.wire(rank, R, self.loc, self.L, self.lat, self.bw, self.one, self.conn, self.cluster,
-                            self._books)
+                            self._books, self._recv)
 
     def _book(self, step: int, counted: tuple) -> None:
         """Keep one superstep's counts (``_engine.counted``'s result; ``_engine.book``: the declared bytes added,

@@ -633,16 +633,16 @@ class Engine:
             self._vp_steps.append(self._vp_cpu[self.mine])
             if len(self._vp_steps) > 2 * _PROFILE_ROWS:  # adjacent supersteps merged: the profile stays bounded
                 self._vp_steps = self._vp_steps[1::2]
-        recv, n = self._net.received(buf, sizes, "exchange", 0 if tally is None else tally, now)
+        net = self._net
+        recv, n = net.received(buf, sizes, "exchange", 0 if tally is None else tally, now)
         if tally is not None:
-            self.tally = self._net.tally
-        if not self._net.came:
+            self.tally = net.tally
+        if not net.came:
             self._got = {}
             return Inbox()
-        blobs, self._got, most = _engine.came(self._wire, recv, n)
+        blobs, self._got = _engine.came(self._wire, recv, n, step)  # (the deliveries counted there, objects aside)
         if blobs:
             return self._inbox(step, objects(blobs))
-        self._counters.count_received(step, most)
         return Inbox()
 
     def migrate(self, home_before: np.ndarray, home_after: np.ndarray, weight: np.ndarray,

@@ -1164,7 +1164,7 @@ done:
 typedef struct {
     PyObject_HEAD
     arg h[5];  /* loc, conn, cluster, rank, state */
-    PyObject *books;
+    PyObject *books, *recv;
     Py_ssize_t R, L;
     double lat, bw, one;
 } Wire;
@@ -1172,6 +1172,7 @@ typedef struct {
 static void wire_dealloc(Wire *w) {
     release(w->h, 5);
     Py_XDECREF(w->books);
+    Py_XDECREF(w->recv);
     PyObject_Free(w);
 }
 
@@ -1183,14 +1184,14 @@ static PyTypeObject WireType = {
     .tp_doc = "what a rank's exchanges under MPI read at every superstep (wire())",
 };
 
-/* wire(rank, R, loc, L, lat, bw, one, conn, cluster, books): the Wire of outgoing() and came() (books:
- * (sent, log, state), book_core's) */
+/* wire(rank, R, loc, L, lat, bw, one, conn, cluster, books, recv): the Wire of outgoing() and came() (books:
+ * (sent, log, state), book_core's; recv: the list the deliveries' (step, most) go to, Counters.count_received's) */
 static PyObject *wire(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *ranko, *loco, *conno, *clo, *books;
+    PyObject *ranko, *loco, *conno, *clo, *books, *recv;
     Py_ssize_t R, L;
     double lat, bw, one;
-    if (!PyArg_ParseTuple(args, "OnOndddOOO!", &ranko, &R, &loco, &L, &lat, &bw, &one, &conno, &clo, &PyTuple_Type,
-                          &books))
+    if (!PyArg_ParseTuple(args, "OnOndddOOO!O!", &ranko, &R, &loco, &L, &lat, &bw, &one, &conno, &clo, &PyTuple_Type,
+                          &books, &PyList_Type, &recv))
         return NULL;
     if (PyTuple_GET_SIZE(books) != 3 || !PyList_Check(PyTuple_GET_ITEM(books, 0)) ||
         !PyList_Check(PyTuple_GET_ITEM(books, 1))) {
@@ -1200,7 +1201,7 @@ static PyObject *wire(PyObject *Py_UNUSED(self), PyObject *args) {
     Wire *w = PyObject_New(Wire, &WireType);
     if (!w) return NULL;
     memset(w->h, 0, sizeof w->h);
-    w->books = Py_NewRef(books), w->R = R, w->L = L, w->lat = lat, w->bw = bw, w->one = one;
+    w->books = Py_NewRef(books), w->recv = Py_NewRef(recv), w->R = R, w->L = L, w->lat = lat, w->bw = bw, w->one = one;
     if (!machine_of(w->h, loco, conno, clo) || !get(ranko, &w->h[3], 'i', "rank") ||
         !get(PyTuple_GET_ITEM(books, 2), &w->h[4], 'f', "state")) {
         Py_DECREF(w);
@@ -1297,6 +1298,49 @@ static int by_name(const stream_t *x, const stream_t *y) {
     do {                                        \
         if ((k) < 0 || pos + (k) > len) goto malformed; \
     } while (0)
+
+/* A stream's tag (a str) and values' dtype (None without values) from its descriptor's strings (x), kept for the
+ * few streams a run has (NAMED of them: no string decoded nor dtype looked up a superstep); 1 with both (new
+ * references), 0 with an exception */
+#define NAMED 16
+static struct {
+    char key[64];
+    i64 klen, nlen;
+    PyObject *name, *dtype;
+} named[NAMED];
+static int nnamed = 0;
+
+static int named_of(const stream_t *x, PyObject **name, PyObject **dtype) {
+    char key[64];
+    i64 klen = x->nlen + 1 + (x->has ? x->dtlen : 0);  /* the tag, whether it has values, then the dtype string */
+    if (klen <= (i64)sizeof key) {
+        memcpy(key, x->name, (size_t)x->nlen);
+        key[x->nlen] = x->has ? '\1' : '\0';
+        if (x->has) memcpy(key + x->nlen + 1, x->dt, (size_t)x->dtlen);
+        for (int j = 0; j < nnamed; ++j)
+            if (named[j].klen == klen && named[j].nlen == x->nlen && !memcmp(named[j].key, key, (size_t)klen)) {
+                *name = Py_NewRef(named[j].name), *dtype = Py_NewRef(named[j].dtype);
+                return 1;
+            }
+    }
+    PyObject *dt = x->has ? PyUnicode_DecodeUTF8(x->dt, (Py_ssize_t)x->dtlen, NULL) : Py_NewRef(Py_None);
+    *name = PyUnicode_DecodeUTF8(x->name, (Py_ssize_t)x->nlen, NULL);
+    *dtype = dt == Py_None ? Py_NewRef(Py_None) : dt ? dtype_named(dt) : NULL;
+    Py_XDECREF(dt);
+    if (!*name || !*dtype) {
+        Py_CLEAR(*name);
+        Py_CLEAR(*dtype);
+        return 0;
+    }
+    if (klen <= (i64)sizeof key && nnamed < NAMED) {
+        memcpy(named[nnamed].key, key, (size_t)klen);
+        named[nnamed].klen = klen, named[nnamed].nlen = x->nlen;
+        named[nnamed].name = Py_NewRef(*name), named[nnamed].dtype = Py_NewRef(*dtype);
+        ++nnamed;
+    }
+    return 1;
+}
+#undef NAMED
 
 /* receive_core(parts, P, sort, loc, L, sizes): what every sending rank's chunk (pack's wire form; parts in rank order,
  * empty for none; with sizes, parts is one buffer of the chunks one after another, sizes[r] bytes rank r's:
@@ -1428,20 +1472,16 @@ static PyObject *receive_core(PyObject *parts, Py_ssize_t P, int sort, const arg
         Py_ssize_t m = 0;
         for (Py_ssize_t s = 0; s < nseg; ++s)
             if (which[s] == order[i]) pick[m++] = segs[s];
-        PyObject *cols = join(pick, m, x->row, (int)x->has, P, sort), *shape = NULL, *name = NULL, *dt = NULL,
-                 *dtype = NULL, *b = NULL;
+        PyObject *cols = join(pick, m, x->row, (int)x->has, P, sort), *shape = NULL, *name = NULL, *dtype = NULL,
+                 *b = NULL;
         if (cols && (shape = PyTuple_New(x->ndim))) {
             for (i64 d = 0; d < x->ndim; ++d) PyTuple_SET_ITEM(shape, d, PyLong_FromLongLong(x->dims[d]));
-            name = PyUnicode_DecodeUTF8(x->name, (Py_ssize_t)x->nlen, NULL);
-            dt = x->has ? PyUnicode_DecodeUTF8(x->dt, (Py_ssize_t)x->dtlen, NULL) : Py_NewRef(Py_None);
-            dtype = dt == Py_None ? Py_NewRef(Py_None) : dt ? dtype_named(dt) : NULL;
-            if (name && dtype) b = batch_of(cols, dtype, shape);
+            if (named_of(x, &name, &dtype)) b = batch_of(cols, dtype, shape);
         }
         int bad = !b || PyDict_SetItem(streams, name, b) < 0;
         Py_XDECREF(cols);
         Py_XDECREF(shape);
         Py_XDECREF(name);
-        Py_XDECREF(dt);
         Py_XDECREF(dtype);
         Py_XDECREF(b);
         if (bad) {
@@ -1482,15 +1522,29 @@ static PyObject *receive(PyObject *Py_UNUSED(self), PyObject *args) {
     return receive_core(parts, P, sort, NULL, 0, NULL);
 }
 
-/* came(wire, buf, sizes): what a superstep's exchange brought this rank under MPI (Transport.received's buffer and
- * sizes), receive_core() sorted with the wire's loc: (blobs, {tag: Batch}, most) */
+/* came(wire, buf, sizes, step): what superstep step's exchange brought this rank under MPI (Transport.received's
+ * buffer and sizes), receive_core() sorted with the wire's loc: (blobs, {tag: Batch}); when no object-path message
+ * came, the deliveries' (step, most) appended to the wire's recv (Counters.count_received's; else the caller counts
+ * them with the objects') */
 static PyObject *came(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3 || Py_TYPE(args[0]) != &WireType || !PyList_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "engine: came(wire, buf, sizes: list)");
+    long long step;
+    if (nargs != 4 || Py_TYPE(args[0]) != &WireType || !PyList_Check(args[2]) ||
+        ((step = PyLong_AsLongLong(args[3])) == -1 && PyErr_Occurred())) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "engine: came(wire, buf, sizes: list, step: int)");
         return NULL;
     }
     const Wire *w = (const Wire *)args[0];
-    return receive_core(args[1], LEN(w->h[0]), 1, &w->h[0], w->L, args[2]);
+    PyObject *got = receive_core(args[1], LEN(w->h[0]), 1, &w->h[0], w->L, args[2]), *at = NULL, *rec = NULL,
+             *ret = NULL;
+    if (!got) return NULL;
+    if (PyList_GET_SIZE(PyTuple_GET_ITEM(got, 0)) == 0 &&
+        (!(at = PyLong_FromLongLong(step)) || !(rec = PyTuple_Pack(2, at, PyTuple_GET_ITEM(got, 2))) ||
+         PyList_Append(w->recv, rec) < 0))
+        goto done;
+    ret = PyTuple_GetSlice(got, 0, 2);
+done:
+    Py_XDECREF(at), Py_XDECREF(rec), Py_DECREF(got);
+    return ret;
 }
 
 /* Turns: the iterator of Engine.each. It hands out the vprocs of an iterable and times each turn on the wall
