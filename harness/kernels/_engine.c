@@ -1215,18 +1215,26 @@ static PyObject *wire(PyObject *Py_UNUSED(self), PyObject *args) {
     return (PyObject *)w;
 }
 
+/* outgoing()'s and came()'s arguments checked: n of them, args[0] a Wire, args[list] a list, the last an int (into
+ * *step); the wire, or NULL with a TypeError naming usage */
+static const Wire *wired(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t n, Py_ssize_t list, long long *step,
+                         const char *usage) {
+    if (nargs != n || Py_TYPE(args[0]) != &WireType || !PyList_Check(args[list]) ||
+        ((*step = PyLong_AsLongLong(args[n - 1])) == -1 && PyErr_Occurred())) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "engine: %s", usage);
+        return NULL;
+    }
+    return (const Wire *)args[0];
+}
+
 /* outgoing(wire, sends, step): one superstep's batch sends of a rank under MPI (sends_of()) counted in the order
  * made (counted()'s) and booked (book_core's), and packed for every rank by increasing tag (pack()'s chunks, no
  * object-path messages): (buffer, sizes, book_core's 0, 1 or 2), or None (nothing counted) for the caller's general
  * path. */
 static PyObject *outgoing(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     long long step;
-    if (nargs != 3 || Py_TYPE(args[0]) != &WireType || !PyList_Check(args[1]) ||
-        ((step = PyLong_AsLongLong(args[2])) == -1 && PyErr_Occurred())) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "engine: outgoing(wire, sends: list, step: int)");
-        return NULL;
-    }
-    const Wire *w = (const Wire *)args[0];
+    const Wire *w = wired(args, nargs, 3, 1, &step, "outgoing(wire, sends: list, step: int)");
+    if (!w) return NULL;
     PyObject *sends = args[1];
     Py_ssize_t k = PyList_GET_SIZE(sends), R = w->R, na = 6 * k + 2 + R;
     static char nothing[8];
@@ -1528,12 +1536,8 @@ static PyObject *receive(PyObject *Py_UNUSED(self), PyObject *args) {
  * them with the objects') */
 static PyObject *came(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
     long long step;
-    if (nargs != 4 || Py_TYPE(args[0]) != &WireType || !PyList_Check(args[2]) ||
-        ((step = PyLong_AsLongLong(args[3])) == -1 && PyErr_Occurred())) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "engine: came(wire, buf, sizes: list, step: int)");
-        return NULL;
-    }
-    const Wire *w = (const Wire *)args[0];
+    const Wire *w = wired(args, nargs, 4, 2, &step, "came(wire, buf, sizes: list, step: int)");
+    if (!w) return NULL;
     PyObject *got = receive_core(args[1], LEN(w->h[0]), 1, &w->h[0], w->L, args[2]), *at = NULL, *rec = NULL,
              *ret = NULL;
     if (!got) return NULL;
