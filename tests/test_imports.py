@@ -18,6 +18,15 @@ def test_import_harness_loads_no_layer_nor_pandas():
     assert out.stdout.strip() == "[]"
 
 
+
+def test_the_cli_and_the_claims_layer_load_no_pandas_until_a_table_is_made():
+    """Every rank of ``mpiexec -n R lbbench compare`` imports the CLI: it and the claims layer bind pandas and
+    tabulate with ``lazy_module`` (issue 52 items 3 and 6)."""
+    code = ("import sys, harness.present.cli, harness.claims.claim, harness.claims.reports; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'scipy', 'tabulate')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
+
 def test_every_public_name_resolves_from_its_layer():
     for name in harness.__all__:
         value = getattr(harness, name)

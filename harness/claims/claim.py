@@ -51,8 +51,8 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
-import pandas as pd
 
+from ..contract.lazy import lazy_module
 from ..contract.spec import parse_call, parse_methods
 from ..engine.timing import runs
 from ..engine.vprocs import world
@@ -60,6 +60,8 @@ from ..run import workloads
 from ..store.results import DEFAULT_DIR
 from .quotes import demote, unfound
 from .reference import paper_values
+
+pd = lazy_module("pandas")  # read where a frame is made: importing the claims layer loads no pandas (issue 52)
 
 HOLDS, FAILS, NA = "holds", "does not hold", "n/a"
 NOT_IN_PAPER, NOISE = "not in the paper's own numbers", "within noise"
@@ -255,7 +257,7 @@ class Outcome:
     verdict: str
     ours: str
     seconds: float = 0.0
-    frame: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    frame: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(), repr=False)
     paper: str = ""  # the paper's figures: ``on_paper``'s, computed, else the claim's ``reported``
     other: str = ""
     robust: str = ""

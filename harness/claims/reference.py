@@ -20,9 +20,10 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-import pandas as pd
-
 from ..contract import plugins
+from ..contract.lazy import lazy_module
+
+pd = lazy_module("pandas")  # read where the papers' values are (issue 52)
 
 COLUMNS = ["paper", "table", "P", "row", "column", "value"]
 

@@ -13,13 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
-from tabulate import tabulate
 
 from ..contract import plugins
+from ..contract.lazy import lazy_module
 from ..run.api import compare
 from ..store.results import DEFAULT_DIR
 from .claim import PAPERS
+
+pd = lazy_module("pandas")  # (both read where a table is made: the CLI's ranks load neither; issue 52)
+tabulate = lazy_module("tabulate")
 
 FORMATS = ("text", "github", "latex", "csv")
 
@@ -293,8 +295,8 @@ def render(tables: list[Table], fmt: str = "text") -> str:
     tablefmt = {"text": "simple", "github": "github", "latex": "latex_booktabs"}[fmt]
     parts = []
     for t in tables:
-        body = tabulate([[_fmt(v) for v in row] for row in t.frame.itertuples(index=False)],
-                        headers=list(t.frame.columns), tablefmt=tablefmt, disable_numparse=True)
+        body = tabulate.tabulate([[_fmt(v) for v in row] for row in t.frame.itertuples(index=False)],
+                                 headers=list(t.frame.columns), tablefmt=tablefmt, disable_numparse=True)
         head = {"text": f"{t.title}\n", "github": f"### {t.title}\n\n", "latex": f"% {t.title}\n"}[fmt]
         tail = f"\n{t.note}" if t.note else ""
         tail += "".join(f"\nfigure: {f}" for f in t.figures)

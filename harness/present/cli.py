@@ -14,7 +14,7 @@ from ..contract.lazy import lazy_module
 from ..contract.spec import parse_call
 from ..run import workloads
 
-pd = lazy_module("pandas")  # read where a table is made (claims.reports above still imports pandas itself)
+pd = lazy_module("pandas")  # read where a table is made: a rank of `mpiexec -n R lbbench compare` loads no pandas
 
 FIRST_COLUMNS = ["workload", "workload_version", "level", "algorithm", "params", "P", "ranks", "machine", "initial",
                  "seed", "status", "pre_exec_cut_pct", "post_exec_cut_pct", "maxsr", "loadimb", "maxqwgt", "moved_weight"]

@@ -10,6 +10,7 @@ from typing import Callable
 
 from ..contract import pins, plugins
 from ..contract.forms import vertices
+from ..contract.lazy import lazy_module
 from ..contract.model import Boxes, Graph, Machine, State
 from ..contract.spec import Method, parse_methods
 from ..engine.shared import HostArrays
@@ -22,6 +23,8 @@ from ..store.validate import check_level
 from . import workloads
 from .runner import (INITIAL, RunMemory, carry, graph_of, initial_state, plan,
                      run_cell)
+
+pd = lazy_module("pandas")  # read once the rows are made: no rank holds pandas while it runs a level (issue 52)
 
 
 def _methods(methods) -> list[Method]:
@@ -221,8 +224,6 @@ def compare(methods, workload: str = "shock", P: int | None = 32, levels: list |
     HostArrays.of(eng).release()  # the run's host-shared arrays (the first level's owners, ...), its states gone
     if bar and bars is None:
         bar.close()
-    import pandas as pd  # only once the rows are made: no rank holds pandas while it runs a level (issue 52)
-
     return pd.DataFrame([row for row in rows if row["level"] in shown])
 
 
