@@ -83,7 +83,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from harness import Batch, Costs, LocationView, State, Timer, costs_if_on, qwgt as qwgt_of, vertex_costs, wsysll
+from harness import (Batch, Costs, HostArrays, LocationView, State, Timer, costs_if_on, qwgt as qwgt_of, vertex_costs,
+                     wsysll)
 
 from . import _opstate, _queue
 from . import messages as msg
@@ -198,7 +199,10 @@ class LevelRun:
         self.timer = Timer()
         self.step = 0
         self.trace = [] if trace else None
-        self.home0 = np.array(state.home, dtype=np.int64)           # home processor: data location at level start
+        # the level's read-only per-vertex arrays: the state's own, or one copy per host (HostArrays; at R = 1 the
+        # arrays themselves), freed when the cell is done with them (the runner's sweep)
+        held = HostArrays.of(engine)
+        self.home0 = np.asarray(state.home, np.int64)                # home processor: data location at level start
         self.data_at = self.home0.copy()                             # where data physically is (local vprocs)
         self.requested = np.zeros(n, bool)                           # data request in flight
         self.holder = np.full(n, -1, np.int64)                       # local vproc holding v (queued or staged)
@@ -219,9 +223,9 @@ class LevelRun:
         slot = self.lix[owner[mine]]                # each one's processor's slot (ascending)
         # a rank prices its own processors' vertices; WSysLL from every processor's QWgt (a gather)
         c0 = vertex_costs(g, state, machine, mine)
-        # §3.3's tie-break, a breadth-first search over the whole level: on vproc 0's rank only, sent to the others
-        # (under MPI a rank waits in the engine's collective, not in the search)
-        self.depth = engine.bcast(boundary_depth(g, owner) if engine.hosts(0) else None, what="sbn-depth")
+        # §3.3's tie-break, a breadth-first search over the whole level: on each host's first rank only (under MPI
+        # the others wait in the engine's collective, not in the search)
+        self.depth = held.computed(lambda: boundary_depth(g, owner))
         self.cw, self.cc, self.cr = np.zeros(n), np.zeros(n), np.zeros(n)
         self.cw[mine], self.cc[mine], self.cr[mine] = c0.wgt, c0.comm, c0.remap
         self.costs = Costs(self.cw, self.cc, self.cr)                # the three above (_select's cost on p)
@@ -252,9 +256,9 @@ class LevelRun:
         self.maxth = np.zeros(L)
         self.proc_cost = np.zeros(L)
         self.updated: dict = {}             # GWLen -> UpdateLoad's thresholds (_update_at)
-        self.deg = np.diff(g.xadj)
+        self.deg = held.computed(lambda: np.diff(g.xadj))
         self.native = NATIVE
-        self.log2 = _log2(np.arange(n + 1))  # _log2 of every queue length (§5.4's heap steps), read from a table
+        self.log2 = held.computed(lambda: _log2(np.arange(n + 1)))  # _log2 of every queue length (§5.4's heap steps)
         self.ops = np.zeros((3, L))         # §5.4's operations per Table 9 phase (SEL, BAL, MIG)
         # §3.5's migration messages as we send them (targeted) and as the paper broadcasts them: per row of BCAST
         self.bcast = np.zeros((len(BCAST), L))
@@ -481,25 +485,20 @@ class LevelRun:
             self.timer.seconds["balance"] += clock() - t0 - other
 
     def _gather_vertex_array(self, a: np.ndarray) -> np.ndarray:
-        """Combine a per-rank vertex array (-1 where not local) into the global one, on every rank."""
-        first = next(iter(self.vp))
+        """A per-rank vertex array (-1 where not local; a vertex is local to one rank) as the whole level's, on
+        every rank: one read-only copy per host (HostArrays.assembled)."""
         idx = np.flatnonzero(a >= 0)
-        parts = self.eng.allgather({p: ((idx, a[idx]) if p == first else None) for p in self.vp})
-        out = np.full(self.n, -1, np.int64)
-        for part in parts:
-            if part is not None:
-                out[part[0]] = part[1]
-        return out
+        return HostArrays.of(self.eng).assembled(self.n, idx, a[idx])
 
     def _final_state(self) -> State:
         if not self.process:  # balancing only (tests, the §3.6 example): the queues are the result
             owner = self._gather_vertex_array(self.holder)
-            return State(owner, self.home0.copy(), self.P)
+            return State(owner, self.home0, self.P)
         owner = self._gather_vertex_array(self.done_by)
         if np.any(owner < 0):
             raise RuntimeError("sbn: some vertices were never processed")
         # lazy redistribution: a vertex's data is where it was computed
-        return State(owner, owner.copy(), self.P)
+        return State.settled(owner, self.P)
 
     # ------------------------------------------------------------------ messages
     def _locates(self, b) -> dict:
