@@ -63,3 +63,5 @@ def test_every_rank_reads_its_hosts_copy(R, hosts):
         assert g["after_sweep"] == 3 and g["after_del"] == 1  # only windows no rank views are freed
         assert g["kept"] == [0, 1, g["assembled"][2:4]]  # released while viewed: kept, still readable
         assert g["raised"] == ("ZeroDivisionError" if g["rank"] == first else "RuntimeError")
+        # small arrays: the same values, each rank's own read-only copy, no window
+        assert g["small"] == [g["computed"], g["assembled"], [0, 3, 6, 9], 0, False]

@@ -24,6 +24,10 @@ cell's deadline that comes during the window calls after it is raised once they 
 frees those that no rank of the host views any more and keeps the others. A view must not outlive its window:
 an array (or a view of one) still referenced at release keeps its window (until MPI ends) rather than be
 left reading unmapped memory, so a forgotten view costs memory, never a crash.
+
+An array under ``small`` bytes (:data:`SMALL`, 4 MiB, by default) gets no window: it travels in the engine's
+collective itself and each rank holds its own read-only copy, since a window's allocation and freeing (about
+0.2 ms each, outside the engine's collectives: the rank's busy time) cost more than its pages save.
 """
 from __future__ import annotations
 
@@ -40,6 +44,7 @@ from ..contract.model import FrozenBuffer
 
 __all__ = ["HostArrays", "hosts"]
 
+SMALL = 4 << 20  # bytes: a smaller array is each rank's own copy (module docstring)
 _HOSTS: dict = {}  # (communicator handle, host key) -> Hosts
 _RUN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # engine -> its run-long HostArrays (HostArrays.of)
 
@@ -106,6 +111,13 @@ def _whole():
             old(*came[0])
 
 
+def _own(a: np.ndarray) -> np.ndarray:
+    """A small array as this rank's own read-only copy (never the caller's array frozen)."""
+    a = np.array(a)
+    a.setflags(write=False)
+    return a
+
+
 def _viewed(windows: list) -> np.ndarray:
     """Whether an array over each window is alive on this rank (beyond the list, the loop's name and
     ``getrefcount``'s argument, each a reference)."""
@@ -116,10 +128,12 @@ class HostArrays:
     """Read-only arrays one copy per host, freed together by :meth:`release` (module docstring).
 
     ``engine``: the :class:`~harness.engine.vprocs.Engine` whose ranks share them; ``host``: this rank's host
-    as a number in place of the ranks that share memory (tests)."""
+    as a number in place of the ranks that share memory (tests); ``small``: the bytes under which an array is
+    each rank's own copy, sent in the engine's collective, not a window."""
 
-    def __init__(self, engine, host: int | None = None):
+    def __init__(self, engine, host: int | None = None, small: int = SMALL):
         self.engine = weakref.proxy(engine)  # (not kept alive by its run-long arrays: HostArrays.of)
+        self.small = small
         self._hosts = None if engine.comm is None else hosts(engine.comm, host)
         self._windows: list[_Window] = []
         self._kept: list[_Window] = []  # released while a view still read them: kept until MPI ends
@@ -166,7 +180,7 @@ class HostArrays:
         if self._hosts.host.Get_rank() == 0:
             try:
                 a = np.ascontiguousarray(fn())
-                meta = (a.shape, a.dtype.str)
+                meta = a if a.nbytes < self.small else (a.shape, a.dtype.str)  # (a small array travels itself)
             except Exception as exc:  # the host's other ranks raise too, never wait for a window
                 meta, failed = f"{type(exc).__name__}: {exc}", exc
         meta = self.engine.gather_ranks(meta)[self._hosts.members[0]]  # (each host's first rank's)
@@ -174,6 +188,8 @@ class HostArrays:
             raise failed
         if isinstance(meta, str):
             raise RuntimeError(f"the host's first rank failed to compute a shared array: {meta}")
+        if isinstance(meta, np.ndarray):
+            return _own(meta)
         with _whole():
             win = self._window(*meta)
             if a is not None:
@@ -190,7 +206,11 @@ class HostArrays:
             return np.asarray(a)
         src = int(eng.rank_of(root))
         a = np.ascontiguousarray(a) if eng.rank == src else None
-        shape, dtype = eng.bcast(None if a is None else (a.shape, a.dtype.str), root, what="shared")
+        meta = None if a is None else a if a.nbytes < self.small else (a.shape, a.dtype.str)
+        meta = eng.bcast(meta, root, what="shared")
+        if isinstance(meta, np.ndarray):  # (a small array travels itself)
+            return _own(meta)
+        shape, dtype = meta
         with _whole():
             win = self._window(shape, dtype)
             if a is not None:
@@ -215,10 +235,11 @@ class HostArrays:
         if index.shape != values.shape or (index.size and not 0 <= int(index.min()) <= int(index.max()) < n):
             raise ValueError(f"assembled: {index.size} indices in [0, {n}) for as many values, got {values.size} "
                              "values or an index out of range")
-        if self._hosts is None:
+        if self._hosts is None or n * dtype.itemsize < self.small:  # (small: every rank's pairs to every rank)
             out = np.full(n, -1, dtype)
-            out[index] = values
-            return out
+            for at, got in [(index, values)] if self._hosts is None else self.engine.gather_ranks((index, values)):
+                out[at] = got
+            return out if self._hosts is None else _own(out)
         self.engine.barrier()
         with _whole():
             win = self._window((n,), dtype)

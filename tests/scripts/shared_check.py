@@ -10,7 +10,8 @@ from harness.engine.shared import HostArrays
 
 P = 8
 eng = Engine(P)
-held = HostArrays(eng, host=None if sys.argv[1] == "real" else eng.rank % 2)
+host = None if sys.argv[1] == "real" else eng.rank % 2
+held = HostArrays(eng, host=host, small=0)  # every array in a window, however small
 seen = {"rank": eng.rank}
 a = held.computed(lambda: np.arange(5) * 10 + eng.rank)  # the host's first rank's numbers
 seen["computed"] = a.tolist()
@@ -38,6 +39,11 @@ try:
     held.computed(lambda: 1 // 0)
 except Exception as exc:
     seen["raised"] = type(exc).__name__
+tiny = HostArrays(eng, host=host)  # the default: an array under 4 MiB is each rank's own copy, no window
+t = tiny.computed(lambda: np.arange(5) * 10 + eng.rank)
+u = tiny.assembled(10, mine, mine * 100 + eng.rank)
+v = tiny.sent(np.arange(4) * 3 if eng.hosts(1) else None, root=1)
+seen["small"] = [t.tolist(), u.tolist(), v.tolist(), len(tiny._windows), t.flags.writeable or u.flags.writeable]
 got = eng.gather_ranks(seen)
 if eng.is_root:
     print(json.dumps(got))
