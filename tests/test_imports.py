@@ -84,6 +84,32 @@ def test_a_lazy_module_is_imported_when_first_read(tmp_path, monkeypatch):
     monkeypatch.delitem(sys.modules, "h36_lazy_probe")
 
 
+
+def test_import_bound_imports_what_a_plugin_module_and_its_own_modules_bind(tmp_path, monkeypatch):
+    """The runner imports what a method's plugin binds with lazy_module before it times the cell: the module's
+    own bindings and those of its package's modules it imports, nothing else."""
+    pkg = tmp_path / "h_bound_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (tmp_path / "h_bound_a.py").write_text("A = 1\n")
+    (tmp_path / "h_bound_b.py").write_text("B = 2\n")
+    (tmp_path / "h_bound_c.py").write_text("C = 3\n")
+    (pkg / "helper.py").write_text("import harness\nb = harness.lazy_module('h_bound_b')\n")
+    (pkg / "other.py").write_text("import harness\nc = harness.lazy_module('h_bound_c')\n")
+    (pkg / "plugin.py").write_text("import harness\nfrom . import helper\na = harness.lazy_module('h_bound_a')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from importlib import import_module
+
+    from harness.contract.lazy import import_bound
+    import_module("h_bound_pkg.other")
+    plugin = import_module("h_bound_pkg.plugin")
+    assert not {"h_bound_a", "h_bound_b"} & set(sys.modules)
+    import_bound(plugin)
+    assert {"h_bound_a", "h_bound_b"} <= set(sys.modules) and "h_bound_c" not in sys.modules
+    for name in ("h_bound_a", "h_bound_b", "h_bound_pkg", "h_bound_pkg.plugin", "h_bound_pkg.helper",
+                 "h_bound_pkg.other"):
+        monkeypatch.delitem(sys.modules, name)
+
 def test_fitted_reads_what_the_fit_chose(tmp_path):
     """``harness.fitted`` (the ``csv`` module) gives the committed fits' chosen values as pandas reads them."""
     from harness.claims import calibrate as cb

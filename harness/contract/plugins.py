@@ -326,6 +326,12 @@ def dist_of(plugin_name: str) -> tuple[str, str]:
     return _dists.get(plugin_name, (plugin_name, ""))
 
 
+def implementers(dist: str, role: str) -> list:
+    """The plugin modules of distribution ``dist`` that implement the hook ``role`` (``balance``, ...)."""
+    return [impl.plugin for impl in getattr(manager().hook, role).get_hookimpls()
+            if dist_of(impl.plugin_name)[0] == dist]
+
+
 def _ordered_impls(caller) -> list:
     # built-in plugins first, then third-party ones in name order: a duplicate is the later one's fault
     return sorted(caller.get_hookimpls(), key=lambda i: (dist_of(i.plugin_name)[0] != "lbbench", i.plugin_name))

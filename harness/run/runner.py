@@ -28,6 +28,7 @@ import numpy as np
 from ..contract import pins, plugins
 from ..contract.context import Context, Timer
 from ..contract.forms import cell_vertices, convert, form_of
+from ..contract.lazy import import_bound
 from ..contract.model import (Boxes, Graph, Level, Machine, State,
                               check_integer_dtype)
 from ..contract.pieces import BoxPieces, moved_cells
@@ -576,6 +577,9 @@ def run_cell(roles: dict, level: Level, g: Graph, before: State, machine: Machin
     ``metrics=False``: a timing repeat (``harness.engine.vprocs.timing``): the hooks and the data movement only, the row
     their timings, traffic and the plugin's own ``ctx.record``; ``reference``: the state after the first
     run, whose box pieces a repeat that returns the same ones reuses (not checked, nor overlapped, again)."""
+    for role, step in roles.items():  # what the method's plugin imports when first used, before it is timed
+        for module in plugins.implementers(step.algorithm.plugin, role):
+            import_bound(module)
     engine.reset_counters()
     engine.timed = bool(timeout)  # on every rank alike: each collective of the cell waits the same way
     ctx = Context(level=level, graph=g, state=before, machine=machine, engine=engine, params={},
