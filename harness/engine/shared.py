@@ -40,10 +40,12 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ..contract.lazy import lazy_module
 from ..contract.model import FrozenBuffer
 
 __all__ = ["HostArrays", "hosts"]
 
+MPI = lazy_module("mpi4py.MPI")  # (importing it initialises MPI: read only by a run under mpiexec)
 SMALL = 4 << 20  # bytes: a smaller array is each rank's own copy (module docstring)
 _HOSTS: dict = {}  # (communicator handle, host key) -> Hosts
 _RUN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # engine -> its run-long HostArrays (HostArrays.of)
@@ -54,8 +56,6 @@ class Hosts:
     None on the others) and ``first_of[r]``, rank r's host's first rank's rank in ``first``."""
 
     def __init__(self, comm, key: int | None):
-        from mpi4py import MPI  # only a run under mpiexec gets here
-
         self.host = comm.Split_type(MPI.COMM_TYPE_SHARED) if key is None else comm.Split(key, comm.Get_rank())
         lead = self.host.Get_rank() == 0
         self.first = comm.Split(0 if lead else MPI.UNDEFINED, comm.Get_rank())
@@ -157,8 +157,6 @@ class HostArrays:
 
     def _window(self, shape, dtype) -> _Window:
         """A new window of ``shape`` and ``dtype`` on this rank's host (a collective of the host's ranks)."""
-        from mpi4py import MPI
-
         dtype, shape = np.dtype(dtype), tuple(int(s) for s in shape)
         host = self._hosts.host
         size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize if host.Get_rank() == 0 else 0
@@ -248,8 +246,6 @@ class HostArrays:
             self._hosts.host.Barrier()
             win.array()[index] = values
             if self._hosts.hosts > 1:
-                from mpi4py import MPI
-
                 self._hosts.host.Barrier()
                 if self._hosts.first is not None:
                     self._hosts.first.Allreduce(MPI.IN_PLACE, win.array().view(np.uint8), op=MPI.BAND)
