@@ -57,7 +57,7 @@ _PUBLIC = {  # the layer's module (under harness) -> the public names it gives (
     "measure.latency": "latency_model=get latency_figures=level_figures max_tolerance no_tolerance processor_costs "
                        "latency_qwgt=qwgt",
     "measure.metrics": "core_metrics costs_if_on cut_pct delta_cut load_figures loadimb loadimb_of maxsr qwgt "
-                       "vertex_costs work_loadimb wsysll",
+                       "qwgt_maxsr vertex_costs work_loadimb wsysll",
     "run.api": "compare",
     "run.geometric": "curve_parts recursive_bisection",
     "run.partitioners": "metis_kway quiet_native",

@@ -3,7 +3,8 @@ metrics hook: every column, its type and its value bit for bit."""
 import numpy as np
 import pytest
 
-from harness import Graph, Machine, State, app_figures, cell_metrics, core_metrics, costs_if_on, processor_costs
+from harness import (Graph, Machine, State, app_figures, cell_metrics, core_metrics, costs_if_on, maxsr, processor_costs,
+                     qwgt, qwgt_maxsr, vertex_costs)
 from harness.kernels import _metrics
 from harness.measure.latency import numpy_costs, totals_figures
 
@@ -44,6 +45,10 @@ def test_cell_metrics_are_the_numpy_functions_bit_for_bit(machine):
                              numpy_costs(g, m, ao, bh, during)):
             assert got.dtype == want.dtype == np.float64 and got.shape == (P,) and got.tobytes() == want.tobytes()
         _same(cell_metrics(g, before, after, m), _reference(g, before, after, m))
+        for start, end in ((before, after), (before, before)):  # PLUM's accept: the loads before and after a move
+            loads, moved = qwgt_maxsr(g, start, end, m)
+            assert loads.tobytes() == qwgt(vertex_costs(g, end, m), end.owner, P).tobytes()
+            _same(moved, maxsr(g, start, end, m))
         on = rng.integers(0, P, g.n)  # a balancer that processed the work elsewhere (ctx.executed)
         ran = (on, costs_if_on(g, before, m, np.arange(g.n), on))
         _same(cell_metrics(g, before, after, m, executed=ran), _reference(g, before, after, m, executed=ran))

@@ -206,6 +206,29 @@ def maxsr(g: Graph, before: State, after: State, m: Machine) -> dict:
     return maxsr_of(sent, recv, g.rwgt[moved].sum(), moved.sum())
 
 
+def qwgt_maxsr(g: Graph, before: State, after: State, m: Machine) -> tuple[np.ndarray, dict]:
+    """QWgt of every processor under ``after`` (SBN §3.1) and :func:`maxsr`'s columns of the move from ``before``
+    (§5.2), from one pass over the graph in C (:func:`scan`): the same floats as ``qwgt(vertex_costs(g, after, m),
+    after.owner, P)`` and ``maxsr(g, before, after, m)``, bit for bit.
+
+    Args:
+        g: the level's graph.
+        before: the state the level starts from (its homes are where the data was).
+        after: the state whose loads are wanted (``before`` itself for the loads before a move).
+        m: the machine.
+
+    Returns:
+        ``(qwgt, maxsr)``: one float per processor, and ``maxsr``, ``moved_weight``, ``moved_vertices``.
+
+    Example:
+        >>> q_before, _ = qwgt_maxsr(ctx.graph, ctx.state, ctx.state, ctx.machine)
+        >>> q_after, moved = qwgt_maxsr(ctx.graph, ctx.state, proposed.migrated(), ctx.machine)
+    """
+    _, _, sums, _, _, _, moved_w, moved = scan(g, m, before.owner, before.home, after.owner, after.home)
+    settled, _, _, _, sent, recv, _ = np.frombuffer(sums, np.float64).reshape(7, after.P)
+    return settled, maxsr_of(sent, recv, moved_w, moved)
+
+
 def maxsr_of(sent: np.ndarray, recv: np.ndarray, moved_weight, moved_vertices) -> dict:
     """:func:`maxsr` from the redistribution cost each processor sent and received and the moved totals."""
     return {

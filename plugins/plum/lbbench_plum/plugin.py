@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from harness import Algorithm, check_params, hookimpl, implements, maxsr, qwgt, vertex_costs
+from harness import Algorithm, check_params, hookimpl, implements, qwgt_maxsr
 
 from . import costmodel, partitioners, reassign, similarity
 
@@ -190,9 +190,9 @@ def accept(ctx, proposed):
     g, m, before, mem = ctx.graph, ctx.machine, ctx.state, ctx.memory
     learn(mem, ctx.previous, p["timing"])
     after = proposed.migrated()
-    q_before = float(qwgt(vertex_costs(g, before, m), before.owner, ctx.P).max())
-    q_after = float(qwgt(vertex_costs(g, after, m), after.owner, ctx.P).max())
-    msr = maxsr(g, before, after, m)["maxsr"]
+    loads_after, moved = qwgt_maxsr(g, before, after, m)
+    q_before, q_after = float(qwgt_maxsr(g, before, before, m)[0].max()), float(loads_after.max())
+    msr = moved["maxsr"]
     model = cost_model(ctx, p)
     gain_s = costmodel.gain(q_before, q_after, int(p["iterations"]), float(p["work_s"]))
     cost_s = model.cost(msr)
