@@ -66,7 +66,7 @@ typedef struct {
     vid *stk; i64 sp;
     int expanding;
     /* scratch */
-    vid *path;
+    vid *path; i64 *acc; /* a vertex's neighbours and their Cwgt (neighbours()); path also move()'s */
     /* processors */
     i64 P, C;
     i64 *cl;
@@ -174,7 +174,27 @@ static inline vid find(K *k, vid v) {
 }
 
 /* --------------------------------------------------------------- merging */
-static int merge_pair(K *k, vid v, vid w) {
+/* v's neighbours (Find of its EList's records), each once in the order of its first record, its records' Cwgt
+ * summed, into path and acc; returns their number. Each is left marked (mark: its place) for the caller to clear. */
+static i64 neighbours(K *k, vid v) {
+    Hot *H = k->hot;
+    const Edge *el = k->el;
+    vid *nb = k->path;
+    i64 *nc = k->acc, n = 0;
+    for (i64 j = k->cold[v].estart, e = j + k->cold[v].elen; j < e; j++) {
+        vid x = el[j].x;
+        i64 c = el[j].c;
+        if (H[x].merge != -1) x = find(k, x);
+        vid pos = H[x].mark;
+        if (pos >= 0) nc[pos] += c;
+        else { H[x].mark = (vid)n; nb[n] = x; nc[n] = c; n++; __builtin_prefetch(&k->cold[x]); }
+    }
+    return n;
+}
+
+/* v and w merged into a new vertex M; nn: the number of v's neighbours that neighbours() left in path and acc
+ * (marks cleared), or -1 when they are not there */
+static int merge_pair(K *k, vid v, vid w, i64 nn) {
     Hot *H = k->hot;
     Cold *V = k->cold;
     vid M = (vid)k->vtot;
@@ -183,24 +203,28 @@ static int merge_pair(K *k, vid v, vid w) {
     if (V[w].hlen > 1) __builtin_prefetch(&k->hl[V[w].hstart]);
     if (grow_e(k, (i64)V[v].elen + V[w].elen)) return -1;
     Edge *el = k->el;
-    vid lists[2] = {v, w};
-    for (int t = 0; t < 2; t++) {
-        vid u = lists[t];
-        i64 s = V[u].estart, e = s + V[u].elen;
-        for (i64 j = s; j < e; j++) {
-            vid x = el[j].x;
-            i64 c = el[j].c;
-            if (H[x].merge != -1) x = find(k, x);
-            if (x == v || x == w) continue;
-            vid pos = H[x].mark;
-            if (pos >= 0) {
-                el[start + pos].c += c;
-            } else {
-                H[x].mark = (vid)cnt;
-                el[start + cnt].x = x;
-                el[start + cnt].c = c;
-                cnt++;
-            }
+    if (nn < 0) nn = neighbours(k, v); /* (the marks then set are overwritten below) */
+    for (i64 i = 0; i < nn; i++) { /* v's records: its neighbours, in their order, as neighbours() summed them */
+        vid x = k->path[i];
+        if (x == v || x == w) { H[x].mark = -1; continue; }
+        H[x].mark = (vid)cnt;
+        el[start + cnt].x = x;
+        el[start + cnt].c = k->acc[i];
+        cnt++;
+    }
+    for (i64 j = V[w].estart, e = j + V[w].elen; j < e; j++) { /* then w's, added to v's or appended */
+        vid x = el[j].x;
+        i64 c = el[j].c;
+        if (H[x].merge != -1) x = find(k, x);
+        if (x == v || x == w) continue;
+        vid pos = H[x].mark;
+        if (pos >= 0) {
+            el[start + pos].c += c;
+        } else {
+            H[x].mark = (vid)cnt;
+            el[start + cnt].x = x;
+            el[start + cnt].c = c;
+            cnt++;
         }
     }
     for (i64 j = 0; j < cnt; j++) H[el[start + j].x].mark = -1;
@@ -306,11 +330,9 @@ static i64 contract(K *k, i64 target, uint64_t seed, i64 sample) {
     Cold *V = k->cold;
     uint64_t s = seed;
     i64 fails = 0, merges = 0;
-    vid *acc_v = k->path; /* scratch of size cap */
-    i64 *accc = buf(k, B_ACC, (size_t)k->cap * sizeof(i64));
-    if (!accc) return -1;
     while (k->nv > target) {
-        vid bv = -1, bw = -1;
+        vid bv = -1, bw = -1, last = -1; /* last: the vertex whose neighbours are in path and acc */
+        i64 nlast = 0;
         double best_r = -1.0;
         i64 nv = k->nv;
         /* fetch ahead what the next two rounds' first draws read if every round merges (almost always):
@@ -326,27 +348,17 @@ static i64 contract(K *k, i64 target, uint64_t seed, i64 sample) {
         for (i64 t = 0; t < sample; t++) {
             vid v = k->vmap[(i64)(rnd(&s) * (double)nv)];
             vid pv = H[v].owner;
-            i64 na = 0;
-            i64 st = V[v].estart, e = st + V[v].elen;
-            const Edge *el = k->el;
-            for (i64 j = st; j < e; j++) {
-                vid x = el[j].x;
-                i64 c = el[j].c;
-                if (H[x].merge != -1) x = find(k, x);
-                if (H[x].owner != pv) continue;
-                vid pos = H[x].mark;
-                if (pos >= 0) accc[pos] += c;
-                else { H[x].mark = (vid)na; acc_v[na] = x; accc[na] = c; na++; __builtin_prefetch(&V[x]); }
-            }
-            if (na == 0) continue;
-            i64 rv = V[v].rwgt;
-            for (i64 i = 0; i < na; i++) {
-                vid x = acc_v[i];
+            i64 na = neighbours(k, v), rv = V[v].rwgt;
+            for (i64 i = 0; i < na; i++) { /* the pairs: v and each neighbour on its processor */
+                vid x = k->path[i];
                 H[x].mark = -1;
+                if (H[x].owner != pv) continue;
                 i64 den = rv + V[x].rwgt;
-                double r = den > 0 ? (double)accc[i] / (double)den : (double)accc[i];
+                double r = den > 0 ? (double)k->acc[i] / (double)den : (double)k->acc[i];
                 if (r > best_r) { best_r = r; bv = v; bw = x; }
             }
+            last = v;
+            nlast = na;
         }
         if (bv < 0) {
             fails++;
@@ -354,7 +366,7 @@ static i64 contract(K *k, i64 target, uint64_t seed, i64 sample) {
             continue;
         }
         fails = 0;
-        if (merge_pair(k, bv, bw)) return -1;
+        if (merge_pair(k, bv, bw, bv == last ? nlast : -1)) return -1;
         merges++;
     }
     return merges;
@@ -769,7 +781,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
         k->el = buf(k, B_EL, (2 * m2 + 16) * sizeof(Edge)); k->ecap = (i64)(kept[B_EL].size / sizeof(Edge));
         k->hl = buf(k, B_HL, (n + 16) * sizeof(Home)); k->hcap = (i64)(kept[B_HL].size / sizeof(Home));
         k->vmap = buf(k, B_VMAP, cap * U); k->vpos = buf(k, B_VPOS, cap * U);
-        k->stk = buf(k, B_STK, 2 * cap * U); k->path = buf(k, B_PATH, cap * U);
+        k->stk = buf(k, B_STK, 2 * cap * U); k->path = buf(k, B_PATH, cap * U); k->acc = buf(k, B_ACC, cap * I);
         k->slq = buf(k, B_SLQ, P * D); k->slp = buf(k, B_SLP, P * I); k->pmark = buf(k, B_PMARK, P * I);
         k->kr_ = buf(k, B_KR, (P + 2) * sizeof(KRec));
         k->aff = buf(k, B_AFF, (P + 2) * I); k->dW = buf(k, B_DW, (P + 2) * D); k->dC = buf(k, B_DC, (P + 2) * D);
