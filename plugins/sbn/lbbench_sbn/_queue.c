@@ -1556,7 +1556,7 @@ static int row_in(const i64 *xadj, const i64 *adj, i64 v, i64 n, i64 nadj) {
  * vertices of layer that are in the set (slot > 0: position + 1) and, with avail, still marked there, sorted,
  * each once, written to next; returns how many, or -1 with an exception set (the caller then clears slot
  * for the whole set). slot is as it was after. */
-static i64 next_layer(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *layer, i64 nl, i64 *slot,
+static i64 next_layer(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *layer, i64 nl, i32 *slot,
                       const uint8_t *avail, i64 *next) {
     i64 nn = 0;
     for (i64 i = 0; i < nl; ++i) {
@@ -1583,10 +1583,10 @@ static i64 next_layer(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i6
  * ``before = got + np.cumsum(c) - c``, ``k = np.searchsorted(before, amount)``, ``got += c[:k].sum()``; a
  * partly taken layer ends the region and the next one starts while got < amount. Writes to taken the
  * positions in ids of the vertices taken (in the order taken), then those of the rest (in ids order), and
- * returns how many were taken, or -1 with an exception set. slot (one per vertex, all 0) is scratch and left
+ * returns how many were taken, or -1 with an exception set. slot (int32, one per vertex, all 0) is scratch and left
  * all 0; layer, next and c have room for m + 1 entries. */
 static i64 grow(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *ids, const double *cost, i64 m,
-                double amount, i64 *slot, i64 *taken, i64 *layer, i64 *next, double *c) {
+                double amount, i32 *slot, i64 *taken, i64 *layer, i64 *next, double *c) {
     i64 k = 0;
     if (!all_in(ids, m, n, "a job is")) return -1;
     for (i64 i = 0; i < m; ++i) {
@@ -1595,7 +1595,7 @@ static i64 grow(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *ids
             PyErr_SetString(PyExc_ValueError, "queue: spread got a job twice");
             return -1;
         }
-        slot[ids[i]] = i + 1;  /* position + 1 of a free vertex of ids, 0 otherwise */
+        slot[ids[i]] = (i32)(i + 1);  /* position + 1 of a free vertex of ids, 0 otherwise */
     }
     double got = 0.0;
     for (i64 first = 0; amount > 0 && got < amount;) {  /* a region from the first free vertex */
@@ -1636,7 +1636,7 @@ typedef struct {
 
 /* The split of spread() (below) of m jobs ids (distinct, with their loads tot) at node: writes spread()'s
  * int64 result (2 + 2s + m entries; out has room for 130 + m) and returns 0, or -1 with an exception set. */
-static int split(const split_in *g, const i64 *ids, const double *tot, i64 m, double deficit, i64 node, i64 *slot,
+static int split(const split_in *g, const i64 *ids, const double *tot, i64 m, double deficit, i64 node, i32 *slot,
                  i64 *out) {
     int ok = -1;
     i64 t = node ^ g->xr, *work = NULL;
@@ -1738,7 +1738,7 @@ static PyObject *spread(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOdOOOLLO", &o[XADJ], &o[ADJNCY], &o[IDS], &o[TOT], &deficit, &o[KSTART], &o[KID],
                           &o[SIZE], &g.xr, &node, &o[SLOT]))
         return NULL;
-    if (!get_all(o, b, have, "iiiiiifi", name, NB) || !split_of(&g, b, b[SLOT].len / 8)) goto done;
+    if (!get_all(o, b, have, "iiiiiifn", name, NB) || !split_of(&g, b, b[SLOT].len / 4)) goto done;
     i64 m = b[IDS].len / 8;
     if (b[TOT].len / 8 != m) {
         PyErr_SetString(PyExc_ValueError, "queue: spread got arrays of inconsistent lengths");
@@ -1836,12 +1836,12 @@ static PyObject *distribute(PyObject *Py_UNUSED(self), PyObject *args) {
                           &o[SLOT], &o[QQ], &o[HOLDER], &o[QUEUED], &o[PINNED], &o[CW], &o[CC], &o[CR], &o[STALE],
                           &o[DEG], &o[LOG2], &o[OPS], &i))
         return NULL;
-    if (!get_all(o, b, have, "iiiiiifffbiinbbfffbiff", name, NB)) goto done;
+    if (!get_all(o, b, have, "iiiiiifffbninbbfffbiff", name, NB)) goto done;
     i64 nm = b[ORIG].len / 8, m = b[IDS].len / 8, n = b[XADJ].len / 8 - 1, k = b[QQ].len / 8, L = b[OPS].len / 24;
     if (b[OFFS].len / 8 != nm + 1 || b[WORDS].len / 8 != nm || b[WGT].len / 8 != m || b[COMM].len / 8 != m ||
         b[REMAP].len / 8 != m || b[HOLDER].len / 4 != n || b[QUEUED].len != n || b[PINNED].len != n ||
         b[CW].len / 8 != n || b[CC].len / 8 != n || b[CR].len / 8 != n || b[STALE].len != n ||
-        b[DEG].len / 8 != n || b[SLOT].len / 8 != n || b[LOG2].len / 8 < k + m + 1 || b[OPS].len != 24 * L ||
+        b[DEG].len / 8 != n || b[SLOT].len / 4 != n || b[LOG2].len / 8 < k + m + 1 || b[OPS].len != 24 * L ||
         i < 0 || i >= L || b[WANT].len != L || j < 0 || j >= nm) {
         PyErr_SetString(PyExc_ValueError, "queue: distribute got arrays of inconsistent lengths");
         goto done;
@@ -1966,12 +1966,12 @@ static int ensure(lazy_q *z, i64 j) {
  * not end heavier than p (running sums in layer order, double arithmetic); the moved ones leave avail; a
  * partly moved layer ends the search (*stopped = 1), a wholly moved one is followed by its vertices'
  * neighbours still in avail, sorted, each once. Costs on p: cw + cc + cr; on q: cq (by position). slot
- * (int64, one per vertex, all 0) is scratch and left all 0; layer and next: m + 1 int64 each. The vertices
+ * (int32, one per vertex, all 0) is scratch and left all 0; layer and next: m + 1 int64 each. The vertices
  * moved are written to moved, in order; returns how many, or -1 with an exception set. With z, the prices on q
  * (cq, qc, qr: z's) are made as they are read (ensure). */
 static i64 search_round(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *queue, i64 m, const double *cq,
                         const double *qc, const double *qr, const i64 *R, i64 nr, uint8_t *avail, const double *cw,
-                        const double *cc, const double *cr, i64 *slot, double *sp, double *sq, double amount,
+                        const double *cc, const double *cr, i32 *slot, double *sp, double *sq, double amount,
                         double cap_p, double load_p, double base_q, i64 *layer, i64 *next, i64 *moved, i64 *stopped,
                         lazy_q *z) {
     i64 first = R[0];  /* MinV: delta_cut(on p, on q), normalized by Wgt where positive; np.argmin */
@@ -1989,7 +1989,7 @@ static i64 search_round(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const 
     }
     i64 k = 0;
     *stopped = 0;
-    for (i64 i = 0; i < m; ++i) slot[queue[i]] = i + 1;  /* position + 1 in queue */
+    for (i64 i = 0; i < m; ++i) slot[queue[i]] = (i32)(i + 1);  /* position + 1 in queue */
     i64 nl = 1;
     layer[0] = queue[first];
     while (nl) {
@@ -2048,8 +2048,8 @@ static PyObject *search(PyObject *Py_UNUSED(self), PyObject *args) {
                           &o[RS], &o[AVAIL], &o[CW], &o[CC], &o[CR], &o[SLOT], &sent_p, &sent_q, &amount, &cap_p,
                           &load_p, &base_q))
         return NULL;
-    if (!get_all(o, b, have, "iiifffibfffi", name, NB)) goto done;
-    i64 m = b[QUEUE].len / 8, n = b[SLOT].len / 8, nadj = b[ADJNCY].len / 8, nr = b[RS].len / 8;
+    if (!get_all(o, b, have, "iiifffibfffn", name, NB)) goto done;
+    i64 m = b[QUEUE].len / 8, n = b[SLOT].len / 4, nadj = b[ADJNCY].len / 8, nr = b[RS].len / 8;
     if (b[CQ].len / 8 != m || b[QC].len / 8 != m || b[QR].len / 8 != m || b[XADJ].len / 8 != n + 1 ||
         b[AVAIL].len != n || b[CW].len / 8 != n || b[CC].len / 8 != n || b[CR].len / 8 != n || nr < 1) {
         PyErr_SetString(PyExc_ValueError, "queue: search got arrays of inconsistent lengths");
@@ -2671,8 +2671,8 @@ static PyObject *select_(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "queue: select takes pinned and fixed together");
         return NULL;
     }
-    if (!get_all(o, b, have, "iiiiiififbfffiiiirr", name, lock ? NB : PINNED)) goto done;
-    i64 m = b[QUEUE].len / 8, n = b[SLOT].len / 8, nadj = b[ADJNCY].len / 8, nk = b[KK].len / 8;
+    if (!get_all(o, b, have, "iiiiiififbfffniiirr", name, lock ? NB : PINNED)) goto done;
+    i64 m = b[QUEUE].len / 8, n = b[SLOT].len / 4, nadj = b[ADJNCY].len / 8, nk = b[KK].len / 8;
     const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *queue = b[QUEUE].buf, *base = b[BASE].buf,
               *kk = b[KK].buf, *kv = b[KV].buf;
     uint8_t *avail = b[AVAIL].buf;

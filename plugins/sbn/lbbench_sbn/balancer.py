@@ -212,7 +212,7 @@ class LevelRun:
         self.fixed = np.zeros(n, bool) if fixed is None else np.asarray(fixed, bool)  # Level.pinned: never moves
         self.done_by = np.full(n, -1, np.int32)                      # local vproc that processed v
         self.stale = np.ones(n, bool)                                # priced since its queue was last sorted
-        self.slot = np.zeros(n, np.int64)                            # spread()'s and select()'s scratch
+        self.slot = np.zeros(n, np.int32)                            # spread()'s and select()'s scratch
         self.avail = np.zeros(n, bool)                               # _select()'s scratch
         self.pmark = np.zeros(P, bool)                               # _locate()'s scratch
         owner = np.asarray(state.owner)

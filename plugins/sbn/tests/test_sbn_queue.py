@@ -421,7 +421,7 @@ def test_carve_is_the_numpy_region_growing():
     v = (u + rng.integers(1, 40, u.size)) % n  # local edges: regions grow over several layers
     key = np.unique(np.minimum(u, v) * n + np.maximum(u, v))
     g = Graph.from_edges(n, key // n, key % n)
-    slot = np.zeros(n, np.int64)
+    slot = np.zeros(n, np.int32)
     tree = Trees(2).csr(0)  # T_0 of two processors: 0 -> 1
     for trial in range(300):
         m = int(rng.choice([0, 1, 5, 9, 60, 300, 1500]))
@@ -468,7 +468,7 @@ def test_spread_is_the_carves_in_turn(P):
     v = (u + rng.integers(1, 30, u.size)) % n
     key = np.unique(np.minimum(u, v) * n + np.maximum(u, v))
     g = Graph.from_edges(n, key // n, key % n)
-    slot = np.zeros(n, np.int64)
+    slot = np.zeros(n, np.int32)
     trees = Trees(P)
     for trial in range(200):
         origin, p = int(rng.integers(P)), int(rng.integers(P))
