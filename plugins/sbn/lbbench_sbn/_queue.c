@@ -19,6 +19,7 @@
 #include "_fastargs.h"
 
 typedef int64_t i64;
+typedef int32_t i32; /* a processor's number by vertex (data_at, holder, done_by): P < 2^31 */
 
 typedef struct {
     double ratio, tot;
@@ -26,13 +27,17 @@ typedef struct {
 } item;
 
 
+/* a contiguous array of kind 'i' (int64, or raw bytes), 'f' (float64) or 'n' (int32, i32) */
 static int get(PyObject *o, Py_buffer *b, char kind, const char *name) {
     if (PyObject_GetBuffer(o, b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return 0;
     const char *f = b->format ? b->format : "B";
     if (*f == '<' || *f == '=' || *f == '@') ++f;
     if (kind == 'i' && b->itemsize == 1 && b->len % 8 == 0 && *f == 'B' && f[1] == '\0') return 1;  /* raw bytes */
-    if (b->itemsize != 8 || f[1] != '\0' || (kind == 'f' ? *f != 'd' : (*f != 'q' && *f != 'l'))) {
-        PyErr_Format(PyExc_TypeError, "queue: %s must be a contiguous %s array", name, kind == 'f' ? "float64" : "int64");
+    int bad = kind == 'n' ? b->itemsize != 4 || *f != 'i'
+                          : b->itemsize != 8 || (kind == 'f' ? *f != 'd' : (*f != 'q' && *f != 'l'));
+    if (bad || f[1] != '\0') {
+        PyErr_Format(PyExc_TypeError, "queue: %s must be a contiguous %s array", name,
+                     kind == 'f' ? "float64" : kind == 'n' ? "int32" : "int64");
         PyBuffer_Release(b);
         return 0;
     }
@@ -275,8 +280,8 @@ static int by_id(const void *x, const void *y) {
     return (a > b) - (a < b);
 }
 
-/* The buffers of take(), requests(), done() and acting(): int64 ('i'), float64 ('f') or bool ('b', writable;
- * 'r': read only). */
+/* The buffers of take(), requests(), done() and acting(): int64 ('i'), int32 ('n'), float64 ('f') or bool ('b',
+ * writable; 'r': read only). */
 static int get_all(PyObject **o, Py_buffer *b, int *have, const char *kind, const char *const *name, int nb) {
     for (int j = 0; j < nb; ++j) {
         if (kind[j] == 'b' || kind[j] == 'r') {
@@ -638,7 +643,8 @@ static PyObject *choose_(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ss
     return choose_core(t, B, window);
 }
 
-/* requests(chosen, procs, queued, pinned, data_at, requested, holder, xadj, adjncy, fetch): the data requests
+/* requests(chosen, procs, queued, pinned, data_at, requested, holder, xadj, adjncy, fetch) (data_at, holder: int32):
+ * the data requests
  * of §3.5 after take(): the chosen vertices whose data is elsewhere (data_at != procs) and not requested, then
  * (fetch) the neighbours of the chosen vertices queued at the same processor with their data elsewhere and
  * not requested, sorted, each once (pinned[...] = True), each with the processor asking for it (holder).
@@ -656,7 +662,7 @@ static PyObject *requests(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOOOOOOp", &o[R_CHOSEN], &o[R_PROCS], &o[R_QUEUED], &o[R_PINNED], &o[R_DATA_AT],
                           &o[R_REQUESTED], &o[R_HOLDER], &o[R_XADJ], &o[R_ADJNCY], &fetch))
         return NULL;
-    if (get_all(o, b, have, "iibbiriii", req_name, NREQ)) ret = request_list(b, fetch);
+    if (get_all(o, b, have, "iibbnrnii", req_name, NREQ)) ret = request_list(b, fetch);
     release_all(b, have, NREQ);
     return ret;
 }
@@ -665,14 +671,14 @@ static PyObject *requests(PyObject *Py_UNUSED(self), PyObject *args) {
 static PyObject *request_list(const Py_buffer *b, int fetch) {
     PyObject *ret = NULL;
     i64 *cand = NULL;
-    i64 got = b[R_CHOSEN].len / 8, n = b[R_DATA_AT].len / 8, nadj = b[R_ADJNCY].len / 8;
+    i64 got = b[R_CHOSEN].len / 8, n = b[R_DATA_AT].len / 4, nadj = b[R_ADJNCY].len / 8;
     if (b[R_PROCS].len / 8 != got || b[R_QUEUED].len != n || b[R_PINNED].len != n || b[R_REQUESTED].len != n ||
-        b[R_HOLDER].len / 8 != n || b[R_XADJ].len / 8 != n + 1) {
+        b[R_HOLDER].len / 4 != n || b[R_XADJ].len / 8 != n + 1) {
         PyErr_SetString(PyExc_ValueError, "queue: requests got arrays of inconsistent lengths");
         goto done;
     }
-    const i64 *chosen = b[R_CHOSEN].buf, *procs = b[R_PROCS].buf, *data_at = b[R_DATA_AT].buf;
-    const i64 *holder = b[R_HOLDER].buf, *xadj = b[R_XADJ].buf, *adj = b[R_ADJNCY].buf;
+    const i64 *chosen = b[R_CHOSEN].buf, *procs = b[R_PROCS].buf, *xadj = b[R_XADJ].buf, *adj = b[R_ADJNCY].buf;
+    const i32 *data_at = b[R_DATA_AT].buf, *holder = b[R_HOLDER].buf;
     const uint8_t *queued = b[R_QUEUED].buf, *requested = b[R_REQUESTED].buf;
     uint8_t *pinned = b[R_PINNED].buf;
     i64 r = 0, ncand = 0;
@@ -723,7 +729,7 @@ done:
 
 /* affected()'s vertices of ch (k) into a new cand (sorted, each once; its count in *u), or NULL with an error */
 static i64 *affected_core(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *ch, i64 k,
-                          const uint8_t *queued, const i64 *holder, i64 p, i64 *u) {
+                          const uint8_t *queued, const i32 *holder, i64 p, i64 *u) {
     if (!all_in(ch, k, n, "a moved vertex is")) return NULL;
     i64 tot = k;
     for (i64 i = 0; i < k; ++i) {
@@ -754,7 +760,7 @@ static i64 *affected_core(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, cons
     return cand;
 }
 
-/* affected(xadj, adjncy, ch, queued, holder, p): the vertices to re-price at p after the data of ch moved in
+/* affected(xadj, adjncy, ch, queued, holder (int32), p): the vertices to re-price at p after the data of ch moved in
  * p's view (balancer.LevelRun._receive): the closed neighbourhood of ch (Graph.neighbourhood) restricted to
  * the vertices queued at p (queued[u] and holder[u] == p), sorted, each once (int64). */
 static PyObject *affected(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
@@ -768,8 +774,8 @@ static PyObject *affected(PyObject *Py_UNUSED(self), PyObject *const *args, Py_s
     i64 *cand = NULL, u = 0;
     if (!fast_args("affected", args, nargs, "OOOOOL", &o[XADJ], &o[ADJNCY], &o[CH], &o[QUEUED], &o[HOLDER], &p))
         return NULL;
-    if (!get_all(o, b, have, "iiiri", name, NB)) goto done;
-    i64 n = b[HOLDER].len / 8;
+    if (!get_all(o, b, have, "iiirn", name, NB)) goto done;
+    i64 n = b[HOLDER].len / 4;
     if (b[QUEUED].len != n || b[XADJ].len / 8 != n + 1) {
         PyErr_SetString(PyExc_ValueError, "queue: affected got arrays of inconsistent lengths");
         goto done;
@@ -783,7 +789,7 @@ done:
     return ret;
 }
 
-/* arrive(ids, p, data_at, requested, pinned, queued, rwgt): the data of ids arrived at p (a DATA message,
+/* arrive(ids, p, data_at (int32), requested, pinned, queued, rwgt): the data of ids arrived at p (a DATA message,
  * balancer.LevelRun._receive): data_at[ids] = p; requested[ids] = False; pinned[ids[queued[ids]]] = False.
  * Returns the sum of rwgt[ids] (the words copied in). */
 static PyObject *arrive(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -797,21 +803,22 @@ static PyObject *arrive(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "OLOOOOO", &o[IDS], &p, &o[DATA_AT], &o[REQUESTED], &o[PINNED], &o[QUEUED],
                           &o[RWGT]))
         return NULL;
-    if (!get_all(o, b, have, "iibbri", name, NB)) goto done;
-    i64 k = b[IDS].len / 8, n = b[DATA_AT].len / 8;
+    if (!get_all(o, b, have, "inbbri", name, NB)) goto done;
+    i64 k = b[IDS].len / 8, n = b[DATA_AT].len / 4;
     if (b[REQUESTED].len != n || b[PINNED].len != n || b[QUEUED].len != n || b[RWGT].len / 8 != n) {
         PyErr_SetString(PyExc_ValueError, "queue: arrive got arrays of inconsistent lengths");
         goto done;
     }
     const i64 *ids = b[IDS].buf, *rwgt = b[RWGT].buf;
-    i64 *data_at = b[DATA_AT].buf, sum = 0;
+    i32 *data_at = b[DATA_AT].buf;
+    i64 sum = 0;
     uint8_t *requested = b[REQUESTED].buf, *pinned = b[PINNED].buf;
     const uint8_t *queued = b[QUEUED].buf;
     if (!all_in(ids, k, n, "an arrived vertex is")) goto done;
     for (i64 j = 0; j < k; ++j) {
         i64 v = ids[j];
         sum += rwgt[v];
-        data_at[v] = p;
+        data_at[v] = (i32)p;
         requested[v] = 0;
         if (queued[v]) pinned[v] = 0;
     }
@@ -821,7 +828,7 @@ done:
     return ret;
 }
 
-/* serve(ids, p, data_at, rwgt): a data request at p (balancer.LevelRun._serve): the requested vertices whose
+/* serve(ids, p, data_at (int32), rwgt): a data request at p (balancer.LevelRun._serve): the requested vertices whose
  * data is at p (data_at[ids] == p, read before any is marked) are marked in flight (data_at = -2). Returns
  * int64 [k, the sum of their rwgt, the k of them in order, the others in order]. */
 static PyObject *serve(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -833,14 +840,14 @@ static PyObject *serve(PyObject *Py_UNUSED(self), PyObject *args) {
     long long p;
     PyObject *ret = NULL;
     if (!PyArg_ParseTuple(args, "OLOO", &o[IDS], &p, &o[DATA_AT], &o[RWGT])) return NULL;
-    if (!get_all(o, b, have, "iii", name, NB)) goto done;
-    i64 k = b[IDS].len / 8, n = b[DATA_AT].len / 8;
+    if (!get_all(o, b, have, "ini", name, NB)) goto done;
+    i64 k = b[IDS].len / 8, n = b[DATA_AT].len / 4;
     if (b[RWGT].len / 8 != n) {
         PyErr_SetString(PyExc_ValueError, "queue: serve got arrays of inconsistent lengths");
         goto done;
     }
     const i64 *ids = b[IDS].buf, *rwgt = b[RWGT].buf;
-    i64 *data_at = b[DATA_AT].buf;
+    i32 *data_at = b[DATA_AT].buf;
     if (!all_in(ids, k, n, "a requested vertex is")) goto done;
     ret = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((2 + k) * 8));
     if (!ret) goto done;
@@ -856,10 +863,10 @@ done:
     return ret;
 }
 
-/* inbox's level arrays: data_at, requested, pinned, queued, rwgt, mig, loc_n, loc_b, its constants (int64 P, DATA,
+/* inbox's level arrays: data_at (int32), requested, pinned, queued, rwgt, mig, loc_n, loc_b, its constants (int64 P, DATA,
  * FETCH, word, per_unit) and the view's C_API capsule */
-#define INBOXED "ibbrifffio"
-#define TAILED "iiiifiififfffbiffibioo" /* tail_core's (its doc) */
+#define INBOXED "nbbrifffio"
+#define TAILED "iinifiififfffbiffibioo" /* tail_core's (its doc) */
 static int tail_core(const bound_t *tail, PyObject *Qall, PyObject *view, const view_api *api, i64 p, i64 i, i64 P,
                      i64 word, const i64 *arr, i64 na, const i64 *ch, i64 nl, PyObject *servers,
                      const uint8_t *queued, const i64 *rwgt, i64 n);
@@ -918,11 +925,11 @@ static PyObject *inbox_core(const Py_buffer *bb, i64 lfrom, i64 lto, i64 m, i64 
               per_unit = cst[4];
     memcpy(b, bb, DATA_AT * sizeof *b);  /* (the caller's: not released here) */
     for (int j = DATA_AT; j < NB; ++j) b[j] = lv->b[j - DATA_AT];  /* (bound: not released here) */
-    i64 n = b[DATA_AT].len / 8, nv = b[VALUES].len / 8, nm = b[SRC].len / 8, L = b[MIG].len / 8;
+    i64 n = b[DATA_AT].len / 4, nv = b[VALUES].len / 8, nm = b[SRC].len / 8, L = b[MIG].len / 8;
     i64 nlv = b[LVALUES].len / 8, nlm = b[LOFFSETS].len / 8 - 1;
     const i64 *val = b[VALUES].buf, *off = b[OFFSETS].buf, *src = b[SRC].buf, *rwgt = b[RWGT].buf;
     const i64 *lval = b[LVALUES].buf, *loff = b[LOFFSETS].buf;
-    i64 *data_at = b[DATA_AT].buf;
+    i32 *data_at = b[DATA_AT].buf;
     uint8_t *requested = b[REQUESTED].buf, *pinned = b[PINNED].buf;
     const uint8_t *queued = b[QUEUED].buf;
     double *mig = b[MIG].buf, *loc_n = b[LOC_N].buf, *loc_b = b[LOC_B].buf;
@@ -973,7 +980,7 @@ static PyObject *inbox_core(const Py_buffer *bb, i64 lfrom, i64 lto, i64 m, i64 
             for (i64 j = 1; j <= k; ++j) {
                 i64 v = w[j];
                 sum += rwgt[v];
-                data_at[v] = p;
+                data_at[v] = (i32)p;
                 requested[v] = 0;
                 if (queued[v]) pinned[v] = 0;
                 lid[nl] = v, lat[nl++] = p, arr[na++] = v;
@@ -1285,15 +1292,16 @@ done:
 /* done()'s steps on its arrays (nv vertices, A processors; the level's bound arrays lv: DONE's; data_at NULL: no
  * check): 1 done, 0 not (a vertex's data elsewhere, nothing changed), -1 with an error */
 static int done_core(const i64 *verts, const i64 *procs, i64 nv, const i64 *who, const double *cost, i64 A,
-                     i64 step, const Py_buffer *lv, const i64 *data_at, i64 ndata) {
+                     i64 step, const Py_buffer *lv, const i32 *data_at, i64 ndata) {
     enum { HOLDER, PINNED, DONE_BY, STG, NSTAGED, PROC_COST, BUSY_STEPS, LAST_BUSY };
-    i64 n = lv[HOLDER].len / 8, L = lv[STG].len / 8;
-    if (lv[PINNED].len != n || lv[DONE_BY].len / 8 != n || lv[NSTAGED].len / 8 != L || lv[PROC_COST].len / 8 != L ||
+    i64 n = lv[HOLDER].len / 4, L = lv[STG].len / 8;
+    if (lv[PINNED].len != n || lv[DONE_BY].len / 4 != n || lv[NSTAGED].len / 8 != L || lv[PROC_COST].len / 8 != L ||
         lv[BUSY_STEPS].len / 8 != L || lv[LAST_BUSY].len / 8 != L || (data_at && ndata != n)) {
         PyErr_SetString(PyExc_ValueError, "queue: done got arrays of inconsistent lengths");
         return -1;
     }
-    i64 *holder = lv[HOLDER].buf, *done_by = lv[DONE_BY].buf, *nstaged = lv[NSTAGED].buf;
+    i32 *holder = lv[HOLDER].buf, *done_by = lv[DONE_BY].buf;
+    i64 *nstaged = lv[NSTAGED].buf;
     i64 *busy_steps = lv[BUSY_STEPS].buf, *last_busy = lv[LAST_BUSY].buf;
     double *stg = lv[STG].buf, *proc_cost = lv[PROC_COST].buf;
     uint8_t *pinned = lv[PINNED].buf;
@@ -1304,7 +1312,7 @@ static int done_core(const i64 *verts, const i64 *procs, i64 nv, const i64 *who,
     for (i64 i = 0; i < nv; ++i) {
         holder[verts[i]] = -1;
         pinned[verts[i]] = 0;
-        done_by[verts[i]] = procs[i];
+        done_by[verts[i]] = (i32)procs[i];
     }
     for (i64 j = 0; j < A; ++j) {
         i64 w = who[j];
@@ -1321,9 +1329,9 @@ static int done_core(const i64 *verts, const i64 *procs, i64 nv, const i64 *who,
  * proc_cost, busy_steps, last_busy): the processed chunks (balancer.LevelRun._done), numpy's steps in numpy's
  * order (who's entries are distinct): holder[verts] = -1; pinned[verts] = False; done_by[verts] = procs;
  * stg[who] -= cost; nstaged[who] -= 1; stg[who[nstaged[who] == 0]] = 0.0; proc_cost[who] += cost;
- * busy_steps[who] += 1; last_busy[who] = step. Returns True; with data_at (int64, by vertex), only when every
+ * busy_steps[who] += 1; last_busy[who] = step (holder, done_by: int32). Returns True; with data_at (int32, by vertex), only when every
  * vertex's data is at its processor (data_at[verts] == procs), else False with nothing changed. */
-#define DONE "ibififii"
+#define DONE "nbnfifii"
 static PyObject *done(PyObject *Py_UNUSED(self), PyObject *args) {
     enum { VERTS, PROCS, WHO, COST, DATA_AT, NB };
     static const char *const name[NB] = {"verts", "procs", "who", "cost", "data_at"};
@@ -1337,14 +1345,14 @@ static PyObject *done(PyObject *Py_UNUSED(self), PyObject *args) {
         !(t = bound_of(level, DONE, "done's level arrays")))
         return NULL;
     int check = o[DATA_AT] != NULL;
-    if (!get_all(o, b, have, "iiifi", name, check ? NB : DATA_AT)) goto done;
+    if (!get_all(o, b, have, "iiifn", name, check ? NB : DATA_AT)) goto done;
     i64 nv = b[VERTS].len / 8, A = b[WHO].len / 8;
     if (b[PROCS].len / 8 != nv || b[COST].len / 8 != A) {
         PyErr_SetString(PyExc_ValueError, "queue: done got arrays of inconsistent lengths");
         goto done;
     }
     int r = done_core(b[VERTS].buf, b[PROCS].buf, nv, b[WHO].buf, b[COST].buf, A, step, t->b,
-                      check ? b[DATA_AT].buf : NULL, check ? b[DATA_AT].len / 8 : 0);
+                      check ? b[DATA_AT].buf : NULL, check ? b[DATA_AT].len / 4 : 0);
     if (r >= 0) ret = Py_NewRef(r ? Py_True : Py_False);
 done:
     release_all(b, have, NB);
@@ -1360,8 +1368,8 @@ static PyObject *done_chosen_core(PyObject *chosen, i64 step, const bound_t *t, 
     int have[2] = {0};
     chosen_t c;
     static const char *const name[2] = {"chosen", "data_at"};
-    if (!get_all(o, b, have, "ii", name, 2) || !chosen_of(&b[0], &c)) goto done;
-    int r = c.got ? done_core(c.chosen, c.procs, c.got, c.who, c.cost, c.A, step, t->b, b[1].buf, b[1].len / 8) : 1;
+    if (!get_all(o, b, have, "in", name, 2) || !chosen_of(&b[0], &c)) goto done;
+    int r = c.got ? done_core(c.chosen, c.procs, c.got, c.who, c.cost, c.A, step, t->b, b[1].buf, b[1].len / 4) : 1;
     if (r >= 0) ret = r ? PyLong_FromLongLong(c.got) : Py_NewRef(Py_None);
 done:
     release_all(b, have, 2);
@@ -1548,7 +1556,7 @@ static int row_in(const i64 *xadj, const i64 *adj, i64 v, i64 n, i64 nadj) {
  * vertices of layer that are in the set (slot > 0: position + 1) and, with avail, still marked there, sorted,
  * each once, written to next; returns how many, or -1 with an exception set (the caller then clears slot
  * for the whole set). slot is as it was after. */
-static i64 next_layer(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *layer, i64 nl, i64 *slot,
+static i64 next_layer(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *layer, i64 nl, i32 *slot,
                       const uint8_t *avail, i64 *next) {
     i64 nn = 0;
     for (i64 i = 0; i < nl; ++i) {
@@ -1575,10 +1583,10 @@ static i64 next_layer(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i6
  * ``before = got + np.cumsum(c) - c``, ``k = np.searchsorted(before, amount)``, ``got += c[:k].sum()``; a
  * partly taken layer ends the region and the next one starts while got < amount. Writes to taken the
  * positions in ids of the vertices taken (in the order taken), then those of the rest (in ids order), and
- * returns how many were taken, or -1 with an exception set. slot (one per vertex, all 0) is scratch and left
+ * returns how many were taken, or -1 with an exception set. slot (int32, one per vertex, all 0) is scratch and left
  * all 0; layer, next and c have room for m + 1 entries. */
 static i64 grow(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *ids, const double *cost, i64 m,
-                double amount, i64 *slot, i64 *taken, i64 *layer, i64 *next, double *c) {
+                double amount, i32 *slot, i64 *taken, i64 *layer, i64 *next, double *c) {
     i64 k = 0;
     if (!all_in(ids, m, n, "a job is")) return -1;
     for (i64 i = 0; i < m; ++i) {
@@ -1587,7 +1595,7 @@ static i64 grow(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *ids
             PyErr_SetString(PyExc_ValueError, "queue: spread got a job twice");
             return -1;
         }
-        slot[ids[i]] = i + 1;  /* position + 1 of a free vertex of ids, 0 otherwise */
+        slot[ids[i]] = (i32)(i + 1);  /* position + 1 of a free vertex of ids, 0 otherwise */
     }
     double got = 0.0;
     for (i64 first = 0; amount > 0 && got < amount;) {  /* a region from the first free vertex */
@@ -1628,7 +1636,7 @@ typedef struct {
 
 /* The split of spread() (below) of m jobs ids (distinct, with their loads tot) at node: writes spread()'s
  * int64 result (2 + 2s + m entries; out has room for 130 + m) and returns 0, or -1 with an exception set. */
-static int split(const split_in *g, const i64 *ids, const double *tot, i64 m, double deficit, i64 node, i64 *slot,
+static int split(const split_in *g, const i64 *ids, const double *tot, i64 m, double deficit, i64 node, i32 *slot,
                  i64 *out) {
     int ok = -1;
     i64 t = node ^ g->xr, *work = NULL;
@@ -1730,7 +1738,7 @@ static PyObject *spread(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOOdOOOLLO", &o[XADJ], &o[ADJNCY], &o[IDS], &o[TOT], &deficit, &o[KSTART], &o[KID],
                           &o[SIZE], &g.xr, &node, &o[SLOT]))
         return NULL;
-    if (!get_all(o, b, have, "iiiiiifi", name, NB) || !split_of(&g, b, b[SLOT].len / 8)) goto done;
+    if (!get_all(o, b, have, "iiiiiifn", name, NB) || !split_of(&g, b, b[SLOT].len / 4)) goto done;
     i64 m = b[IDS].len / 8;
     if (b[TOT].len / 8 != m) {
         PyErr_SetString(PyExc_ValueError, "queue: spread got arrays of inconsistent lengths");
@@ -1795,7 +1803,7 @@ static int tree_for(tree_cache *t, PyObject *csr, i64 origin, split_in *g, const
 }
 
 /* distribute(xadj, adjncy, csr, node, origins, offs, words, j, ids, wgt, comm, remap, W, qw, maxth, want, slot, Q,
- * holder, queued, pinned, cw, cc, cr, stale, deg, log2, ops, i): GetDistribute at node (SBN §3;
+ * holder (int32), queued, pinned, cw, cc, cr, stale, deg, log2, ops, i): GetDistribute at node (SBN §3;
  * balancer.LevelRun._get_distribute) for a run of DJOB messages from the j-th on, message x's jobs
  * ids[offs[x]:offs[x + 1]] from origins[x] (words[x] words), priced on node (wgt, comm, remap, by job); W is
  * node's WSysLL (0 without one), qw its QWgt (queue sorted). Per message, in order: ops[BAL, i] += words[x],
@@ -1828,12 +1836,12 @@ static PyObject *distribute(PyObject *Py_UNUSED(self), PyObject *args) {
                           &o[SLOT], &o[QQ], &o[HOLDER], &o[QUEUED], &o[PINNED], &o[CW], &o[CC], &o[CR], &o[STALE],
                           &o[DEG], &o[LOG2], &o[OPS], &i))
         return NULL;
-    if (!get_all(o, b, have, "iiiiiifffbiiibbfffbiff", name, NB)) goto done;
+    if (!get_all(o, b, have, "iiiiiifffbninbbfffbiff", name, NB)) goto done;
     i64 nm = b[ORIG].len / 8, m = b[IDS].len / 8, n = b[XADJ].len / 8 - 1, k = b[QQ].len / 8, L = b[OPS].len / 24;
     if (b[OFFS].len / 8 != nm + 1 || b[WORDS].len / 8 != nm || b[WGT].len / 8 != m || b[COMM].len / 8 != m ||
-        b[REMAP].len / 8 != m || b[HOLDER].len / 8 != n || b[QUEUED].len != n || b[PINNED].len != n ||
+        b[REMAP].len / 8 != m || b[HOLDER].len / 4 != n || b[QUEUED].len != n || b[PINNED].len != n ||
         b[CW].len / 8 != n || b[CC].len / 8 != n || b[CR].len / 8 != n || b[STALE].len != n ||
-        b[DEG].len / 8 != n || b[SLOT].len / 8 != n || b[LOG2].len / 8 < k + m + 1 || b[OPS].len != 24 * L ||
+        b[DEG].len / 8 != n || b[SLOT].len / 4 != n || b[LOG2].len / 8 < k + m + 1 || b[OPS].len != 24 * L ||
         i < 0 || i >= L || b[WANT].len != L || j < 0 || j >= nm) {
         PyErr_SetString(PyExc_ValueError, "queue: distribute got arrays of inconsistent lengths");
         goto done;
@@ -1893,7 +1901,8 @@ static PyObject *distribute(PyObject *Py_UNUSED(self), PyObject *args) {
         if (kept) {  /* _accept_jobs */
             q = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((k + kept) * 8));
             if (!q) goto done;
-            i64 *nq = (i64 *)PyByteArray_AS_STRING(q), *holder = b[HOLDER].buf;
+            i64 *nq = (i64 *)PyByteArray_AS_STRING(q);
+            i32 *holder = b[HOLDER].buf;
             uint8_t *queued = b[QUEUED].buf, *pinned = b[PINNED].buf, *stale = b[STALE].buf;
             double *cw = b[CW].buf, *cc = b[CC].buf, *cr = b[CR].buf;
             memcpy(nq, b[QQ].buf, (size_t)k * 8);
@@ -1901,7 +1910,7 @@ static PyObject *distribute(PyObject *Py_UNUSED(self), PyObject *args) {
             for (i64 x = 0; x < kept; ++x) {
                 i64 v = ids[pos[x]];
                 nq[k + x] = v;
-                holder[v] = node, queued[v] = 1, pinned[v] = 0;
+                holder[v] = (i32)node, queued[v] = 1, pinned[v] = 0;
                 cw[v] = wgt[pos[x]], cc[v] = comm[pos[x]], cr[v] = remap[pos[x]], stale[v] = 1;
                 dk += deg[v];
             }
@@ -1957,12 +1966,12 @@ static int ensure(lazy_q *z, i64 j) {
  * not end heavier than p (running sums in layer order, double arithmetic); the moved ones leave avail; a
  * partly moved layer ends the search (*stopped = 1), a wholly moved one is followed by its vertices'
  * neighbours still in avail, sorted, each once. Costs on p: cw + cc + cr; on q: cq (by position). slot
- * (int64, one per vertex, all 0) is scratch and left all 0; layer and next: m + 1 int64 each. The vertices
+ * (int32, one per vertex, all 0) is scratch and left all 0; layer and next: m + 1 int64 each. The vertices
  * moved are written to moved, in order; returns how many, or -1 with an exception set. With z, the prices on q
  * (cq, qc, qr: z's) are made as they are read (ensure). */
 static i64 search_round(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const i64 *queue, i64 m, const double *cq,
                         const double *qc, const double *qr, const i64 *R, i64 nr, uint8_t *avail, const double *cw,
-                        const double *cc, const double *cr, i64 *slot, double *sp, double *sq, double amount,
+                        const double *cc, const double *cr, i32 *slot, double *sp, double *sq, double amount,
                         double cap_p, double load_p, double base_q, i64 *layer, i64 *next, i64 *moved, i64 *stopped,
                         lazy_q *z) {
     i64 first = R[0];  /* MinV: delta_cut(on p, on q), normalized by Wgt where positive; np.argmin */
@@ -1980,7 +1989,7 @@ static i64 search_round(const i64 *xadj, const i64 *adj, i64 n, i64 nadj, const 
     }
     i64 k = 0;
     *stopped = 0;
-    for (i64 i = 0; i < m; ++i) slot[queue[i]] = i + 1;  /* position + 1 in queue */
+    for (i64 i = 0; i < m; ++i) slot[queue[i]] = (i32)(i + 1);  /* position + 1 in queue */
     i64 nl = 1;
     layer[0] = queue[first];
     while (nl) {
@@ -2039,8 +2048,8 @@ static PyObject *search(PyObject *Py_UNUSED(self), PyObject *args) {
                           &o[RS], &o[AVAIL], &o[CW], &o[CC], &o[CR], &o[SLOT], &sent_p, &sent_q, &amount, &cap_p,
                           &load_p, &base_q))
         return NULL;
-    if (!get_all(o, b, have, "iiifffibfffi", name, NB)) goto done;
-    i64 m = b[QUEUE].len / 8, n = b[SLOT].len / 8, nadj = b[ADJNCY].len / 8, nr = b[RS].len / 8;
+    if (!get_all(o, b, have, "iiifffibfffn", name, NB)) goto done;
+    i64 m = b[QUEUE].len / 8, n = b[SLOT].len / 4, nadj = b[ADJNCY].len / 8, nr = b[RS].len / 8;
     if (b[CQ].len / 8 != m || b[QC].len / 8 != m || b[QR].len / 8 != m || b[XADJ].len / 8 != n + 1 ||
         b[AVAIL].len != n || b[CW].len / 8 != n || b[CC].len / 8 != n || b[CR].len / 8 != n || nr < 1) {
         PyErr_SetString(PyExc_ValueError, "queue: search got arrays of inconsistent lengths");
@@ -2278,7 +2287,7 @@ done:
  * their order, on p's view after the merge): the na arrived vertices arr (a locate message, _locate: to the
  * holders of their neighbours and their homes, without p and the only server, if one; servers cleared), then
  * the queued vertices at p next to the nl vertices ch whose location p learned re-priced (affected, the view's
- * costs on p, priced) and p's queue marked unsorted and dirty. tail: bind(TAILED, xadj, adjncy, holder, home0,
+ * costs on p, priced) and p's queue marked unsorted and dirty. tail: bind(TAILED, xadj, adjncy, holder (int32), home0,
  * located, cwgt, pwgt, proc_of, cluster, conn, cw, cc, cr, stale, deg, sel, log2, head, unsorted, the view's base,
  * the outbox's locate list, dirty); rwgt, queued: inbox's. 0, or -1 with an error. */
 static int tail_core(const bound_t *tail, PyObject *Qall, PyObject *view, const view_api *api, i64 p, i64 i, i64 P,
@@ -2305,7 +2314,7 @@ static int tail_core(const bound_t *tail, PyObject *Qall, PyObject *view, const 
     for (int j = 0; j < KK; ++j) b[j] = tail->b[j];  /* (bound: not released here) */
     i64 L = b[SEL].len / 8, nadj = b[ADJNCY].len / 8, nk = b[KK].len / 8;
     const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *base = b[BASE].buf, *keys = b[KK].buf, *vals = b[KV].buf;
-    if (b[XADJ].len / 8 != n + 1 || b[HOLDER].len / 8 != n || b[HOME0].len / 8 != n || b[BASE].len / 8 != n ||
+    if (b[XADJ].len / 8 != n + 1 || b[HOLDER].len / 4 != n || b[HOME0].len / 8 != n || b[BASE].len / 8 != n ||
         b[KV].len / 8 != nk || b[CW].len / 8 != n || b[CC].len / 8 != n || b[CR].len / 8 != n ||
         b[STALE].len != n || b[DEG].len / 8 != n || b[LOCATED].len / 8 != L || b[HEAD].len / 8 != L ||
         b[UNSORTED].len != L || i < 0 || i >= L || P < 1) {
@@ -2519,13 +2528,13 @@ done:
 }
 
 /* fetch_chunks(chosen, level, fetch, msgs, code, P, word), chosen: choose()'s result (its chosen vertices and their
- * processors), level: bind(FETCHING, queued, pinned, data_at, requested, holder, xadj, adjncy, lix, fetched, req_n,
+ * processors), level: bind(FETCHING, queued, pinned, data_at, requested, holder (int32 both), xadj, adjncy, lix, fetched, req_n,
  * req_b, vlist): §3.5's data requests of the chosen chunks in one call (balancer.LevelRun._select_all): requests()'
  * list; requested[ids] = True; then per requesting processor p, in increasing order, its ids in their order: fetches()
  * from p's view (vlist[lix[p]].view's base, keys and values) for p itself, then fetched[i] += word * (2 * its messages
  * + k), req_n[i] += P - 1 and req_b[i] += (P - 1) * word * (2 + k) (i = lix[p], k its ids). Returns requests()'
  * bytearray. */
-#define FETCHING "bbibiiiifffo"
+#define FETCHING "bbnbniiifffo"
 static PyObject *fetch_core(PyObject *chosen, const bound_t *t, int fetch, PyObject *msgs, i64 code, i64 P, i64 word) {
     enum { LIX = NREQ, FETCHED, REQ_N, REQ_B, NB };
     static const char *const name[NB] = {"chosen", "procs", "queued", "pinned", "data_at", "requested", "holder",
@@ -2662,8 +2671,8 @@ static PyObject *select_(PyObject *Py_UNUSED(self), PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "queue: select takes pinned and fixed together");
         return NULL;
     }
-    if (!get_all(o, b, have, "iiiiiififbfffiiiirr", name, lock ? NB : PINNED)) goto done;
-    i64 m = b[QUEUE].len / 8, n = b[SLOT].len / 8, nadj = b[ADJNCY].len / 8, nk = b[KK].len / 8;
+    if (!get_all(o, b, have, "iiiiiififbfffniiirr", name, lock ? NB : PINNED)) goto done;
+    i64 m = b[QUEUE].len / 8, n = b[SLOT].len / 4, nadj = b[ADJNCY].len / 8, nk = b[KK].len / 8;
     const i64 *xadj = b[XADJ].buf, *adj = b[ADJNCY].buf, *queue = b[QUEUE].buf, *base = b[BASE].buf,
               *kk = b[KK].buf, *kv = b[KV].buf;
     uint8_t *avail = b[AVAIL].buf;
@@ -3117,7 +3126,7 @@ static int tail_at(const bound_t *lv, const view_api *api, const bound_t *tl, Py
     int r = -1;
     if (o[0] && o[1] && o[2])
         r = tail_core(tl, o[0], o[1], api, p, i, cst[0], cst[3], arr, na, ch, nl, o[2],
-                      lv->b[QUEUED - DATA_AT].buf, lv->b[RWGT - DATA_AT].buf, lv->b[0].len / 8);
+                      lv->b[QUEUED - DATA_AT].buf, lv->b[RWGT - DATA_AT].buf, lv->b[0].len / 4);
     for (int j = 0; j < 3; ++j) Py_XDECREF(o[j]);
     return r;
 }

@@ -203,15 +203,16 @@ class LevelRun:
         # arrays themselves), freed when the cell is done with them (the runner's sweep)
         held = HostArrays.of(engine)
         self.home0 = np.asarray(state.home, np.int64)                # home processor: data location at level start
-        self.data_at = self.home0.copy()                             # where data physically is (local vprocs)
+        # processors by vertex in int32 (P < 2^31): half the per-rank bytes of int64 (issue 52)
+        self.data_at = self.home0.astype(np.int32)                   # where data physically is (local vprocs)
         self.requested = np.zeros(n, bool)                           # data request in flight
-        self.holder = np.full(n, -1, np.int64)                       # local vproc holding v (queued or staged)
+        self.holder = np.full(n, -1, np.int32)                       # local vproc holding v (queued or staged)
         self.queued = np.zeros(n, bool)                              # in a local queue, not staged
         self.pinned = np.zeros(n, bool)                              # not selectable for migration
         self.fixed = np.zeros(n, bool) if fixed is None else np.asarray(fixed, bool)  # Level.pinned: never moves
-        self.done_by = np.full(n, -1, np.int64)                      # local vproc that processed v
+        self.done_by = np.full(n, -1, np.int32)                      # local vproc that processed v
         self.stale = np.ones(n, bool)                                # priced since its queue was last sorted
-        self.slot = np.zeros(n, np.int64)                            # spread()'s and select()'s scratch
+        self.slot = np.zeros(n, np.int32)                            # spread()'s and select()'s scratch
         self.avail = np.zeros(n, bool)                               # _select()'s scratch
         self.pmark = np.zeros(P, bool)                               # _locate()'s scratch
         owner = np.asarray(state.owner)
@@ -295,11 +296,11 @@ class LevelRun:
         # what _queue.choose and _queue.fetch_chunks read and write, bound once
         self.chosen = _queue.bind("fifiifibbffio", self.credit, self.qlen, self.qs, self.head, self.mine, self.stg,
                                   self.nstaged, self.queued, self.pinned, self.ops[SEL], self.log2, self.deg, self.vlist)
-        self.fetching = _queue.bind("bbibiiiifffo", self.queued, self.pinned, self.data_at, self.requested, self.holder,
+        self.fetching = _queue.bind("bbnbniiifffo", self.queued, self.pinned, self.data_at, self.requested, self.holder,
                                     g.xadj, g.adjncy, self.lix, self.bcast[FETCHED], self.bcast[REQ_N],
                                     self.bcast[REQ_B], self.vlist)
         # what _queue.done and _queue.acting read and write, bound once
-        self.finished = _queue.bind("ibififii", self.holder, self.pinned, self.done_by, self.stg, self.nstaged,
+        self.finished = _queue.bind("nbnfifii", self.holder, self.pinned, self.done_by, self.stg, self.nstaged,
                                     self.proc_cost, self.busy_steps, self.last_busy)
         self.acts = _queue.bind("ffiirirff", self.qs, self.stg, self.busy, self.hold, self.prom, self.cooldown,
                                 self.want, self.minth, self.maxth)
@@ -312,12 +313,12 @@ class LevelRun:
         self.lcols = _NO_COLUMNS[:2]  # the superstep's locate messages' values and offsets (_locates, _inbox)
         # what _queue.inbox reads and writes, bound once (these arrays are never rebound; held until the level ends),
         # with its constants and the views' C_API
-        self.inboxed = _queue.bind("ibbrifffio", self.data_at, self.requested, self.pinned, self.queued, g.rwgt,
+        self.inboxed = _queue.bind("nbbrifffio", self.data_at, self.requested, self.pinned, self.queued, g.rwgt,
                                    self.ops[MIG], self.bcast[LOC_N], self.bcast[LOC_B],
                                    np.array([P, DATA, FETCH, msg.WORD, BYTES_PER_UNIT], np.int64), VIEW_API)
         # and what the rest of _receive reads and writes there when the run took every message (the views' base
         # is home0; the outbox's locate list is cleared in place)
-        self.tailed = _queue.bind("iiiifiififfffbiffibioo", g.xadj, g.adjncy, self.holder, self.home0,
+        self.tailed = _queue.bind("iinifiififfffbiffibioo", g.xadj, g.adjncy, self.holder, self.home0,
                                   self.bcast[LOCATED], g.cwgt, g.pwgt, machine.proc_of, machine.cluster, machine.conn,
                                   self.cw, self.cc, self.cr, self.stale, self.deg, self.ops[SEL], self.log2, self.head,
                                   self.unsorted, self.home0, self.out.locs, self.dirty)

@@ -43,7 +43,7 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
     ``cost`` holds Wgt/Comm/Remap on p for every vertex (indexed by vertex, float64);
     ``view`` is the State whose ``home`` is p's view of data locations.
     ``load_p`` is QWgt(p) now, ``base_q`` what q is believed to hold.
-    ``slot``: an int64 scratch array of one zero per vertex (left as it was; None: one is made).
+    ``slot``: an int32 scratch array of one zero per vertex (left as it was; None: one is made).
     ``evaluated``: a list to which each round appends Σ δ_r over its subset R (§5.4's cost of the ΔCuts).
     ``near_q``: draw R from the queued vertices next to data q holds, when there are any (our variant; False:
     from the whole local queue, §3.4).
@@ -54,7 +54,7 @@ def select(g, machine, view, queue: np.ndarray, avail: np.ndarray, cost: Costs, 
     the search, ΔCut as :func:`harness.delta_cut` computes it); ``native`` False: the reference path, numpy's
     pool and test, R (``_queue.choice``) and the search (``_queue.search``) one round at a time.
     """
-    slot = np.zeros(g.n, np.int64) if slot is None else slot
+    slot = np.zeros(g.n, np.int32) if slot is None else slot
     queue = np.ascontiguousarray(queue, np.int64)
     if native:
         verts, sent_p, sent_q, ev, _ = rounds(g, machine, view, queue, avail, cost, q, amount, load_p, base_q, rng,
@@ -146,7 +146,7 @@ def spread(g, ids: np.ndarray, cost: np.ndarray, deficit: float, tree: tuple, p:
     stage); of the rest, each successor of p in the tree (``tree``: ``Trees.csr`` of the
     message's origin) but the last carves its share in turn, the shares in proportion to
     the successors' subtree sizes, and the last takes what is left. In C
-    (``_queue.spread``; ``slot``: an int64 scratch array of one zero per vertex, left as it
+    (``_queue.spread``; ``slot``: an int32 scratch array of one zero per vertex, left as it
     was).
 
     Returns (the successors in processor order, [positions in ``ids`` that p keeps, then

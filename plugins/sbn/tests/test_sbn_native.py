@@ -82,7 +82,7 @@ def test_selection_rounds_and_holders_in_c_are_the_reference(near_q, machine):
     moved = rng.choice(g.n, g.n // 8, replace=False)
     view.learn(moved, rng.integers(0, P, moved.size))  # p's view: some data elsewhere
     cost = costs_if_on(g, view, m, np.arange(g.n), s.owner)
-    deg, slot, chosen = np.diff(g.xadj), np.zeros(g.n, np.int64), 0
+    deg, slot, chosen = np.diff(g.xadj), np.zeros(g.n, np.int32), 0
     for trial in range(40):
         p, q = (int(x) for x in rng.choice(P, 2, replace=False))
         queue = np.flatnonzero(s.owner == p)

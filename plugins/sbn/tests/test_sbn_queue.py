@@ -220,26 +220,26 @@ def test_done_with_data_at_waits_for_every_vertex_s_data():
     verts, procs = np.array([3, 7, 9, 20], np.int64), np.array([1, 1, 2, 2], np.int64)
     who, cost = np.array([1, 2], np.int64), np.array([1.5, 2.5])
     # holder, pinned, done_by, stg, nstaged, proc_cost, busy_steps, last_busy
-    a = [np.full(n, 1, np.int64), rng.random(n) < 0.5, np.full(n, -1, np.int64), np.full(L, 4.0),
+    a = [np.full(n, 1, np.int32), rng.random(n) < 0.5, np.full(n, -1, np.int32), np.full(L, 4.0),
          np.full(L, 2, np.int64), np.zeros(L), np.zeros(L, np.int64), np.full(L, -1, np.int64)]
-    data_at = np.zeros(n, np.int64)
+    data_at = np.zeros(n, np.int32)  # (processors by vertex: int32)
     data_at[verts] = procs
     data_at[9] = 0  # not there yet
     before = [x.copy() for x in a]
-    assert _queue.done(verts, procs, who, cost, 6, _queue.bind("ibififii", *a), data_at) is False
+    assert _queue.done(verts, procs, who, cost, 6, _queue.bind("nbnfifii", *a), data_at) is False
     assert all(np.array_equal(x, y) for x, y in zip(a, before))
     data_at[9] = 2
     b = [x.copy() for x in a]
-    assert _queue.done(verts, procs, who, cost, 6, _queue.bind("ibififii", *a), data_at) is True
-    assert _queue.done(verts, procs, who, cost, 6, _queue.bind("ibififii", *b)) is True
+    assert _queue.done(verts, procs, who, cost, 6, _queue.bind("nbnfifii", *a), data_at) is True
+    assert _queue.done(verts, procs, who, cost, 6, _queue.bind("nbnfifii", *b)) is True
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
     # choose()'s result (A, got, who, k, cost, chosen, procs) done as such: the count done, or None
     chosen = bytearray(np.concatenate([[2, 4], who, [2, 2], cost.view(np.int64), verts, procs]).astype(np.int64))
     c, data_at[9] = [x.copy() for x in before], 0
-    assert _queue.done_chosen(chosen, 6, _queue.bind("ibififii", *c), data_at) is None
+    assert _queue.done_chosen(chosen, 6, _queue.bind("nbnfifii", *c), data_at) is None
     assert all(np.array_equal(x, y) for x, y in zip(c, before))
     data_at[9] = 2
-    assert _queue.done_chosen(chosen, 6, _queue.bind("ibififii", *c), data_at) == 4
+    assert _queue.done_chosen(chosen, 6, _queue.bind("nbnfifii", *c), data_at) == 4
     assert all(np.array_equal(x, y) for x, y in zip(c, a))
 
 
@@ -296,8 +296,9 @@ def test_a_superstep_bookkeeping_matches_numpy():
             "qs": rng.random(L) * 50, "qlen": rng.integers(0, 30, L), "credit": rng.random(L) * 4 - 1,
             "stg": rng.random(L) * 3, "nstaged": rng.integers(0, 3, L), "queued": rng.random(n) < 0.6,
             "pinned": rng.random(n) < 0.2, "requested": rng.random(n) < 0.3,
-            "data_at": mine[rng.integers(0, L, n)], "holder": np.where(rng.random(n) < 0.7, mine[rng.integers(0, L, n)], -1),
-            "done_by": np.full(n, -1, np.int64), "proc_cost": rng.random(L), "busy_steps": rng.integers(0, 5, L),
+            "data_at": mine[rng.integers(0, L, n)].astype(np.int32),
+            "holder": np.where(rng.random(n) < 0.7, mine[rng.integers(0, L, n)], -1).astype(np.int32),
+            "done_by": np.full(n, -1, np.int32), "proc_cost": rng.random(L), "busy_steps": rng.integers(0, 5, L),
             "last_busy": rng.integers(-1, 5, L), "busy": rng.integers(0, 2, L), "hold": rng.integers(-1, 8, L),
             "prom": rng.random(L) < 0.2, "cooldown": rng.integers(-1, 8, L), "want": rng.random(L) < 0.1,
             "minth": rng.random(L) * 20, "maxth": 20 + rng.random(L) * 40, "sel": rng.random(L) * 100,
@@ -359,7 +360,7 @@ def test_a_superstep_bookkeeping_matches_numpy():
         w["proc_cost"][who] += cost
         w["busy_steps"][who] += 1
         w["last_busy"][who] = trial
-        _queue.done(verts, vp, who, cost, trial, _queue.bind("ibififii", g["holder"], g["pinned"], g["done_by"], g["stg"],
+        _queue.done(verts, vp, who, cost, trial, _queue.bind("nbnfifii", g["holder"], g["pinned"], g["done_by"], g["stg"],
                                                              g["nstaged"], g["proc_cost"], g["busy_steps"],
                                                              g["last_busy"]))
         # the next superstep's credit and choosers, and the main lines that act
@@ -420,7 +421,7 @@ def test_carve_is_the_numpy_region_growing():
     v = (u + rng.integers(1, 40, u.size)) % n  # local edges: regions grow over several layers
     key = np.unique(np.minimum(u, v) * n + np.maximum(u, v))
     g = Graph.from_edges(n, key // n, key % n)
-    slot = np.zeros(n, np.int64)
+    slot = np.zeros(n, np.int32)
     tree = Trees(2).csr(0)  # T_0 of two processors: 0 -> 1
     for trial in range(300):
         m = int(rng.choice([0, 1, 5, 9, 60, 300, 1500]))
@@ -467,7 +468,7 @@ def test_spread_is_the_carves_in_turn(P):
     v = (u + rng.integers(1, 30, u.size)) % n
     key = np.unique(np.minimum(u, v) * n + np.maximum(u, v))
     g = Graph.from_edges(n, key // n, key % n)
-    slot = np.zeros(n, np.int64)
+    slot = np.zeros(n, np.int32)
     trees = Trees(P)
     for trial in range(200):
         origin, p = int(rng.integers(P)), int(rng.integers(P))
