@@ -675,8 +675,7 @@ static PyObject *pack_core(arg *a, Py_ssize_t k, Py_ssize_t R, const i64 *rowb) 
     }
     char *out;
     if (!(buf = bytes_of(total, &out))) goto done;
-    memset(out, 0, (size_t)total);
-    char *pos = out;
+    char *pos = out;  /* (every byte is written below: the padding zeroed, the rest copied) */
     for (Py_ssize_t r = 0; r < R; ++r) {
         if (!size[r]) continue;
         i64 *h = (i64 *)pos, olen = a[6 * k + 2 + r].b.len;
@@ -684,14 +683,20 @@ static PyObject *pack_core(arg *a, Py_ssize_t k, Py_ssize_t R, const i64 *rowb) 
         for (Py_ssize_t t = 0; t < k; ++t) h[3 + t] = nm[t * R + r], h[3 + k + t] = nv[t * R + r];
         char *p = pos + 8 * (3 + 2 * k);
         memcpy(p, a[6 * k + 1].b.buf, (size_t)dlen);
+        memset(p + dlen, 0, (size_t)(PAD(dlen) - dlen));
         p += PAD(dlen);
         memcpy(p, a[6 * k + 2 + r].b.buf, (size_t)olen);
+        memset(p + olen, 0, (size_t)(PAD(olen) - olen));
         p += PAD(olen);
         for (Py_ssize_t t = 0; t < k; ++t) {
             base[t * R + r] = p;
             p += 40 * nm[t * R + r];
             vbase[t * R + r] = p;
-            if (a[6 * t + 5].held) p += PAD(nv[t * R + r]);
+            if (a[6 * t + 5].held) {
+                i64 v = nv[t * R + r];
+                memset(p + v, 0, (size_t)(PAD(v) - v));  /* (the values, v bytes, copied below) */
+                p += PAD(v);
+            }
         }
         pos += size[r];
     }
