@@ -2883,35 +2883,29 @@ static double now(void) {
  * migration kind)) */
 #define FLUSHING "oooooooi"
 enum { F_LOCS, F_MSGS, F_ENGINE, F_SENDER, F_FROMBUFFER, F_INT64, F_NAMES, F_CONSTS, F_N };
-static PyObject *SEND_; /* "send" */
-
-/* words off .. off + cnt of buf (a bytearray of int64) as a read-only int64 memoryview (format 'q'): a column the
- * sender reads in its call only (it copies the columns; buf outlives the call and is not resized meanwhile), made
- * without a numpy array or a slice */
-static PyObject *column_of(PyObject *buf, i64 off, i64 cnt) {
-    Py_buffer v = {.buf = PyByteArray_AS_STRING(buf) + 8 * off, .len = 8 * cnt, .itemsize = 8, .readonly = 1,
-                   .ndim = 1, .format = "q"};
-    return PyMemoryView_FromBuffer(&v);
-}
+static PyObject *SEND_, *CAST_, *INT64_FORMAT_; /* "send", "cast", "q" */
 
 /* engine.send(tag, src, dst, values, counts, nbytes, kind), its first five the words cnt[c] from word off[c] of buf
- * (-1: to its end; counts: none when k is 4): values (the third) numpy.frombuffer(buf, int64, count, offset), the
- * array the engine keeps, the others column_of()'s; the last two nbytes (the sixth, or None) and kind (the seventh,
- * or the name last): through the sender, or send itself when the sender does not take them (its general path and
- * one-line errors); 0, or -1 */
+ * (a bytearray; -1: to its end; counts: none when k is 4): values (the third) numpy.frombuffer(buf, int64, count,
+ * offset), the array the engine keeps, the others slices of one int64 memoryview of buf (each holding buf: no numpy
+ * array nor slice made for a column the sender only reads); the last two nbytes (the sixth, or None) and kind (the
+ * seventh, or the name last): through the sender, or send itself when the sender does not take them (its general
+ * path and one-line errors); 0, or -1 */
 static int send_words(const bound_t *fl, PyObject *tag, PyObject *buf, const i64 *off, const i64 *cnt, int k,
                       PyObject *last) {
-    PyObject *v[8] = {fl->obj[F_ENGINE], tag}, *r = NULL;
-    i64 words = PyByteArray_GET_SIZE(buf) / 8;
-    int ok = 1;
+    PyObject *v[8] = {fl->obj[F_ENGINE], tag}, *r = NULL, *mv = PyMemoryView_FromObject(buf);
+    PyObject *words = mv ? PyObject_CallMethodOneArg(mv, CAST_, INT64_FORMAT_) : NULL;
+    i64 n = PyByteArray_GET_SIZE(buf) / 8;
+    int ok = words != NULL;
     for (int c = 0; c < k && ok; ++c) {
-        i64 n = cnt[c] < 0 ? words - off[c] : cnt[c];
+        i64 end = cnt[c] < 0 ? n : off[c] + cnt[c];
         if (c == 2) {  /* values */
-            PyObject *fb[4] = {buf, fl->obj[F_INT64], PyLong_FromLongLong(n), PyLong_FromLongLong(8 * off[c])};
+            PyObject *fb[4] = {buf, fl->obj[F_INT64], PyLong_FromLongLong(end - off[c]),
+                               PyLong_FromLongLong(8 * off[c])};
             v[4] = fb[2] && fb[3] ? PyObject_Vectorcall(fl->obj[F_FROMBUFFER], fb, 4, NULL) : NULL;
             Py_XDECREF(fb[2]), Py_XDECREF(fb[3]);
         } else
-            v[2 + c] = column_of(buf, off[c], n);
+            v[2 + c] = PySequence_GetSlice(words, (Py_ssize_t)off[c], (Py_ssize_t)end);
         ok = v[2 + c] != NULL;
     }
     if (k == 4) v[6] = Py_None, v[7] = last;  /* (borrowed: nbytes none, the kind's name) */
@@ -2919,6 +2913,7 @@ static int send_words(const bound_t *fl, PyObject *tag, PyObject *buf, const i64
         Py_SETREF(r, PyObject_VectorcallMethod(SEND_, v, 8, NULL));
     }
     for (int c = 0; c < k; ++c) Py_XDECREF(v[2 + c]);
+    Py_XDECREF(words), Py_XDECREF(mv);
     return r ? (Py_DECREF(r), 0) : -1;
 }
 
@@ -3371,6 +3366,7 @@ PyMODINIT_FUNC PyInit__queue(void) {
         !(OPS_ONLY_ = PyUnicode_InternFromString("ops_only")) || !(COLUMNS_ = PyUnicode_InternFromString("columns")) ||
         !(OPS_ = PyUnicode_InternFromString("ops")) || !(FLAG_ = PyUnicode_InternFromString("flag")) ||
         !(KEYS_ = PyUnicode_InternFromString("keys")) || !(BASE_ = PyUnicode_InternFromString("base")) ||
+        !(CAST_ = PyUnicode_InternFromString("cast")) || !(INT64_FORMAT_ = PyUnicode_InternFromString("q")) ||
         PyType_Ready(&BoundType) < 0)
         return NULL;
     return PyModule_Create(&module);
