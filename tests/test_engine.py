@@ -224,7 +224,7 @@ def test_one_rank_superstep_in_one_call_is_the_general_path(monkeypatch):
 
     def run(general: bool) -> tuple:
         if general:
-            monkeypatch.setattr(Counters, "local", lambda self, step, sends, P: None)
+            monkeypatch.setattr(Counters, "local", lambda self, step, sends, wire: None)
         else:
             monkeypatch.undo()
         rng, P = np.random.default_rng(11), 12

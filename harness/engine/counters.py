@@ -50,14 +50,13 @@ class Counters:
         self._book(step, _engine.counted(parts, self.loc, self.L, self.lat, self.bw, self.one, self.conn,
                                          self.cluster))
 
-    def local(self, step: int, sends: list, P: int) -> dict | None:
+    def local(self, step: int, sends: list, wire) -> dict | None:
         """One superstep of a rank that hosts every vproc, counted and delivered in one C call
-        (``_engine.local``: :meth:`count_sent`, each tag's delivery and :meth:`count_received`): ``sends``
-        the engine's batch sends [(tag, columns, values, row bytes), ...]; ``{tag: Batch}`` by tag, each tag's
-        messages in (destination, source, send order); None (nothing counted) when the general path must run (a
-        tag sent twice, values not contiguous)."""
-        got = _engine.local(sends, P, self.loc, self.L, self.lat, self.bw, self.one, self.conn, self.cluster, step,
-                            self._books, self._recv)
+        (``_engine.local`` with the rank's ``wire``: :meth:`count_sent`, each tag's delivery and
+        :meth:`count_received`): ``sends`` the engine's batch sends [(tag, columns, values, row bytes), ...];
+        ``{tag: Batch}`` by tag, each tag's messages in (destination, source, send order); None (nothing counted)
+        when the general path must run (a tag sent twice, values not contiguous)."""
+        got = _engine.local(wire, sends, step)
         if got is None:
             return None
         if got[1]:
@@ -65,13 +64,13 @@ class Counters:
         return got[0]
 
     def wire(self, rank: np.ndarray, R: int):
-        """What this rank's exchanges under MPI read at every superstep, held once (``_engine.wire``; ``rank[v]``
-        vproc v's rank): ``_engine.outgoing(wire, sends, step)`` counts (:meth:`count_sent`), books and packs a
-        superstep's batch sends for every rank in one call (``batch.wire``'s chunks, the tags in increasing order;
-        (buffer, sizes, the booking's flag for :meth:`booked`), or None, nothing counted, when the general path must
-        run: a tag sent twice, values not contiguous); ``_engine.came(wire, buffer, sizes, step)`` parses what came
-        (``batch.unpack``'s, each tag sorted as delivered) and, when no object-path message came, counts the deliveries
-        as :meth:`count_received` does."""
+        """What this rank's exchanges read at every superstep, held once (``_engine.wire``; ``rank[v]``
+        vproc v's rank): at R = 1 :meth:`local`'s; under MPI ``_engine.outgoing(wire, sends, step)`` counts
+        (:meth:`count_sent`), books and packs a superstep's batch sends for every rank in one call (``batch.wire``'s
+        chunks, the tags in increasing order; (buffer, sizes, the booking's flag for :meth:`booked`), or None, nothing
+        counted, when the general path must run: a tag sent twice, values not contiguous);
+        ``_engine.came(wire, buffer, sizes, step)`` parses what came (``batch.unpack``'s, each tag sorted as
+        delivered) and, when no object-path message came, counts the deliveries as :meth:`count_received` does."""
         return _engine.wire(rank, R, self.loc, self.L, self.lat, self.bw, self.one, self.conn, self.cluster,
                             self._books, self._recv)
 

@@ -397,7 +397,7 @@ class Engine:
         self._got: dict = {}  # tag -> Batch delivered by the last exchange
         self._vp_steps: list = []  # under ``profile``: the local vprocs' CPU at each exchange
         self._counters = Counters(self.P, self.machine, self.local_index, len(self.mine))
-        self._wire = self._counters.wire(self._rank, self.R) if self.R > 1 else None  # (the exchanges under MPI)
+        self._wire = self._counters.wire(self._rank, self.R)  # (what every exchange reads, held once)
         self._stats: dict = {}  # (kind, since, superstep) -> step_stats' figures, read while no superstep followed
 
     def post(self, src: int, dst: int, payload, kind: str = "balance") -> None:
@@ -544,7 +544,7 @@ class Engine:
             return Inbox()
         if sends and not out:  # batches only, each tag once: counted and delivered (R = 1) or packed in one C call
             if self.R == 1:
-                got = self._counters.local(step, sends, self.P)
+                got = self._counters.local(step, sends, self._wire)
                 if got is not None:
                     self._got, self.tally = got, tally
                     return Inbox()

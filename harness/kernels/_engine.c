@@ -675,8 +675,7 @@ static PyObject *pack_core(arg *a, Py_ssize_t k, Py_ssize_t R, const i64 *rowb) 
     }
     char *out;
     if (!(buf = bytes_of(total, &out))) goto done;
-    memset(out, 0, (size_t)total);
-    char *pos = out;
+    char *pos = out;  /* (every byte is written below: the padding zeroed, the rest copied) */
     for (Py_ssize_t r = 0; r < R; ++r) {
         if (!size[r]) continue;
         i64 *h = (i64 *)pos, olen = a[6 * k + 2 + r].b.len;
@@ -684,14 +683,20 @@ static PyObject *pack_core(arg *a, Py_ssize_t k, Py_ssize_t R, const i64 *rowb) 
         for (Py_ssize_t t = 0; t < k; ++t) h[3 + t] = nm[t * R + r], h[3 + k + t] = nv[t * R + r];
         char *p = pos + 8 * (3 + 2 * k);
         memcpy(p, a[6 * k + 1].b.buf, (size_t)dlen);
+        memset(p + dlen, 0, (size_t)(PAD(dlen) - dlen));
         p += PAD(dlen);
         memcpy(p, a[6 * k + 2 + r].b.buf, (size_t)olen);
+        memset(p + olen, 0, (size_t)(PAD(olen) - olen));
         p += PAD(olen);
         for (Py_ssize_t t = 0; t < k; ++t) {
             base[t * R + r] = p;
             p += 40 * nm[t * R + r];
             vbase[t * R + r] = p;
-            if (a[6 * t + 5].held) p += PAD(nv[t * R + r]);
+            if (a[6 * t + 5].held) {
+                i64 v = nv[t * R + r];
+                memset(p + v, 0, (size_t)(PAD(v) - v));  /* (the values, v bytes, copied below) */
+                p += PAD(v);
+            }
         }
         pos += size[r];
     }
@@ -1065,102 +1070,9 @@ static PyObject *count_held(arg *a, Py_ssize_t m, Py_ssize_t L, double lat, doub
     return ret;
 }
 
-/* count_held() with the machine's loc, conn, cluster */
-static PyObject *count_sends(arg *a, Py_ssize_t m, Py_ssize_t L, double lat, double bw, double one, PyObject *loco,
-                             PyObject *conno, PyObject *clo) {
-    arg mach[3];
-    memset(mach, 0, sizeof mach);
-    PyObject *ret = machine_of(mach, loco, conno, clo) ? count_held(a, m, L, lat, bw, one, mach) : NULL;
-    release(mach, 3);
-    return ret;
-}
-
-/* local(sends, P, loc, L, lat, bw, one, conn, cluster[, step, books, recv]): one superstep of one rank that hosts
- * every vproc (Engine.exchange at R = 1) in one call: the sends (sends_of()) counted in the order made (counted()'s
- * result), each tag's messages delivered in (destination, source, send order) (deliver()'s), tags in
- * increasing order, and per kind the most messages one local vproc received (most()'s). Returns (counted,
- * {tag: Batch}, most), or None for the caller's general path; with books (Counters' books, book_core), the counts
- * booked there and (step, most) appended to recv: ({tag: Batch}, book_core's 0, 1 or 2). */
-static PyObject *local(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *sends, *loco, *conno, *clo, *books = NULL, *recv = NULL;
-    Py_ssize_t P, L;
-    double lat, bw, one;
-    long long step = 0;
-    if (!PyArg_ParseTuple(args, "O!nOndddOO|LOO!", &PyList_Type, &sends, &P, &loco, &L, &lat, &bw, &one, &conno, &clo,
-                          &step, &books, &PyList_Type, &recv))
-        return NULL;
-    Py_ssize_t m = PyList_GET_SIZE(sends);
-    arg *a = calloc((size_t)(6 * m + 1), sizeof(arg)), loc;
-    seg_t *segs = calloc((size_t)(m + 1), sizeof(seg_t) + sizeof(i64) + sizeof(Py_ssize_t));  /* rowb, order */
-    i64 *rowb = segs ? (i64 *)(segs + m + 1) : NULL, *cols = NULL, total = 0;
-    Py_ssize_t *order = segs ? (Py_ssize_t *)(rowb + m + 1) : NULL;
-    PyObject *ret = NULL, *counts = NULL, *streams = NULL, *most = NULL;
-    loc.held = 0;
-    if (!a || !segs) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    int ok = sends_of(sends, a, rowb);
-    if (ok <= 0) {
-        if (!ok) ret = Py_NewRef(Py_None);
-        goto done;
-    }
-    if (!(counts = count_sends(a, m, L, lat, bw, one, loco, conno, clo)) || !get(loco, &loc, 'i', "loc")) goto done;
-    for (Py_ssize_t s = 0; s < m; ++s) total += LEN(a[6 * s]);
-    if (by_tag(sends, order) < 0) goto done;
-    if (!(streams = PyDict_New()) || !(cols = malloc((size_t)(5 * total) * 8 + 8))) goto done;
-    for (Py_ssize_t o = 0, w = 0; o < m; ++o) {
-        Py_ssize_t s = order[o];
-        PyObject *e = PyList_GET_ITEM(sends, s), *vo = PyTuple_GET_ITEM(e, 2);
-        i64 n = LEN(a[6 * s]);
-        for (int j = 0; j < 5; ++j) memcpy(cols + 5 * w + j * n, a[6 * s + j].b.buf, (size_t)n * 8);
-        const arg *v = &a[6 * s + 5];
-        seg_t *g = &segs[o];
-        *g = (seg_t){cols + 5 * w, n, n, v->held ? (const char *)v->b.buf : NULL, v->held ? (i64)v->b.len : 0};
-        w += n;
-        PyObject *j = join(g, 1, rowb[s], v->held, P, 1), *dt = NULL, *shape = NULL, *b = NULL;
-        if (!j) goto done;
-        if (vo == Py_None)
-            shape = PyTuple_New(0);
-        else if ((dt = PyObject_GetAttr(vo, s_dtype))) {
-            PyObject *full = PyObject_GetAttr(vo, s_shape);
-            shape = full ? PyTuple_GetSlice(full, 1, PyTuple_GET_SIZE(full)) : NULL;
-            Py_XDECREF(full);
-        }
-        if (shape) b = batch_of(j, dt, shape);
-        Py_DECREF(j);
-        Py_XDECREF(dt);
-        Py_XDECREF(shape);
-        if (!b) goto done;
-        int bad = PyDict_SetItem(streams, PyTuple_GET_ITEM(e, 0), b);
-        Py_DECREF(b);
-        if (bad < 0) goto done;
-    }
-    if (!(most = most_of(segs, m, I64(loc), LEN(loc), L))) goto done;
-    if (books) {  /* booked here (book_core), the deliveries' most appended to recv: (streams, book_core's) */
-        int r = recv ? book_core(books, step, counts) : -1;
-        PyObject *at = r < 0 ? NULL : PyLong_FromLongLong(step), *got = at ? PyTuple_Pack(2, at, most) : NULL,
-                 *flag = NULL;
-        if (got && PyList_Append(recv, got) == 0 && (flag = PyLong_FromLong(r))) ret = PyTuple_Pack(2, streams, flag);
-        if (!recv) PyErr_SetString(PyExc_TypeError, "engine: local's books come with recv");
-        Py_XDECREF(at), Py_XDECREF(got), Py_XDECREF(flag);
-    } else
-        ret = PyTuple_Pack(3, counts, streams, most);
-done:
-    Py_XDECREF(counts);
-    Py_XDECREF(streams);
-    Py_XDECREF(most);
-    if (a) release(a, (int)(6 * m));
-    release(&loc, 1);
-    free(a);
-    free(segs);
-    free(cols);
-    return ret;
-}
-
-/* Wire: what a rank's exchanges under MPI read at every superstep, held once a cell (Counters.wire; no argument
- * parsed nor buffer taken a superstep): the machine's loc, conn and cluster (machine_of()'s order), each vproc's rank,
- * the books' state; the books (book_core's), R, L, the machine's lat, bw and one. */
+/* Wire: what a rank's exchanges read at every superstep (under MPI; local() at R = 1), held once a cell
+ * (Counters.wire; no argument parsed nor buffer taken a superstep): the machine's loc, conn and cluster
+ * (machine_of()'s order), each vproc's rank, the books' state; the books (book_core's), R, L, the machine's lat, bw and one. */
 typedef struct {
     PyObject_HEAD
     arg h[5];  /* loc, conn, cluster, rank, state */
@@ -1181,10 +1093,10 @@ static PyTypeObject WireType = {
     .tp_basicsize = sizeof(Wire),
     .tp_dealloc = (destructor)wire_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "what a rank's exchanges under MPI read at every superstep (wire())",
+    .tp_doc = "what a rank's exchanges read at every superstep (wire())",
 };
 
-/* wire(rank, R, loc, L, lat, bw, one, conn, cluster, books, recv): the Wire of outgoing() and came() (books:
+/* wire(rank, R, loc, L, lat, bw, one, conn, cluster, books, recv): the Wire of outgoing(), came() and local() (books:
  * (sent, log, state), book_core's; recv: the list the deliveries' (step, most) go to, Counters.count_received's) */
 static PyObject *wire(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *ranko, *loco, *conno, *clo, *books, *recv;
@@ -1278,6 +1190,81 @@ done:
     release(b, (int)na);
     Py_XDECREF(desc);
     free(block);
+    return ret;
+}
+
+/* local(wire, sends, step): one superstep of one rank that hosts every vproc (Engine.exchange at R = 1) in one call,
+ * with what the rank's wire holds (Counters.wire: the machine, the books; no argument parsed nor buffer taken a
+ * superstep): the sends (sends_of()) counted in the order made (counted()'s result) and booked (book_core's), each
+ * tag's messages delivered in (destination, source, send order) (deliver()'s), tags in increasing order, and per
+ * kind the most messages one local vproc received (most()'s) appended with step to the wire's recv. Returns
+ * ({tag: Batch}, book_core's 0, 1 or 2), or None (nothing counted) for the caller's general path. */
+static PyObject *local(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    long long step;
+    const Wire *w = wired(args, nargs, 3, 1, &step, "local(wire, sends: list, step: int)");
+    if (!w) return NULL;
+    PyObject *sends = args[1];
+    Py_ssize_t m = PyList_GET_SIZE(sends), L = w->L;
+    i64 P = LEN(w->h[0]);
+    arg *a = calloc((size_t)(6 * m + 1), sizeof(arg));
+    seg_t *segs = calloc((size_t)(m + 1), sizeof(seg_t) + sizeof(i64) + sizeof(Py_ssize_t));  /* rowb, order */
+    i64 *rowb = segs ? (i64 *)(segs + m + 1) : NULL, *cols = NULL, total = 0;
+    Py_ssize_t *order = segs ? (Py_ssize_t *)(rowb + m + 1) : NULL;
+    PyObject *ret = NULL, *counts = NULL, *streams = NULL, *most = NULL;
+    if (!a || !segs) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int ok = sends_of(sends, a, rowb);
+    if (ok <= 0) {
+        if (!ok) ret = Py_NewRef(Py_None);
+        goto done;
+    }
+    if (!(counts = count_held(a, m, L, w->lat, w->bw, w->one, w->h))) goto done;
+    for (Py_ssize_t s = 0; s < m; ++s) total += LEN(a[6 * s]);
+    if (by_tag(sends, order) < 0) goto done;
+    if (!(streams = PyDict_New()) || !(cols = malloc((size_t)(5 * total) * 8 + 8))) goto done;
+    for (Py_ssize_t o = 0, at = 0; o < m; ++o) {
+        Py_ssize_t s = order[o];
+        PyObject *e = PyList_GET_ITEM(sends, s), *vo = PyTuple_GET_ITEM(e, 2);
+        i64 n = LEN(a[6 * s]);
+        for (int j = 0; j < 5; ++j) memcpy(cols + 5 * at + j * n, a[6 * s + j].b.buf, (size_t)n * 8);
+        const arg *v = &a[6 * s + 5];
+        seg_t *g = &segs[o];
+        *g = (seg_t){cols + 5 * at, n, n, v->held ? (const char *)v->b.buf : NULL, v->held ? (i64)v->b.len : 0};
+        at += n;
+        PyObject *j = join(g, 1, rowb[s], v->held, P, 1), *dt = NULL, *shape = NULL, *b = NULL;
+        if (!j) goto done;
+        if (vo == Py_None)
+            shape = PyTuple_New(0);
+        else if ((dt = PyObject_GetAttr(vo, s_dtype))) {
+            PyObject *full = PyObject_GetAttr(vo, s_shape);
+            shape = full ? PyTuple_GetSlice(full, 1, PyTuple_GET_SIZE(full)) : NULL;
+            Py_XDECREF(full);
+        }
+        if (shape) b = batch_of(j, dt, shape);
+        Py_DECREF(j);
+        Py_XDECREF(dt);
+        Py_XDECREF(shape);
+        if (!b) goto done;
+        int bad = PyDict_SetItem(streams, PyTuple_GET_ITEM(e, 0), b);
+        Py_DECREF(b);
+        if (bad < 0) goto done;
+    }
+    if (!(most = most_of(segs, m, I64(w->h[0]), P, L))) goto done;
+    int r = book_held(w->books, w->h[4].b.buf, step, counts);  /* booked, the deliveries' most appended to recv */
+    PyObject *at = r < 0 ? NULL : PyLong_FromLongLong(step), *got = at ? PyTuple_Pack(2, at, most) : NULL,
+             *flag = NULL;
+    if (got && PyList_Append(w->recv, got) == 0 && (flag = PyLong_FromLong(r))) ret = PyTuple_Pack(2, streams, flag);
+    Py_XDECREF(at), Py_XDECREF(got), Py_XDECREF(flag);
+done:
+    Py_XDECREF(counts);
+    Py_XDECREF(streams);
+    Py_XDECREF(most);
+    if (a) release(a, (int)(6 * m));
+    free(a);
+    free(segs);
+    free(cols);
     return ret;
 }
 
@@ -1734,11 +1721,12 @@ static PyMethodDef methods[] = {
     {"counted", counted, METH_VARARGS, "one superstep's sends counted per kind, in send order"},
     {"most", most, METH_VARARGS, "per kind, the most messages one local vproc received"},
     {"pack", pack, METH_VARARGS, "every rank's chunk of a superstep in one buffer, and their sizes"},
-    {"wire", wire, METH_VARARGS, "what a rank's exchanges under MPI read at every superstep, held once"},
+    {"wire", wire, METH_VARARGS, "what a rank's exchanges read at every superstep, held once"},
     {"outgoing", (PyCFunction)(void (*)(void))outgoing, METH_FASTCALL,
      "one superstep's batch sends under MPI: counted, booked and packed"},
     {"book", book, METH_VARARGS, "one superstep's counts kept (Counters._book)"},
-    {"local", local, METH_VARARGS, "one superstep at R = 1: the sends counted, delivered by tag, the most received"},
+    {"local", (PyCFunction)(void (*)(void))local, METH_FASTCALL,
+     "one superstep at R = 1: the sends counted and booked, delivered by tag, the most received"},
     {"deliver", deliver, METH_VARARGS, "a rank's own messages of a tag sorted by (dst, src, send order)"},
     {"receive", receive, METH_VARARGS, "every sender's chunk parsed, each tag joined (and sorted)"},
     {"came", (PyCFunction)(void (*)(void))came, METH_FASTCALL,

@@ -55,6 +55,27 @@ typedef struct {
 enum { PRED, DEPTH, KSTART, KID, BUSY, PROM, PROM_UNTIL, HOLD, MINTH, OPS, ABORTED, QS, STG, UNSORTED, WSYSLL, MAXTH };
 #define I64(s, k) ((i64 *)(s)->b[k].buf)
 
+/* a tuple of the k ints x[0 .. k) (Py_BuildValue's "(L...)", no format parsed) */
+static PyObject *ints_tuple(const i64 *x, int k) {
+    PyObject *t = PyTuple_New(k);
+    for (int j = 0; t && j < k; ++j) {
+        PyObject *v = PyLong_FromLongLong(x[j]);
+        if (!v) Py_CLEAR(t);
+        else PyTuple_SET_ITEM(t, j, v);
+    }
+    return t;
+}
+
+/* f(x[0], ..., x[k - 1]) of k <= 4 ints (PyObject_CallFunction's "L...", no format parsed nor tuple made) */
+static PyObject *call_ints(PyObject *f, const i64 *x, int k) {
+    PyObject *v[4];
+    int j = 0;
+    while (j < k && (v[j] = PyLong_FromLongLong(x[j]))) ++j;
+    PyObject *r = j == k ? PyObject_Vectorcall(f, v, (size_t)k, NULL) : NULL;
+    while (j--) Py_DECREF(v[j]);
+    return r;
+}
+
 /* T_root as arrays (Trees.arrays): node n is t = n ^ xr there */
 typedef struct {
     const i64 *pred, *depth, *kstart, *kid;
@@ -75,7 +96,7 @@ static int tree_of(Ops *s, i64 root, tree_t *t) {
         t->xr = root;
         return 0;
     }
-    PyObject *a = PyObject_CallFunction(s->tree, "L", root);
+    PyObject *a = call_ints(s->tree, &root, 1);
     if (!a) return -1;
     int ok = PyTuple_Check(a) && PyTuple_GET_SIZE(a) == 5;
     for (; ok && t->held < 4; ++t->held)
@@ -123,9 +144,7 @@ static int find(const proc *p, const i64 *key) {
     return -1;
 }
 
-static PyObject *op_tuple(const i64 *key) {
-    return Py_BuildValue("(LLLL)", key[0], key[1], key[2], key[3]);
-}
+static PyObject *op_tuple(const i64 *key) { return ints_tuple(key, 4); }
 
 static int parse_op(PyObject *t, i64 *key) {
     if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 4) {
@@ -145,7 +164,9 @@ static PyObject *MSGS; /* "msgs", interned */
 static int emit(PyObject *out, i64 src, i64 dst, int code, PyObject *fields) {
     PyObject *msgs = PyObject_GetAttr(out, MSGS);
     if (!msgs) return -1;
-    PyObject *t = Py_BuildValue("(LLiOi)", src, dst, code, fields, 0);
+    const i64 ints[5] = {src, dst, code, 0, 0};
+    PyObject *t = ints_tuple(ints, 5);  /* (src, dst, code, fields, 0) */
+    if (t) Py_SETREF(PyTuple_GET_ITEM(t, 3), Py_NewRef(fields));
     int r = t ? PyList_Append(msgs, t) : -1;
     Py_XDECREF(t);
     Py_DECREF(msgs);
@@ -210,7 +231,7 @@ static int entry(Ops *s, i64 i, i64 p, ent *e) {
     PyObject *r;
     double L;
     if (((const uint8_t *)s->b[UNSORTED].buf)[i]) { /* its queue is sorted first: called back */
-        if (!(r = PyObject_CallFunction(s->qwgt, "L", i))) return -1;
+        if (!(r = call_ints(s->qwgt, &i, 1))) return -1;
         L = PyFloat_AsDouble(r);
         Py_DECREF(r);
         if (L == -1.0 && PyErr_Occurred()) return -1;
@@ -224,7 +245,7 @@ static int entry(Ops *s, i64 i, i64 p, ent *e) {
     double row[3] = {(double)p, L, (double)((req ? 1 : 0) + (recv ? 2 : 0))};
     if (push(&e->rows, (const i64 *)row, 3) < 0) return -1;
     if (!recv) return 0;
-    r = PyObject_CallFunction(s->holders, "L", i);
+    r = call_ints(s->holders, &i, 1);
     if (!r) return -1;
     Py_buffer b;
     if (PyObject_GetBuffer(r, &b, PyBUF_C_CONTIGUOUS) < 0) {
@@ -243,7 +264,7 @@ static int entry(Ops *s, i64 i, i64 p, ent *e) {
 static PyObject *fields_of(Ops *s, PyObject *ba) {
     i64 w = PyByteArray_GET_SIZE(ba) / 8;
     const i64 *a = (const i64 *)PyByteArray_AS_STRING(ba);
-    if (w > 32) return PyObject_CallFunctionObjArgs(s->as_array, ba, NULL);
+    if (w > 32) return PyObject_CallOneArg(s->as_array, ba);
     PyObject *t = PyTuple_New(w);
     for (i64 j = 0; t && j < w; ++j) {
         PyObject *x = PyLong_FromLongLong(a[j]);
@@ -304,7 +325,11 @@ static int dist(Ops *s, i64 i, i64 p, const i64 *w, i64 nw, PyObject *out) {
     for (i64 x = 0; x < e; ++x)
         if (S[x] == p) {
             memcpy(&a, A + x, 8), memcpy(&b, B + x, 8);
-            if (!(r = PyObject_CallFunction(s->send, "LLdd", i, J[x], a, b))) return -1;
+            PyObject *v[4] = {PyLong_FromLongLong(i), PyLong_FromLongLong(J[x]), PyFloat_FromDouble(a),
+                              PyFloat_FromDouble(b)};
+            r = v[0] && v[1] && v[2] && v[3] ? PyObject_Vectorcall(s->send, v, 4, NULL) : NULL;
+            for (int j = 0; j < 4; ++j) Py_XDECREF(v[j]);
+            if (!r) return -1;
             Py_DECREF(r);
         }
     tree_t t;
@@ -374,12 +399,12 @@ static int gathered(Ops *s, i64 i, i64 p, ent *e, PyObject *out) {
             return abort_op(s, i, p, key, out);
         }
         if (entry(s, i, p, e) < 0) return -1;
-        PyObject *r = Py_BuildValue("(LNNNNN)", i, op_tuple(key), bytes_of(&e->rows), bytes_of(&e->keys),
-                                    bytes_of(&e->lens), bytes_of(&e->procs));
+        PyObject *v[6] = {PyLong_FromLongLong(i), op_tuple(key), bytes_of(&e->rows), bytes_of(&e->keys),
+                          bytes_of(&e->lens), bytes_of(&e->procs)}, *x = NULL;
         e->rows.n = e->keys.n = e->lens.n = e->procs.n = 0;
-        if (!r) return -1;
-        PyObject *x = PyObject_CallObject(s->root, r); /* the plan: p's own DIST fields */
-        Py_DECREF(r);
+        if (v[0] && v[1] && v[2] && v[3] && v[4] && v[5])
+            x = PyObject_Vectorcall(s->root, v, 6, NULL); /* the plan: p's own DIST fields */
+        for (int j = 0; j < 6; ++j) Py_XDECREF(v[j]);
         if (!x) return -1;
         Py_buffer f;
         int ok = PyObject_GetBuffer(x, &f, PyBUF_C_CONTIGUOUS) == 0;
@@ -390,7 +415,8 @@ static int gathered(Ops *s, i64 i, i64 p, ent *e, PyObject *out) {
         return ok;
     }
     if (nak) {
-        PyObject *f = Py_BuildValue("(LLLLi)", key[0], key[1], key[2], key[3], 1);
+        const i64 nak[5] = {key[0], key[1], key[2], key[3], 1};
+        PyObject *f = ints_tuple(nak, 5);
         int r = f ? emit(out, p, e->parent, NAK, f) : -1;
         Py_XDECREF(f);
         return r;
@@ -483,7 +509,8 @@ static int handle_one(Ops *s, i64 i, i64 p, i64 m, PyObject *out) {
         int earlier = 0;
         for (int j = 0; j < pr->n && !earlier; ++j) earlier = cmp4(pr->e[j]->key, key) < 0;
         if (!earlier) return join(s, i, p, key, src, out);
-        PyObject *f = Py_BuildValue("(LLLLi)", key[0], key[1], key[2], key[3], 0); /* refuse */
+        const i64 nak[5] = {key[0], key[1], key[2], key[3], 0};
+        PyObject *f = ints_tuple(nak, 5); /* refuse */
         int r = f ? emit(out, p, src, NAK, f) : -1;
         Py_XDECREF(f);
         return r;
@@ -491,7 +518,8 @@ static int handle_one(Ops *s, i64 i, i64 p, i64 m, PyObject *out) {
     if (code == ABORT) return abort_op(s, i, p, key, out);
     if (code == DIST) return dist(s, i, p, w, off[m + 1] - off[m] - 1, out);
     if (code == JOB) { /* jobs: Python's */
-        PyObject *r = PyObject_CallFunction(s->jobs, "LLL", i, m, m + 1);
+        const i64 a[3] = {i, m, m + 1};
+        PyObject *r = call_ints(s->jobs, a, 3);
         Py_XDECREF(r);
         return r ? 0 : -1;
     }
@@ -534,7 +562,8 @@ static PyObject *handle(Ops *s, PyObject *const *args, Py_ssize_t nargs) {
         }
         i64 k = m; /* a run of GetDistribute messages: Python's, at once (their words counted there) */
         while (k < end && val[off[k]] == DJOB) ++k;
-        PyObject *r = PyObject_CallFunction(s->jobs, "LLL", i, m, k);
+        const i64 a[3] = {i, m, k};
+        PyObject *r = call_ints(s->jobs, a, 3);
         if (!r) return NULL;
         Py_DECREF(r);
         m = k;

@@ -126,6 +126,7 @@ done:
 }
 
 static PyObject *Q_, *QALL_, *BEF_; /* "Q", "Qall", "bef", interned */
+static PyObject *KEYS_, *BASE_, *VIEW_, *VALUES_; /* a location view's "keys" and "base", "view", "values" */
 static int all_in(const i64 *x, i64 n, i64 hi, const char *what);
 
 /* the queue's tail from k on (obj[k:], a view) set as attribute name of v */
@@ -1210,7 +1211,7 @@ static PyObject *received(PyObject *Py_UNUSED(self), PyObject *const *args, Py_s
     return received_core(o, below, lists);
 }
 
-static PyObject *VALUES_, *OFFSETS_, *SRC_, *DST_, *AT_, *OPS_ONLY_, *COLUMNS_, *OPS_, *FLAG_; /* their names */
+static PyObject *OFFSETS_, *SRC_, *DST_, *AT_, *OPS_ONLY_, *COLUMNS_, *OPS_, *FLAG_; /* their names */
 
 /* received_in(cls, b, below): balancer._Received's native reading of batch b (its messages the balance kind's below
  * FETCH, below) in one call: an instance of cls made without __init__ (the class's __new__), its fields values, at
@@ -2298,7 +2299,7 @@ static int tail_core(const bound_t *tail, PyObject *Qall, PyObject *view, const 
     static const char *const name[NB] = {"xadj", "adjncy", "holder", "home0", "located", "cwgt", "pwgt", "proc_of",
                                          "cluster", "conn", "cw", "cc", "cr", "stale", "deg", "sel", "log2", "head",
                                          "unsorted", "base", "keys", "values", "Qall"};
-    PyObject *o[NB], *kk = PyObject_GetAttrString(view, "keys"), *kv = PyObject_GetAttrString(view, "values");
+    PyObject *o[NB], *kk = PyObject_GetAttr(view, KEYS_), *kv = PyObject_GetAttr(view, VALUES_);
     Py_buffer b[NB];
     int have[NB] = {0}, ok = -1;
     uint8_t *seen = NULL;
@@ -2544,6 +2545,7 @@ static PyObject *fetch_core(PyObject *chosen, const bound_t *t, int fetch, PyObj
     int have[NB] = {0}, vh[3] = {0};
     dest_at *d = NULL;
     static const char *const vname[3] = {"base", "keys", "values"};
+    PyObject **const vattr[3] = {&BASE_, &KEYS_, &VALUES_};  /* (their names interned) */
     chosen_t c;
     o[R_CHOSEN] = chosen;
     if (!get_all(o, b, have, "i", name, R_PROCS) || !chosen_of(&b[R_CHOSEN], &c)) goto done;
@@ -2580,9 +2582,9 @@ static PyObject *fetch_core(PyObject *chosen, const bound_t *t, int fetch, PyObj
             PyErr_SetString(PyExc_ValueError, "queue: a requesting processor is not the rank's");
             goto fail;
         }
-        if (!(view = PyObject_GetAttrString(PyList_GET_ITEM(vlist, i), "view"))) goto fail;
+        if (!(view = PyObject_GetAttr(PyList_GET_ITEM(vlist, i), VIEW_))) goto fail;
         for (int t = 0; t < 3; ++t) {
-            if (!(vo[t] = PyObject_GetAttrString(view, vname[t])) || !get(vo[t], &vb[t], 'i', vname[t])) goto fail;
+            if (!(vo[t] = PyObject_GetAttr(view, *vattr[t])) || !get(vo[t], &vb[t], 'i', vname[t])) goto fail;
             vh[t] = 1;
         }
         i64 nk = vb[1].len / 8;
@@ -2890,28 +2892,38 @@ static double now(void) {
  * migration kind)) */
 #define FLUSHING "oooooooi"
 enum { F_LOCS, F_MSGS, F_ENGINE, F_SENDER, F_FROMBUFFER, F_INT64, F_NAMES, F_CONSTS, F_N };
-static PyObject *SEND_; /* "send" */
+static PyObject *SEND_, *CAST_, *INT64_FORMAT_; /* "send", "cast", "q" */
 
-/* engine.send(tag, src, dst, values, counts, nbytes, kind), its first five the arrays of words cnt[c] from word
- * off[c] of buf (-1: to its end; counts: none when k is 4), slices of one numpy.frombuffer(buf, int64), the last two
- * nbytes (the sixth array, or None) and kind (the seventh array, or the name last): through the sender, or send itself
- * when the sender does not take them (its general path and one-line errors); 0, or -1 */
+/* engine.send(tag, src, dst, values, counts, nbytes, kind), its first five the words cnt[c] from word off[c] of buf
+ * (a bytearray; -1: to its end; counts: none when k is 4): values (the third) numpy.frombuffer(buf, int64, count,
+ * offset), the array the engine keeps, the others slices of one int64 memoryview of buf (each holding buf: no numpy
+ * array nor slice made for a column the sender only reads); the last two nbytes (the sixth, or None) and kind (the
+ * seventh, or the name last): through the sender, or send itself when the sender does not take them (its general
+ * path and one-line errors); 0, or -1 */
 static int send_words(const bound_t *fl, PyObject *tag, PyObject *buf, const i64 *off, const i64 *cnt, int k,
                       PyObject *last) {
-    PyObject *v[8] = {fl->obj[F_ENGINE], tag}, *fb[2] = {buf, fl->obj[F_INT64]};
-    PyObject *words = PyObject_Vectorcall(fl->obj[F_FROMBUFFER], fb, 2, NULL), *r = NULL;
+    PyObject *v[8] = {fl->obj[F_ENGINE], tag}, *r = NULL, *mv = PyMemoryView_FromObject(buf);
+    PyObject *words = mv ? PyObject_CallMethodOneArg(mv, CAST_, INT64_FORMAT_) : NULL;
+    i64 n = PyByteArray_GET_SIZE(buf) / 8;
     int ok = words != NULL;
-    for (int c = 0; c < k && ok; ++c)
-        ok = (v[2 + c] = PySequence_GetSlice(words, (Py_ssize_t)off[c],
-                                             cnt[c] < 0 ? PY_SSIZE_T_MAX : (Py_ssize_t)(off[c] + cnt[c]))) != NULL;
+    for (int c = 0; c < k && ok; ++c) {
+        i64 end = cnt[c] < 0 ? n : off[c] + cnt[c];
+        if (c == 2) {  /* values */
+            PyObject *fb[4] = {buf, fl->obj[F_INT64], PyLong_FromLongLong(end - off[c]),
+                               PyLong_FromLongLong(8 * off[c])};
+            v[4] = fb[2] && fb[3] ? PyObject_Vectorcall(fl->obj[F_FROMBUFFER], fb, 4, NULL) : NULL;
+            Py_XDECREF(fb[2]), Py_XDECREF(fb[3]);
+        } else
+            v[2 + c] = PySequence_GetSlice(words, (Py_ssize_t)off[c], (Py_ssize_t)end);
+        ok = v[2 + c] != NULL;
+    }
     if (k == 4) v[6] = Py_None, v[7] = last;  /* (borrowed: nbytes none, the kind's name) */
     if (ok && (r = PyObject_Vectorcall(fl->obj[F_SENDER], v + 1, 7, NULL)) && r != Py_None) {  /* send's own path */
         Py_SETREF(r, PyObject_VectorcallMethod(SEND_, v, 8, NULL));
     }
     for (int c = 0; c < k; ++c) Py_XDECREF(v[2 + c]);
-    Py_XDECREF(words);
-    Py_XDECREF(r);
-    return r ? 0 : -1;
+    Py_XDECREF(words), Py_XDECREF(mv);
+    return r ? (Py_DECREF(r), 0) : -1;
 }
 
 /* messages.Outbox.flush: the locate messages (locates()' columns) sent on their stream, then the sbn messages
@@ -3097,7 +3109,7 @@ static PyObject *step_(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssiz
  * (Ops.handle, or None), out (the outbox), msgs (its list), rest (LevelRun._rest), times (step's)) */
 #define DELIVERING "oooiooooof"
 enum { D_INBOXED, D_TAILED, D_VLIST, D_LIX, D_EACH, D_HANDLE, D_OUT, D_MSGS, D_REST, D_TIMES, D_N };
-static PyObject *FWD_, *SERVERS_, *VIEW_; /* "fwd", "servers", "view", interned */
+static PyObject *FWD_, *SERVERS_; /* "fwd", "servers", interned */
 
 /* a run's start and stop (r: a slice of runs() or received(), or NULL: none); 1, or 0 with an error */
 static int run_of(PyObject *r, i64 *a, i64 *e) {
@@ -3362,6 +3374,8 @@ PyMODINIT_FUNC PyInit__queue(void) {
         !(DST_ = PyUnicode_InternFromString("dst")) || !(AT_ = PyUnicode_InternFromString("at")) ||
         !(OPS_ONLY_ = PyUnicode_InternFromString("ops_only")) || !(COLUMNS_ = PyUnicode_InternFromString("columns")) ||
         !(OPS_ = PyUnicode_InternFromString("ops")) || !(FLAG_ = PyUnicode_InternFromString("flag")) ||
+        !(KEYS_ = PyUnicode_InternFromString("keys")) || !(BASE_ = PyUnicode_InternFromString("base")) ||
+        !(CAST_ = PyUnicode_InternFromString("cast")) || !(INT64_FORMAT_ = PyUnicode_InternFromString("q")) ||
         PyType_Ready(&BoundType) < 0)
         return NULL;
     return PyModule_Create(&module);
