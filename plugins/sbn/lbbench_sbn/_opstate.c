@@ -265,13 +265,7 @@ static PyObject *fields_of(Ops *s, PyObject *ba) {
     i64 w = PyByteArray_GET_SIZE(ba) / 8;
     const i64 *a = (const i64 *)PyByteArray_AS_STRING(ba);
     if (w > 32) return PyObject_CallOneArg(s->as_array, ba);
-    PyObject *t = PyTuple_New(w);
-    for (i64 j = 0; t && j < w; ++j) {
-        PyObject *x = PyLong_FromLongLong(a[j]);
-        if (!x) Py_CLEAR(t);
-        else PyTuple_SET_ITEM(t, j, x);
-    }
-    return t;
+    return ints_tuple(a, (int)w);
 }
 
 static PyObject *bytes_of(const vec *v) { return PyBytes_FromStringAndSize((const char *)v->a, (Py_ssize_t)(v->n * 8)); }
