@@ -409,8 +409,8 @@ static int gathered(Ops *s, i64 i, i64 p, ent *e, PyObject *out) {
         return ok;
     }
     if (nak) {
-        const i64 nak[5] = {key[0], key[1], key[2], key[3], 1};
-        PyObject *f = ints_tuple(nak, 5);
+        const i64 words[5] = {key[0], key[1], key[2], key[3], 1};  /* NAK (op, joined): a member passes the nak up */
+        PyObject *f = ints_tuple(words, 5);
         int r = f ? emit(out, p, e->parent, NAK, f) : -1;
         Py_XDECREF(f);
         return r;
@@ -503,8 +503,8 @@ static int handle_one(Ops *s, i64 i, i64 p, i64 m, PyObject *out) {
         int earlier = 0;
         for (int j = 0; j < pr->n && !earlier; ++j) earlier = cmp4(pr->e[j]->key, key) < 0;
         if (!earlier) return join(s, i, p, key, src, out);
-        const i64 nak[5] = {key[0], key[1], key[2], key[3], 0};
-        PyObject *f = ints_tuple(nak, 5); /* refuse */
+        const i64 words[5] = {key[0], key[1], key[2], key[3], 0};  /* NAK (op, joined = 0): refused */
+        PyObject *f = ints_tuple(words, 5);
         int r = f ? emit(out, p, src, NAK, f) : -1;
         Py_XDECREF(f);
         return r;
